@@ -1,0 +1,5 @@
+"""The Pulumi program: builds the environment described by the selected stack's `amlkit:` config."""
+
+from amlkit.program import run
+
+run()

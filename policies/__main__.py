@@ -1,0 +1,17 @@
+"""Entry point the Pulumi engine runs (`python -m pulumi.policy <engine> <this dir>`).
+
+It only builds the PolicyPack: the constructor serves the analyzer protocol and blocks forever.
+"""
+
+from amlkit.policies import ALL_RULES
+from amlkit.policies.pack import PACK_NAME, build_policies
+from pulumi_policy import EnforcementLevel, PolicyPack
+
+PolicyPack(
+    name=PACK_NAME,
+    policies=build_policies(ALL_RULES),
+    enforcement_level=EnforcementLevel.ADVISORY,
+    description="Guardrails for Azure Machine Learning: cost, security, network, identity and locks.",
+    provider="azure",
+    tags=["azure", "machine-learning"],
+)

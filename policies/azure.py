@@ -1,0 +1,79 @@
+"""Typed accessors over azure-native inputs as the analyzer sees them (camelCase wire form).
+
+Accessors return the platform default where Azure has one for a missing property (domain.md), so
+rules never re-implement "missing means ...". They read lazily: an unknown value raises only when
+the rule actually reads it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+_TYPE = re.compile(r"^azure-native:(?P<module>[A-Za-z0-9]+)(?:/(?P<version>v[0-9A-Za-z]+))?:(?P<name>\w+)$")
+
+COMPUTE = "machinelearningservices:Compute"
+WORKSPACE = "machinelearningservices:Workspace"
+
+
+def type_parts(type_token: str) -> tuple[str, str | None, str] | None:
+    """`azure-native:machinelearningservices/v20240401preview:Compute` -> (module, version, name)."""
+    match = _TYPE.match(type_token)
+    if not match:
+        return None
+    return match["module"], match["version"], match["name"]
+
+
+def is_type(type_token: str, kind: str) -> bool:
+    """True for `azure-native:<module>:<Name>` and its explicit-version variants, e.g. kind=COMPUTE."""
+    parts = type_parts(type_token)
+    return parts is not None and f"{parts[0]}:{parts[2]}" == kind
+
+
+def _get(mapping: Any, key: str, default: Any = None) -> Any:
+    if isinstance(mapping, Mapping) and key in mapping:
+        value = mapping[key]
+        return default if value is None else value
+    return default
+
+
+class ComputeView:
+    """A `machinelearningservices:Compute` resource's inputs."""
+
+    def __init__(self, props: Mapping[str, Any]) -> None:
+        self.props = props
+
+    @property
+    def outer(self) -> Mapping[str, Any]:
+        return _get(self.props, "properties", {})
+
+    @property
+    def compute_type(self) -> str | None:
+        return _get(self.outer, "computeType")
+
+    @property
+    def is_cluster(self) -> bool:
+        return self.compute_type == "AmlCompute"
+
+    @property
+    def is_instance(self) -> bool:
+        return self.compute_type == "ComputeInstance"
+
+    @property
+    def inner(self) -> Mapping[str, Any]:
+        return _get(self.outer, "properties", {})
+
+    @property
+    def scale_settings(self) -> Mapping[str, Any]:
+        return _get(self.inner, "scaleSettings", {})
+
+    @property
+    def min_nodes(self) -> int:
+        """`minNodeCount`; Azure's default is 0."""
+        return int(_get(self.scale_settings, "minNodeCount", 0))
+
+    @property
+    def max_nodes(self) -> int | None:
+        value = _get(self.scale_settings, "maxNodeCount")
+        return None if value is None else int(value)

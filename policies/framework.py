@@ -1,0 +1,242 @@
+"""The rule model: metadata plus a pure validator, and the waiver logic shared by every rule.
+
+A rule never touches pulumi-policy objects. `amlkit.policies.pack` wraps rules into
+`ResourceValidationPolicy` / `StackValidationPolicy` at the edge; tests call `Rule.evaluate` or
+`Rule.evaluate_stack` with plain dicts.
+
+At run time `props` is pulumi-policy's unknown-checking proxy: reading a value that is unknown at
+preview raises `UnknownValueError`, which the analyzer reports as "can't be known during preview".
+So validators read only what they need and never catch that exception: an unknown is neither a pass
+nor a violation.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any, Literal
+
+Severity = Literal["low", "medium", "high", "critical"]
+Level = Literal["mandatory", "advisory", "disabled"]
+TAGS = ("cost", "security", "reliability", "network", "identity", "governance")
+
+WAIVED_PREFIX = "waived: "
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One violation. Stack rules set `urn` to the offending resource; resource rules leave it None."""
+
+    message: str
+    urn: str | None = None
+
+
+def must(subject: str, expectation: str, found: str | None = None) -> str:
+    """The one message template: `<subject> must <expectation>[; found <found>].`"""
+    text = f"{subject} must {expectation}"
+    if found is not None:
+        text += f"; found {found}"
+    return text + "."
+
+
+@dataclass(frozen=True)
+class ResourceInput:
+    """What a resource rule sees: the resource's type token, logical name, URN and inputs."""
+
+    type: str
+    name: str
+    urn: str
+    props: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class StackResource:
+    """What a stack rule sees of each resource in the stack."""
+
+    type: str
+    name: str
+    urn: str
+    props: Mapping[str, Any]
+    parent_urn: str | None = None
+
+
+ResourceCheck = Callable[[ResourceInput, Mapping[str, Any]], Iterable[Finding]]
+StackCheck = Callable[[Sequence[StackResource], Mapping[str, Any]], Iterable[Finding]]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A governance rule: its public name, metadata, config schema and ONE pure validator.
+
+    `config` holds JSON-schema properties (each with a "default" where it has one). Every rule also
+    accepts `waivers` (see `WAIVER_SCHEMA`); it is added at the edge, not declared per rule.
+    """
+
+    name: str
+    description: str
+    severity: Severity
+    level: Level
+    tags: tuple[str, ...]
+    url: str
+    remediation: str
+    check: ResourceCheck | None = None
+    check_stack: StackCheck | None = None
+    config: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    @property
+    def is_stack_rule(self) -> bool:
+        return self.check_stack is not None
+
+    def defaults(self) -> dict[str, Any]:
+        return {key: spec["default"] for key, spec in self.config.items() if "default" in spec}
+
+    def effective_config(self, given: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Schema defaults overlaid with the given config; integral floats (the wire form) become ints."""
+        merged = self.defaults()
+        for key, value in (given or {}).items():
+            merged[key] = _wire_number(value, self.config.get(key, {}))
+        return merged
+
+    def evaluate(self, resource: ResourceInput, config: Mapping[str, Any] | None = None) -> list[Finding]:
+        assert self.check is not None, f"{self.name} is a stack rule"
+        return list(self.check(resource, self.effective_config(config)))
+
+    def evaluate_stack(
+        self, resources: Sequence[StackResource], config: Mapping[str, Any] | None = None
+    ) -> list[Finding]:
+        assert self.check_stack is not None, f"{self.name} is a resource rule"
+        return list(self.check_stack(resources, self.effective_config(config)))
+
+
+def _wire_number(value: Any, spec: Mapping[str, Any]) -> Any:
+    if spec.get("type") == "integer" and isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, list) and spec.get("items", {}).get("type") == "integer":
+        return [_wire_number(item, spec["items"]) for item in value]
+    return value
+
+
+# --- waivers ---------------------------------------------------------------------------------------
+
+WAIVER_SCHEMA: dict[str, Any] = {
+    "type": "array",
+    "description": "Findings to waive: each names a resource (logical name, URN or glob), a reason and "
+    "optionally an expiry date (YYYY-MM-DD, inclusive).",
+    "items": {
+        "type": "object",
+        "properties": {
+            "resource": {"type": "string", "minLength": 1},
+            "reason": {"type": "string", "minLength": 1},
+            "expires": {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}$"},
+        },
+        "required": ["resource", "reason"],
+        "additionalProperties": False,
+    },
+    "default": [],
+}
+
+
+class WaiverError(ValueError):
+    """A waiver in the pack config is malformed. The policy fails (closed) rather than guess."""
+
+
+@dataclass(frozen=True)
+class Waiver:
+    resource: str
+    reason: str
+    expires: date | None = None
+
+    def matches(self, name: str, urn: str | None) -> bool:
+        return fnmatch.fnmatchcase(name, self.resource) or (
+            urn is not None and fnmatch.fnmatchcase(urn, self.resource)
+        )
+
+    def expired(self, today: date) -> bool:
+        return self.expires is not None and today > self.expires
+
+
+def parse_waivers(policy: str, raw: Any) -> list[Waiver]:
+    """Waivers from a rule's config; malformed entries raise `WaiverError` naming the key path."""
+    if raw in (None, []):
+        return []
+    if not isinstance(raw, list):
+        raise WaiverError(f"{policy}.waivers: expected a list of waivers, got {type(raw).__name__}")
+    return [_parse_waiver(f"{policy}.waivers[{index}]", entry) for index, entry in enumerate(raw)]
+
+
+def _parse_waiver(path: str, entry: Any) -> Waiver:
+    if not isinstance(entry, Mapping):
+        raise WaiverError(f"{path}: expected an object with resource, reason and optional expires")
+    unknown = sorted(set(entry) - {"resource", "reason", "expires"})
+    if unknown:
+        raise WaiverError(f"{path}: unknown key(s) {', '.join(unknown)}; allowed: resource, reason, expires")
+    for key in ("resource", "reason"):
+        if not isinstance(entry.get(key), str) or not entry[key].strip():
+            raise WaiverError(f"{path}.{key}: required, a non-empty string")
+    expires = entry.get("expires")
+    if expires is None:
+        return Waiver(entry["resource"], entry["reason"].strip())
+    try:
+        return Waiver(entry["resource"], entry["reason"].strip(), date.fromisoformat(str(expires)))
+    except ValueError:
+        raise WaiverError(f"{path}.expires: {expires!r} is not a date (YYYY-MM-DD)") from None
+
+
+@dataclass(frozen=True)
+class Waived:
+    """A finding a waiver covers: reported as waived, with the waiver's reason, never as a pass."""
+
+    urn: str
+    finding: Finding
+    waiver: Waiver
+
+    def describe(self) -> str:
+        expiry = self.waiver.expires.isoformat() if self.waiver.expires else "never"
+        return f"{WAIVED_PREFIX}{self.urn} | {self.waiver.reason} | expires {expiry} | {self.finding.message}"
+
+
+def apply_waivers(
+    findings: Iterable[Finding],
+    waivers: Sequence[Waiver],
+    default_urn: str,
+    today: date,
+) -> tuple[list[Finding], list[Waived]]:
+    """Split findings into the ones still reported and the ones a live waiver covers.
+
+    A finding whose only matching waiver has expired stays reported, and says so.
+    """
+    active: list[Finding] = []
+    waived: list[Waived] = []
+    for finding in findings:
+        urn = finding.urn or default_urn
+        matching = [w for w in waivers if w.matches(urn_name(urn), urn)]
+        live = [w for w in matching if not w.expired(today)]
+        if live:
+            waived.append(Waived(urn, finding, live[0]))
+        elif matching:
+            expired = matching[0]
+            note = f" (waiver expired on {expired.expires}: {expired.reason})"
+            active.append(Finding(finding.message + note, finding.urn))
+        else:
+            active.append(finding)
+    return active, waived
+
+
+def parse_waived(text: str) -> list[dict[str, str]]:
+    """Read back the not-applicable reason written for waived findings (used by the offline review)."""
+    entries = []
+    for line in text.splitlines():
+        if not line.startswith(WAIVED_PREFIX):
+            continue
+        urn, reason, expiry, message = line[len(WAIVED_PREFIX) :].split(" | ", 3)
+        entries.append(
+            {"urn": urn, "reason": reason, "expires": expiry.removeprefix("expires "), "message": message}
+        )
+    return entries
+
+
+def urn_name(urn: str) -> str:
+    """The logical name at the end of a URN (`urn:pulumi:stack::project::type::name`)."""
+    return urn.rsplit("::", 1)[-1]

@@ -1,0 +1,1 @@
+"""One module per rule, each named after the rule and exposing `RULE`."""

@@ -1,0 +1,32 @@
+"""aml-cluster-min-nodes-zero: clusters scale to zero when idle."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from amlkit.policies.azure import COMPUTE, ComputeView, is_type
+from amlkit.policies.framework import Finding, ResourceInput, Rule, must
+
+
+def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
+    if not is_type(resource.type, COMPUTE):
+        return
+    compute = ComputeView(resource.props)
+    if compute.is_cluster and compute.min_nodes != 0:
+        yield Finding(
+            must(f"AmlCompute cluster '{resource.name}'", "have minNodeCount 0", str(compute.min_nodes))
+        )
+
+
+RULE = Rule(
+    name="aml-cluster-min-nodes-zero",
+    description="AmlCompute clusters must scale to zero nodes when idle (minNodeCount = 0).",
+    severity="medium",
+    level="mandatory",
+    tags=("cost",),
+    url="https://learn.microsoft.com/azure/machine-learning/how-to-manage-optimize-cost#configure-training-clusters-for-autoscaling",
+    remediation="Set scale_settings.min_node_count (stack: min_instances) to 0. Idle nodes are released "
+    "after node_idle_time_before_scale_down; a cluster with min > 0 bills those nodes around the clock.",
+    check=check,
+)
