@@ -1,0 +1,105 @@
+"""What one review produces. The engine fills it; the report formats only read it.
+
+The JSON format is `asdict`-shaped from these classes (see amlkit.review.report_json), so renaming a
+field here is a breaking change of the documented JSON output.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Level = Literal["mandatory", "advisory", "waived"]
+
+
+@dataclass(frozen=True)
+class PolicyInfo:
+    """One policy as the pack describes it (GetAnalyzerInfo) after config reconciliation."""
+
+    name: str
+    description: str
+    level: str  # effective level: mandatory | advisory | disabled
+    severity: str  # low | medium | high | critical | unspecified
+    remediation: str = ""
+    url: str = ""
+    tags: tuple[str, ...] = ()
+    stack_policy: bool = False
+
+
+@dataclass(frozen=True)
+class PackInfo:
+    name: str
+    version: str
+    policies: tuple[PolicyInfo, ...]
+
+
+@dataclass(frozen=True)
+class ResourceRecord:
+    """One registration the program made, as the recording monitor saw it."""
+
+    urn: str
+    type: str
+    name: str
+    parent: str | None = None
+    custom: bool = True
+    inputs: dict[str, Any] = field(default_factory=dict)  # secrets already redacted
+    options: dict[str, Any] = field(default_factory=dict)  # protect, retainOnDelete, replaceOnChanges...
+
+
+@dataclass(frozen=True)
+class Violation:
+    policy: str
+    level: Level
+    severity: str
+    urn: str
+    type: str
+    resource: str  # logical name
+    message: str  # the reported text, without the policy description prefix
+    pack: str = ""
+    waiver_reason: str | None = None
+    waiver_expires: str | None = None
+
+
+@dataclass(frozen=True)
+class Unknown:
+    """A policy that could not run on a resource at preview: neither a pass nor a violation."""
+
+    policy: str
+    urn: str
+    type: str
+    resource: str
+    message: str
+
+
+@dataclass
+class StackReview:
+    stack: str
+    project: str
+    environment: str
+    stack_file: str  # path of Pulumi.<stack>.yaml, relative to the project dir when possible
+    pack: PackInfo | None = None
+    resources: list[ResourceRecord] = field(default_factory=list)
+    violations: list[Violation] = field(default_factory=list)
+    unknown: list[Unknown] = field(default_factory=list)
+    error: str | None = None  # set when the program or the pack failed: never a clean review
+
+    def count(self, level: Level) -> int:
+        return sum(1 for v in self.violations if v.level == level)
+
+
+@dataclass
+class Review:
+    stacks: list[StackReview] = field(default_factory=list)
+
+    def count(self, level: Level) -> int:
+        return sum(s.count(level) for s in self.stacks)
+
+    @property
+    def failed(self) -> bool:
+        return any(s.error for s in self.stacks)
+
+    def exit_code(self) -> int:
+        """0 clean or advisory only, 1 mandatory violations, 3 a program or pack failed."""
+        if self.failed:
+            return 3
+        return 1 if self.count("mandatory") else 0
