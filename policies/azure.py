@@ -77,3 +77,63 @@ class ComputeView:
     def max_nodes(self) -> int | None:
         value = _get(self.scale_settings, "maxNodeCount")
         return None if value is None else int(value)
+
+    @property
+    def idle_time_before_scale_down(self) -> str | None:
+        """ISO-8601 duration; None when omitted (Azure then uses PT120S)."""
+        return _get(self.scale_settings, "nodeIdleTimeBeforeScaleDown")
+
+    @property
+    def vm_size(self) -> str | None:
+        return _get(self.inner, "vmSize")
+
+    @property
+    def vm_priority(self) -> str:
+        """`vmPriority`; Azure's default is Dedicated."""
+        return _get(self.inner, "vmPriority", "Dedicated")
+
+    @property
+    def location(self) -> str | None:
+        """Where the compute runs: `properties.computeLocation`, else the resource's `location`."""
+        return _get(self.outer, "computeLocation") or _get(self.props, "location")
+
+    @property
+    def subnet_id(self) -> str | None:
+        return _get(_get(self.inner, "subnet", {}), "id")
+
+    @property
+    def enable_node_public_ip(self) -> bool:
+        """`enableNodePublicIp`; Azure's default is true."""
+        return bool(_get(self.inner, "enableNodePublicIp", True))
+
+    @property
+    def remote_login_port_public_access(self) -> str:
+        """`remoteLoginPortPublicAccess`; omitted means NotSpecified (open on public nodes)."""
+        return _get(self.inner, "remoteLoginPortPublicAccess", "NotSpecified")
+
+    @property
+    def disable_local_auth(self) -> bool:
+        """`disableLocalAuth`; Azure's default is false (local auth on)."""
+        return bool(_get(self.outer, "disableLocalAuth", False))
+
+    @property
+    def identity(self) -> Mapping[str, Any]:
+        return _get(self.props, "identity", {})
+
+    @property
+    def identity_type(self) -> str | None:
+        return _get(self.identity, "type")
+
+    @property
+    def user_assigned_identities(self) -> list[str]:
+        """azure-native 3.x sends a LIST of ARM ids (a map in older/other shapes: its keys)."""
+        value = _get(self.identity, "userAssignedIdentities", [])
+        return list(value.keys()) if isinstance(value, Mapping) else list(value)
+
+    @property
+    def workspace_name(self) -> str | None:
+        return _get(self.props, "workspaceName")
+
+    @property
+    def resource_group_name(self) -> str | None:
+        return _get(self.props, "resourceGroupName")
