@@ -8,7 +8,7 @@ the rule actually reads it.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 _TYPE = re.compile(r"^azure-native:(?P<module>[A-Za-z0-9]+)(?:/(?P<version>v[0-9A-Za-z]+))?:(?P<name>\w+)$")
@@ -137,3 +137,91 @@ class ComputeView:
     @property
     def resource_group_name(self) -> str | None:
         return _get(self.props, "resourceGroupName")
+
+
+class WorkspaceView:
+    """A `machinelearningservices:Workspace` resource's inputs, with Azure's defaults."""
+
+    def __init__(self, props: Mapping[str, Any]) -> None:
+        self.props = props
+
+    @property
+    def name(self) -> str | None:
+        return _get(self.props, "workspaceName")
+
+    @property
+    def resource_group_name(self) -> str | None:
+        return _get(self.props, "resourceGroupName")
+
+    @property
+    def location(self) -> str | None:
+        return _get(self.props, "location")
+
+    @property
+    def kind(self) -> str:
+        return _get(self.props, "kind", "Default")
+
+    @property
+    def public_network_access(self) -> str:
+        """`publicNetworkAccess`; Azure's default is Enabled."""
+        return _get(self.props, "publicNetworkAccess", "Enabled")
+
+    @property
+    def allow_public_access_when_behind_vnet(self) -> bool:
+        return bool(_get(self.props, "allowPublicAccessWhenBehindVnet", False))
+
+    @property
+    def managed_network_isolation_mode(self) -> str:
+        """`managedNetwork.isolationMode`; omitted means Disabled (no managed network)."""
+        return _get(_get(self.props, "managedNetwork", {}), "isolationMode", "Disabled")
+
+    @property
+    def serverless_settings(self) -> Mapping[str, Any]:
+        return _get(self.props, "serverlessComputeSettings", {})
+
+    @property
+    def serverless_no_public_ip(self) -> bool:
+        return bool(_get(self.serverless_settings, "serverlessComputeNoPublicIP", False))
+
+    @property
+    def serverless_custom_subnet(self) -> str | None:
+        return _get(self.serverless_settings, "serverlessComputeCustomSubnet")
+
+    @property
+    def cmk_key_identifier(self) -> str | None:
+        """`encryption.keyVaultProperties.keyIdentifier`; None without a customer-managed key."""
+        key_vault = _get(_get(self.props, "encryption", {}), "keyVaultProperties", {})
+        return _get(key_vault, "keyIdentifier")
+
+    @property
+    def hbi_workspace(self) -> bool:
+        return bool(_get(self.props, "hbiWorkspace", False))
+
+    @property
+    def identity_type(self) -> str | None:
+        return _get(_get(self.props, "identity", {}), "type")
+
+    @property
+    def primary_user_assigned_identity(self) -> str | None:
+        return _get(self.props, "primaryUserAssignedIdentity")
+
+
+def workspace_key(resource_group: str | None, name: str | None) -> tuple[str, str]:
+    """Case-insensitive identity of a workspace (ARM names are case-insensitive)."""
+    return ((resource_group or "").lower(), (name or "").lower())
+
+
+def workspaces_by_key(resources: Iterable[Any]) -> dict[tuple[str, str], Any]:
+    """The stack's workspaces (StackResource objects) keyed by (resource group, workspace name)."""
+    found = {}
+    for resource in resources:
+        if is_type(resource.type, WORKSPACE):
+            view = WorkspaceView(resource.props)
+            found[workspace_key(view.resource_group_name, view.name)] = resource
+    return found
+
+
+def workspace_of(compute: Any, workspaces: Mapping[tuple[str, str], Any]) -> Any | None:
+    """The stack's workspace a compute (StackResource) belongs to, or None when it is not in the stack."""
+    view = ComputeView(compute.props)
+    return workspaces.get(workspace_key(view.resource_group_name, view.workspace_name))
