@@ -60,6 +60,11 @@ class StackResource:
     urn: str
     props: Mapping[str, Any]
     parent_urn: str | None = None
+    property_dependencies: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def depends_on(self, prop: str, urn: str) -> bool:
+        """True when input `prop` was built from an output of resource `urn` (known even at preview)."""
+        return urn in self.property_dependencies.get(prop, ())
 
 
 ResourceCheck = Callable[[ResourceInput, Mapping[str, Any]], Iterable[Finding]]

@@ -76,14 +76,22 @@ def _resource_policy(rule: Rule) -> ResourceValidationPolicy:
 def _stack_policy(rule: Rule) -> StackValidationPolicy:
     def validate(args: StackValidationArgs, report: ReportViolation) -> None:
         given = args.get_config()
-        resources = [
-            StackResource(r.resource_type, r.name, r.urn, r.props, r.parent.urn if r.parent else None)
-            for r in args.resources
-        ]
+        resources = [_stack_resource(r) for r in args.resources]
         findings = rule.evaluate_stack(resources, given)
         _report(rule, findings, given, "", report, args.not_applicable)
 
     return StackValidationPolicy(validate=validate, **_metadata(rule))
+
+
+def _stack_resource(resource) -> StackResource:
+    return StackResource(
+        resource.resource_type,
+        resource.name,
+        resource.urn,
+        resource.props,
+        resource.parent.urn if resource.parent else None,
+        {key: tuple(dep.urn for dep in deps) for key, deps in resource.property_dependencies.items()},
+    )
 
 
 def _report(rule: Rule, findings: list[Finding], given, default_urn, report, not_applicable) -> None:
