@@ -1,0 +1,24 @@
+"""Pulumi component resources for Azure Machine Learning: workspace, compute cluster, compute instance."""
+
+from amlkit.components.compute_cluster import ComputeCluster, ComputeClusterArgs, RoleAssignmentSpec
+from amlkit.components.compute_instance import (
+    ComputeInstance,
+    ComputeInstanceArgs,
+    CronSpec,
+    RecurrenceSpec,
+    ScheduleSpec,
+)
+from amlkit.components.workspace import Workspace, WorkspaceArgs
+
+__all__ = [
+    "ComputeCluster",
+    "ComputeClusterArgs",
+    "ComputeInstance",
+    "ComputeInstanceArgs",
+    "CronSpec",
+    "RecurrenceSpec",
+    "RoleAssignmentSpec",
+    "ScheduleSpec",
+    "Workspace",
+    "WorkspaceArgs",
+]
