@@ -3,9 +3,10 @@
 It only builds the PolicyPack: the constructor serves the analyzer protocol and blocks forever.
 """
 
+from pulumi_policy import EnforcementLevel, PolicyPack
+
 from amlkit.policies import ALL_RULES
 from amlkit.policies.pack import PACK_NAME, build_policies
-from pulumi_policy import EnforcementLevel, PolicyPack
 
 PolicyPack(
     name=PACK_NAME,

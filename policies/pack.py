@@ -5,16 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import date
 
-from amlkit.policies.framework import (
-    WAIVER_SCHEMA,
-    Finding,
-    ResourceInput,
-    Rule,
-    StackResource,
-    Waived,
-    apply_waivers,
-    parse_waivers,
-)
 from pulumi_policy import (
     EnforcementLevel,
     Policy,
@@ -25,6 +15,17 @@ from pulumi_policy import (
     Severity,
     StackValidationArgs,
     StackValidationPolicy,
+)
+
+from amlkit.policies.framework import (
+    WAIVER_SCHEMA,
+    Finding,
+    ResourceInput,
+    Rule,
+    StackResource,
+    Waived,
+    apply_waivers,
+    parse_waivers,
 )
 
 PACK_NAME = "amlkit-guardrails"

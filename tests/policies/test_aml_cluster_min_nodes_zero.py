@@ -1,6 +1,6 @@
 import pytest
-from amlkit.policies.rules.aml_cluster_min_nodes_zero import RULE
 
+from amlkit.policies.rules.aml_cluster_min_nodes_zero import RULE
 from tests.policies.helpers import DELETE, changed, cluster_props, messages
 
 HAPPY = cluster_props()
