@@ -1,0 +1,127 @@
+"""Find the line of a stack file that a finding is about, for SARIF and editors.
+
+A finding names a resource by URN. The resource, or one of its ancestors (a cluster's component, the
+environment), was built from one entry of the stack's amlkit config: the workspace mapping or one
+item of `amlkit:clusters` / `amlkit:instances`, each with a `name:`. We walk the parent chain, match
+a logical name (or the Azure name input, `computeName` / `workspaceName`) to such an entry, and point
+at the entry's key the policy is about when the entry sets it (`min_instances:` for the minimum-nodes
+rule), else at the entry's `name:`. Anything not found, or a file that cannot be read, is line 1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from amlkit.review.model import ResourceRecord
+
+SECTIONS = ("amlkit:workspace", "amlkit:clusters", "amlkit:instances")
+NAME_INPUTS = ("computeName", "workspaceName")
+
+# The stack-file key (in the amlkit schema) each policy is about. Policies not listed point at the
+# entry's `name:`; a key the entry leaves out (the default applies) does too.
+POLICY_KEYS: Mapping[str, str] = {
+    "aml-cluster-idle-scale-down": "idle_time_before_scale_down",
+    "aml-cluster-max-nodes": "max_instances",
+    "aml-cluster-min-nodes-zero": "min_instances",
+    "aml-cluster-same-region": "location",
+    "aml-cluster-ssh-disabled": "ssh_public_access_enabled",
+    "aml-cluster-vm-priority": "tier",
+    "aml-compute-approved-vm-family": "size",
+    "aml-compute-retired-vm-series": "size",
+    "aml-compute-identity": "identity",
+    "aml-compute-instance-idle-shutdown": "idle_time_before_shutdown_minutes",
+    "aml-compute-network-isolated": "network_settings",
+    "aml-compute-no-public-ip": "enable_node_public_ip",
+    "aml-workspace-cmk": "customer_managed_key",
+    "aml-workspace-hbi": "hbi_workspace",
+    "aml-workspace-managed-network": "managed_network",
+    "aml-workspace-no-public-access-behind-vnet": "public_network_access",
+    "aml-workspace-public-network-disabled": "public_network_access",
+    "aml-workspace-serverless-no-public-ip": "serverless_compute",
+    "aml-workspace-user-assigned-identity": "identity",
+}
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One named entry of the stack's amlkit config: the line of its `name:` and of each key."""
+
+    line: int
+    keys: Mapping[str, int] = field(default_factory=dict)
+
+
+def index_stack_file(path: Path) -> dict[str, Entry]:
+    """Entry name -> Entry for the workspace, clusters and instances of a stack file ({} if unreadable)."""
+    try:
+        root = yaml.compose(path.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return {}
+    config = _get(root, "config")
+    entries: dict[str, Entry] = {}
+    for section in SECTIONS:
+        node = _get(config, section)
+        items = node.value if isinstance(node, yaml.SequenceNode) else [node]
+        for item in items:
+            _add_entry(entries, item)
+    return entries
+
+
+def ancestry(urn: str, resources: Sequence[ResourceRecord]) -> list[ResourceRecord]:
+    """The resource with this URN, then its parent, grandparent... (empty if the URN is not known)."""
+    by_urn = {r.urn: r for r in resources}
+    chain: list[ResourceRecord] = []
+    current = by_urn.get(urn)
+    while current is not None and current not in chain:
+        chain.append(current)
+        current = by_urn.get(current.parent) if current.parent else None
+    return chain
+
+
+def find_line(entries: Mapping[str, Entry], chain: Sequence[ResourceRecord], policy: str = "") -> int:
+    """The line a finding on chain[0] points at: exact names first, then `<prefix>-<name>` names."""
+    names = [name for record in chain for name in _names(record)]
+    entry = next((entries[n] for n in names if n in entries), None) or _fuzzy(entries, names)
+    if entry is None:
+        return 1
+    key = POLICY_KEYS.get(policy)
+    return entry.keys.get(key, entry.line) if key else entry.line
+
+
+def locate(path: Path, urn: str, resources: Sequence[ResourceRecord], policy: str = "") -> int:
+    """One-shot: the line in stack file `path` of the finding `policy` reported on `urn`."""
+    return find_line(index_stack_file(path), ancestry(urn, resources), policy)
+
+
+def _get(node: yaml.Node | None, key: str) -> yaml.Node | None:
+    if not isinstance(node, yaml.MappingNode):
+        return None
+    for k, v in node.value:
+        if isinstance(k, yaml.ScalarNode) and k.value == key:
+            return v
+    return None
+
+
+def _add_entry(entries: dict[str, Entry], item: yaml.Node | None) -> None:
+    name = _get(item, "name")
+    if not isinstance(item, yaml.MappingNode) or not isinstance(name, yaml.ScalarNode):
+        return
+    keys = {k.value: k.start_mark.line + 1 for k, _ in item.value if isinstance(k, yaml.ScalarNode)}
+    entries.setdefault(str(name.value), Entry(line=keys["name"], keys=keys))
+
+
+def _names(record: ResourceRecord) -> list[str]:
+    inputs = [record.inputs.get(key) for key in NAME_INPUTS]
+    return [record.name, *(value for value in inputs if isinstance(value, str))]
+
+
+def _fuzzy(entries: Mapping[str, Entry], names: Sequence[str]) -> Entry | None:
+    """An entry whose name ends a logical name after a dash (`prod-cpu` -> `cpu`); longest wins."""
+    for name in names:
+        hits = [e for e in entries if name.endswith(f"-{e}")]
+        if hits:
+            return entries[max(hits, key=len)]
+    return None
