@@ -112,6 +112,27 @@ class ComputeView:
         return _get(self.inner, "remoteLoginPortPublicAccess", "NotSpecified")
 
     @property
+    def admin_password_set(self) -> bool:
+        """True when `userAccountCredentials.adminUserPassword` is set. Never returns the secret itself."""
+        credentials = _get(self.inner, "userAccountCredentials", {})
+        return bool(_get(credentials, "adminUserPassword"))
+
+    @property
+    def ssh_public_access(self) -> str:
+        """Instances: `sshSettings.sshPublicAccess`; the ARM default is Disabled."""
+        return _get(_get(self.inner, "sshSettings", {}), "sshPublicAccess", "Disabled")
+
+    @property
+    def idle_time_before_shutdown(self) -> str | None:
+        """Instances: ISO-8601 `idleTimeBeforeShutdown`; None when omitted (no idle shutdown)."""
+        return _get(self.inner, "idleTimeBeforeShutdown")
+
+    @property
+    def resource_id(self) -> str | None:
+        """Attached computes: the ARM id of the existing compute (`properties.resourceId`)."""
+        return _get(self.outer, "resourceId")
+
+    @property
     def disable_local_auth(self) -> bool:
         """`disableLocalAuth`; Azure's default is false (local auth on)."""
         return bool(_get(self.outer, "disableLocalAuth", False))
@@ -135,8 +156,37 @@ class ComputeView:
         return _get(self.props, "workspaceName")
 
     @property
+    def compute_name(self) -> str | None:
+        return _get(self.props, "computeName")
+
+    @property
     def resource_group_name(self) -> str | None:
         return _get(self.props, "resourceGroupName")
+
+
+def compute_subject(name: str, compute: ComputeView) -> str:
+    """The subject of a compute finding: one wording per kind, reused by every rule."""
+    if compute.is_cluster:
+        return f"AmlCompute cluster '{name}'"
+    if compute.is_instance:
+        return f"Compute instance '{name}'"
+    if compute.compute_type:
+        return f"{compute.compute_type} compute '{name}'"
+    return f"Compute '{name}'"
+
+
+def same_region(first: str, second: str) -> bool:
+    """ARM region names ignore case and spaces: `West Europe` is `westeurope`."""
+    return _region(first) == _region(second)
+
+
+def _region(name: str) -> str:
+    return "".join(name.split()).lower()
+
+
+def same_value(value: Any, expected: str) -> bool:
+    """ARM enum strings compare case-insensitively (`disabled` is `Disabled`)."""
+    return isinstance(value, str) and value.lower() == expected.lower()
 
 
 class WorkspaceView:
@@ -222,6 +272,18 @@ def workspaces_by_key(resources: Iterable[Any]) -> dict[tuple[str, str], Any]:
 
 
 def workspace_of(compute: Any, workspaces: Mapping[tuple[str, str], Any]) -> Any | None:
-    """The stack's workspace a compute (StackResource) belongs to, or None when it is not in the stack."""
+    """The stack's workspace a compute (StackResource) belongs to, or None when it is not in the stack.
+
+    A compute whose `workspaceName` was built from a workspace's output belongs to that workspace even
+    while the name is unknown at preview (the dependency is known); otherwise the names are matched.
+    """
+    for workspace in workspaces.values():
+        if _depends_on(compute, "workspaceName", workspace.urn):
+            return workspace
     view = ComputeView(compute.props)
     return workspaces.get(workspace_key(view.resource_group_name, view.workspace_name))
+
+
+def _depends_on(resource: Any, prop: str, urn: str) -> bool:
+    depends_on = getattr(resource, "depends_on", None)
+    return bool(depends_on and depends_on(prop, urn))
