@@ -1,0 +1,433 @@
+"""amlkit vs Checkov, side by side, on the same Azure ML infrastructure.
+
+For each size N (clusters), the script writes the same environment twice - an amlkit project
+(`Pulumi.yaml`, a `__main__.py` that calls `amlkit.program.run()` and adds a resource-group lock,
+`stacks/Pulumi.bench<N>.yaml`) and an azurerm Terraform `main.tf` - with the same planted defects:
+
+- every 10th cluster keeps min nodes 2 (amlkit `aml-cluster-min-nodes-zero`, Checkov CKV_AZURE_150);
+- every 7th cluster has local auth on (amlkit `aml-compute-local-auth-disabled`, Checkov
+  CKV_AZURE_142) - only when the amlkit stack schema has a per-cluster knob for it; otherwise this
+  defect is left out on BOTH sides and the output says so;
+- clusters 5, 30, 55, ... use a retired VM size (Standard_NC6s_v3; amlkit only);
+- a CanNotDelete lock on the resource group (amlkit only).
+
+Then it runs `amlkit check --project-dir <dir> --stack bench<N> --format json` and
+`checkov -d <dir> --framework terraform --skip-download --quiet --compact -o json` alternately
+(the first tool alternates between repetitions), pinned to CPU 0 with `taskset -c 0` when it exists,
+and prints the median wall time, the peak memory and the findings of each.
+
+Peak memory is the ru_maxrss that `os.wait4` reports for the child: the largest resident set of any
+one process of its tree (Linux folds waited-for descendants in), not the sum over processes.
+
+Checkov runs offline: `--skip-download` and BC_SKIP_MAPPING=TRUE (no Prisma Cloud download),
+CKV_SKIP_PACKAGE_UPDATE_CHECK=true (no PyPI version check; checkov/common/util/banner.py). It is
+installed on first use into its own virtualenv (~/.cache/amlkit-bench/checkov-venv, `pip install
+checkov`) unless `--checkov PATH` names an existing executable.
+
+Usage (from the repo root, with the project's virtualenv, which has amlkit installed):
+
+    .venv/bin/python bench/compare.py                       # N = 1,10,100,1000, 5 repetitions
+    .venv/bin/python bench/compare.py --sizes 1,10 --repeat 3
+    .venv/bin/python bench/compare.py --keep /tmp/bench     # keep the generated projects
+
+`--repeat-large` (default 3) caps the repetitions at N >= 1000, where one Checkov run takes tens of
+seconds. Not part of the test suite: nothing here asserts on time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.metadata
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from terraform import write_terraform
+
+from stacks import find_local_auth_knob, plan, stack_name, validate, write_project
+
+CHECKOV_VENV = Path.home() / ".cache" / "amlkit-bench" / "checkov-venv"
+CHECKOV_OFFLINE_ENV = {"BC_SKIP_MAPPING": "TRUE", "CKV_SKIP_PACKAGE_UPDATE_CHECK": "true"}
+LARGE_N = 1000
+
+# (label, amlkit policy, Checkov check id or None when Checkov has no equivalent)
+COMPARED = (
+    ("min nodes 0", "aml-cluster-min-nodes-zero", "CKV_AZURE_150"),
+    ("local auth off", "aml-compute-local-auth-disabled", "CKV_AZURE_142"),
+    ("retired VM series", "aml-compute-retired-vm-series", None),
+    ("no RG lock", "aml-no-resource-group-lock", None),
+)
+PLANTED_KEY = {
+    "aml-cluster-min-nodes-zero": "min_nodes",
+    "aml-compute-local-auth-disabled": "local_auth",
+    "aml-compute-retired-vm-series": "retired",
+    "aml-no-resource-group-lock": "rg_lock",
+}
+
+
+@dataclass(frozen=True)
+class Run:
+    seconds: float
+    peak_mb: float
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+@dataclass
+class ToolResult:
+    """All repetitions of one tool at one size; `error` set when a run did not produce a result."""
+
+    runs: list[Run] = field(default_factory=list)
+    findings: Counter[str] = field(default_factory=Counter)
+    error: str | None = None
+    unstable: bool = False  # findings differed between repetitions
+
+    def median_seconds(self) -> float | None:
+        return statistics.median(r.seconds for r in self.runs) if self.runs and not self.error else None
+
+    def peak_mb(self) -> float | None:
+        return max(r.peak_mb for r in self.runs) if self.runs and not self.error else None
+
+
+@dataclass
+class Row:
+    n: int
+    repeat: int
+    planted: dict[str, int]
+    amlkit: ToolResult
+    checkov: ToolResult
+
+
+# --- running and measuring one child ----------------------------------------------------------
+
+
+def pin_prefix() -> list[str]:
+    """`taskset -c 0` when available: the child and everything it forks stay on CPU 0."""
+    taskset = shutil.which("taskset")
+    return [taskset, "-c", "0"] if taskset else []
+
+
+def measure(cmd: Sequence[str], cwd: Path, env: dict[str, str]) -> Run:
+    """Run one child to completion; wall time and the peak RSS of its process tree from wait4."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(list(cmd), cwd=cwd, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
+        _, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)  # already reaped: keep Popen from waiting
+        out.seek(0)
+        err.seek(0)
+        return Run(
+            seconds=seconds,
+            peak_mb=usage.ru_maxrss / 1024,  # KiB on Linux
+            returncode=proc.returncode,
+            stdout=out.read().decode("utf-8", "replace"),
+            stderr=err.read().decode("utf-8", "replace"),
+        )
+
+
+def first_line(text: str) -> str:
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return lines[-1][:200] if lines else "(no output)"
+
+
+# --- Checkov -----------------------------------------------------------------------------------
+
+
+def ensure_checkov(explicit: str | None) -> Path:
+    """The checkov executable: --checkov, else the bench virtualenv (created on first use)."""
+    if explicit:
+        return Path(explicit)
+    exe = CHECKOV_VENV / "bin" / "checkov"
+    if not exe.exists():
+        print(f"installing checkov into {CHECKOV_VENV} (first run only) ...", flush=True)
+        subprocess.run([sys.executable, "-m", "venv", str(CHECKOV_VENV)], check=True)
+        pip = CHECKOV_VENV / "bin" / "pip"
+        subprocess.run([str(pip), "install", "--quiet", "checkov"], check=True)
+    return exe
+
+
+def checkov_cmd(exe: Path, tf_dir: Path) -> list[str]:
+    return [str(exe), "-d", str(tf_dir), "--framework", "terraform", "--skip-download", "--quiet",
+            "--compact", "-o", "json"]  # fmt: skip
+
+
+def checkov_env() -> dict[str, str]:
+    return {**os.environ, **CHECKOV_OFFLINE_ENV}
+
+
+def checkov_findings(stdout: str) -> Counter[str]:
+    """Failed check ids in Checkov's JSON (one report object, or a list of them per framework)."""
+    data = json.loads(stdout) if stdout.strip() else {}
+    reports = data if isinstance(data, list) else [data]
+    failed: Counter[str] = Counter()
+    for report in reports:
+        for check in report.get("results", {}).get("failed_checks", []):
+            failed[check["check_id"]] += 1
+    return failed
+
+
+def checkov_version(exe: Path) -> str:
+    done = subprocess.run([str(exe), "--version"], capture_output=True, text=True, env=checkov_env())
+    return done.stdout.strip() or "unknown"
+
+
+# --- amlkit ------------------------------------------------------------------------------------
+
+
+def amlkit_exe() -> str | None:
+    beside = Path(sys.executable).parent / "amlkit"
+    return str(beside) if beside.exists() else shutil.which("amlkit")
+
+
+def amlkit_check_available(exe: str | None) -> bool:
+    """True when `amlkit check --help` works (the CLI lands while this script is being written)."""
+    if exe is None:
+        return False
+    done = subprocess.run([exe, "check", "--help"], capture_output=True, text=True)
+    return done.returncode == 0
+
+
+def amlkit_cmd(exe: str, project_dir: Path, n: int) -> list[str]:
+    return [exe, "check", "--project-dir", str(project_dir), "--stack", stack_name(n), "--format", "json"]
+
+
+def amlkit_findings(stdout: str) -> Counter[str]:
+    """Violations per policy in `amlkit check --format json` (a Review: stacks[*].violations)."""
+    data = json.loads(stdout)
+    stacks = data.get("stacks", [data]) if isinstance(data, dict) else []
+    found: Counter[str] = Counter()
+    for stack in stacks:
+        if stack.get("error"):
+            raise ValueError(f"review failed: {stack['error']}")
+        for violation in stack.get("violations", []):
+            found[violation["policy"]] += 1
+    return found
+
+
+# --- one size ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    cmd: list[str]
+    cwd: Path
+    env: dict[str, str]
+    ok_codes: tuple[int, ...]  # exit codes that still mean "a result" (1 = findings reported)
+    parse: Callable[[str], Counter[str]]
+
+
+def record(tool: Tool, result: ToolResult, run: Run) -> None:
+    """Add one repetition; the first failure (bad exit, unparsable output) marks the tool failed."""
+    result.runs.append(run)
+    if result.error:
+        return
+    if run.returncode not in tool.ok_codes:
+        result.error = f"exit {run.returncode}: {first_line(run.stderr or run.stdout)}"
+        return
+    try:
+        findings = tool.parse(run.stdout)
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        result.error = f"unreadable output: {exc}"
+        return
+    if result.findings and findings != result.findings:
+        result.unstable = True
+    result.findings = findings
+
+
+def run_alternately(tools: list[Tool], repeat: int) -> dict[str, ToolResult]:
+    results = {tool.name: ToolResult() for tool in tools}
+    for rep in range(repeat):
+        order = tools if rep % 2 == 0 else list(reversed(tools))
+        for tool in order:
+            record(tool, results[tool.name], measure(tool.cmd, tool.cwd, tool.env))
+            print(f"    rep {rep + 1}/{repeat} {tool.name}: {results[tool.name].runs[-1].seconds:.2f}s",
+                  flush=True)  # fmt: skip
+    return results
+
+
+def bench_size(n: int, repeat: int, root: Path, checkov: Path, amlkit: str | None, knob: str | None) -> Row:
+    bench = plan(n, knob)
+    work = root / f"n{n}"
+    project_dir, tf_dir = work / "amlkit", work / "terraform"
+    stack_file = write_project(project_dir, bench)
+    write_terraform(tf_dir, bench)
+    print(f"N={n}: stack {stack_file.name} {validate(stack_file)}", flush=True)
+    pin = pin_prefix()
+    tools = [Tool("checkov", pin + checkov_cmd(checkov, tf_dir), work, checkov_env(), (0, 1), checkov_findings)]
+    if amlkit is not None:
+        cmd = pin + amlkit_cmd(amlkit, project_dir, n)
+        tools.insert(0, Tool("amlkit", cmd, work, dict(os.environ), (0, 1), amlkit_findings))
+    results = run_alternately(tools, repeat)
+    missing = ToolResult(error="amlkit check not available")
+    return Row(n, repeat, bench.planted(), results.get("amlkit", missing), results["checkov"])
+
+
+# --- report ------------------------------------------------------------------------------------
+
+
+def fmt(value: float | None, spec: str) -> str:
+    return "n/a" if value is None else format(value, spec)
+
+
+def ratio(ours: float | None, theirs: float | None) -> str:
+    return "n/a" if ours is None or theirs is None or theirs == 0 else f"{ours / theirs:.2f}"
+
+
+def perf_table(rows: list[Row]) -> list[str]:
+    head = (
+        f"{'N':>5} {'reps':>4} | {'amlkit s':>9} {'MB':>7} | {'checkov s':>9} {'MB':>7} | "
+        f"{'time a/c':>8} {'mem a/c':>7}"
+    )
+    lines = [head, "-" * len(head)]
+    for row in rows:
+        a, c = row.amlkit, row.checkov
+        lines.append(
+            f"{row.n:>5} {row.repeat:>4} | {fmt(a.median_seconds(), '.2f'):>9} {fmt(a.peak_mb(), '.0f'):>7} | "
+            f"{fmt(c.median_seconds(), '.2f'):>9} {fmt(c.peak_mb(), '.0f'):>7} | "
+            f"{ratio(a.median_seconds(), c.median_seconds()):>8} {ratio(a.peak_mb(), c.peak_mb()):>7}"
+        )
+    return lines
+
+
+def count(result: ToolResult, key: str | None) -> str:
+    if result.error:
+        return "n/a"
+    return "-" if key is None else str(result.findings.get(key, 0))
+
+
+def findings_table(rows: list[Row]) -> list[str]:
+    head = f"{'N':>5} | {'check':<18} {'planted':>7} {'amlkit':>7} {'checkov':>7}"
+    lines = [head, "-" * len(head)]
+    for row in rows:
+        for label, policy, check_id in COMPARED:
+            planted = row.planted[PLANTED_KEY[policy]]
+            lines.append(f"{row.n:>5} | {label:<18} {planted:>7} {count(row.amlkit, policy):>7} "
+                         f"{count(row.checkov, check_id):>7}")  # fmt: skip
+        total_a = "n/a" if row.amlkit.error else str(sum(row.amlkit.findings.values()))
+        total_c = "n/a" if row.checkov.error else str(sum(row.checkov.findings.values()))
+        lines.append(f"{row.n:>5} | {'all findings':<18} {'':>7} {total_a:>7} {total_c:>7}")
+    return lines
+
+
+def notes(rows: list[Row], knob: str | None) -> list[str]:
+    out = []
+    if knob is None:
+        out.append("local auth: the amlkit stack schema has no per-cluster knob, so that defect is planted on "
+                   "NEITHER side (planted 0).")  # fmt: skip
+    else:
+        out.append(f"local auth: planted through the amlkit schema field '{knob}' and local_auth_enabled.")
+    for row in rows:
+        for name, result in (("amlkit", row.amlkit), ("checkov", row.checkov)):
+            if result.error:
+                out.append(f"N={row.n} {name}: {result.error}")
+            elif result.unstable:
+                out.append(f"N={row.n} {name}: findings differed between repetitions (last run shown)")
+        others = sorted(k for k in row.checkov.findings if k not in {"CKV_AZURE_150", "CKV_AZURE_142"})
+        if others and not row.checkov.error:
+            out.append(f"N={row.n} checkov also failed: {', '.join(others)}")
+        if not row.amlkit.error:
+            compared = {policy for _, policy, _ in COMPARED}
+            extra = sorted(k for k in row.amlkit.findings if k not in compared)
+            if extra:
+                out.append(f"N={row.n} amlkit also reported: {', '.join(extra)}")
+    return out
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def dist_version(name: str) -> str:
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def environment_lines(checkov: Path) -> list[str]:
+    pinned = "pinned to CPU 0 with taskset -c 0" if pin_prefix() else "NOT pinned (taskset not found)"
+    return [
+        f"machine: {cpu_model()}, {os.cpu_count()} cores, {platform.system()} {platform.release()}; runs {pinned}",
+        f"versions: python {platform.python_version()}, checkov {checkov_version(checkov)}, "
+        f"amlkit {dist_version('amlkit')}, pulumi {dist_version('pulumi')}, "
+        f"pulumi-policy {dist_version('pulumi-policy')}, pulumi-azure-native {dist_version('pulumi-azure-native')}",
+        "time: median wall seconds; MB: peak RSS of the largest process in the child's tree (max over reps); "
+        "a/c: amlkit / checkov (below 1 = amlkit cheaper)",
+    ]
+
+
+# --- command line ------------------------------------------------------------------------------
+
+
+def parse_sizes(text: str) -> list[int]:
+    try:
+        sizes = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--sizes: '{text}' is not a comma-separated list of integers") from None
+    if not sizes or any(n < 1 or n > 9999 for n in sizes):
+        raise argparse.ArgumentTypeError(f"--sizes: '{text}': each size must be between 1 and 9999")
+    return sizes
+
+
+def positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a positive integer")
+    return int(text)
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description="amlkit vs Checkov on the same Azure ML infrastructure.")
+    parser.add_argument("--sizes", type=parse_sizes, default=[1, 10, 100, 1000], help="cluster counts N")
+    parser.add_argument("--repeat", type=positive, default=5, help="repetitions per tool and size")
+    parser.add_argument("--repeat-large", type=positive, default=3, help=f"repetitions cap at N >= {LARGE_N}")
+    parser.add_argument("--keep", type=Path, help="write the generated projects here and keep them")
+    parser.add_argument("--checkov", help="an existing checkov executable (default: the bench virtualenv)")
+    return parser.parse_args(argv)
+
+
+def repeats_for(n: int, args: argparse.Namespace) -> int:
+    return min(args.repeat, args.repeat_large) if n >= LARGE_N else args.repeat
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    checkov = ensure_checkov(args.checkov)
+    exe = amlkit_exe()
+    amlkit = exe if amlkit_check_available(exe) else None
+    if amlkit is None:
+        print("amlkit check not available: the amlkit column is n/a", flush=True)
+    knob = find_local_auth_knob()
+    root = args.keep or Path(tempfile.mkdtemp(prefix="amlkit-bench-"))
+    try:
+        rows = [bench_size(n, repeats_for(n, args), root, checkov, amlkit, knob) for n in args.sizes]
+    finally:
+        if args.keep is None:
+            shutil.rmtree(root, ignore_errors=True)
+    report = [*environment_lines(checkov), "", *perf_table(rows), "", *findings_table(rows), "", *notes(rows, knob)]
+    print("\n".join(report))
+    if args.keep:
+        print(f"generated projects kept in {args.keep}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
