@@ -20,6 +20,7 @@ _DURATION = re.compile(
 )
 _UNITS = ("weeks", "days", "hours", "minutes", "seconds")
 EXAMPLES = "PT120S, PT2M30S, PT1H, P1D, P1DT2H"
+FORMAT = "an ISO-8601 duration in weeks, days, hours, minutes or seconds (e.g. PT120S, PT15M, P1D)"
 
 
 class DurationError(ValueError):

@@ -1,0 +1,59 @@
+"""aml-cluster-idle-scale-down: idle cluster nodes are released within the allowed time."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from amlkit.policies.azure import COMPUTE, ComputeView, compute_subject, is_type
+from amlkit.policies.durations import FORMAT, DurationError, describe_seconds, duration_seconds
+from amlkit.policies.framework import Finding, ResourceInput, Rule, must
+
+AZURE_DEFAULT = "PT120S"
+
+
+def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
+    if not is_type(resource.type, COMPUTE):
+        return
+    compute = ComputeView(resource.props)
+    if not compute.is_cluster:
+        return
+    value = compute.idle_time_before_scale_down
+    if value is None:
+        return  # Azure releases idle nodes after PT120S
+    subject = compute_subject(resource.name, compute)
+    try:
+        seconds = duration_seconds(value)
+    except DurationError:
+        yield Finding(must(subject, f"set nodeIdleTimeBeforeScaleDown as {FORMAT}", repr(value)))
+        return
+    limit = config["maxIdleSeconds"]
+    if seconds > limit:
+        yield Finding(must(subject, f"release idle nodes within {describe_seconds(limit)} "
+                                    f"(nodeIdleTimeBeforeScaleDown)", f"{value} ({describe_seconds(seconds)})"))
+
+
+RULE = Rule(
+    name="aml-cluster-idle-scale-down",
+    description="AmlCompute clusters must release idle nodes quickly: nodeIdleTimeBeforeScaleDown at most "
+    "maxIdleSeconds (default 900 s, the Azure Landing Zones cap). Omitted means Azure's default PT120S.",
+    severity="medium",
+    level="mandatory",
+    tags=("cost",),
+    url="https://github.com/Azure/Enterprise-Scale/blob/main/src/resources/Microsoft.Authorization/"
+    "policyDefinitions/Deny-MachineLearning-ComputeCluster-Scale.json",
+    remediation="Set scale_settings.node_idle_time_before_scale_down (stack: idle_time_before_scale_down) "
+    "to an ISO-8601 duration within maxIdleSeconds, e.g. PT120S or PT15M, or omit it for Azure's PT120S. "
+    "Idle nodes above minNodeCount keep billing until this time passes. Equivalent to the idle-time part of "
+    "ALZ Deny-MachineLearning-ComputeCluster-Scale, whose parser reads only the last number of the duration; "
+    "this rule parses the whole duration (PT1H30S is 3630 s, not 30 s).",
+    check=check,
+    config={
+        "maxIdleSeconds": {
+            "type": "integer",
+            "minimum": 0,
+            "default": 900,
+            "description": "Longest nodeIdleTimeBeforeScaleDown allowed, in seconds.",
+        },
+    },
+)

@@ -1,0 +1,55 @@
+"""aml-cluster-vm-priority: clusters use an allowed VM priority (Dedicated or LowPriority)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from amlkit.policies.azure import COMPUTE, ComputeView, compute_subject, is_type
+from amlkit.policies.framework import Finding, ResourceInput, Rule, must
+
+PRIORITIES = ("Dedicated", "LowPriority")
+
+
+def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
+    if not is_type(resource.type, COMPUTE):
+        return
+    compute = ComputeView(resource.props)
+    if not compute.is_cluster:
+        return
+    allowed = list(config["allowedPriorities"])
+    priority = compute.vm_priority
+    if not isinstance(priority, str) or priority.lower() not in {p.lower() for p in allowed}:
+        expectation = f"have vmPriority {_one_of(allowed)}" if allowed else (
+            "have an allowed vmPriority (allowedPriorities is empty)")
+        yield Finding(must(compute_subject(resource.name, compute), expectation, str(priority)))
+
+
+def _one_of(allowed: list[str]) -> str:
+    return allowed[0] if len(allowed) == 1 else "one of " + ", ".join(allowed)
+
+
+RULE = Rule(
+    name="aml-cluster-vm-priority",
+    description="AmlCompute clusters must use an allowed VM priority (allowedPriorities, default Dedicated "
+    "and LowPriority). Omitted means Dedicated.",
+    severity="medium",
+    level="mandatory",
+    tags=("cost", "reliability"),
+    url="https://learn.microsoft.com/azure/machine-learning/how-to-use-low-priority-batch",
+    remediation="Set properties.vm_priority (stack: tier) to an allowed priority. LowPriority nodes are "
+    "cheaper but can be evicted at any time, have no SLA, use a separate regional low-priority core quota and "
+    "cap jobs at 7 days: allow them only where jobs checkpoint (e.g. dev), and only Dedicated for production "
+    "deadlines.",
+    check=check,
+    config={
+        "allowedPriorities": {
+            "type": "array",
+            "items": {"type": "string", "enum": list(PRIORITIES)},
+            "uniqueItems": True,
+            "minItems": 1,
+            "default": list(PRIORITIES),
+            "description": "VM priorities clusters may use: Dedicated and/or LowPriority.",
+        },
+    },
+)
