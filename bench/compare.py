@@ -264,7 +264,7 @@ def bench_size(n: int, repeat: int, root: Path, checkov: Path, amlkit: str | Non
     project_dir, tf_dir = work / "amlkit", work / "terraform"
     stack_file = write_project(project_dir, bench)
     write_terraform(tf_dir, bench)
-    print(f"N={n}: stack {stack_file.name} {validate(stack_file)}", flush=True)
+    print(f"N={n}: stack {stack_file.name} {validate(stack_file, bench)}", flush=True)
     pin = pin_prefix()
     tools = [Tool("checkov", pin + checkov_cmd(checkov, tf_dir), work, checkov_env(), (0, 1), checkov_findings)]
     if amlkit is not None:

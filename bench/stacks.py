@@ -103,11 +103,7 @@ def find_local_auth_knob() -> str | None:
 
 def _cluster_schema_fields() -> set[str]:
     """Field names of the model behind `amlkit:clusters[*]` (empty while amlkit.schema is missing)."""
-    try:
-        schema = importlib.import_module("amlkit.schema")
-    except ImportError:
-        return set()
-    spec = getattr(schema, "EnvironmentSpec", None)
+    spec = getattr(_module("amlkit.schema"), "EnvironmentSpec", None)
     clusters = getattr(spec, "model_fields", {}).get("clusters") if spec else None
     if clusters is None:
         return set()
@@ -170,17 +166,28 @@ def write_project(project_dir: Path, bench: Plan) -> Path:
     return stack_file
 
 
-def validate(stack_file: Path) -> str:
-    """Load the stack file with amlkit's own schema; a ConfigError propagates (a generator bug).
+def validate(stack_file: Path, bench: Plan) -> str:
+    """Check the stack with amlkit's own schema; a ConfigError propagates (a generator bug).
 
-    Returns a short note for the report: validated, or why it could not be.
+    Uses the stack-file loader when it exists (amlkit.stackfile or amlkit.schema `load_stack_file`),
+    else `amlkit.schema.validate_environment` on the same config. Returns a note for the report.
     """
-    try:
-        schema = importlib.import_module("amlkit.schema")
-    except ImportError:
+    for module_name in ("amlkit.stackfile", "amlkit.schema"):
+        loader = getattr(_module(module_name), "load_stack_file", None)
+        if loader is not None:
+            loader(stack_file)
+            return f"validated with {module_name}.load_stack_file"
+    check = getattr(_module("amlkit.schema"), "validate_environment", None)
+    if check is None:
         return "not validated (amlkit.schema not available yet)"
-    loader = getattr(schema, "load_stack_file", None)
-    if loader is None:
-        return "not validated (amlkit.schema has no load_stack_file)"
-    loader(stack_file)
-    return "validated with amlkit.schema.load_stack_file"
+    config = stack_config(bench)["config"]
+    raw = {key.removeprefix("amlkit:"): value for key, value in config.items() if key.startswith("amlkit:")}
+    check({**raw, "location": config["azure-native:location"]}, str(stack_file))
+    return "validated with amlkit.schema.validate_environment"
+
+
+def _module(name: str) -> object | None:
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
