@@ -112,6 +112,21 @@ class ComputeView:
         return _get(self.inner, "remoteLoginPortPublicAccess", "NotSpecified")
 
     @property
+    def remote_login_port_public_access_given(self) -> str | None:
+        """`remoteLoginPortPublicAccess` as written; None when omitted (Azure then uses NotSpecified)."""
+        return _get(self.inner, "remoteLoginPortPublicAccess")
+
+    @property
+    def enable_node_public_ip_given(self) -> bool | None:
+        """`enableNodePublicIp` as written; None when omitted (Azure then uses true)."""
+        return _get(self.inner, "enableNodePublicIp")
+
+    @property
+    def disable_local_auth_given(self) -> bool | None:
+        """`disableLocalAuth` as written; None when omitted (Azure then uses false)."""
+        return _get(self.outer, "disableLocalAuth")
+
+    @property
     def admin_password_set(self) -> bool:
         """True when `userAccountCredentials.adminUserPassword` is set. Never returns the secret itself."""
         credentials = _get(self.inner, "userAccountCredentials", {})

@@ -75,6 +75,9 @@ GIVEN = [
                                                                  "adminUserPassword": "hunter2"}), True),
     ("ssh_public_access", instance_props(sshSettings={"sshPublicAccess": "Enabled"}), "Enabled"),
     ("idle_time_before_shutdown", instance_props(), "PT60M"),
+    ("remote_login_port_public_access_given", cluster_props(), "Disabled"),
+    ("enable_node_public_ip_given", cluster_props(), False),
+    ("disable_local_auth_given", cluster_props(), True),
     ("resource_id", attached_props(), "/subscriptions/0000/resourceGroups/rg-aks/providers/"
      "Microsoft.ContainerService/managedClusters/aks-prod"),
 ]
@@ -101,6 +104,9 @@ DEFAULTS = [
     ("idle_time_before_shutdown", f"{INNER}.idleTimeBeforeShutdown", None),
     ("resource_id", "properties.resourceId", None),
     ("location", "location", None),
+    ("remote_login_port_public_access_given", f"{INNER}.remoteLoginPortPublicAccess", None),
+    ("enable_node_public_ip_given", f"{INNER}.enableNodePublicIp", None),
+    ("disable_local_auth_given", "properties.disableLocalAuth", None),
 ]
 
 

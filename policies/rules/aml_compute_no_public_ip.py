@@ -1,0 +1,39 @@
+"""aml-compute-no-public-ip: cluster and instance nodes get no public IP address."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from amlkit.policies.azure import COMPUTE, ComputeView, compute_subject, is_type
+from amlkit.policies.framework import Finding, ResourceInput, Rule, must
+
+FIELD = "enableNodePublicIp"
+
+
+def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
+    if not is_type(resource.type, COMPUTE):
+        return
+    compute = ComputeView(resource.props)
+    if not (compute.is_cluster or compute.is_instance):
+        return
+    given = compute.enable_node_public_ip_given
+    if given is not False:
+        found = "none (Azure then defaults to true)" if given is None else str(given).lower()
+        yield Finding(must(compute_subject(resource.name, compute), f"set {FIELD} to false", found))
+
+
+RULE = Rule(
+    name="aml-compute-no-public-ip",
+    description="AmlCompute clusters and compute instances must set enableNodePublicIp to false (omitted "
+    "means true: every node gets a public IP).",
+    severity="medium",
+    level="advisory",
+    tags=("network", "security"),
+    url="https://learn.microsoft.com/azure/machine-learning/how-to-secure-training-vnet",
+    remediation="Set properties.enable_node_public_ip to false and place the compute in a subnet (or a "
+    "workspace managed network) with outbound access to the Azure ML dependencies. With a public IP, Azure "
+    "creates a public IP and load balancer per cluster and opens inbound TCP 44224 from the "
+    "AzureMachineLearning service tag. The Azure ML docs publish a custom Azure Policy sample for this check.",
+    check=check,
+)

@@ -1,0 +1,68 @@
+import pytest
+from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
+
+from amlkit.policies.framework import ResourceInput
+from amlkit.policies.rules.aml_cluster_ssh_disabled import RULE
+from tests.policies.compute_fixtures import attached_props, instance_props, with_unknown
+from tests.policies.helpers import COMPUTE_TYPE, DELETE, changed, cluster_props, messages
+
+HAPPY = cluster_props()
+INSTANCE_HAPPY = instance_props()
+LOGIN = "properties.properties.remoteLoginPortPublicAccess"
+CREDENTIALS = "properties.properties.userAccountCredentials"
+SSH = "properties.properties.sshSettings"
+CLUSTER = "AmlCompute cluster 'cpu-cluster'"
+INSTANCE = "Compute instance 'cpu-cluster'"
+SECRET = "Sup3r-Secret!"
+PASSWORD = f"{CLUSTER} must not set an admin password in userAccountCredentials; found a password (value not shown)."
+
+CASES = [
+    ("happy-path", HAPPY, []),
+    ("login-omitted-is-not-specified", changed(HAPPY, LOGIN, DELETE),
+     [f"{CLUSTER} must set remoteLoginPortPublicAccess explicitly to Disabled; found none (Azure then uses "
+      "NotSpecified: SSH open on nodes with a public IP)."]),
+    ("login-not-specified", changed(HAPPY, LOGIN, "NotSpecified"),
+     [f"{CLUSTER} must set remoteLoginPortPublicAccess explicitly to Disabled; found NotSpecified."]),
+    ("login-enabled", changed(HAPPY, LOGIN, "Enabled"),
+     [f"{CLUSTER} must set remoteLoginPortPublicAccess explicitly to Disabled; found Enabled."]),
+    ("login-disabled-lower-case", changed(HAPPY, LOGIN, "disabled"), []),
+    ("admin-password", changed(HAPPY, CREDENTIALS, {"adminUserName": "azureuser", "adminUserPassword": SECRET}),
+     [PASSWORD]),
+    ("admin-ssh-key-only", changed(HAPPY, CREDENTIALS, {"adminUserName": "azureuser",
+                                                        "adminUserSshPublicKey": "ssh-rsa AAAA"}), []),
+    ("admin-password-empty", changed(HAPPY, CREDENTIALS, {"adminUserName": "azureuser", "adminUserPassword": ""}),
+     []),
+    ("instance-happy", INSTANCE_HAPPY, []),
+    ("instance-ssh-enabled", changed(INSTANCE_HAPPY, f"{SSH}.sshPublicAccess", "Enabled"),
+     [f"{INSTANCE} must set sshSettings.sshPublicAccess to Disabled; found Enabled."]),
+    ("instance-ssh-omitted-is-arm-default-disabled", changed(INSTANCE_HAPPY, f"{SSH}.sshPublicAccess", DELETE), []),
+    ("instance-ssh-settings-omitted", changed(INSTANCE_HAPPY, SSH, DELETE), []),
+    ("attached-ignored", attached_props(), []),
+]
+
+
+@pytest.mark.parametrize(("props", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_aml_cluster_ssh_disabled(props, expected):
+    assert messages(RULE, props) == expected
+
+
+def test_password_never_appears_in_messages():
+    props = changed(changed(HAPPY, LOGIN, "Enabled"), CREDENTIALS,
+                    {"adminUserName": "azureuser", "adminUserPassword": SECRET})
+    found = messages(RULE, props)
+    assert len(found) == 2 and all(SECRET not in message for message in found)
+
+
+def test_other_resource_types_are_ignored():
+    assert messages(RULE, changed(HAPPY, LOGIN, "Enabled"), type_="azure-native:storage:StorageAccount") == []
+
+
+@pytest.mark.parametrize(("props", "path"), [
+    (HAPPY, LOGIN),
+    (HAPPY, f"{CREDENTIALS}.adminUserPassword"),
+    (INSTANCE_HAPPY, f"{SSH}.sshPublicAccess"),
+], ids=["login", "password", "instance-ssh"])
+def test_unknown_field_is_unknown_not_a_pass(props, path):
+    with pytest.raises(UnknownValueError):
+        RULE.evaluate(ResourceInput(COMPUTE_TYPE, "cpu-cluster", "urn", with_unknown(props, path,
+                                                                                     UNKNOWN_STRING_VALUE)))
