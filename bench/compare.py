@@ -76,6 +76,14 @@ PLANTED_KEY = {
 
 
 @dataclass(frozen=True)
+class Findings:
+    """What one run reported: failures per rule id, and checks that could not tell (amlkit only)."""
+
+    failed: Counter[str] = field(default_factory=Counter)
+    unknown: int = 0
+
+
+@dataclass(frozen=True)
 class Run:
     seconds: float
     peak_mb: float
@@ -89,7 +97,7 @@ class ToolResult:
     """All repetitions of one tool at one size; `error` set when a run did not produce a result."""
 
     runs: list[Run] = field(default_factory=list)
-    findings: Counter[str] = field(default_factory=Counter)
+    findings: Findings = field(default_factory=Findings)
     error: str | None = None
     unstable: bool = False  # findings differed between repetitions
 
@@ -167,7 +175,7 @@ def checkov_env() -> dict[str, str]:
     return {**os.environ, **CHECKOV_OFFLINE_ENV}
 
 
-def checkov_findings(stdout: str) -> Counter[str]:
+def checkov_findings(stdout: str) -> Findings:
     """Failed check ids in Checkov's JSON (one report object, or a list of them per framework)."""
     data = json.loads(stdout) if stdout.strip() else {}
     reports = data if isinstance(data, list) else [data]
@@ -175,7 +183,7 @@ def checkov_findings(stdout: str) -> Counter[str]:
     for report in reports:
         for check in report.get("results", {}).get("failed_checks", []):
             failed[check["check_id"]] += 1
-    return failed
+    return Findings(failed)
 
 
 def checkov_version(exe: Path) -> str:
@@ -203,17 +211,19 @@ def amlkit_cmd(exe: str, project_dir: Path, n: int) -> list[str]:
     return [exe, "check", "--project-dir", str(project_dir), "--stack", stack_name(n), "--format", "json"]
 
 
-def amlkit_findings(stdout: str) -> Counter[str]:
-    """Violations per policy in `amlkit check --format json` (a Review: stacks[*].violations)."""
+def amlkit_findings(stdout: str) -> Findings:
+    """Violations per policy in `amlkit check --format json` (amlkit/review/report_json.py)."""
     data = json.loads(stdout)
     stacks = data.get("stacks", [data]) if isinstance(data, dict) else []
     found: Counter[str] = Counter()
+    unknown = 0
     for stack in stacks:
         if stack.get("error"):
             raise ValueError(f"review failed: {stack['error']}")
         for violation in stack.get("violations", []):
             found[violation["policy"]] += 1
-    return found
+        unknown += len(stack.get("unknown", []))
+    return Findings(found, unknown)
 
 
 # --- one size ----------------------------------------------------------------------------------
@@ -226,7 +236,7 @@ class Tool:
     cwd: Path
     env: dict[str, str]
     ok_codes: tuple[int, ...]  # exit codes that still mean "a result" (1 = findings reported)
-    parse: Callable[[str], Counter[str]]
+    parse: Callable[[str], Findings]
 
 
 def record(tool: Tool, result: ToolResult, run: Run) -> None:
@@ -242,7 +252,7 @@ def record(tool: Tool, result: ToolResult, run: Run) -> None:
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         result.error = f"unreadable output: {exc}"
         return
-    if result.findings and findings != result.findings:
+    if len(result.runs) > 1 and findings != result.findings:
         result.unstable = True
     result.findings = findings
 
@@ -305,7 +315,7 @@ def perf_table(rows: list[Row]) -> list[str]:
 def count(result: ToolResult, key: str | None) -> str:
     if result.error:
         return "n/a"
-    return "-" if key is None else str(result.findings.get(key, 0))
+    return "-" if key is None else str(result.findings.failed.get(key, 0))
 
 
 def findings_table(rows: list[Row]) -> list[str]:
@@ -316,10 +326,15 @@ def findings_table(rows: list[Row]) -> list[str]:
             planted = row.planted[PLANTED_KEY[policy]]
             lines.append(f"{row.n:>5} | {label:<18} {planted:>7} {count(row.amlkit, policy):>7} "
                          f"{count(row.checkov, check_id):>7}")  # fmt: skip
-        total_a = "n/a" if row.amlkit.error else str(sum(row.amlkit.findings.values()))
-        total_c = "n/a" if row.checkov.error else str(sum(row.checkov.findings.values()))
+        total_a = "n/a" if row.amlkit.error else str(sum(row.amlkit.findings.failed.values()))
+        total_c = "n/a" if row.checkov.error else str(sum(row.checkov.findings.failed.values()))
         lines.append(f"{row.n:>5} | {'all findings':<18} {'':>7} {total_a:>7} {total_c:>7}")
     return lines
+
+
+def listing(found: Counter[str], exclude: set[str]) -> str:
+    """`ID x count, ...` for the rule ids not in `exclude`, sorted."""
+    return ", ".join(f"{key} x{found[key]}" for key in sorted(found) if key not in exclude)
 
 
 def notes(rows: list[Row], knob: str | None) -> list[str]:
@@ -335,14 +350,15 @@ def notes(rows: list[Row], knob: str | None) -> list[str]:
                 out.append(f"N={row.n} {name}: {result.error}")
             elif result.unstable:
                 out.append(f"N={row.n} {name}: findings differed between repetitions (last run shown)")
-        others = sorted(k for k in row.checkov.findings if k not in {"CKV_AZURE_150", "CKV_AZURE_142"})
+        others = listing(row.checkov.findings.failed, {"CKV_AZURE_150", "CKV_AZURE_142"})
         if others and not row.checkov.error:
-            out.append(f"N={row.n} checkov also failed: {', '.join(others)}")
+            out.append(f"N={row.n} checkov also failed: {others}")
         if not row.amlkit.error:
-            compared = {policy for _, policy, _ in COMPARED}
-            extra = sorted(k for k in row.amlkit.findings if k not in compared)
+            extra = listing(row.amlkit.findings.failed, {policy for _, policy, _ in COMPARED})
             if extra:
-                out.append(f"N={row.n} amlkit also reported: {', '.join(extra)}")
+                out.append(f"N={row.n} amlkit also reported: {extra}")
+            if row.amlkit.findings.unknown:
+                out.append(f"N={row.n} amlkit could not tell (unknown at preview): {row.amlkit.findings.unknown}")
     return out
 
 
