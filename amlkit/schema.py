@@ -1,0 +1,751 @@
+"""The environment schema: what a stack's `amlkit:` config may say, validated with pydantic v2.
+
+Field names follow the `az ml` CLI v2 YAML vocabulary (snake_case); enum values accept the az-ml
+spellings (`low_priority`, `LowPriority`, `allow_only_approved_outbound`...). Every model forbids
+unknown keys. Values Azure could never accept (node counts above 65,000, negative durations,
+unknown VM sizes, malformed ARM ids or cron) are schema errors, not review findings.
+
+`validate_environment(raw, file)` is the one validation both loaders use (`amlkit.stackfile`): it
+scans for plain-text credentials first, then validates, and turns the first problem into a
+`ConfigError(file, key_path, problem)` whose key path reads like `amlkit:clusters[0].max_instances`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from typing import Annotated, Any, NoReturn
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, model_validator
+from pydantic_core import PydanticCustomError
+
+from amlkit.errors import ConfigError, UnknownVmSize
+
+MAX_NODES = 65_000
+"""The platform's absolute per-cluster node limit (100 by default, raisable to 65,000)."""
+DEFAULT_PROD_LIKE = ("prod", "production")
+SECRET_PATHS = ("amlkit:clusters[].ssh_settings.admin_password",)
+"""The only places a Pulumi secret is read."""
+
+
+# --- secrets ---------------------------------------------------------------------------------------
+
+
+class Secret:
+    """A Pulumi secret. Offline (a `secure:` value in a stack file) it is never decrypted: plaintext None.
+
+    Its repr and str never show the value, so it cannot leak into logs, reports or messages.
+    """
+
+    __slots__ = ("_plaintext",)
+
+    def __init__(self, plaintext: str | None = None) -> None:
+        self._plaintext = plaintext
+
+    @property
+    def known(self) -> bool:
+        """True when the program received the decrypted value (a real deployment)."""
+        return self._plaintext is not None
+
+    def reveal(self) -> str | None:
+        """The plaintext, for wrapping into `pulumi.Output.secret` only."""
+        return self._plaintext
+
+    def __repr__(self) -> str:
+        return "Secret([secret])"
+
+    __str__ = __repr__
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Secret) and other._plaintext == self._plaintext
+
+    def __hash__(self) -> int:
+        return hash(("Secret", self._plaintext))
+
+
+_CREDENTIAL_KEY = re.compile(
+    r"(password|passwd|secret|connection_?string|account_?key|access_?key|api_?key|sas_?token|"
+    r"private_?key|client_?secret|token)$",
+    re.IGNORECASE,
+)
+_CREDENTIAL_TEXT = re.compile(
+    r"AccountKey=|SharedAccessSignature=|SharedAccessKey=|-----BEGIN [A-Z ]*PRIVATE KEY-----", re.IGNORECASE
+)
+
+
+def is_credential_key(key: str) -> bool:
+    """True for key names that hold credentials (`admin_password`, `accountKey`, `sas_token`...)."""
+    return bool(_CREDENTIAL_KEY.search(key))
+
+
+def _credential_problem(key_path: str) -> str:
+    return (
+        "a plain-text credential is not allowed in stack config; store it as a Pulumi secret: "
+        f"pulumi config set --secret --path '{key_path}' <value>"
+    )
+
+
+def find_plaintext_credential(value: Any, key_path: str) -> str | None:
+    """The key path of the first plain-text credential under `value`, or None. Secrets are fine."""
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            path = f"{key_path}.{key}"
+            if is_credential_key(str(key)) and item not in (None, "") and not isinstance(item, (Secret, Mapping)):
+                return path
+            found = find_plaintext_credential(item, path)
+            if found:
+                return found
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found = find_plaintext_credential(item, f"{key_path}[{index}]")
+            if found:
+                return found
+    elif isinstance(value, str) and _CREDENTIAL_TEXT.search(value):
+        return key_path
+    return None
+
+
+# --- messages --------------------------------------------------------------------------------------
+
+
+def show(value: Any) -> str:
+    """A short, YAML-like rendering of a bad value for messages (never of a secret)."""
+    if isinstance(value, Secret):
+        return "a secret value"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        text = value if len(value) <= 80 else value[:77] + "..."
+        return repr(text)
+    if isinstance(value, Mapping):
+        return "a mapping"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    return str(value)
+
+
+def _bad(value: Any, allowed: str, at: tuple[str | int, ...] = ()) -> NoReturn:
+    """Fail with `got <value>; allowed: <allowed>` (optionally at a sub-key of the current location)."""
+    raise PydanticCustomError("amlkit", "got {got}; allowed: {allowed}", {"got": show(value), "allowed": allowed,
+                                                                          "at": at})
+
+
+def _problem(text: str, at: tuple[str | int, ...] = ()) -> NoReturn:
+    raise PydanticCustomError("amlkit", "{problem}", {"problem": text, "at": at})
+
+
+def _plain(value: Any) -> None:
+    if isinstance(value, Secret):
+        _problem(
+            "holds a secret, which amlkit does not read here (offline it cannot be decrypted); allowed: a "
+            f"plain value (secrets are read only at {', '.join(SECRET_PATHS)})"
+        )
+
+
+# --- scalar types ----------------------------------------------------------------------------------
+
+
+def _snake(text: str) -> str:
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", text.strip())
+    return re.sub(r"[\s-]+", "_", spaced).lower()
+
+
+def choice(*values: str) -> Any:
+    """A string enum in az-ml spelling; `LowPriority`, `low-priority` and `low_priority` are the same."""
+    allowed = " | ".join(values)
+
+    def check(value: Any) -> str:
+        _plain(value)
+        if isinstance(value, str) and _snake(value) in values:
+            return _snake(value)
+        _bad(value, allowed)
+
+    return Annotated[str, BeforeValidator(check)]
+
+
+def integer(low: int, high: int | None, what: str) -> Any:
+    """An integer in [low, high]; booleans, text and fractions are refused."""
+    allowed = f"{what} from {low} to {high}" if high is not None else f"{what} of at least {low}"
+
+    def check(value: Any) -> int:
+        _plain(value)
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int):
+            _bad(value, allowed)
+        if value < low or (high is not None and value > high):
+            _bad(value, allowed)
+        return value
+
+    return Annotated[int, BeforeValidator(check)]
+
+
+def _boolean(value: Any) -> bool:
+    _plain(value)
+    if not isinstance(value, bool):
+        _bad(value, "true or false")
+    return value
+
+
+Bool = Annotated[bool, BeforeValidator(_boolean)]
+
+
+def text(pattern: str, allowed: str) -> Any:
+    """A string matching `pattern` in full."""
+    compiled = re.compile(pattern)
+
+    def check(value: Any) -> str:
+        _plain(value)
+        if not isinstance(value, str) or not compiled.fullmatch(value):
+            _bad(value, allowed)
+        return value
+
+    return Annotated[str, BeforeValidator(check)]
+
+
+Description = text(r"(?s).{0,5000}", "text of up to 5000 characters")
+Region = text(r"[a-z][a-z0-9]{2,39}", "an Azure region name in lowercase, e.g. westeurope")
+Guid = text(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}",
+            "a GUID, e.g. 00000000-0000-0000-0000-000000000000")
+EnvironmentName = text(r"[a-z0-9][a-z0-9_-]{0,62}", "1-63 lowercase letters, digits, '-' or '_'")
+WorkspaceName = text(r"[A-Za-z0-9][A-Za-z0-9_-]{2,32}",
+                     "3-33 letters, digits, '-' or '_', starting with a letter or digit")
+ResourceGroupName = text(r"[-\w.()]{0,89}[-\w()]", "1-90 letters, digits, '-', '_', '.', '(' or ')', "
+                         "not ending with '.'")
+ClusterName = text(r"[A-Za-z][A-Za-z0-9-]{1,15}", "2-16 letters, digits or '-', starting with a letter")
+InstanceName = text(r"[A-Za-z][A-Za-z0-9-]{2,23}", "3-24 letters, digits or '-', starting with a letter")
+AdminUsername = text(r"[a-z_][a-z0-9_-]{0,31}", "a Linux user name: 1-32 lowercase letters, digits, '-' or '_'")
+SshPublicKey = text(r"(ssh-(rsa|ed25519|dss)|ecdsa-sha2-nistp(256|384|521)|sk-[a-z0-9@.-]+) [A-Za-z0-9+/=]+( .*)?",
+                    "an OpenSSH public key line, e.g. 'ssh-ed25519 AAAA... user@host'")
+KeyUri = text(r"https://[A-Za-z0-9-]{3,24}\.vault\.azure\.net/keys/[A-Za-z0-9-]{1,127}(/[0-9a-fA-F]{32})?",
+              "a key identifier, e.g. https://kv-name.vault.azure.net/keys/key-name[/version]")
+TimeZone = text(r"[A-Za-z][A-Za-z0-9 .()+:/_-]{0,79}", "a time zone name, e.g. UTC or W. Europe Standard Time")
+
+_SUB = r"/subscriptions/[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+_RG = r"/resourceGroups/[-\w.()]{1,90}"
+
+
+def arm_id(provider: str, *types: str) -> Any:
+    """An ARM resource id of the given provider type, e.g. arm_id("Microsoft.Network", "virtualNetworks", "subnets")."""
+    segments = "".join(rf"/{re.escape(kind)}/[^/\s]+" for kind in types)
+    pattern = re.compile(rf"{_SUB}{_RG}/providers/{re.escape(provider)}{segments}", re.IGNORECASE)
+    example = f"/subscriptions/<guid>/resourceGroups/<rg>/providers/{provider}/" + "/".join(
+        f"{kind}/<name>" for kind in types
+    )
+    allowed = f"an ARM id like {example}"
+
+    def check(value: Any) -> str:
+        _plain(value)
+        if not isinstance(value, str) or not pattern.fullmatch(value):
+            _bad(value, allowed)
+        return value
+
+    return Annotated[str, BeforeValidator(check)]
+
+
+SubnetId = arm_id("Microsoft.Network", "virtualNetworks", "subnets")
+StorageAccountId = arm_id("Microsoft.Storage", "storageAccounts")
+KeyVaultId = arm_id("Microsoft.KeyVault", "vaults")
+AppInsightsId = arm_id("Microsoft.Insights", "components")
+LogAnalyticsId = arm_id("Microsoft.OperationalInsights", "workspaces")
+RegistryId = arm_id("Microsoft.ContainerRegistry", "registries")
+WorkspaceId = arm_id("Microsoft.MachineLearningServices", "workspaces")
+IdentityId = arm_id("Microsoft.ManagedIdentity", "userAssignedIdentities")
+
+
+def _registry(value: Any) -> str | bool:
+    if isinstance(value, bool):
+        return value
+    _plain(value)
+    if isinstance(value, str) and re.fullmatch(
+        rf"{_SUB}{_RG}/providers/Microsoft\.ContainerRegistry/registries/[^/\s]+", value, re.IGNORECASE
+    ):
+        return value
+    _bad(value, "true (create one), false (none) or an existing registry's ARM id like "
+                "/subscriptions/<guid>/resourceGroups/<rg>/providers/Microsoft.ContainerRegistry/registries/<name>")
+
+
+def _vm_size(value: Any) -> str:
+    _plain(value)
+    from amlkit.vmsizes import parse_vm_size  # the catalogue is large: load it on first use
+
+    allowed = "a known Azure VM size name, e.g. Standard_DS3_v2"
+    if not isinstance(value, str):
+        _bad(value, allowed)
+    try:
+        parse_vm_size(value)
+    except UnknownVmSize:
+        _bad(value, allowed)
+    return value
+
+
+VmSize = Annotated[str, BeforeValidator(_vm_size)]
+
+
+def _secret(value: Any) -> Secret:
+    if not isinstance(value, Secret):
+        _problem("must be a Pulumi secret (a `secure:` value)")
+    return value
+
+
+SecretValue = Annotated[Any, BeforeValidator(_secret)]
+
+
+def _tags(value: Any) -> dict[str, str]:
+    _plain(value)
+    if not isinstance(value, Mapping):
+        _bad(value, "a mapping of tag names to text values")
+    if len(value) > 50:
+        _bad(f"{len(value)} tags", "at most 50 tags per resource")
+    for key, item in value.items():
+        if not isinstance(key, str) or not re.fullmatch(r"[^<>%&\\?/]{1,512}", key):
+            _bad(key, "a tag name of 1-512 characters without < > % & \\ ? /", at=(str(key),))
+        _plain(item)
+        if not isinstance(item, str) or len(item) > 256:
+            _bad(item, "text of up to 256 characters (quote numbers: \"4711\")", at=(key,))
+    return dict(value)
+
+
+Tags = Annotated[dict[str, str], BeforeValidator(_tags)]
+
+
+def list_of(item: Any, max_items: int | None = None) -> Any:
+    """A list (YAML sequence), optionally capped."""
+
+    def check(value: Any) -> list[Any]:
+        _plain(value)
+        if not isinstance(value, list):
+            _bad(value, "a list")
+        if max_items is not None and len(value) > max_items:
+            _bad(f"{len(value)} items", f"at most {max_items}")
+        return value
+
+    return Annotated[list[item], BeforeValidator(check)]
+
+
+# --- cron ------------------------------------------------------------------------------------------
+
+_CRON_FIELDS = (
+    ("minute", 0, 59, {}),
+    ("hour", 0, 23, {}),
+    ("day of month", 1, 31, {}),
+    ("month", 1, 12, {m: i + 1 for i, m in enumerate(
+        ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"))}),
+    ("day of week", 0, 6, {d: i for i, d in enumerate(("sun", "mon", "tue", "wed", "thu", "fri", "sat"))}),
+)
+
+
+def _cron_number(token: str, low: int, high: int, names: Mapping[str, int]) -> bool:
+    number = names.get(token.lower()) if token.lower() in names else (int(token) if token.isdigit() else None)
+    return number is not None and low <= number <= high
+
+
+def _cron_part(part: str, low: int, high: int, names: Mapping[str, int]) -> bool:
+    base, _, step = part.partition("/")
+    if step and not (step.isdigit() and int(step) >= 1):
+        return False
+    if base == "*":
+        return True
+    start, _, end = base.partition("-")
+    if not _cron_number(start, low, high, names):
+        return False
+    return not end or _cron_number(end, low, high, names)
+
+
+def cron_ok(expression: str) -> bool:
+    """True for a five-field cron expression (minute hour day-of-month month day-of-week)."""
+    fields = expression.split()
+    if len(fields) != 5:
+        return False
+    return all(
+        all(_cron_part(part, low, high, names) for part in field.split(","))
+        for field, (_, low, high, names) in zip(fields, _CRON_FIELDS, strict=True)
+    )
+
+
+def _cron(value: Any) -> str:
+    _plain(value)
+    if not isinstance(value, str) or not cron_ok(value):
+        _bad(value, "a five-field cron expression 'minute hour day-of-month month day-of-week', e.g. '0 19 * * 1-5'")
+    return value
+
+
+Cron = Annotated[str, BeforeValidator(_cron)]
+
+
+def _start_time(value: Any) -> str:
+    _plain(value)
+    try:
+        datetime.strptime(value, "%Y-%m-%dT%H:%M:%S")
+    except (TypeError, ValueError):
+        _bad(value, "a local time 'yyyy-MM-ddTHH:mm:ss', e.g. '2026-01-05T08:00:00'")
+    return value
+
+
+StartTime = Annotated[str, BeforeValidator(_start_time)]
+
+
+# --- models ----------------------------------------------------------------------------------------
+
+
+class Model(BaseModel):
+    """Base: unknown keys and non-mapping values are refused with the allowed keys named."""
+
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known_keys(cls, data: Any) -> Any:
+        allowed = [field.alias or name for name, field in cls.model_fields.items()]
+        if not isinstance(data, Mapping):
+            _plain(data)
+            _bad(data, f"a mapping with keys {', '.join(allowed)}")
+        for key in data:
+            if key not in allowed:
+                _problem(f"unknown key; allowed keys: {', '.join(allowed)}", at=(str(key),))
+        return data
+
+
+class UserAssignedIdentity(Model):
+    resource_id: IdentityId
+
+
+class IdentitySpec(Model):
+    """`identity:` of a workspace or compute, as in az ml: `type` plus user-assigned identities."""
+
+    type: choice("system_assigned", "user_assigned", "none")
+    user_assigned_identities: list_of(UserAssignedIdentity) = []
+
+    @model_validator(mode="after")
+    def _ids_match_type(self) -> IdentitySpec:
+        if self.type == "user_assigned" and not self.user_assigned_identities:
+            _problem("required when type is user_assigned (a list of {resource_id: <identity ARM id>})",
+                     at=("user_assigned_identities",))
+        if self.type != "user_assigned" and self.user_assigned_identities:
+            _bad(self.type, "user_assigned (user_assigned_identities are only read with it)", at=("type",))
+        return self
+
+    @property
+    def ids(self) -> list[str]:
+        return [identity.resource_id for identity in self.user_assigned_identities]
+
+
+class ResourceGroupSpec(Model):
+    """The resource group: created by the stack unless `existing: true` (then only referenced)."""
+
+    name: ResourceGroupName
+    existing: Bool = False
+
+
+class ManagedNetworkSpec(Model):
+    isolation_mode: choice("disabled", "allow_internet_outbound", "allow_only_approved_outbound")
+
+
+class ServerlessComputeSpec(Model):
+    custom_subnet: SubnetId | None = None
+    no_public_ip: Bool = True
+
+
+class CustomerManagedKeySpec(Model):
+    key_vault: KeyVaultId
+    key_uri: KeyUri
+
+
+class WorkspaceSpec(Model):
+    """`amlkit:workspace`: the workspace and its dependencies (omitted dependency = created)."""
+
+    name: WorkspaceName
+    kind: choice("default", "hub", "project") = "default"
+    hub_id: WorkspaceId | None = None
+    display_name: Description | None = None
+    description: Description | None = None
+    public_network_access: choice("enabled", "disabled") = "disabled"
+    managed_network: ManagedNetworkSpec = ManagedNetworkSpec(isolation_mode="allow_only_approved_outbound")
+    serverless_compute: ServerlessComputeSpec | None = None
+    identity: IdentitySpec = IdentitySpec(type="system_assigned")
+    primary_user_assigned_identity: IdentityId | None = None
+    hbi_workspace: Bool | None = None
+    customer_managed_key: CustomerManagedKeySpec | None = None
+    storage_account: StorageAccountId | None = None
+    key_vault: KeyVaultId | None = None
+    application_insights: AppInsightsId | None = None
+    log_analytics_workspace: LogAnalyticsId | None = None
+    container_registry: Annotated[str | bool, BeforeValidator(_registry)] = False
+    locks: Bool = False
+    tags: Tags = {}
+
+    @model_validator(mode="after")
+    def _cross_fields(self) -> WorkspaceSpec:
+        if self.kind == "project" and not self.hub_id:
+            _problem("required when kind is project (the hub workspace's ARM id)", at=("hub_id",))
+        if self.kind != "project" and self.hub_id:
+            _bad(self.kind, "project (hub_id is only read for projects)", at=("kind",))
+        if self.identity.type == "none":
+            _bad("none", "system_assigned | user_assigned (a workspace needs an identity)", at=("identity", "type"))
+        primary = self.primary_user_assigned_identity
+        if primary and primary.lower() not in {i.lower() for i in self.identity.ids}:
+            _bad(primary, "one of identity.user_assigned_identities", at=("primary_user_assigned_identity",))
+        return self
+
+    @property
+    def has_managed_network(self) -> bool:
+        return self.managed_network.isolation_mode != "disabled"
+
+
+class NetworkSettingsSpec(Model):
+    subnet: SubnetId
+
+
+class ClusterSshSettings(Model):
+    admin_username: AdminUsername = "azureuser"
+    ssh_key_value: SshPublicKey | None = None
+    admin_password: SecretValue | None = None
+
+    @model_validator(mode="after")
+    def _has_credential(self) -> ClusterSshSettings:
+        if self.ssh_key_value is None and self.admin_password is None:
+            _problem("required: ssh_key_value (or a secret admin_password) when ssh_settings is given",
+                     at=("ssh_key_value",))
+        return self
+
+
+class ClusterSpec(Model):
+    """One `amlkit:clusters` entry (az ml `type: amlcompute`)."""
+
+    name: ClusterName
+    type: choice("amlcompute") = "amlcompute"
+    size: VmSize
+    min_instances: integer(0, MAX_NODES, "an integer") = 0
+    max_instances: integer(1, MAX_NODES, "an integer") = 1
+    idle_time_before_scale_down: integer(0, None, "a whole number of seconds") = 120
+    tier: choice("dedicated", "low_priority") = "dedicated"
+    identity: IdentitySpec | None = None
+    location: Region | None = None
+    network_settings: NetworkSettingsSpec | None = None
+    enable_node_public_ip: Bool | None = None
+    ssh_public_access_enabled: Bool = False
+    ssh_settings: ClusterSshSettings | None = None
+    description: Description | None = None
+    tags: Tags = {}
+
+    @model_validator(mode="after")
+    def _cross_fields(self) -> ClusterSpec:
+        if self.min_instances > self.max_instances:
+            _bad(self.min_instances, f"at most max_instances ({self.max_instances})", at=("min_instances",))
+        if self.identity and self.identity.type == "none":
+            _bad("none", "system_assigned | user_assigned", at=("identity", "type"))
+        return self
+
+
+class RecurrenceScheduleSpec(Model):
+    hours: list_of(integer(0, 23, "an hour")) = []
+    minutes: list_of(integer(0, 59, "a minute")) = []
+    week_days: list_of(choice("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")) = []
+
+
+class TriggerSpec(Model):
+    """az ml trigger: `type: cron` with `expression`, or `type: recurrence` with frequency/interval/schedule."""
+
+    type: choice("cron", "recurrence")
+    expression: Cron | None = None
+    frequency: choice("minute", "hour", "day", "week", "month") | None = None
+    interval: integer(1, None, "an integer") | None = None
+    schedule: RecurrenceScheduleSpec | None = None
+    start_time: StartTime | None = None
+    time_zone: TimeZone = "UTC"
+
+    @model_validator(mode="after")
+    def _fields_match_type(self) -> TriggerSpec:
+        if self.type == "cron":
+            if self.expression is None:
+                _problem("required when type is cron", at=("expression",))
+            for key in ("frequency", "interval", "schedule"):
+                if getattr(self, key) is not None:
+                    _problem("only read when type is recurrence", at=(key,))
+        else:
+            if self.expression is not None:
+                _problem("only read when type is cron", at=("expression",))
+            for key in ("frequency", "interval"):
+                if getattr(self, key) is None:
+                    _problem("required when type is recurrence", at=(key,))
+        return self
+
+
+class ScheduleEntry(Model):
+    action: choice("start", "stop")
+    trigger: TriggerSpec
+    state: choice("enabled", "disabled") = "enabled"
+
+
+def _schedules(value: Any) -> Any:
+    """Accept the az ml form `{compute_start_stop: [...]}` as well as a plain list."""
+    if isinstance(value, Mapping) and set(value) == {"compute_start_stop"}:
+        return value["compute_start_stop"]
+    return value
+
+
+class AssignedUserSpec(Model):
+    object_id: Guid
+    tenant_id: Guid
+
+
+class InstanceSshSettings(Model):
+    ssh_key_value: SshPublicKey
+
+
+class InstanceSpec(Model):
+    """One `amlkit:instances` entry (az ml `type: computeinstance`)."""
+
+    name: InstanceName
+    type: choice("computeinstance") = "computeinstance"
+    size: VmSize
+    idle_time_before_shutdown_minutes: integer(15, 4320, "whole minutes (15 minutes to 3 days)") = 60
+    assigned_user: AssignedUserSpec | None = None
+    schedules: Annotated[list_of(ScheduleEntry, 4), BeforeValidator(_schedules)] = []
+    identity: IdentitySpec | None = None
+    location: Region | None = None
+    network_settings: NetworkSettingsSpec | None = None
+    enable_node_public_ip: Bool | None = None
+    ssh_public_access_enabled: Bool = False
+    ssh_settings: InstanceSshSettings | None = None
+    description: Description | None = None
+    tags: Tags = {}
+
+    @model_validator(mode="after")
+    def _cross_fields(self) -> InstanceSpec:
+        if self.ssh_settings and not self.ssh_public_access_enabled:
+            _problem("only read when ssh_public_access_enabled is true", at=("ssh_settings",))
+        if self.identity and self.identity.type == "none":
+            _bad("none", "system_assigned | user_assigned", at=("identity", "type"))
+        return self
+
+
+class EnvironmentSpec(Model):
+    """The whole `amlkit:` namespace of a stack, plus `azure-native:location`.
+
+    Keys are the stack config's own names (`resourceGroup`, `protectData`...); the loaders strip
+    the `amlkit:` prefix. `protect_data` is resolved: given, or true when the environment is one
+    of `prod_like_environments`.
+    """
+
+    location: Region
+    environment: EnvironmentName
+    resource_group: ResourceGroupSpec
+    tags: Tags = {}
+    workspace: WorkspaceSpec
+    clusters: list_of(ClusterSpec) = []
+    instances: list_of(InstanceSpec) = []
+    protect_data: Bool | None = None
+    prod_like_environments: list_of(EnvironmentName) = list(DEFAULT_PROD_LIKE)
+
+    model_config = ConfigDict(
+        extra="forbid",
+        arbitrary_types_allowed=True,
+        alias_generator=lambda name: re.sub(r"_([a-z])", lambda m: m[1].upper(), name),
+        populate_by_name=False,
+    )
+
+    @model_validator(mode="after")
+    def _cross_fields(self) -> EnvironmentSpec:
+        self._check_networks()
+        self._check_unique_names()
+        for index, instance in enumerate(self.instances):
+            if instance.location and instance.location != self.location:
+                _bad(instance.location, f"the workspace's location ({self.location}): an instance cannot "
+                     "live in another region", at=("instances", index, "location"))
+        if self.protect_data is None:
+            self.protect_data = self.environment in self.prod_like_environments
+        return self
+
+    def _check_networks(self) -> None:
+        managed = self.workspace.has_managed_network
+        computes: list[tuple[str, int, ClusterSpec | InstanceSpec]] = [
+            ("clusters", i, c) for i, c in enumerate(self.clusters)
+        ] + [("instances", i, c) for i, c in enumerate(self.instances)]
+        for group, index, compute in computes:
+            has_network = managed or compute.network_settings is not None
+            at = (group, index, "enable_node_public_ip")
+            if compute.enable_node_public_ip is False and not has_network:
+                _bad(False, "true, or false together with network_settings.subnet or a workspace "
+                     "managed_network (nodes without public IPs need a network)", at=at)
+            if compute.enable_node_public_ip is None and not has_network:
+                _problem("required when there is no network_settings.subnet and no workspace managed_network: "
+                         "allowed: true (nodes then get public IPs), or add network_settings.subnet", at=at)
+
+    def _check_unique_names(self) -> None:
+        seen: dict[str, str] = {}
+        named = [("clusters", i, c.name) for i, c in enumerate(self.clusters)] + [
+            ("instances", i, c.name) for i, c in enumerate(self.instances)
+        ]
+        for group, index, name in named:
+            first = seen.setdefault(name.lower(), f"{group}[{index}]")
+            if first != f"{group}[{index}]":
+                _bad(name, f"a compute name not used elsewhere in the workspace ({first} has it)",
+                     at=(group, index, "name"))
+
+
+# --- validation entry point ------------------------------------------------------------------------
+
+TOP_LEVEL_KEYS = tuple(
+    field.alias or name for name, field in EnvironmentSpec.model_fields.items() if name != "location"
+)
+"""The keys allowed under `amlkit:` (camelCase, as in the stack file)."""
+
+
+def key_path(loc: Iterable[str | int]) -> str:
+    """`("clusters", 0, "max_instances")` -> `amlkit:clusters[0].max_instances`."""
+    parts = list(loc)
+    if not parts:
+        return "amlkit"
+    head, rest = parts[0], parts[1:]
+    path = "azure-native:location" if head == "location" else f"amlkit:{head}"
+    for part in rest:
+        path += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return path
+
+
+def _describe(error: Mapping[str, Any], secret_keys: frozenset[str]) -> tuple[str, str]:
+    """(key path, problem) for one pydantic error, with values of secret keys redacted."""
+    loc = tuple(error["loc"]) + tuple(error.get("ctx", {}).get("at", ()))
+    secret = bool(loc) and loc[0] in secret_keys
+    if error["type"] == "amlkit":
+        ctx = error["ctx"]
+        if "got" in ctx:
+            got = "a secret value" if secret else ctx["got"]
+            return key_path(loc), f"got {got}; allowed: {ctx['allowed']}"
+        return key_path(loc), ctx["problem"]
+    if error["type"] == "missing":
+        return key_path(loc), "required key is missing"
+    got = "a secret value" if secret else show(error.get("input"))
+    return key_path(loc), f"got {got}; allowed: {error['msg']}"
+
+
+def validate_environment(
+    raw: Mapping[str, Any], file: str | None, secret_keys: Iterable[str] = ()
+) -> EnvironmentSpec:
+    """Validate the `amlkit:` namespace (keys without prefix, plus `location`) into an EnvironmentSpec.
+
+    `secret_keys` names top-level keys whose values came from Pulumi secrets: their values never
+    appear in messages. Raises ConfigError for the first problem.
+    """
+    for key, value in raw.items():
+        found = find_plaintext_credential(value, key_path([key]))
+        if found:
+            raise ConfigError(file, found, _credential_problem(found))
+    try:
+        return EnvironmentSpec.model_validate(dict(raw))
+    except ValidationError as error:
+        path, problem = _describe(error.errors()[0], frozenset(secret_keys))
+        raise ConfigError(file, path, problem) from None
+
+
+def merged_tags(*layers: Mapping[str, str] | None, environment: str) -> dict[str, str]:
+    """Tags of one resource: later layers win; the `environment` tag is always the stack's environment."""
+    tags: dict[str, str] = {}
+    for layer in layers:
+        tags.update(layer or {})
+    tags["environment"] = environment
+    return tags
