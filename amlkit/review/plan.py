@@ -1,0 +1,192 @@
+"""The preview's plan: every resource the program would create, as a tree under its parent, with the
+settings people review (size, nodes, priority, identity, network, locks, protect).
+
+Only those settings are shown, never the raw inputs; a value that is a Pulumi secret (redacted by the
+engine, or still wearing the secret signature) prints as `[secret]`, one unknown at preview as
+`(unknown)`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
+
+from rich.text import Text
+
+from amlkit.review.model import ResourceRecord, StackReview
+
+SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d"  # pulumi.runtime.rpc._special_sig_key
+UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"  # pulumi.runtime.rpc.UNKNOWN
+REDACTED = "[secret]"
+COMPUTE = "azure-native:machinelearningservices:Compute"
+WORKSPACE = "azure-native:machinelearningservices:Workspace"
+LOCK_PREFIX = "azure-native:authorization:ManagementLock"
+
+
+def render_plan(stack: StackReview) -> Text:
+    """The plan of one stack, columns aligned as in `pulumi preview`."""
+    rows = list(_rows(stack.resources))
+    type_width = max([len("Type"), *(len(prefix + r.type) for prefix, r in rows)])
+    name_width = max([len("Name"), *(len(r.name) for _, r in rows)])
+    out = Text(f"     {'Type'.ljust(type_width)}  {'Name'.ljust(name_width)}  Plan    Info\n", style="bold")
+    for prefix, record in rows:
+        info = "; ".join(settings(record))
+        line = f" +   {(prefix + record.type).ljust(type_width)}  {record.name.ljust(name_width)}  create  {info}"
+        out.append(line.rstrip() + "\n", style="green")
+    out.append(f"\nResources:\n    + {len(rows)} to create\n")
+    return out
+
+
+def settings(record: ResourceRecord) -> list[str]:
+    """The reviewable settings of one resource, in a fixed order."""
+    describe = _DESCRIBERS.get(record.type)
+    if describe is None and record.type.startswith(LOCK_PREFIX):
+        describe = _lock
+    found = describe(record.inputs) if describe else []
+    if record.options.get("protect"):
+        found.append("protect")
+    if record.options.get("retainOnDelete"):
+        found.append("retain on delete")
+    return found
+
+
+def show(value: Any) -> str:
+    """One input value for display, never revealing a secret."""
+    if _is_secret(value):
+        return REDACTED
+    if value == UNKNOWN:
+        return "(unknown)"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, (dict, list)):
+        return "(set)"
+    return str(value)
+
+
+def _rows(resources: Sequence[ResourceRecord]) -> Iterator[tuple[str, ResourceRecord]]:
+    """(tree prefix, record) depth first; children sorted by (type, name); orphans count as roots."""
+    urns = {r.urn for r in resources}
+    children: dict[str | None, list[ResourceRecord]] = {}
+    for r in resources:
+        parent = r.parent if r.parent in urns and r.parent != r.urn else None
+        children.setdefault(parent, []).append(r)
+    for siblings in children.values():
+        siblings.sort(key=lambda r: (r.type, r.name, r.urn))
+    seen: set[str] = set()
+
+    def walk(parent: str | None, indent: str, top: bool) -> Iterator[tuple[str, ResourceRecord]]:
+        siblings = [r for r in children.get(parent, []) if r.urn not in seen]
+        for i, record in enumerate(siblings):
+            seen.add(record.urn)
+            last = i == len(siblings) - 1
+            yield ("" if top else indent + ("└─ " if last else "├─ ")), record
+            yield from walk(record.urn, "" if top else indent + ("   " if last else "│  "), False)
+
+    yield from walk(None, "", True)
+
+
+def _get(data: Any, path: str) -> Any:
+    for key in path.split("."):
+        if _is_secret(data):
+            return data
+        if not isinstance(data, Mapping):
+            return None
+        data = data.get(key)
+    return data
+
+
+def _is_secret(value: Any) -> bool:
+    return value == REDACTED or (isinstance(value, Mapping) and SECRET_SIG_KEY in value)
+
+
+def _labelled(inputs: Mapping[str, Any], fields: Sequence[tuple[str, str, str | None]]) -> list[str]:
+    """`label value` for each (label, path, default-when-missing); missing without default is skipped."""
+    found = []
+    for label, path, default in fields:
+        value = _get(inputs, path)
+        if value is None and default is not None:
+            found.append(f"{label} {default} (default)")
+        elif value is not None:
+            found.append(f"{label} {show(value)}")
+    return found
+
+
+def _identity(inputs: Mapping[str, Any]) -> list[str]:
+    kind = _get(inputs, "identity.type")
+    if kind is None:
+        return []
+    ids = _get(inputs, "identity.userAssignedIdentities")
+    count = f" ({len(ids)} user-assigned)" if isinstance(ids, (list, dict)) and ids else ""
+    return [f"identity {show(kind)}{count}"]
+
+
+def _subnet(value: Any) -> list[str]:
+    if value is None:
+        return []
+    text = show(value)
+    parts = text.split("/")
+    if len(parts) > 4 and parts[-2].lower() == "subnets":
+        text = f"{parts[-3]}/{parts[-1]}"
+    return [f"subnet {text}"]
+
+
+def _compute(inputs: Mapping[str, Any]) -> list[str]:
+    kind = _get(inputs, "properties.computeType")
+    found = [show(kind)] if kind is not None else []
+    if kind == "ComputeInstance":
+        found += _labelled(inputs, [
+            ("size", "properties.properties.vmSize", None),
+            ("idle shutdown", "properties.properties.idleTimeBeforeShutdown", None),
+        ])
+        found += _identity(inputs)
+        found += _subnet(_get(inputs, "properties.properties.subnet.id"))
+        found += _labelled(inputs, [
+            ("node public IP", "properties.properties.enableNodePublicIp", "true"),
+            ("SSH", "properties.properties.sshSettings.sshPublicAccess", "Disabled"),
+        ])
+        return found
+    found += _labelled(inputs, [
+        ("size", "properties.properties.vmSize", None),
+        ("min nodes", "properties.properties.scaleSettings.minNodeCount", "0"),
+        ("max nodes", "properties.properties.scaleSettings.maxNodeCount", None),
+        ("priority", "properties.properties.vmPriority", "Dedicated"),
+        ("idle", "properties.properties.scaleSettings.nodeIdleTimeBeforeScaleDown", None),
+        ("location", "properties.computeLocation", None),
+    ])
+    found += _identity(inputs)
+    found += _subnet(_get(inputs, "properties.properties.subnet.id"))
+    found += _labelled(inputs, [
+        ("node public IP", "properties.properties.enableNodePublicIp", "true"),
+        ("SSH", "properties.properties.remoteLoginPortPublicAccess", "NotSpecified"),
+        ("local auth disabled", "properties.disableLocalAuth", None),
+    ])
+    return found
+
+
+def _workspace(inputs: Mapping[str, Any]) -> list[str]:
+    found = _labelled(inputs, [
+        ("kind", "kind", None),
+        ("public network access", "publicNetworkAccess", "Enabled"),
+        ("managed network", "managedNetwork.isolationMode", "Disabled"),
+        ("serverless subnet", "serverlessComputeSettings.serverlessComputeCustomSubnet", None),
+        ("serverless no public IP", "serverlessComputeSettings.serverlessComputeNoPublicIP", None),
+        ("HBI", "hbiWorkspace", None),
+    ])
+    return found + _identity(inputs)
+
+
+def _lock(inputs: Mapping[str, Any]) -> list[str]:
+    level = show(_get(inputs, "level")) if _get(inputs, "level") is not None else "(unset)"
+    for label, path in (("scope", "scope"), ("resource", "resourceName"), ("resource group", "resourceGroupName")):
+        target = _get(inputs, path)
+        if target is not None:
+            return [f"lock {level} on {label} {show(target)}"]
+    return [f"lock {level} on the subscription"]
+
+
+_DESCRIBERS: dict[str, Callable[[Mapping[str, Any]], list[str]]] = {
+    COMPUTE: _compute,
+    WORKSPACE: _workspace,
+}

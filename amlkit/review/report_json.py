@@ -1,0 +1,111 @@
+"""The JSON report: stable, for scripts and CI. Also the one place that fixes the order of findings.
+
+Shape (format version 1; fields are only ever added, never renamed, within a version)::
+
+    {
+      "version": 1,
+      "stacks": [
+        {
+          "stack": "prod", "project": "amlkit", "environment": "prod",
+          "stack_file": "stacks/Pulumi.prod.yaml",
+          "pack": {"name": "amlkit-guardrails", "version": "0.1.0"} | null,
+          "error": null | "what failed: the review of this stack did not happen",
+          "resources": [{"urn", "type", "name", "parent"}],          # sorted by urn
+          "violations": [{"policy", "level", "severity", "urn", "type", "resource", "message"}
+                         + {"reason", "expires"} when level is "waived"],
+          "unknown": [{"policy", "urn", "type", "resource", "message"}]
+        }
+      ],
+      "summary": {"mandatory": 0, "advisory": 0, "waived": 0, "unknown": 0, "failed": 0}
+    }
+
+`level` is mandatory | advisory | waived; `expires` is an ISO date or null. Violations are sorted by
+level (mandatory, advisory, waived), then policy, type, resource name, urn, message; unknowns by
+policy, type, resource name, urn. `summary.failed` counts stacks whose review failed (`error` set):
+such a review is never clean, whatever the counts say. Resource inputs are not part of the report,
+so no input value (secret or not) can leak through it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from amlkit.review.model import Review, StackReview, Unknown, Violation
+
+FORMAT_VERSION = 1
+LEVEL_ORDER = {"mandatory": 0, "advisory": 1, "waived": 2}
+
+
+def ordered_violations(stack: StackReview) -> list[Violation]:
+    """The stack's violations in report order (every format uses this order)."""
+    return sorted(
+        stack.violations,
+        key=lambda v: (LEVEL_ORDER.get(v.level, 9), v.policy, v.type, v.resource, v.urn, v.message),
+    )
+
+
+def ordered_unknown(stack: StackReview) -> list[Unknown]:
+    return sorted(stack.unknown, key=lambda u: (u.policy, u.type, u.resource, u.urn, u.message))
+
+
+def ordered_stacks(review: Review) -> list[StackReview]:
+    return sorted(review.stacks, key=lambda s: s.stack)
+
+
+def summary(review: Review) -> dict[str, int]:
+    return {
+        "mandatory": review.count("mandatory"),
+        "advisory": review.count("advisory"),
+        "waived": review.count("waived"),
+        "unknown": sum(len(s.unknown) for s in review.stacks),
+        "failed": sum(1 for s in review.stacks if s.error),
+    }
+
+
+def to_dict(review: Review) -> dict[str, Any]:
+    return {
+        "version": FORMAT_VERSION,
+        "stacks": [_stack(s) for s in ordered_stacks(review)],
+        "summary": summary(review),
+    }
+
+
+def render(review: Review) -> str:
+    return json.dumps(to_dict(review), indent=2, ensure_ascii=False) + "\n"
+
+
+def _stack(stack: StackReview) -> dict[str, Any]:
+    return {
+        "stack": stack.stack,
+        "project": stack.project,
+        "environment": stack.environment,
+        "stack_file": stack.stack_file,
+        "pack": {"name": stack.pack.name, "version": stack.pack.version} if stack.pack else None,
+        "error": stack.error,
+        "resources": [
+            {"urn": r.urn, "type": r.type, "name": r.name, "parent": r.parent}
+            for r in sorted(stack.resources, key=lambda r: r.urn)
+        ],
+        "violations": [_violation(v) for v in ordered_violations(stack)],
+        "unknown": [
+            {"policy": u.policy, "urn": u.urn, "type": u.type, "resource": u.resource, "message": u.message}
+            for u in ordered_unknown(stack)
+        ],
+    }
+
+
+def _violation(v: Violation) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "policy": v.policy,
+        "level": v.level,
+        "severity": v.severity,
+        "urn": v.urn,
+        "type": v.type,
+        "resource": v.resource,
+        "message": v.message,
+    }
+    if v.level == "waived":
+        data["reason"] = v.waiver_reason
+        data["expires"] = v.waiver_expires
+    return data

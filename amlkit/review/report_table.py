@@ -1,0 +1,138 @@
+"""The human report, laid out like the Policies section of `pulumi preview --policy-pack`.
+
+Renderers return `rich.text.Text`: `.plain` is the exact text (files, pipes, tests); printing it with
+a rich Console adds colour only on a terminal and never under NO_COLOR.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from amlkit.review.model import PackInfo, PolicyInfo, Review, StackReview, Unknown, Violation
+from amlkit.review.report_json import ordered_stacks, ordered_unknown, ordered_violations, summary
+
+INDENT = "    "
+STYLES = {"mandatory": "bold red", "advisory": "yellow", "waived": "dim", "unknown": "cyan", "error": "bold red"}
+
+
+def render(review: Review, pack_source: str = "", plans: dict[str, Text] | None = None) -> Text:
+    """Every stack (sorted), each with its plan when `plans` has one, then the overall summary line."""
+    out = Text()
+    for stack in ordered_stacks(review):
+        out.append(stack_header(stack) + "\n\n", style="bold")
+        if plans and stack.stack in plans:
+            out.append_text(plans[stack.stack])
+            out.append("\n")
+        out.append_text(render_policies(stack, pack_source))
+        out.append("\n")
+    out.append(summary_line(review) + "\n", style="bold")
+    return out
+
+
+def stack_header(stack: StackReview) -> str:
+    return f"Stack {stack.stack} (project {stack.project}, environment {stack.environment}, {stack.stack_file})"
+
+
+def render_policies(stack: StackReview, pack_source: str = "") -> Text:
+    """The `Policies:` section of one stack."""
+    out = Text("Policies:\n")
+    if stack.error or stack.pack is None:
+        reason = stack.error or "no policy pack result"
+        out.append(f"{INDENT}❌ review failed: {reason}\n", style=STYLES["error"])
+        out.append(f"{INDENT}The program or the policy pack failed: this stack was NOT reviewed.\n",
+                   style=STYLES["error"])
+        return out
+    ordered = ordered_violations(stack)
+    out.append(f"{INDENT}{_pack_state(stack)} {pack_label(stack.pack, pack_source)}\n")
+    for v in ordered:
+        if v.level != "waived":
+            _violation(out, v)
+    waived = [v for v in ordered if v.level == "waived"]
+    if waived:
+        out.append(f"{INDENT}Waived:\n", style=STYLES["waived"])
+        for v in waived:
+            _violation(out, v)
+    unknown = ordered_unknown(stack)
+    if unknown:
+        out.append(f"{INDENT}Unknown at preview (not a pass):\n", style=STYLES["unknown"])
+        for u in unknown:
+            _unknown(out, u)
+    counts = _counts(stack.count("mandatory"), stack.count("advisory"), stack.count("waived"), len(unknown))
+    out.append(f"{INDENT}{counts}\n")
+    return out
+
+
+def pack_label(pack: PackInfo, pack_source: str = "") -> str:
+    """`amlkit-guardrails@v0.1.0 (local: policies)`, as pulumi prints a local pack."""
+    where = f" (local: {pack_source})" if pack_source else ""
+    return f"{pack.name}@v{pack.version}{where}"
+
+
+def summary_line(review: Review) -> str:
+    counts = summary(review)
+    stacks = len(review.stacks)
+    text = f"Summary: {stacks} stack{'s' if stacks != 1 else ''}, " + _counts(
+        counts["mandatory"], counts["advisory"], counts["waived"], counts["unknown"]
+    )
+    if counts["failed"]:
+        text += f"; {counts['failed']} FAILED and NOT reviewed"
+    return text
+
+
+def render_rules(pack: PackInfo, pack_source: str = "") -> Text:
+    """`amlkit rules`: every policy with its effective level, severity, description, remediation."""
+    policies = sorted(pack.policies, key=lambda p: p.name)
+    levels = {level: sum(1 for p in policies if p.level == level) for level in ("mandatory", "advisory", "disabled")}
+    out = Text(f"{pack_label(pack, pack_source)}: {len(policies)} policies "
+               f"({levels['mandatory']} mandatory, {levels['advisory']} advisory, {levels['disabled']} disabled)\n",
+               style="bold")
+    for policy in policies:
+        out.append("\n")
+        _rule(out, policy)
+    return out
+
+
+def _rule(out: Text, policy: PolicyInfo) -> None:
+    kind = "stack" if policy.stack_policy else "resource"
+    out.append(f"{policy.name}  [{policy.level}] [severity: {policy.severity}] [{kind}]\n",
+               style=STYLES.get(policy.level, "dim"))
+    out.append(f"{INDENT}{policy.description}\n")
+    if policy.remediation:
+        _indented(out, "Remediation: " + policy.remediation, INDENT)
+    if policy.tags:
+        out.append(f"{INDENT}Tags: {', '.join(policy.tags)}\n")
+    if policy.url:
+        out.append(f"{INDENT}More: {policy.url}\n")
+
+
+def _pack_state(stack: StackReview) -> str:
+    if stack.count("mandatory"):
+        return "❌"
+    if stack.count("advisory") or stack.unknown:
+        return "⚠️"
+    return "✅"
+
+
+def _violation(out: Text, v: Violation) -> None:
+    style = STYLES.get(v.level, "")
+    out.append(f"{INDENT * 2}- [{v.level}] [severity: {v.severity}]  {v.policy}  ({v.type}: {v.resource})\n",
+               style=style)
+    if v.level == "waived":
+        expiry = f" (expires {v.waiver_expires})" if v.waiver_expires else ""
+        _indented(out, f"reason: {v.waiver_reason or 'none given'}{expiry}", INDENT * 2 + "  ")
+    _indented(out, v.message, INDENT * 2 + "  ")
+
+
+def _unknown(out: Text, u: Unknown) -> None:
+    out.append(f"{INDENT * 2}- {u.policy}  ({u.type}: {u.resource})\n", style=STYLES["unknown"])
+    _indented(out, u.message, INDENT * 2 + "  ")
+
+
+def _indented(out: Text, text: str, prefix: str) -> None:
+    for line in text.splitlines() or [""]:
+        out.append(f"{prefix}{line}\n")
+
+
+def _counts(mandatory: int, advisory: int, waived: int, unknown: int) -> str:
+    return f"{mandatory} mandatory, {advisory} advisory, {waived} waived, {unknown} unknown"
+
