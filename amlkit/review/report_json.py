@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from amlkit.review.model import Review, StackReview, Unknown, Violation
+from amlkit.review.model import PackInfo, Review, StackReview, Unknown, Violation
 
 FORMAT_VERSION = 1
 LEVEL_ORDER = {"mandatory": 0, "advisory": 1, "waived": 2}
@@ -73,6 +73,31 @@ def to_dict(review: Review) -> dict[str, Any]:
 
 def render(review: Review) -> str:
     return json.dumps(to_dict(review), indent=2, ensure_ascii=False) + "\n"
+
+
+def rules_to_dict(pack: PackInfo) -> dict[str, Any]:
+    """`amlkit rules --format json`: {"version", "pack": {"name", "version"}, "policies": [...]} by name."""
+    return {
+        "version": FORMAT_VERSION,
+        "pack": {"name": pack.name, "version": pack.version},
+        "policies": [
+            {
+                "name": p.name,
+                "level": p.level,
+                "severity": p.severity,
+                "description": p.description,
+                "remediation": p.remediation,
+                "url": p.url,
+                "tags": list(p.tags),
+                "stack_policy": p.stack_policy,
+            }
+            for p in sorted(pack.policies, key=lambda p: p.name)
+        ],
+    }
+
+
+def render_rules(pack: PackInfo) -> str:
+    return json.dumps(rules_to_dict(pack), indent=2, ensure_ascii=False) + "\n"
 
 
 def _stack(stack: StackReview) -> dict[str, Any]:

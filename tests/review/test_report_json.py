@@ -1,0 +1,84 @@
+"""The JSON report: the documented shape, sorted, waivers with reason and expiry, failures visible."""
+
+from __future__ import annotations
+
+import json
+
+from amlkit.review.model import Review
+from amlkit.review.report_json import FORMAT_VERSION, render, render_rules, to_dict
+from tests.data.reviews import PACK, SECRET_VALUE, cpu_urn, full_review, prod_stack
+
+COMPUTE = "azure-native:machinelearningservices:Compute"
+
+
+def test_top_level_shape_and_summary() -> None:
+    data = to_dict(full_review())
+    assert list(data) == ["version", "stacks", "summary"]
+    assert data["version"] == FORMAT_VERSION == 1
+    assert [s["stack"] for s in data["stacks"]] == ["dev", "prod", "staging"]
+    assert data["summary"] == {"mandatory": 1, "advisory": 1, "waived": 1, "unknown": 1, "failed": 1}
+
+
+def test_stack_fields() -> None:
+    dev, prod, staging = to_dict(full_review())["stacks"]
+    assert list(prod) == ["stack", "project", "environment", "stack_file", "pack", "error", "resources",
+                          "violations", "unknown"]
+    assert (prod["project"], prod["environment"], prod["stack_file"]) == ("amlkit", "prod", "stacks/Pulumi.prod.yaml")
+    assert prod["pack"] == {"name": "amlkit-guardrails", "version": "0.1.0"}
+    assert dev["error"] is None and dev["violations"] == [] and dev["unknown"] == []
+    assert staging["error"] == "program failed: ValueError: bad subnet"
+    assert staging["pack"] is None
+
+
+def test_violations_sorted_by_level_with_waiver_fields_only_on_waived() -> None:
+    prod = to_dict(Review(stacks=[prod_stack()]))["stacks"][0]
+    base = {"urn": cpu_urn(), "type": COMPUTE, "resource": "cpu-cluster"}
+    assert prod["violations"] == [
+        {"policy": "aml-cluster-min-nodes-zero", "level": "mandatory", "severity": "high", **base,
+         "message": "Cluster cpu-cluster must scale down to 0 nodes; found minNodeCount 2.\nIdle nodes are billed."},
+        {"policy": "aml-cluster-ssh-disabled", "level": "advisory", "severity": "high", **base,
+         "message": "Cluster cpu-cluster must close the SSH port explicitly; found NotSpecified."},
+        {"policy": "aml-compute-no-public-ip", "level": "waived", "severity": "medium", **base,
+         "message": "Cluster cpu-cluster must not give nodes a public IP.",
+         "reason": "Migration to the hub network, ticket NET-42", "expires": "2026-12-31"},
+    ]
+    assert prod["unknown"] == [{"policy": "aml-cluster-same-region", "urn": cpu_urn(), "type": COMPUTE,
+                                "resource": "cpu-cluster", "message": "can't be known during preview"}]
+
+
+def test_resources_sorted_by_urn_without_inputs() -> None:
+    resources = to_dict(Review(stacks=[prod_stack()]))["stacks"][0]["resources"]
+    assert [r["urn"] for r in resources] == sorted(r["urn"] for r in resources)
+    assert all(list(r) == ["urn", "type", "name", "parent"] for r in resources)
+    assert resources[0] == {"urn": "urn:pulumi:prod::amlkit::amlkit:index:Environment$amlkit:index:ComputeCluster"
+                                   "$azure-native:machinelearningservices:Compute::cpu-cluster",
+                            "type": COMPUTE, "name": "cpu-cluster",
+                            "parent": "urn:pulumi:prod::amlkit::amlkit:index:Environment$"
+                                      "amlkit:index:ComputeCluster::cpu-cluster"}
+
+
+def test_render_is_the_dict_as_indented_json_and_keeps_non_ascii() -> None:
+    text = render(full_review())
+    assert json.loads(text) == to_dict(full_review())
+    assert text.endswith("}\n") and text.startswith('{\n  "version": 1,')
+    assert SECRET_VALUE not in text
+
+
+def test_empty_review() -> None:
+    assert to_dict(Review()) == {"version": 1, "stacks": [],
+                                 "summary": {"mandatory": 0, "advisory": 0, "waived": 0, "unknown": 0, "failed": 0}}
+
+
+def test_rules() -> None:
+    data = json.loads(render_rules(PACK))
+    assert data["version"] == 1 and data["pack"] == {"name": "amlkit-guardrails", "version": "0.1.0"}
+    assert [p["name"] for p in data["policies"]] == ["aml-cluster-min-nodes-zero", "aml-cluster-ssh-disabled",
+                                                     "aml-compute-no-public-ip", "aml-quota-budget"]
+    assert data["policies"][1] == {
+        "name": "aml-cluster-ssh-disabled", "level": "advisory", "severity": "high",
+        "description": "Cluster SSH ports are explicitly closed.",
+        "remediation": "Set ssh_public_access_enabled: false.",
+        "url": "https://learn.microsoft.com/azure/machine-learning/how-to-secure-training-vnet",
+        "tags": ["security", "network"], "stack_policy": False,
+    }
+    assert data["policies"][3]["stack_policy"] is True
