@@ -60,6 +60,7 @@ class Registration:
     retain_on_delete: bool
     delete_before_replace: bool
     replace_on_changes: list[str]
+    id: str = ""
     outputs: dict[str, Any] = field(default_factory=dict)
 
 
@@ -152,10 +153,11 @@ class Recorded:
 
 
 def _registration(request: Any, monitor: RecordingMonitor) -> Registration:
-    outputs = {}
+    outputs: dict[str, Any] = {}
+    resource_id = ""
     for urn, reg in monitor.resources.items():
         if urn.endswith(f"::{request.name}") and f"{request.type}::" in urn:
-            outputs = dict(reg.state)
+            outputs, resource_id = dict(reg.state), reg.id or ""
     return Registration(
         type=request.type,
         name=request.name,
@@ -166,6 +168,7 @@ def _registration(request: Any, monitor: RecordingMonitor) -> Registration:
         retain_on_delete=request.retainOnDelete,
         delete_before_replace=request.deleteBeforeReplace,
         replace_on_changes=list(request.replaceOnChanges),
+        id=resource_id,
         outputs=outputs,
     )
 

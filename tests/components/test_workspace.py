@@ -1,0 +1,392 @@
+"""Workspace component: children, exact inputs, options, reuse vs create, locks, names, validation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from amlkit.components import Workspace, WorkspaceArgs
+from amlkit.errors import ConfigError
+from tests.components.harness import RG_ID, TENANT, Recorded, arm_id, principal_of, run
+
+WS = "azure-native:machinelearningservices:Workspace"
+STORAGE = "azure-native:storage:StorageAccount"
+VAULT = "azure-native:keyvault:Vault"
+LOGS = "azure-native:operationalinsights:Workspace"
+APPI = "azure-native:applicationinsights:Component"
+ACR = "azure-native:containerregistry:Registry"
+DIAG = "azure-native:monitor:DiagnosticSetting"
+LOCK = "azure-native:authorization:ManagementLockByScope"
+COMPONENT = "amlkit:index:Workspace"
+
+# The names derived for component "mlw" in project "amlkit", stack "test".
+ST_NAME = "stmlwb09487"
+KV_NAME = "kv-mlw-b09487"
+CR_NAME = "crmlwb09487"
+ST_ID = arm_id("Microsoft.Storage/storageAccounts", ST_NAME)
+KV_ID = arm_id("Microsoft.KeyVault/vaults", KV_NAME)
+LOG_ID = arm_id("Microsoft.OperationalInsights/workspaces", "log-mlw")
+APPI_ID = arm_id("Microsoft.Insights/components", "appi-mlw")
+CR_ID = arm_id("Microsoft.ContainerRegistry/registries", CR_NAME)
+WS_ID = arm_id("Microsoft.MachineLearningServices/workspaces", "mlw")
+OTHER = "/subscriptions/0000/resourceGroups/rg-shared/providers"
+UAI = f"{OTHER}/Microsoft.ManagedIdentity/userAssignedIdentities/uai-ml"
+UAI2 = f"{OTHER}/Microsoft.ManagedIdentity/userAssignedIdentities/uai-two"
+
+OUTPUT_NAMES = {
+    "workspace_id", "workspace_name", "storage_account_id", "key_vault_id", "application_insights_id",
+    "log_analytics_workspace_id", "container_registry_id", "principal_id",
+}
+
+
+def build(name: str = "mlw", **extra: Any) -> Recorded:
+    args: WorkspaceArgs = {"resource_group_name": "rg-ml", "location": "westeurope", **extra}  # type: ignore[typeddict-item]
+
+    def program() -> dict[str, Any]:
+        ws = Workspace(name, args)
+        return {key: getattr(ws, key) for key in OUTPUT_NAMES}
+
+    return run(program)
+
+
+def test_default_children_are_exactly_the_dependencies_the_workspace_and_its_diagnostics() -> None:
+    assert build().names() == sorted([
+        (COMPONENT, "mlw"), (LOGS, "mlw-logs"), (STORAGE, "mlw-storage"), (VAULT, "mlw-keyvault"),
+        (APPI, "mlw-appinsights"), (WS, "mlw-workspace"), (DIAG, "mlw-diagnostics"),
+    ])
+
+
+def test_every_child_is_parented_to_the_component_and_unprotected_by_default() -> None:
+    rec = build(container_registry=True, lock_resources=True)
+    children = [r for r in rec.registrations if r.type != COMPONENT]
+    assert len(children) == 10
+    for child in children:
+        assert (child.name, child.parent, child.protect, child.retain_on_delete) == (
+            child.name, "mlw", False, False)
+
+
+def test_storage_account_inputs_are_secure() -> None:
+    assert build().get(STORAGE, "mlw-storage").inputs == {
+        "accountName": ST_NAME,
+        "resourceGroupName": "rg-ml",
+        "location": "westeurope",
+        "tags": {},
+        "kind": "StorageV2",
+        "sku": {"name": "Standard_LRS"},
+        "allowBlobPublicAccess": False,
+        "allowSharedKeyAccess": False,
+        "defaultToOAuthAuthentication": True,
+        "allowCrossTenantReplication": False,
+        "enableHttpsTrafficOnly": True,
+        "minimumTlsVersion": "TLS1_2",
+        "isHnsEnabled": False,
+        "publicNetworkAccess": "Disabled",
+    }
+
+
+def test_shared_key_access_opt_in_turns_keys_on_and_leaves_datastore_auth_to_azure() -> None:
+    rec = build(storage_shared_key_access=True)
+    storage = rec.get(STORAGE, "mlw-storage").inputs
+    assert (storage["allowSharedKeyAccess"], storage["defaultToOAuthAuthentication"]) == (True, False)
+    assert "systemDatastoresAuthMode" not in rec.get(WS, "mlw-workspace").inputs
+
+
+def test_key_vault_uses_rbac_soft_delete_and_purge_protection() -> None:
+    assert build().get(VAULT, "mlw-keyvault").inputs == {
+        "vaultName": KV_NAME,
+        "resourceGroupName": "rg-ml",
+        "location": "westeurope",
+        "tags": {},
+        "properties": {
+            "tenantId": TENANT,
+            "sku": {"family": "A", "name": "standard"},
+            "enableRbacAuthorization": True,
+            "enableSoftDelete": True,
+            "softDeleteRetentionInDays": 90.0,
+            "enablePurgeProtection": True,
+            "publicNetworkAccess": "disabled",
+            # SDK defaults, sent explicitly by pulumi-azure-native
+            "enabledForDeployment": False,
+            "enabledForDiskEncryption": False,
+            "enabledForTemplateDeployment": False,
+        },
+    }
+
+
+def test_key_vault_takes_the_given_tenant_instead_of_the_client_config() -> None:
+    rec = build(tenant_id="22222222-2222-2222-2222-222222222222")
+    assert rec.get(VAULT, "mlw-keyvault").inputs["properties"]["tenantId"] == (
+        "22222222-2222-2222-2222-222222222222")
+
+
+def test_monitoring_is_a_workspace_based_application_insights_over_log_analytics() -> None:
+    rec = build(log_retention_days=90)
+    assert rec.get(LOGS, "mlw-logs").inputs == {
+        "workspaceName": "log-mlw", "resourceGroupName": "rg-ml", "location": "westeurope", "tags": {},
+        "sku": {"name": "PerGB2018"}, "retentionInDays": 90.0,
+    }
+    appi = rec.get(APPI, "mlw-appinsights").inputs
+    assert (appi["workspaceResourceId"], appi["ingestionMode"], appi["kind"], appi["applicationType"]) == (
+        LOG_ID, "LogAnalytics", "web", "web")
+
+
+def test_workspace_inputs_have_secure_defaults() -> None:
+    assert build().get(WS, "mlw-workspace").inputs == {
+        "workspaceName": "mlw",
+        "resourceGroupName": "rg-ml",
+        "location": "westeurope",
+        "tags": {},
+        "kind": "Default",
+        "identity": {"type": "SystemAssigned"},
+        "storageAccount": ST_ID,
+        "keyVault": KV_ID,
+        "applicationInsights": APPI_ID,
+        "publicNetworkAccess": "Disabled",
+        "allowPublicAccessWhenBehindVnet": False,
+        "managedNetwork": {"isolationMode": "AllowOnlyApprovedOutbound", "enableNetworkMonitor": False},
+        "serverlessComputeSettings": {"serverlessComputeNoPublicIP": True},
+        "hbiWorkspace": True,
+        "systemDatastoresAuthMode": "identity",
+    }
+
+
+def test_diagnostic_setting_sends_all_logs_and_metrics_to_log_analytics() -> None:
+    assert build().get(DIAG, "mlw-diagnostics").inputs == {
+        "name": "to-log-analytics",
+        "resourceUri": WS_ID,
+        "workspaceId": LOG_ID,
+        "logs": [{"categoryGroup": "allLogs", "enabled": True}],
+        "metrics": [{"category": "AllMetrics", "enabled": True}],
+    }
+
+
+def test_diagnostics_can_be_turned_off() -> None:
+    assert build(enable_diagnostics=False).of_type(DIAG) == []
+
+
+def test_outputs_are_the_ids_names_and_system_principal() -> None:
+    rec = build(container_registry=True)
+    assert rec.outputs == {
+        "workspace_id": WS_ID, "workspace_name": "mlw", "storage_account_id": ST_ID, "key_vault_id": KV_ID,
+        "application_insights_id": APPI_ID, "log_analytics_workspace_id": LOG_ID,
+        "container_registry_id": CR_ID, "principal_id": principal_of("mlw-workspace"),
+    }
+    # register_outputs carries exactly the attributes (None values are not serialized)
+    assert rec.component_outputs["mlw"] == rec.outputs
+
+
+def test_registered_outputs_never_name_anything_but_the_attributes() -> None:
+    rec = build(user_assigned_identity_ids=[UAI])
+    assert set(rec.component_outputs["mlw"]) == OUTPUT_NAMES - {"container_registry_id", "principal_id"}
+    assert (rec.outputs["container_registry_id"], rec.outputs["principal_id"]) == (None, None)
+
+
+REUSE_CASES = [
+    ("storage_account_id", f"{OTHER}/Microsoft.Storage/storageAccounts/stshared", STORAGE, "storageAccount"),
+    ("key_vault_id", f"{OTHER}/Microsoft.KeyVault/vaults/kv-shared", VAULT, "keyVault"),
+    ("application_insights_id", f"{OTHER}/Microsoft.Insights/components/appi-shared", APPI,
+     "applicationInsights"),
+    ("container_registry", f"{OTHER}/Microsoft.ContainerRegistry/registries/crshared", ACR,
+     "containerRegistry"),
+]
+
+
+@pytest.mark.parametrize(("arg", "existing", "typ", "ws_input"), REUSE_CASES, ids=[c[0] for c in REUSE_CASES])
+def test_an_existing_dependency_is_reused_not_created(arg: str, existing: str, typ: str, ws_input: str) -> None:
+    rec = build(**{arg: existing})
+    assert rec.of_type(typ) == []
+    assert rec.get(WS, "mlw-workspace").inputs[ws_input] == existing
+
+
+def test_an_existing_log_analytics_workspace_feeds_app_insights_and_diagnostics() -> None:
+    existing = f"{OTHER}/Microsoft.OperationalInsights/workspaces/log-shared"
+    rec = build(log_analytics_workspace_id=existing)
+    assert rec.of_type(LOGS) == []
+    assert rec.get(APPI, "mlw-appinsights").inputs["workspaceResourceId"] == existing
+    assert rec.get(DIAG, "mlw-diagnostics").inputs["workspaceId"] == existing
+    assert rec.outputs["log_analytics_workspace_id"] == existing
+
+
+def test_reused_storage_keeps_the_workspace_default_datastore_auth() -> None:
+    rec = build(storage_account_id=f"{OTHER}/Microsoft.Storage/storageAccounts/stshared")
+    assert "systemDatastoresAuthMode" not in rec.get(WS, "mlw-workspace").inputs
+
+
+@pytest.mark.parametrize("choice", [False, None], ids=["false", "none"])
+def test_no_container_registry_when_not_asked(choice: bool | None) -> None:
+    rec = build(container_registry=choice)
+    assert rec.of_type(ACR) == []
+    assert "containerRegistry" not in rec.get(WS, "mlw-workspace").inputs
+
+
+def test_created_container_registry_has_no_admin_user() -> None:
+    rec = build(container_registry=True)
+    assert rec.get(ACR, "mlw-registry").inputs == {
+        "registryName": CR_NAME, "resourceGroupName": "rg-ml", "location": "westeurope", "tags": {},
+        "sku": {"name": "Premium"}, "adminUserEnabled": False, "publicNetworkAccess": "Disabled",
+        # SDK defaults, sent explicitly by pulumi-azure-native
+        "anonymousPullEnabled": False, "networkRuleBypassOptions": "AzureServices", "zoneRedundancy": "Disabled",
+    }
+    assert rec.get(WS, "mlw-workspace").inputs["containerRegistry"] == CR_ID
+
+
+def test_public_workspace_leaves_its_dependencies_public_too() -> None:
+    rec = build(public_network_access="Enabled", container_registry=True)
+    assert rec.get(WS, "mlw-workspace").inputs["publicNetworkAccess"] == "Enabled"
+    assert rec.get(STORAGE, "mlw-storage").inputs["publicNetworkAccess"] == "Enabled"
+    assert rec.get(VAULT, "mlw-keyvault").inputs["properties"]["publicNetworkAccess"] == "enabled"
+    assert rec.get(ACR, "mlw-registry").inputs["publicNetworkAccess"] == "Enabled"
+
+
+IDENTITY_CASES = [
+    ({}, {"type": "SystemAssigned"}, None),
+    ({"user_assigned_identity_ids": [UAI, UAI2]},
+     {"type": "UserAssigned", "userAssignedIdentities": [UAI, UAI2]}, UAI),
+    ({"user_assigned_identity_ids": [UAI, UAI2], "primary_user_assigned_identity_id": UAI2},
+     {"type": "UserAssigned", "userAssignedIdentities": [UAI, UAI2]}, UAI2),
+]
+
+
+@pytest.mark.parametrize(("extra", "identity", "primary"), IDENTITY_CASES,
+                         ids=["system", "user-first-is-primary", "user-explicit-primary"])
+def test_identity_shapes(extra: dict[str, Any], identity: dict[str, Any], primary: str | None) -> None:
+    inputs = build(**extra).get(WS, "mlw-workspace").inputs
+    assert inputs["identity"] == identity
+    assert inputs.get("primaryUserAssignedIdentity") == primary
+
+
+def test_locks_are_can_not_delete_on_each_created_resource_never_on_the_group() -> None:
+    rec = build(lock_resources=True)
+    locks = {r.name: r.inputs for r in rec.of_type(LOCK)}
+    assert {name: (i["scope"], i["level"]) for name, i in locks.items()} == {
+        "mlw-workspace-lock": (WS_ID, "CanNotDelete"),
+        "mlw-storage-lock": (ST_ID, "CanNotDelete"),
+        "mlw-keyvault-lock": (KV_ID, "CanNotDelete"),
+    }
+    assert all(i["scope"] != RG_ID for i in locks.values())
+    assert not [r for r in rec.registrations if "ManagementLockAt" in r.type]
+
+
+def test_reused_resources_are_never_locked() -> None:
+    rec = build(lock_resources=True, storage_account_id=f"{OTHER}/Microsoft.Storage/storageAccounts/stx",
+                key_vault_id=f"{OTHER}/Microsoft.KeyVault/vaults/kvx")
+    assert [r.name for r in rec.of_type(LOCK)] == ["mlw-workspace-lock"]
+
+
+def test_no_locks_by_default() -> None:
+    assert build().of_type(LOCK) == []
+
+
+def test_protect_data_protects_workspace_storage_and_vault_and_retains_storage() -> None:
+    rec = build(protect_data=True, container_registry=True)
+    flags = {r.name: (r.protect, r.retain_on_delete) for r in rec.registrations}
+    assert flags == {
+        "mlw": (False, False),
+        "mlw-workspace": (True, False),
+        "mlw-storage": (True, True),
+        "mlw-keyvault": (True, False),
+        "mlw-logs": (False, False),
+        "mlw-appinsights": (False, False),
+        "mlw-registry": (False, False),
+        "mlw-diagnostics": (False, False),
+    }
+
+
+def test_two_instances_never_collide() -> None:
+    def program() -> None:
+        for name in ("team-a", "team-b"):
+            Workspace(name, {"resource_group_name": "rg-ml", "location": "westeurope",
+                             "container_registry": True, "lock_resources": True})
+
+    rec = run(program)
+    logical = [(r.type, r.name) for r in rec.registrations]
+    assert len(logical) == len(set(logical)) == 2 * 11
+    arm_ids = [r.id for r in rec.registrations if r.custom]
+    assert len(arm_ids) == len(set(arm_ids)) == 2 * 10
+    global_names = [r.outputs["name"] for r in rec.registrations if r.type in (STORAGE, VAULT, ACR)]
+    assert len(global_names) == len(set(global_names)) == 2 * 3
+
+
+def test_names_are_stable_valid_and_overridable() -> None:
+    rec = build(storage_account_name="stmine", key_vault_name="kv-mine", container_registry=True,
+                container_registry_name="crmine01", workspace_name="mlw-mine",
+                log_analytics_workspace_name="log-mine", application_insights_name="appi-mine")
+    assert [rec.outputs[k].rsplit("/", 1)[1] for k in (
+        "storage_account_id", "key_vault_id", "container_registry_id", "workspace_id",
+        "log_analytics_workspace_id", "application_insights_id")] == [
+        "stmine", "kv-mine", "crmine01", "mlw-mine", "log-mine", "appi-mine"]
+
+
+def test_long_component_names_still_give_valid_azure_names() -> None:
+    rec = build(name="Research_Platform-Europe-Workspace-Production-01", container_registry=True)
+    st = rec.of_type(STORAGE)[0].outputs["name"]
+    kv = rec.of_type(VAULT)[0].outputs["name"]
+    ws = rec.of_type(WS)[0].outputs["name"]
+    assert len(st) <= 24 and st.isalnum() and st.islower()
+    assert len(kv) <= 24 and kv.startswith("kv-") and "--" not in kv
+    assert len(ws) <= 33
+
+
+def test_project_workspace_uses_its_hub_and_creates_no_dependencies() -> None:
+    hub = arm_id("Microsoft.MachineLearningServices/workspaces", "hub")
+    rec = build(kind="Project", hub_id=hub)
+    assert rec.names() == sorted([(COMPONENT, "mlw"), (LOGS, "mlw-logs"), (WS, "mlw-workspace"),
+                                  (DIAG, "mlw-diagnostics")])
+    inputs = rec.get(WS, "mlw-workspace").inputs
+    assert (inputs["kind"], inputs["hubResourceId"]) == ("Project", hub)
+    assert not {"storageAccount", "keyVault", "applicationInsights", "managedNetwork"} & set(inputs)
+
+
+def test_network_and_encryption_settings_reach_the_workspace() -> None:
+    subnet = f"{OTHER}/Microsoft.Network/virtualNetworks/vnet/subnets/serverless"
+    key_vault = f"{OTHER}/Microsoft.KeyVault/vaults/kv-cmk"
+    inputs = build(
+        managed_network_isolation_mode="AllowInternetOutbound", serverless_compute_subnet_id=subnet,
+        cmk_key_vault_id=key_vault, cmk_key_uri="https://kv-cmk.vault.azure.net/keys/ml/1",
+        cmk_user_assigned_identity_id=UAI, user_assigned_identity_ids=[UAI], hbi_workspace=False,
+        kind="Hub", friendly_name="ML hub", description="shared hub", tags={"env": "prod"},
+    ).get(WS, "mlw-workspace").inputs
+    assert inputs["managedNetwork"]["isolationMode"] == "AllowInternetOutbound"
+    assert inputs["serverlessComputeSettings"] == {
+        "serverlessComputeCustomSubnet": subnet, "serverlessComputeNoPublicIP": True}
+    assert inputs["encryption"] == {
+        "status": "Enabled",
+        "keyVaultProperties": {"keyVaultArmId": key_vault,
+                               "keyIdentifier": "https://kv-cmk.vault.azure.net/keys/ml/1"},
+        "identity": {"userAssignedIdentity": UAI},
+    }
+    assert (inputs["hbiWorkspace"], inputs["kind"], inputs["friendlyName"], inputs["description"],
+            inputs["tags"]) == (False, "Hub", "ML hub", "shared hub", {"env": "prod"})
+
+
+def test_serverless_settings_are_left_out_when_there_is_no_private_network() -> None:
+    inputs = build(managed_network_isolation_mode="Disabled").get(WS, "mlw-workspace").inputs
+    assert "serverlessComputeSettings" not in inputs
+    assert inputs["managedNetwork"] == {"isolationMode": "Disabled", "enableNetworkMonitor": False}
+
+
+INVALID = [
+    ({"kind": "Lakehouse"}, "kind: must be one of Default, Hub, Project"),
+    ({"kind": "Project"}, "hub_id: is required when kind is Project"),
+    ({"hub_id": "/x/hub"}, "hub_id: is only allowed when kind is Project"),
+    ({"public_network_access": "Open"}, "public_network_access: must be one of Enabled, Disabled"),
+    ({"managed_network_isolation_mode": "On"},
+     "managed_network_isolation_mode: must be one of Disabled, AllowInternetOutbound, AllowOnlyApprovedOutbound"),
+    ({"container_registry": 3}, "container_registry: must be an existing registry's ARM id, True or False"),
+    ({"container_registry": ""}, "container_registry: an empty id: give an ARM id, True or False"),
+    ({"cmk_key_vault_id": "/x/kv"}, "cmk_key_uri: cmk_key_vault_id and cmk_key_uri go together"),
+    ({"primary_user_assigned_identity_id": UAI}, "primary_user_assigned_identity_id: needs user_assigned"),
+    ({"storage_account_name": "St-Bad"},
+     "storage_account_name: invalid Azure name 'St-Bad': allowed is 3-24 lowercase letters and digits"),
+    ({"key_vault_name": "kv--x"}, "key_vault_name: invalid Azure name 'kv--x'"),
+    ({"location": ""}, "location: is required"),
+]
+
+
+@pytest.mark.parametrize(("extra", "message"), INVALID, ids=[m.split(":")[0] + "-" + str(i)
+                                                             for i, (_, m) in enumerate(INVALID)])
+def test_bad_input_is_a_config_error_naming_the_field(extra: dict[str, Any], message: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        build(**extra)
+    assert str(caught.value).startswith(message)
