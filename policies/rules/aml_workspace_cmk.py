@@ -1,0 +1,44 @@
+"""aml-workspace-cmk: workspaces encrypt their data with a customer-managed key.
+
+Facts (domain.md, workspace settings; Azure Policy ba769a63 "Azure Machine Learning workspaces should
+be encrypted with a customer-managed key"): a customer-managed key is
+`encryption.keyVaultProperties.keyIdentifier` with `encryption.status` Enabled; without `encryption`
+the workspace uses Microsoft-managed keys.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from amlkit.policies.azure import WORKSPACE, WorkspaceView, is_type
+from amlkit.policies.framework import Finding, ResourceInput, Rule, must
+
+
+def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
+    if not is_type(resource.type, WORKSPACE):
+        return
+    found = _problem(resource.props)
+    if found is not None:
+        yield Finding(must(f"Workspace '{resource.name}'", "be encrypted with a customer-managed key", found))
+
+
+def _problem(props: Mapping[str, Any]) -> str | None:
+    if not WorkspaceView(props).cmk_key_identifier:
+        return "no encryption.keyVaultProperties.keyIdentifier"
+    status = str(props["encryption"].get("status") or "none")
+    return None if status.lower() == "enabled" else f"encryption.status {status}"
+
+
+RULE = Rule(
+    name="aml-workspace-cmk",
+    description="Workspaces must be encrypted with a customer-managed key "
+    "(encryption.keyVaultProperties.keyIdentifier, status Enabled).",
+    severity="medium",
+    level="advisory",
+    tags=("security",),
+    url="https://learn.microsoft.com/azure/machine-learning/policy-reference",
+    remediation="Set encryption with status Enabled and key_vault_properties (key_vault_arm_id, "
+    "key_identifier) pointing at a key in a key vault with purge protection. It can only be set at creation.",
+    check=check,
+)

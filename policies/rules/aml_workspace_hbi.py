@@ -1,0 +1,33 @@
+"""aml-workspace-hbi: workspaces are flagged high business impact.
+
+Facts (domain.md, workspace settings; ALZ custom policy Deny-MachineLearning-HbiWorkspace): `hbiWorkspace`
+true reduces the diagnostic data Microsoft collects and adds encryption; omitted means false.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from amlkit.policies.azure import WORKSPACE, WorkspaceView, is_type
+from amlkit.policies.framework import Finding, ResourceInput, Rule, must
+
+
+def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
+    if not is_type(resource.type, WORKSPACE):
+        return
+    if not WorkspaceView(resource.props).hbi_workspace:
+        yield Finding(must(f"Workspace '{resource.name}'", "have hbiWorkspace true", "false"))
+
+
+RULE = Rule(
+    name="aml-workspace-hbi",
+    description="Workspaces must be high business impact workspaces (hbiWorkspace = true).",
+    severity="low",
+    level="advisory",
+    tags=("security", "governance"),
+    url="https://github.com/Azure/Enterprise-Scale/blob/main/src/resources/Microsoft.Authorization/"
+    "policyDefinitions/Deny-MachineLearning-HbiWorkspace.json",
+    remediation="Set hbi_workspace to true. It can only be set when the workspace is created.",
+    check=check,
+)

@@ -1,0 +1,49 @@
+"""aml-workspace-managed-network: workspaces isolate outbound traffic with a managed network.
+
+Facts (domain.md, workspace settings; Azure Policy 6ddb1705 "Azure Machine Learning Workspaces should
+use a managed virtual network with approved outbound only"): `managedNetwork.isolationMode` is
+Disabled, AllowInternetOutbound or AllowOnlyApprovedOutbound; omitted means Disabled (no managed
+network). Once enabled it cannot be disabled. Modes compare case-insensitively.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from amlkit.policies.azure import WORKSPACE, WorkspaceView, is_type
+from amlkit.policies.framework import Finding, ResourceInput, Rule, must
+
+MODES = ["Disabled", "AllowInternetOutbound", "AllowOnlyApprovedOutbound"]
+
+
+def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
+    if not is_type(resource.type, WORKSPACE):
+        return
+    allowed = list(config["allowedIsolationModes"])
+    mode = WorkspaceView(resource.props).managed_network_isolation_mode
+    if mode.lower() not in {value.lower() for value in allowed}:
+        expectation = f"have managedNetwork.isolationMode {' or '.join(allowed) or '(none allowed)'}"
+        yield Finding(must(f"Workspace '{resource.name}'", expectation, mode))
+
+
+RULE = Rule(
+    name="aml-workspace-managed-network",
+    description="Workspaces must use a managed network with an allowed isolation mode "
+    "(default: AllowOnlyApprovedOutbound).",
+    severity="medium",
+    level="advisory",
+    tags=("security", "network"),
+    url="https://learn.microsoft.com/azure/machine-learning/policy-reference",
+    remediation="Set managed_network.isolation_mode to AllowOnlyApprovedOutbound and declare the outbound "
+    "rules the workspace needs. The mode cannot be turned off once enabled.",
+    check=check,
+    config={
+        "allowedIsolationModes": {
+            "type": "array",
+            "items": {"type": "string", "enum": MODES},
+            "description": "Isolation modes that pass.",
+            "default": ["AllowOnlyApprovedOutbound"],
+        }
+    },
+)

@@ -1,0 +1,36 @@
+"""aml-workspace-no-public-access-behind-vnet: a workspace behind a VNet is not also public.
+
+Facts (domain.md, workspace settings; ALZ custom policy Deny-MachineLearning-PublicAccessWhenBehindVnet,
+PSRule AZR-000406): `allowPublicAccessWhenBehindVnet` true re-opens a private-link workspace to the
+internet; omitted means false.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from amlkit.policies.azure import WORKSPACE, WorkspaceView, is_type
+from amlkit.policies.framework import Finding, ResourceInput, Rule, must
+
+
+def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
+    if not is_type(resource.type, WORKSPACE):
+        return
+    if WorkspaceView(resource.props).allow_public_access_when_behind_vnet:
+        yield Finding(must(f"Workspace '{resource.name}'", "have allowPublicAccessWhenBehindVnet false", "true"))
+
+
+RULE = Rule(
+    name="aml-workspace-no-public-access-behind-vnet",
+    description="Workspaces must not allow public access when behind a VNet "
+    "(allowPublicAccessWhenBehindVnet not true).",
+    severity="high",
+    level="advisory",
+    tags=("security", "network"),
+    url="https://github.com/Azure/Enterprise-Scale/blob/main/src/resources/Microsoft.Authorization/"
+    "policyDefinitions/Deny-MachineLearning-PublicAccessWhenBehindVnet.json",
+    remediation="Remove allow_public_access_when_behind_vnet (or set it to false); use public_network_access "
+    "Disabled with a private endpoint.",
+    check=check,
+)

@@ -1,0 +1,35 @@
+"""aml-workspace-public-network-disabled: workspaces are reachable only through private endpoints.
+
+Facts (domain.md, workspace settings; Azure Policy 438c38d2 "Azure Machine Learning Workspaces should
+disable public network access", Checkov CKV_AZURE_144, PSRule AZR-000406): `publicNetworkAccess`
+omitted means Enabled, so only an explicit Disabled passes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from amlkit.policies.azure import WORKSPACE, WorkspaceView, is_type
+from amlkit.policies.framework import Finding, ResourceInput, Rule, must
+
+
+def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
+    if not is_type(resource.type, WORKSPACE):
+        return
+    access = WorkspaceView(resource.props).public_network_access
+    if access.lower() != "disabled":
+        yield Finding(must(f"Workspace '{resource.name}'", "have publicNetworkAccess Disabled", access))
+
+
+RULE = Rule(
+    name="aml-workspace-public-network-disabled",
+    description="Workspaces must disable public network access (publicNetworkAccess = Disabled).",
+    severity="high",
+    level="advisory",
+    tags=("security", "network"),
+    url="https://learn.microsoft.com/azure/machine-learning/policy-reference",
+    remediation="Set public_network_access to Disabled and reach the workspace through a private endpoint "
+    "(or the managed network); omitting it leaves the workspace public.",
+    check=check,
+)

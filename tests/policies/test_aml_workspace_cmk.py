@@ -1,0 +1,29 @@
+import pytest
+
+from amlkit.policies.rules.aml_workspace_cmk import RULE
+from tests.policies.helpers import DELETE, changed, messages
+from tests.policies.workspace_fixtures import WORKSPACE_TYPE, workspace_props
+
+HAPPY = workspace_props()
+MESSAGE = "Workspace 'mlw-prod' must be encrypted with a customer-managed key; found {}."
+NO_KEY = MESSAGE.format("no encryption.keyVaultProperties.keyIdentifier")
+
+CASES = [
+    ("happy-path", HAPPY, []),
+    ("encryption-missing-means-microsoft-keys", changed(HAPPY, "encryption", DELETE), [NO_KEY]),
+    ("key-identifier-missing", changed(HAPPY, "encryption.keyVaultProperties.keyIdentifier", DELETE), [NO_KEY]),
+    ("key-identifier-empty", changed(HAPPY, "encryption.keyVaultProperties.keyIdentifier", ""), [NO_KEY]),
+    ("status-disabled", changed(HAPPY, "encryption.status", "Disabled"),
+     [MESSAGE.format("encryption.status Disabled")]),
+    ("status-missing", changed(HAPPY, "encryption.status", DELETE), [MESSAGE.format("encryption.status none")]),
+    ("status-lowercase", changed(HAPPY, "encryption.status", "enabled"), []),
+]
+
+
+@pytest.mark.parametrize(("props", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_aml_workspace_cmk(props, expected):
+    assert messages(RULE, props, name="mlw-prod", type_=WORKSPACE_TYPE) == expected
+
+
+def test_other_resource_types_are_ignored():
+    assert messages(RULE, changed(HAPPY, "encryption", DELETE), type_="azure-native:storage:StorageAccount") == []

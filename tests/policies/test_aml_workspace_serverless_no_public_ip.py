@@ -1,0 +1,26 @@
+import pytest
+
+from amlkit.policies.rules.aml_workspace_serverless_no_public_ip import RULE
+from tests.policies.helpers import DELETE, changed, messages
+from tests.policies.workspace_fixtures import WORKSPACE_TYPE, workspace_props
+
+HAPPY = workspace_props()
+MESSAGE = "Workspace 'mlw-prod' must have serverlessComputeSettings.serverlessComputeNoPublicIP true; found false."
+
+CASES = [
+    ("happy-path", HAPPY, []),
+    ("false", changed(HAPPY, "serverlessComputeSettings.serverlessComputeNoPublicIP", False), [MESSAGE]),
+    ("missing-defaults-to-false", changed(HAPPY, "serverlessComputeSettings.serverlessComputeNoPublicIP", DELETE),
+     [MESSAGE]),
+    ("settings-missing-defaults-to-false", changed(HAPPY, "serverlessComputeSettings", DELETE), [MESSAGE]),
+]
+
+
+@pytest.mark.parametrize(("props", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_aml_workspace_serverless_no_public_ip(props, expected):
+    assert messages(RULE, props, name="mlw-prod", type_=WORKSPACE_TYPE) == expected
+
+
+def test_other_resource_types_are_ignored():
+    props = changed(HAPPY, "serverlessComputeSettings", DELETE)
+    assert messages(RULE, props, type_="azure-native:storage:StorageAccount") == []
