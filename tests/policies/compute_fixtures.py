@@ -12,7 +12,7 @@ from typing import Any
 from pulumi_policy.proxy import unknown_checking_proxy
 
 from amlkit.policies.framework import Finding, Rule, StackResource
-from tests.policies.helpers import COMPUTE_TYPE, cluster_props
+from tests.policies.helpers import COMPUTE_TYPE, DELETE, cluster_props
 
 WORKSPACE_TYPE = "azure-native:machinelearningservices:Workspace"
 SUBNET_ID = "/subscriptions/0000/resourceGroups/rg-net/providers/Microsoft.Network/virtualNetworks/vnet/subnets/aml"
@@ -64,7 +64,7 @@ def attached_props(compute_type: str = "Kubernetes") -> dict[str, Any]:
 
 
 def workspace_props(**overrides: Any) -> dict[str, Any]:
-    """A workspace with a managed network that allows only approved outbound traffic."""
+    """A workspace with a managed network that allows only approved outbound traffic (DELETE removes a key)."""
     props: dict[str, Any] = {
         "resourceGroupName": "rg-ml-prod",
         "workspaceName": "mlw-prod",
@@ -73,7 +73,11 @@ def workspace_props(**overrides: Any) -> dict[str, Any]:
         "managedNetwork": {"isolationMode": "AllowOnlyApprovedOutbound"},
         "publicNetworkAccess": "Disabled",
     }
-    props.update(overrides)
+    for key, value in overrides.items():
+        if value is DELETE:
+            props.pop(key, None)
+        else:
+            props[key] = value
     return props
 
 

@@ -1,0 +1,64 @@
+"""aml-compute-instance-idle-shutdown: compute instances stop themselves when idle."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from amlkit.policies.azure import COMPUTE, ComputeView, compute_subject, is_type
+from amlkit.policies.durations import FORMAT, DurationError, duration_seconds
+from amlkit.policies.framework import Finding, ResourceInput, Rule, must
+
+MIN_MINUTES = 15
+MAX_MINUTES = 3 * 24 * 60  # Azure's limit: 3 days
+
+
+def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
+    if not is_type(resource.type, COMPUTE):
+        return
+    compute = ComputeView(resource.props)
+    if not compute.is_instance:
+        return
+    subject = compute_subject(resource.name, compute)
+    limit = config["maxIdleMinutes"]
+    expectation = f"shut down after {MIN_MINUTES} to {limit} idle minutes (idleTimeBeforeShutdown)"
+    value = compute.idle_time_before_shutdown
+    if value is None:
+        yield Finding(must(subject, expectation, "none (the instance runs and bills until stopped)"))
+        return
+    try:
+        minutes = duration_seconds(value) / 60
+    except DurationError:
+        yield Finding(must(subject, f"set idleTimeBeforeShutdown as {FORMAT}", repr(value)))
+        return
+    if not MIN_MINUTES <= minutes <= limit:
+        yield Finding(must(subject, expectation, f"{value} ({_minutes(minutes)} minutes)"))
+
+
+def _minutes(minutes: float) -> str:
+    return str(int(minutes)) if minutes.is_integer() else f"{minutes:.2f}".rstrip("0")
+
+
+RULE = Rule(
+    name="aml-compute-instance-idle-shutdown",
+    description="Compute instances must set idleTimeBeforeShutdown between 15 minutes and maxIdleMinutes "
+    "(default 4320 = 3 days, Azure's limit). Azure Policy 679ddf89, PSRule Azure.ML.ComputeIdleShutdown "
+    "(AZR-000403).",
+    severity="medium",
+    level="advisory",
+    tags=("cost",),
+    url="https://learn.microsoft.com/azure/machine-learning/how-to-create-compute-instance#configure-idle-shutdown",
+    remediation="Set properties.idle_time_before_shutdown to an ISO-8601 duration between PT15M and the "
+    "allowed maximum, e.g. PT60M. An instance without idle shutdown bills around the clock until someone "
+    "stops it; add start/stop schedules for predictable working hours.",
+    check=check,
+    config={
+        "maxIdleMinutes": {
+            "type": "integer",
+            "minimum": MIN_MINUTES,
+            "maximum": MAX_MINUTES,
+            "default": MAX_MINUTES,
+            "description": "Longest idle time before shutdown, in minutes (15 to 4320).",
+        },
+    },
+)

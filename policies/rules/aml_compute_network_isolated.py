@@ -1,0 +1,65 @@
+"""aml-compute-network-isolated: every cluster and instance runs in a subnet or a workspace managed network."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from amlkit.policies.azure import (
+    COMPUTE,
+    ComputeView,
+    WorkspaceView,
+    compute_subject,
+    is_type,
+    same_value,
+    workspace_of,
+    workspaces_by_key,
+)
+from amlkit.policies.framework import Finding, Rule, StackResource, must
+
+ISOLATED_MODES = ("AllowInternetOutbound", "AllowOnlyApprovedOutbound")
+EXPECTATION = ("have a subnet or belong to a workspace whose managed network is isolated (isolationMode "
+               "AllowInternetOutbound or AllowOnlyApprovedOutbound)")
+
+
+def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -> Iterator[Finding]:
+    workspaces = workspaces_by_key(resources)
+    for resource in resources:
+        if not is_type(resource.type, COMPUTE):
+            continue
+        compute = ComputeView(resource.props)
+        if not (compute.is_cluster or compute.is_instance) or compute.subnet_id:
+            continue
+        found = _why_not_isolated(resource, compute, workspaces)
+        if found is not None:
+            yield Finding(must(compute_subject(resource.name, compute), EXPECTATION, found), resource.urn)
+
+
+def _why_not_isolated(resource: StackResource, compute: ComputeView, workspaces: Mapping) -> str | None:
+    """None when the workspace's managed network isolates the compute, else what was found instead."""
+    workspace = workspace_of(resource, workspaces)
+    if workspace is None:
+        return f"no subnet, and its workspace '{compute.workspace_name}' is not in this stack"
+    mode = WorkspaceView(workspace.props).managed_network_isolation_mode
+    if any(same_value(mode, isolated) for isolated in ISOLATED_MODES):
+        return None
+    return f"no subnet, and workspace '{workspace.name}' has isolationMode {mode}"
+
+
+RULE = Rule(
+    name="aml-compute-network-isolated",
+    description="AmlCompute clusters and compute instances must be network-isolated: deployed into a subnet, "
+    "or in a workspace of this stack whose managed network is enabled (AllowInternetOutbound or "
+    "AllowOnlyApprovedOutbound). Azure Policy 7804b5c7, ALZ Deny-MachineLearning-Compute-SubnetId, "
+    "PSRule Azure.ML.ComputeVnet (AZR-000405); unlike them, a workspace managed network also counts.",
+    severity="medium",
+    level="advisory",
+    tags=("network", "security"),
+    url="https://github.com/Azure/azure-policy/blob/master/built-in-policies/policyDefinitions/"
+    "Machine%20Learning/MachineLearningServices_Vnet_Audit.json",
+    remediation="Either enable the workspace managed network (managed_network.isolation_mode "
+    "AllowOnlyApprovedOutbound, or AllowInternetOutbound) in the same stack, or set properties.subnet.id on the "
+    "compute to a subnet of your VNet (then also set enable_node_public_ip to false). A compute whose workspace "
+    "is defined elsewhere cannot be checked against it here and needs a subnet.",
+    check_stack=check_stack,
+)

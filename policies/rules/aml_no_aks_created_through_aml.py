@@ -1,0 +1,39 @@
+"""aml-no-aks-created-through-aml: AKS / Kubernetes computes attach an existing cluster, never create one."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from amlkit.policies.azure import COMPUTE, ComputeView, compute_subject, is_type, same_value
+from amlkit.policies.framework import Finding, ResourceInput, Rule, must
+
+KUBERNETES_TYPES = ("AKS", "Kubernetes")
+
+
+def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
+    if not is_type(resource.type, COMPUTE):
+        return
+    compute = ComputeView(resource.props)
+    if not any(same_value(compute.compute_type, kind) for kind in KUBERNETES_TYPES):
+        return
+    if not compute.resource_id:
+        yield Finding(must(compute_subject(resource.name, compute),
+                           "attach an existing cluster through resourceId, not have Azure ML create one",
+                           "no resourceId"))
+
+
+RULE = Rule(
+    name="aml-no-aks-created-through-aml",
+    description="AKS and Kubernetes computes must attach an existing cluster (properties.resourceId set); "
+    "Azure ML must not create AKS clusters. ALZ Deny-MachineLearning-Aks.",
+    severity="medium",
+    level="advisory",
+    tags=("governance", "security"),
+    url="https://github.com/Azure/Enterprise-Scale/blob/main/src/resources/Microsoft.Authorization/"
+    "policyDefinitions/Deny-MachineLearning-Aks.json",
+    remediation="Create the AKS cluster with its own governed definition (network, identity, upgrades, "
+    "policies), install the Azure ML extension, then attach it: set properties.resource_id to the cluster's "
+    "ARM id. A cluster created through Azure ML escapes the platform's AKS controls.",
+    check=check,
+)

@@ -1,0 +1,109 @@
+import pytest
+from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
+
+from amlkit.policies.framework import Finding
+from amlkit.policies.rules.aml_compute_network_isolated import RULE
+from tests.policies.compute_fixtures import (
+    attached_props,
+    cluster,
+    instance,
+    instance_props,
+    resource,
+    stack_findings,
+    with_unknown,
+    workspace,
+)
+from tests.policies.helpers import DELETE, changed, cluster_props
+
+SUBNET = "properties.properties.subnet"
+EXPECT = ("must have a subnet or belong to a workspace whose managed network is isolated (isolationMode "
+          "AllowInternetOutbound or AllowOnlyApprovedOutbound)")
+NO_SUBNET_CLUSTER = changed(cluster_props(), SUBNET, DELETE)
+NO_SUBNET_INSTANCE = changed(instance_props(), SUBNET, DELETE)
+
+
+def finding(subject, found, compute):
+    return Finding(f"{subject} {EXPECT}; found {found}.", compute.urn)
+
+
+def case_no_subnet_workspace_without_managed_network():
+    ws = workspace("mlw", managedNetwork={"isolationMode": "Disabled"})
+    compute = cluster(props=NO_SUBNET_CLUSTER)
+    return [ws, compute], [finding("AmlCompute cluster 'cpu-cluster'",
+                                   "no subnet, and workspace 'mlw' has isolationMode Disabled", compute)]
+
+
+def case_no_subnet_managed_network_omitted():
+    ws = workspace("mlw", managedNetwork=DELETE)
+    compute = instance(props=NO_SUBNET_INSTANCE)
+    return [ws, compute], [finding("Compute instance 'ci-alice'",
+                                   "no subnet, and workspace 'mlw' has isolationMode Disabled", compute)]
+
+
+def case_workspace_not_in_stack():
+    compute = cluster(props=NO_SUBNET_CLUSTER)
+    return [compute], [finding("AmlCompute cluster 'cpu-cluster'",
+                               "no subnet, and its workspace 'mlw-prod' is not in this stack", compute)]
+
+
+def case_other_workspace_in_stack_does_not_count():
+    compute = cluster(props=NO_SUBNET_CLUSTER)
+    return [workspace("other", workspaceName="mlw-other"), compute], [
+        finding("AmlCompute cluster 'cpu-cluster'", "no subnet, and its workspace 'mlw-prod' is not in this stack",
+                compute)]
+
+
+def case_only_offenders_reported():
+    ws = workspace("mlw", managedNetwork={"isolationMode": "Disabled"})
+    bad = cluster("bad", props=NO_SUBNET_CLUSTER)
+    return [ws, cluster("good"), instance("ci-good"), bad], [
+        finding("AmlCompute cluster 'bad'", "no subnet, and workspace 'mlw' has isolationMode Disabled", bad)]
+
+
+CASES = [
+    ("happy-path-subnets", lambda: ([workspace("mlw", managedNetwork={"isolationMode": "Disabled"}),
+                                     cluster(), instance()], [])),
+    ("managed-network-approved-outbound", lambda: ([workspace("mlw"), cluster(props=NO_SUBNET_CLUSTER),
+                                                    instance(props=NO_SUBNET_INSTANCE)], [])),
+    ("managed-network-internet-outbound", lambda: ([workspace("mlw", managedNetwork={
+        "isolationMode": "AllowInternetOutbound"}), cluster(props=NO_SUBNET_CLUSTER)], [])),
+    ("managed-network-case-insensitive", lambda: ([workspace("mlw", managedNetwork={
+        "isolationMode": "allowonlyapprovedoutbound"}), cluster(props=NO_SUBNET_CLUSTER)], [])),
+    ("subnet-without-workspace-in-stack", lambda: ([cluster()], [])),
+    ("no-subnet-workspace-disabled", case_no_subnet_workspace_without_managed_network),
+    ("no-subnet-managed-network-omitted", case_no_subnet_managed_network_omitted),
+    ("no-subnet-workspace-not-in-stack", case_workspace_not_in_stack),
+    ("no-subnet-other-workspace", case_other_workspace_in_stack_does_not_count),
+    ("empty-subnet-id", lambda: ([cluster(props=changed(cluster_props(), f"{SUBNET}.id", ""))],
+                                 [finding("AmlCompute cluster 'cpu-cluster'",
+                                          "no subnet, and its workspace 'mlw-prod' is not in this stack",
+                                          cluster())])),
+    ("only-offenders", case_only_offenders_reported),
+    ("attached-ignored", lambda: ([resource("k8s", attached_props())], [])),
+]
+
+
+@pytest.mark.parametrize("build", [c[1] for c in CASES], ids=[c[0] for c in CASES])
+def test_aml_compute_network_isolated(build):
+    resources, expected = build()
+    assert stack_findings(RULE, resources) == expected
+
+
+def test_workspace_found_by_dependency_while_name_unknown():
+    ws = workspace("mlw")
+    props = with_unknown(NO_SUBNET_CLUSTER, "workspaceName", UNKNOWN_STRING_VALUE)
+    compute = cluster(props=props, depends={"workspaceName": [ws.urn]})
+    assert stack_findings(RULE, [ws, compute]) == []
+
+
+def test_unknown_subnet_is_unknown_not_a_pass():
+    props = with_unknown(cluster_props(), f"{SUBNET}.id", UNKNOWN_STRING_VALUE)
+    with pytest.raises(UnknownValueError):
+        stack_findings(RULE, [workspace("mlw"), cluster(props=props)])
+
+
+def test_unknown_isolation_mode_is_unknown_not_a_pass():
+    ws = workspace("mlw")
+    ws = resource("mlw", with_unknown(dict(ws.props), "managedNetwork.isolationMode", UNKNOWN_STRING_VALUE), ws.type)
+    with pytest.raises(UnknownValueError):
+        stack_findings(RULE, [ws, cluster(props=NO_SUBNET_CLUSTER)])
