@@ -57,6 +57,7 @@ class VmSize:
 class _Catalogue:
     families: tuple[VmFamily, ...]
     by_key: Mapping[str, VmFamily]  # series and aliases, folded
+    by_quota: Mapping[str, VmFamily]  # quota family names, folded
     sizes: Mapping[str, VmSize]  # size name, folded
 
 
@@ -77,6 +78,15 @@ def family_by_series(series: str) -> VmFamily:
     family = _catalogue().by_key.get(series_key(series)) if isinstance(series, str) else None
     if family is None:
         raise UnknownVmSize(f"unknown VM series {series!r}: not a series in the amlkit VM catalogue")
+    return family
+
+
+def family_by_quota_family(quota_family: str) -> VmFamily:
+    """The family whose quota family is `quota_family` (`az vm list-usage` name.value or its display form,
+    e.g. `standardNCASv3_T4Family` or `Standard NCASv3_T4 Family`; case-insensitive)."""
+    family = _catalogue().by_quota.get(quota_key(quota_family)) if isinstance(quota_family, str) else None
+    if family is None:
+        raise UnknownVmSize(f"unknown quota family {quota_family!r}: not a quota family in the amlkit VM catalogue")
     return family
 
 
@@ -104,6 +114,11 @@ def series_key(series: str) -> str:
     return key
 
 
+def quota_key(quota_family: str) -> str:
+    """How quota family names compare: casefolded, without spaces."""
+    return "".join(quota_family.split()).casefold()
+
+
 # --- loading -----------------------------------------------------------------------------------------
 
 
@@ -120,11 +135,14 @@ def build_catalogue(data: Any, file: str = DATA_FILE) -> _Catalogue:
         raise ConfigError(file, "families", "expected a non-empty list of VM families")
     families: list[VmFamily] = []
     by_key: dict[str, VmFamily] = {}
+    by_quota: dict[str, VmFamily] = {}
     sizes: dict[str, VmSize] = {}
     for index, entry in enumerate(entries):
         path = f"families[{index}]"
         family = _family(file, path, entry)
         families.append(family)
+        quota = family.quota_family
+        _add_unique(file, f"{path}.quota_family", by_quota, quota_key(quota), family, f"quota family {quota!r}")
         for key in [family.series, *_strings(file, f"{path}.aliases", entry.get("aliases", []))]:
             _add_unique(file, f"{path}.aliases", by_key, series_key(key), family, f"series name {key!r}")
         for size in _sizes(file, path, entry, family):
@@ -133,7 +151,7 @@ def build_catalogue(data: Any, file: str = DATA_FILE) -> _Catalogue:
             found = sizes.get(isolated.casefold())
             if found is None or found.family is not family or found.name != isolated:
                 raise ConfigError(file, f"{path}.isolated_sizes", f"{isolated!r} is not a size of this family")
-    return _Catalogue(tuple(families), by_key, sizes)
+    return _Catalogue(tuple(families), by_key, by_quota, sizes)
 
 
 def _family(file: str, path: str, entry: Any) -> VmFamily:

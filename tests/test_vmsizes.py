@@ -10,6 +10,7 @@ from amlkit.vmsizes import (
     all_sizes,
     build_catalogue,
     default_approved_series,
+    family_by_quota_family,
     family_by_series,
     parse_vm_size,
 )
@@ -185,6 +186,21 @@ def test_family_by_series_raises_for_unknown_series(lookup):
         family_by_series(lookup)
 
 
+@pytest.mark.parametrize(
+    ("lookup", "series"),
+    [("standardDSv2Family", "DSv2"), ("STANDARDDSV2FAMILY", "DSv2"), ("Standard NCASv3_T4 Family", "NCasT4_v3"),
+     ("standardNCASv3_T4Family", "NCasT4_v3"), ("StandardNCADSA100v4Family", "NC_A100_v4")],
+)
+def test_family_by_quota_family(lookup, series):
+    assert family_by_quota_family(lookup).series == series
+
+
+@pytest.mark.parametrize("lookup", ["DSv2", "standardDSv9Family", None])
+def test_family_by_quota_family_raises_for_unknown_names(lookup):
+    with pytest.raises(UnknownVmSize, match=r"^unknown quota family .*: not a quota family in the amlkit VM"):
+        family_by_quota_family(lookup)
+
+
 def test_family_facts_for_a_few_series():
     assert family_by_series("NCv3") == VmFamily(
         series="NCv3", category="gpu", quota_family="standardNCSv3Family", aml_supported=True,
@@ -286,10 +302,12 @@ def _with(**changes):
          "x.yaml: families[0].sizes[0].constrained.4: 4 is not below 4"),
         (_with(isolated_sizes=["Standard_X8"]),
          "x.yaml: families[0].isolated_sizes: 'Standard_X8' is not a size of this family"),
-        ({"families": [GOOD, {**GOOD, "series": "Xv2"}]},
+        ({"families": [GOOD, {**GOOD, "series": "Xv2", "quota_family": "standardXv2Family"}]},
          "x.yaml: families[1].sizes: size 'Standard_X4' is defined twice"),
-        ({"families": [GOOD, {**GOOD, "series": "xv1", "sizes": [{"template": "Standard_Y{n}", "vcpus": [2]}]}]},
+        ({"families": [GOOD, {**GOOD, "series": "xv1", "quota_family": "standardXv2Family"}]},
          "x.yaml: families[1].aliases: series name 'xv1' is defined twice"),
+        ({"families": [GOOD, {**GOOD, "series": "Xv2", "quota_family": "Standard Xv1 Family"}]},
+         "x.yaml: families[1].quota_family: quota family 'Standard Xv1 Family' is defined twice"),
     ],
 )
 def test_bad_catalogue_data_is_a_config_error(data, message):
