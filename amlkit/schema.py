@@ -396,16 +396,24 @@ class Model(BaseModel):
 
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
 
+    @classmethod
+    def accepted_keys(cls) -> list[str]:
+        """The keys this mapping accepts, as written in a stack file."""
+        return [field.alias or name for name, field in cls.model_fields.items()]
+
+    @classmethod
+    def allowed_keys_text(cls) -> str:
+        return ", ".join(cls.accepted_keys())
+
     @model_validator(mode="before")
     @classmethod
     def _known_keys(cls, data: Any) -> Any:
-        allowed = [field.alias or name for name, field in cls.model_fields.items()]
         if not isinstance(data, Mapping):
             _plain(data)
-            _bad(data, f"a mapping with keys {', '.join(allowed)}")
+            _bad(data, f"a mapping with keys {cls.allowed_keys_text()}")
         for key in data:
-            if key not in allowed:
-                _problem(f"unknown key; allowed keys: {', '.join(allowed)}", at=(str(key),))
+            if key not in cls.accepted_keys():
+                _problem(f"unknown key; allowed keys: {cls.allowed_keys_text()}", at=(str(key),))
         return data
 
 
@@ -647,6 +655,12 @@ class EnvironmentSpec(Model):
         alias_generator=lambda name: re.sub(r"_([a-z])", lambda m: m[1].upper(), name),
         populate_by_name=False,
     )
+
+    @classmethod
+    def allowed_keys_text(cls) -> str:
+        """`amlkit:environment, ..., azure-native:location`: the stack config keys amlkit reads."""
+        names = [f"amlkit:{key}" for key in cls.accepted_keys() if key != "location"]
+        return ", ".join([*names, "azure-native:location"])
 
     @model_validator(mode="after")
     def _cross_fields(self) -> EnvironmentSpec:

@@ -160,8 +160,8 @@ def environment_config(items: Iterable[tuple[Any, Any]], file: str) -> dict[str,
         if name is None:
             continue
         if name != "location" and name not in TOP_LEVEL_KEYS:
-            raise ConfigError(file, f"{NAMESPACE}:{name}", "unknown key; allowed keys: "
-                              + ", ".join(f"{NAMESPACE}:{k}" for k in TOP_LEVEL_KEYS) + f", {LOCATION_KEY}")
+            raise ConfigError(file, f"{NAMESPACE}:{name}",
+                              f"unknown key; allowed keys: {EnvironmentSpec.allowed_keys_text()}")
         if name in raw:
             raise ConfigError(file, key, f"given twice (as '{name}' and '{NAMESPACE}:{name}'); allowed: once")
         raw[name] = value
