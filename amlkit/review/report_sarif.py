@@ -1,0 +1,174 @@
+"""SARIF 2.1.0 for GitHub code scanning.
+
+One run, tool `amlkit`, one rule per policy of the pack (id = policy name; help = remediation;
+`defaultConfiguration.level` from the enforcement level; `security-severity` for policies tagged
+`security`, which is when GitHub reads it). One result per finding, located in the stack file at the
+line of the offending key when it can be found (see `amlkit.review.locate`), else line 1:
+
+- mandatory -> level `error`, advisory -> `warning`;
+- waived -> level `note` with a SARIF `suppressions` entry (kind `external`, the waiver's reason as
+  justification, its expiry in the suppression's properties), so code scanning shows it as dismissed;
+- unknown at preview -> kind `open`, level `none`: the policy could not tell, which is not a pass;
+- a stack whose review failed -> an `error` result of rule `amlkit-review-failed` and
+  `executionSuccessful: false`: a failed review never uploads as a clean one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from amlkit import __version__
+from amlkit.review.locate import ancestry, find_line, index_stack_file
+from amlkit.review.model import PolicyInfo, Review, StackReview
+from amlkit.review.report_json import ordered_stacks, ordered_unknown, ordered_violations
+
+SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+RESULT_LEVELS = {"mandatory": "error", "advisory": "warning", "waived": "note"}
+RULE_LEVELS = {"mandatory": "error", "advisory": "warning", "disabled": "none"}
+# GitHub buckets security-severity: critical >= 9.0, high >= 7.0, medium >= 4.0, low >= 0.1.
+SECURITY_SEVERITY = {"critical": "9.5", "high": "8.0", "medium": "5.5", "low": "2.0"}
+FAILED_RULE = PolicyInfo(
+    name="amlkit-review-failed",
+    description="The program or the policy pack failed, so the stack was not reviewed.",
+    level="mandatory",
+    severity="high",
+    remediation="Run `amlkit check --stack <name> --verbose` locally, fix the error it names, and re-run.",
+)
+
+
+def to_sarif(review: Review, project_dir: Path = Path("."), uri_root: Path | None = None) -> dict[str, Any]:
+    """The SARIF log. Stack-file URIs are relative to `uri_root` (default: `project_dir`)."""
+    stacks = ordered_stacks(review)
+    rules = _rules(stacks)
+    index = {rule.name: i for i, rule in enumerate(rules)}
+    results = [r for stack in stacks for r in _results(stack, index, project_dir, uri_root or project_dir)]
+    return {
+        "$schema": SCHEMA_URI,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {"driver": {"name": "amlkit", "version": __version__, "semanticVersion": __version__,
+                                    "rules": [_rule(rule) for rule in rules]}},
+                "invocations": [_invocation(stacks)],
+                "results": results,
+                "columnKind": "unicodeCodePoints",
+            }
+        ],
+    }
+
+
+def render(review: Review, project_dir: Path = Path("."), uri_root: Path | None = None) -> str:
+    return json.dumps(to_sarif(review, project_dir, uri_root), indent=2, ensure_ascii=False) + "\n"
+
+
+def _rules(stacks: list[StackReview]) -> list[PolicyInfo]:
+    """Every policy of every pack, plus a stand-in for any finding's policy the pack did not describe."""
+    rules: dict[str, PolicyInfo] = {}
+    for stack in stacks:
+        for policy in stack.pack.policies if stack.pack else ():
+            rules.setdefault(policy.name, policy)
+    for stack in stacks:
+        for finding in [*stack.violations, *stack.unknown]:
+            rules.setdefault(finding.policy, PolicyInfo(name=finding.policy, description=finding.policy,
+                                                        level="advisory", severity="unspecified"))
+    if any(stack.error for stack in stacks):
+        rules.setdefault(FAILED_RULE.name, FAILED_RULE)
+    return sorted(rules.values(), key=lambda p: p.name)
+
+
+def _rule(policy: PolicyInfo) -> dict[str, Any]:
+    rule: dict[str, Any] = {
+        "id": policy.name,
+        "shortDescription": {"text": policy.description},
+        "fullDescription": {"text": policy.description},
+        "help": {"text": policy.remediation or policy.description},
+        "defaultConfiguration": {"level": RULE_LEVELS.get(policy.level, "warning"),
+                                 "enabled": policy.level != "disabled"},
+    }
+    if policy.url:
+        rule["helpUri"] = policy.url
+    properties: dict[str, Any] = {"tags": list(policy.tags), "severity": policy.severity}
+    if "security" in policy.tags and policy.severity in SECURITY_SEVERITY:
+        properties["security-severity"] = SECURITY_SEVERITY[policy.severity]
+    rule["properties"] = properties
+    return rule
+
+
+def _invocation(stacks: list[StackReview]) -> dict[str, Any]:
+    failed = [s for s in stacks if s.error]
+    invocation: dict[str, Any] = {"executionSuccessful": not failed}
+    if failed:
+        invocation["toolExecutionNotifications"] = [
+            {"level": "error", "message": {"text": f"stack {s.stack}: {s.error}"}} for s in failed
+        ]
+    return invocation
+
+
+def _results(stack: StackReview, index: dict[str, int], project_dir: Path, uri_root: Path) -> Iterable[dict]:
+    uri = _uri(project_dir / stack.stack_file, uri_root)
+    entries = index_stack_file(project_dir / stack.stack_file)
+
+    def where(urn: str, policy: str, resource: str) -> list[dict[str, Any]]:
+        line = find_line(entries, ancestry(urn, stack.resources), policy)
+        return [{
+            "physicalLocation": {"artifactLocation": {"uri": uri}, "region": {"startLine": line}},
+            "logicalLocations": [{"name": resource, "fullyQualifiedName": urn, "kind": "resource"}],
+        }]
+
+    if stack.error:
+        yield {
+            "ruleId": FAILED_RULE.name, "ruleIndex": index[FAILED_RULE.name], "level": "error",
+            "message": {"text": f"Stack {stack.stack} was not reviewed: {stack.error}"},
+            "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri}, "region": {"startLine": 1}}}],
+            "partialFingerprints": _fingerprint(stack.stack, FAILED_RULE.name, ""),
+            "properties": {"stack": stack.stack, "environment": stack.environment},
+        }
+    for v in ordered_violations(stack):
+        result: dict[str, Any] = {
+            "ruleId": v.policy, "ruleIndex": index[v.policy], "level": RESULT_LEVELS[v.level],
+            "message": {"text": v.message},
+            "locations": where(v.urn, v.policy, v.resource),
+            "partialFingerprints": _fingerprint(stack.stack, v.policy, v.urn),
+            "properties": {"stack": stack.stack, "environment": stack.environment, "enforcementLevel": v.level,
+                           "severity": v.severity, "resourceType": v.type, "urn": v.urn},
+        }
+        if v.level == "waived":
+            result["suppressions"] = [_suppression(v.waiver_reason, v.waiver_expires)]
+        yield result
+    for u in ordered_unknown(stack):
+        yield {
+            "ruleId": u.policy, "ruleIndex": index[u.policy], "kind": "open", "level": "none",
+            "message": {"text": f"Not evaluated at preview (not a pass): {u.message}"},
+            "locations": where(u.urn, u.policy, u.resource),
+            "partialFingerprints": _fingerprint(stack.stack, u.policy, u.urn),
+            "properties": {"stack": stack.stack, "environment": stack.environment, "enforcementLevel": "unknown",
+                           "resourceType": u.type, "urn": u.urn},
+        }
+
+
+def _suppression(reason: str | None, expires: str | None) -> dict[str, Any]:
+    suppression: dict[str, Any] = {"kind": "external", "status": "accepted",
+                                   "justification": reason or "waived without a reason"}
+    if expires:
+        suppression["properties"] = {"expires": expires}
+    return suppression
+
+
+def _fingerprint(stack: str, policy: str, urn: str) -> dict[str, str]:
+    """Stable across line moves, so code scanning tracks one alert per (stack, policy, resource)."""
+    digest = hashlib.sha256(f"{stack}\n{policy}\n{urn}".encode()).hexdigest()[:32]
+    return {"amlkitFinding/v1": digest}
+
+
+def _uri(path: Path, root: Path) -> str:
+    """Relative POSIX path from root when the file is under it, else an absolute file URI."""
+    absolute = Path(os.path.abspath(path))
+    try:
+        return absolute.relative_to(Path(os.path.abspath(root))).as_posix()
+    except ValueError:
+        return absolute.as_uri()

