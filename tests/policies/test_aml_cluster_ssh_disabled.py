@@ -28,6 +28,10 @@ CASES = [
     ("login-disabled-lower-case", changed(HAPPY, LOGIN, "disabled"), []),
     ("admin-password", changed(HAPPY, CREDENTIALS, {"adminUserName": "azureuser", "adminUserPassword": SECRET}),
      [PASSWORD]),
+    ("admin-password-secret-wire-form", changed(HAPPY, CREDENTIALS, {
+        "adminUserName": "azureuser",
+        "adminUserPassword": {"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270",
+                              "value": SECRET}}), [PASSWORD]),
     ("admin-ssh-key-only", changed(HAPPY, CREDENTIALS, {"adminUserName": "azureuser",
                                                         "adminUserSshPublicKey": "ssh-rsa AAAA"}), []),
     ("admin-password-empty", changed(HAPPY, CREDENTIALS, {"adminUserName": "azureuser", "adminUserPassword": ""}),
