@@ -1,0 +1,87 @@
+"""aml-compute-approved-vm-family: clusters and instances use a VM size from an allowed series."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from amlkit.errors import ConfigError, UnknownVmSize
+from amlkit.policies.azure import COMPUTE, ComputeView, compute_subject, is_type
+from amlkit.policies.framework import Finding, ResourceInput, Rule, must
+from amlkit.vmsizes import VmFamily, VmSize, default_approved_series, family_by_series, parse_vm_size
+
+NAME = "aml-compute-approved-vm-family"
+
+
+def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
+    if not is_type(resource.type, COMPUTE):
+        return
+    compute = ComputeView(resource.props)
+    if not (compute.is_cluster or compute.is_instance):
+        return
+    subject = compute_subject(resource.name, compute)
+    raw = compute.vm_size
+    if raw is None:
+        if compute.is_cluster:  # an instance without vmSize gets Azure's default size
+            yield Finding(must(subject, "set vmSize to a size from an allowed series", "none"))
+        return
+    try:
+        size = parse_vm_size(raw)
+    except UnknownVmSize:
+        yield Finding(must(subject, "use a known Azure VM size", f"{raw!r}, which is not a known Azure VM size name"))
+        return
+    if size.family not in allowed_families(config):
+        yield Finding(must(subject, "use a VM size from an allowed series", _why_not(size)))
+
+
+def allowed_families(config: Mapping[str, Any]) -> tuple[VmFamily, ...]:
+    """The families config `allowedSeries` names; an entry that is not a known series is a config error."""
+    series = config.get("allowedSeries")
+    if not isinstance(series, list):
+        raise ConfigError(None, f"{NAME}.allowedSeries", "expected a list of VM series names", series)
+    families = []
+    for index, name in enumerate(series):
+        try:
+            families.append(family_by_series(name))
+        except UnknownVmSize:
+            problem = f"unknown VM series {name!r}; use series names such as DSv2, Esv3, NCasT4_v3"
+            raise ConfigError(None, f"{NAME}.allowedSeries[{index}]", problem, name) from None
+    return tuple(families)
+
+
+def _why_not(size: VmSize) -> str:
+    family = size.family
+    if not family.aml_supported:
+        reason = "not a supported series for Azure ML managed compute"
+    elif family.approval_required:
+        reason = "approval-required, so allowed only when listed in allowedSeries"
+    else:
+        reason = "not in allowedSeries"
+    return f"{size.name} of series {family.series} ({reason})"
+
+
+RULE = Rule(
+    name=NAME,
+    description="AmlCompute clusters and compute instances must use a known VM size whose series is in "
+    "allowedSeries (default: series supported for Azure ML managed compute that are neither retired nor "
+    "historically approval-required). Clusters must set vmSize.",
+    severity="medium",
+    level="mandatory",
+    tags=("cost", "governance"),
+    url="https://learn.microsoft.com/azure/machine-learning/concept-compute-target#supported-vm-series-and-sizes",
+    remediation="Pick a size from an allowed series (`az ml compute list-sizes --location <region>` lists what "
+    "the region offers), e.g. Standard_DS3_v2 for CPU or Standard_NC4as_T4_v3 for GPU. To allow another "
+    "series, add it to allowedSeries in the pack config; series that historically required Azure approval "
+    "(HB, HBv2, HC, M, NCv2, NCv3, ND, NDv2, NVv3) pass only when listed explicitly, after the support "
+    "request and quota are in place.",
+    check=check,
+    config={
+        "allowedSeries": {
+            "type": "array",
+            "items": {"type": "string"},
+            "default": list(default_approved_series()),
+            "description": "VM series (as Azure docs name them, e.g. DSv2, NCasT4_v3) clusters and instances "
+            "may use; case-insensitive.",
+        },
+    },
+)
