@@ -159,7 +159,7 @@ def environment_config(items: Iterable[tuple[Any, Any]], file: str) -> dict[str,
         name = _namespace_key(key)
         if name is None:
             continue
-        if name != "location" and name not in TOP_LEVEL_KEYS:
+        if key != LOCATION_KEY and name not in TOP_LEVEL_KEYS:
             raise ConfigError(file, f"{NAMESPACE}:{name}",
                               f"unknown key; allowed keys: {EnvironmentSpec.allowed_keys_text()}")
         if name in raw:
