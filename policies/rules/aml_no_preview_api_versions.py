@@ -1,0 +1,39 @@
+"""aml-no-preview-api-versions: resources use stable Azure API versions.
+
+Facts (domain.md, rules table): Pulumi's compliance-policies library has exactly this rule for every
+azure-native resource with a preview version ("disallow-preview-resource"; all 349 of its AML rules are
+this one). Preview API versions can change or disappear without notice. In azure-native the version is
+in the type token: `azure-native:<module>/v20240101preview:<Name>` is a preview, while
+`azure-native:<module>:<Name>` (the default version) and dated stable versions are fine. Any
+azure-native module counts, not only machinelearningservices.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from amlkit.policies.azure import type_parts
+from amlkit.policies.framework import Finding, ResourceInput, Rule, must
+
+
+def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
+    parts = type_parts(resource.type)
+    if parts is None or parts[1] is None or "preview" not in parts[1].lower():
+        return
+    module, _, name = parts
+    expectation = f"use a stable API version (azure-native:{module}:{name})"
+    yield Finding(must(f"Resource '{resource.name}'", expectation, resource.type))
+
+
+RULE = Rule(
+    name="aml-no-preview-api-versions",
+    description="Resources must not use a preview Azure API version (azure-native:<module>/v<date>preview:<Name>).",
+    severity="medium",
+    level="advisory",
+    tags=("reliability", "governance"),
+    url="https://github.com/pulumi/compliance-policies/tree/main/vendor-azure/azurenative",
+    remediation="Import the resource from the module's default version (e.g. pulumi_azure_native."
+    "machinelearningservices) or a dated stable version instead of a v<date>preview module.",
+    check=check,
+)

@@ -1,0 +1,93 @@
+"""aml-required-tags: taggable resources carry the tags the organisation requires.
+
+Facts: Azure tag keys are case-insensitive (a `CostCenter` tag satisfies `costcenter`); tag values are
+strings and an empty value carries nothing. A resource is taggable when its inputs carry `tags`, or
+when its type is one Azure tags although the program left `tags` out (`TAGGABLE_TYPES`, kept as data
+below: the AML workspace and compute with their dependent resources and network). The required keys
+come from config `requiredTags` (empty by default: the rule then checks nothing).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from amlkit.policies.azure import is_type, type_parts
+from amlkit.policies.framework import Finding, ResourceInput, Rule, must
+
+TAGGABLE_TYPES = (
+    "machinelearningservices:Workspace",
+    "machinelearningservices:Compute",
+    "machinelearningservices:Registry",
+    "machinelearningservices:OnlineEndpoint",
+    "machinelearningservices:OnlineDeployment",
+    "machinelearningservices:BatchEndpoint",
+    "storage:StorageAccount",
+    "keyvault:Vault",
+    "applicationinsights:Component",
+    "operationalinsights:Workspace",
+    "containerregistry:Registry",
+    "resources:ResourceGroup",
+    "managedidentity:UserAssignedIdentity",
+    "network:VirtualNetwork",
+    "network:NetworkSecurityGroup",
+    "network:PrivateEndpoint",
+    "network:PublicIPAddress",
+    "network:NatGateway",
+    "network:RouteTable",
+    "network:AzureFirewall",
+    "network:LoadBalancer",
+    "privatedns:PrivateZone",
+    "cognitiveservices:Account",
+    "search:Service",
+)
+
+
+def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
+    required = _unique(config["requiredTags"])
+    if not required or not _taggable(resource):
+        return
+    tags = resource.props.get("tags") or {}
+    present = {str(key).lower() for key, value in tags.items() if value is not None and str(value).strip()}
+    missing = [key for key in required if key.lower() not in present]
+    if missing:
+        subject = f"Resource '{resource.name}' ({_short_type(resource.type)})"
+        yield Finding(must(subject, f"carry the tags {', '.join(required)}", f"no value for {', '.join(missing)}"))
+
+
+def _taggable(resource: ResourceInput) -> bool:
+    return "tags" in resource.props or any(is_type(resource.type, kind) for kind in TAGGABLE_TYPES)
+
+
+def _unique(keys: list[str]) -> list[str]:
+    """Required keys without case-insensitive repeats, first spelling kept."""
+    seen: dict[str, str] = {}
+    for key in keys:
+        seen.setdefault(key.lower(), key)
+    return list(seen.values())
+
+
+def _short_type(type_token: str) -> str:
+    parts = type_parts(type_token)
+    return f"{parts[0]}:{parts[2]}" if parts else type_token
+
+
+RULE = Rule(
+    name="aml-required-tags",
+    description="Taggable resources must carry every tag key in requiredTags, with a non-empty value.",
+    severity="low",
+    level="advisory",
+    tags=("governance", "cost"),
+    url="https://learn.microsoft.com/azure/azure-resource-manager/management/tag-resources",
+    remediation="Add the missing tags (the stack's tags setting applies them to every resource amlkit "
+    "creates); tag keys are case-insensitive, values must not be empty.",
+    check=check,
+    config={
+        "requiredTags": {
+            "type": "array",
+            "items": {"type": "string", "minLength": 1, "maxLength": 512},
+            "description": "Tag keys every taggable resource must carry (case-insensitive).",
+            "default": [],
+        }
+    },
+)

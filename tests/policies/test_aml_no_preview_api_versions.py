@@ -1,0 +1,29 @@
+import pytest
+
+from amlkit.policies.rules.aml_no_preview_api_versions import RULE
+from tests.policies.helpers import messages
+from tests.policies.workspace_fixtures import workspace_props
+
+PROPS = workspace_props()
+
+
+def expected(module: str, name: str, type_: str) -> list[str]:
+    return [f"Resource 'r' must use a stable API version (azure-native:{module}:{name}); found {type_}."]
+
+
+CASES = [
+    ("default-version", "azure-native:machinelearningservices:Workspace", []),
+    ("dated-stable-version", "azure-native:machinelearningservices/v20240401:Workspace", []),
+    ("ml-preview", "azure-native:machinelearningservices/v20240401preview:Compute",
+     expected("machinelearningservices", "Compute", "azure-native:machinelearningservices/v20240401preview:Compute")),
+    ("other-module-preview", "azure-native:network/v20210501preview:AdminRule",
+     expected("network", "AdminRule", "azure-native:network/v20210501preview:AdminRule")),
+    ("private-preview", "azure-native:storage/v20200801privatepreview:StorageAccount",
+     expected("storage", "StorageAccount", "azure-native:storage/v20200801privatepreview:StorageAccount")),
+    ("non-azure-native", "azure:machinelearning/workspace:Workspace", []),
+]
+
+
+@pytest.mark.parametrize(("type_", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_aml_no_preview_api_versions(type_, expected):
+    assert messages(RULE, PROPS, name="r", type_=type_) == expected
