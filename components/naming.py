@@ -104,3 +104,10 @@ def prefixed_name(prefix: str, component_name: str, max_length: int) -> str:
 def resource_name(override: str | None, default: str, rule: NameRule, key_path: str) -> str:
     """The caller's name, checked, or the derived default, checked too (a bad component name fails)."""
     return checked(override if override is not None else default, rule, key_path)
+
+
+def compute_instance_name(component_name: str) -> str:
+    """`ci-` + the component name + `-` + hash, at most 24 chars: instance names are unique per region."""
+    room = 24 - 4 - HASH_LENGTH
+    stem = _hyphenated(component_name)[:room].strip("-")
+    return f"ci-{stem}-{short_hash(component_name)}" if stem else f"ci-{short_hash(component_name)}"
