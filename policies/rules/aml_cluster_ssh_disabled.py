@@ -25,8 +25,8 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
 def _cluster(subject: str, compute: ComputeView) -> Iterator[Finding]:
     access = compute.remote_login_port_public_access_given
     if not same_value(access, "Disabled"):
-        found = "none (Azure then uses NotSpecified: SSH open on nodes with a public IP)" if access is None \
-            else str(access)
+        found = str(access) if access is not None else (
+            "none (Azure then uses NotSpecified: SSH open on nodes with a public IP)")
         yield Finding(must(subject, f"set {REMOTE_LOGIN} explicitly to Disabled", found))
     if compute.admin_password_set:
         yield Finding(must(subject, "not set an admin password in userAccountCredentials",
