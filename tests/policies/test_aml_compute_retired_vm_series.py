@@ -1,0 +1,94 @@
+import datetime
+
+import pytest
+from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
+
+from amlkit.errors import ConfigError
+from amlkit.policies.framework import ResourceInput
+from amlkit.policies.rules.aml_compute_retired_vm_series import RULE, as_of, findings
+from tests.policies.compute_fixtures import attached_props, instance_props, with_unknown
+from tests.policies.helpers import COMPUTE_TYPE, DELETE, changed, cluster_props, messages
+
+HAPPY = cluster_props()
+SIZE = "properties.properties.vmSize"
+CLUSTER = "AmlCompute cluster 'cpu-cluster'"
+MUST = "must not use a VM series retired for Azure ML compute"
+AS_OF = {"asOf": "2025-01-01"}
+
+
+def size(value):
+    return changed(HAPPY, SIZE, value)
+
+
+CASES = [
+    ("happy-path", HAPPY, AS_OF, []),
+    ("current-gpu", size("Standard_NC4as_T4_v3"), AS_OF, []),
+    ("NC-retired", size("Standard_NC6"), AS_OF,
+     [f"{CLUSTER} {MUST}; found Standard_NC6 of series NC, retired on 2023-08-31."]),
+    ("NC-promo-retired", size("standard_nc24r_promo"), AS_OF,
+     [f"{CLUSTER} {MUST}; found Standard_NC24r_Promo of series NC Promo, retired on 2023-08-31."]),
+    ("NCv2-retired", size("Standard_NC12s_v2"), AS_OF,
+     [f"{CLUSTER} {MUST}; found Standard_NC12s_v2 of series NCv2, retired on 2023-08-31."]),
+    ("ND-retired", size("Standard_ND24rs"), AS_OF,
+     [f"{CLUSTER} {MUST}; found Standard_ND24rs of series ND, retired on 2023-08-31."]),
+    ("NV-promo-retired", size("Standard_NV6_Promo"), AS_OF,
+     [f"{CLUSTER} {MUST}; found Standard_NV6_Promo of series NV Promo, retired on 2023-08-31."]),
+    ("Av1-retired", size("Standard_A4"), AS_OF,
+     [f"{CLUSTER} {MUST}; found Standard_A4 of series A, retired on 2024-08-31."]),
+    ("Basic-A-retired", size("Basic_A2"), AS_OF,
+     [f"{CLUSTER} {MUST}; found Basic_A2 of series Basic A, retired on 2024-08-31."]),
+    ("HB-retired", size("Standard_HB60rs"), AS_OF,
+     [f"{CLUSTER} {MUST}; found Standard_HB60rs of series HB, retired on 2024-08-31."]),
+    ("NCv3-retires-later", size("Standard_NC24rs_v3"), AS_OF,
+     [f"{CLUSTER} {MUST}; found Standard_NC24rs_v3 of series NCv3, which retires on 2025-09-30."]),
+    ("NCv3-on-the-day", size("Standard_NC24rs_v3"), {"asOf": "2025-09-30"},
+     [f"{CLUSTER} {MUST}; found Standard_NC24rs_v3 of series NCv3, retired on 2025-09-30."]),
+    ("NCv3-day-before", size("Standard_NC6s_v3"), {"asOf": "2025-09-29"},
+     [f"{CLUSTER} {MUST}; found Standard_NC6s_v3 of series NCv3, which retires on 2025-09-30."]),
+    ("default-asOf-is-today-and-past-dates-are-retired", size("Standard_NC6"), None,
+     [f"{CLUSTER} {MUST}; found Standard_NC6 of series NC, retired on 2023-08-31."]),
+    ("HBv2-not-retired", size("Standard_HB120-32rs_v2"), AS_OF, []),
+    ("missing-size-left-to-approved-family-rule", size(DELETE), AS_OF, []),
+    ("unknown-size-left-to-approved-family-rule", size("Standard_NC6_v9"), AS_OF, []),
+    ("instance-retired", instance_props(vmSize="Standard_NV12"), AS_OF,
+     [f"Compute instance 'cpu-cluster' {MUST}; found Standard_NV12 of series NV, retired on 2023-08-31."]),
+    ("instance-happy", instance_props(), AS_OF, []),
+    ("attached-ignored", attached_props(), AS_OF, []),
+]
+
+
+@pytest.mark.parametrize(("props", "config", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_aml_compute_retired_vm_series(props, config, expected):
+    assert messages(RULE, props, config) == expected
+
+
+def test_findings_is_pure_in_today():
+    resource = ResourceInput(COMPUTE_TYPE, "gpu", "urn", size("Standard_NC6s_v3"))
+    before = [f.message for f in findings(resource, datetime.date(2020, 1, 1))]
+    after = [f.message for f in findings(resource, datetime.date(2030, 1, 1))]
+    assert before == ["AmlCompute cluster 'gpu' must not use a VM series retired for Azure ML compute; "
+                      "found Standard_NC6s_v3 of series NCv3, which retires on 2025-09-30."]
+    assert after == ["AmlCompute cluster 'gpu' must not use a VM series retired for Azure ML compute; "
+                     "found Standard_NC6s_v3 of series NCv3, retired on 2025-09-30."]
+
+
+def test_as_of_reads_config():
+    assert as_of({"asOf": "2024-02-29"}) == datetime.date(2024, 2, 29)
+
+
+@pytest.mark.parametrize("bad", ["2024-02-30", "next week", 20240101])
+def test_bad_as_of_fails_closed(bad):
+    with pytest.raises(ConfigError) as caught:
+        messages(RULE, HAPPY, {"asOf": bad})
+    assert (caught.value.key_path, caught.value.problem) == (
+        "aml-compute-retired-vm-series.asOf", "expected a date as YYYY-MM-DD")
+
+
+def test_other_resource_types_are_ignored():
+    assert messages(RULE, size("Standard_NC6"), AS_OF, type_="azure-native:storage:StorageAccount") == []
+
+
+def test_unknown_size_is_unknown_not_a_pass():
+    props = with_unknown(HAPPY, SIZE, UNKNOWN_STRING_VALUE)
+    with pytest.raises(UnknownValueError):
+        RULE.evaluate(ResourceInput(COMPUTE_TYPE, "cpu-cluster", "urn", props), AS_OF)
