@@ -1,0 +1,139 @@
+"""Markdown for pull-request comments: an overview table of the stacks, then per stack a table of its
+findings and a collapsible `<details>` section per finding (message, resource, waiver, remediation).
+
+Messages go into fenced code blocks and table cells are escaped, so no finding text can inject
+Markdown or HTML into the comment.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Mapping
+
+from amlkit.review.model import PackInfo, PolicyInfo, Review, StackReview, Unknown, Violation
+from amlkit.review.report_json import ordered_stacks, ordered_unknown, ordered_violations, summary
+
+TITLE = "## amlkit policy review"
+ICONS = {"mandatory": "❌", "advisory": "⚠️", "waived": "💤", "unknown": "❔"}
+
+
+def render(review: Review, plans: Mapping[str, str] | None = None) -> str:
+    """The whole comment; `plans` (stack -> plain-text plan) adds a collapsed plan per stack."""
+    parts = [TITLE, _headline(review), _overview(review)]
+    for stack in ordered_stacks(review):
+        parts.append(_stack_section(stack, (plans or {}).get(stack.stack)))
+    return "\n\n".join(parts) + "\n"
+
+
+def render_rules(pack: PackInfo) -> str:
+    rows = [
+        [f"`{_code(p.name)}`", _cell(p.level), _cell(p.severity), "stack" if p.stack_policy else "resource",
+         _cell(", ".join(p.tags)), _cell(p.description),
+         _cell(p.remediation) + (f" ([docs]({_cell(p.url)}))" if p.url else "")]
+        for p in sorted(pack.policies, key=lambda p: p.name)
+    ]
+    header = ["Policy", "Level", "Severity", "Scope", "Tags", "Description", "Remediation"]
+    return f"## {_cell(pack.name)}@v{_cell(pack.version)}\n\n{_table(header, rows)}\n"
+
+
+def _headline(review: Review) -> str:
+    counts = summary(review)
+    stacks = len(review.stacks)
+    text = (f"{counts['mandatory']} mandatory, {counts['advisory']} advisory, {counts['waived']} waived, "
+            f"{counts['unknown']} unknown across {stacks} stack{'s' if stacks != 1 else ''}")
+    if counts["failed"]:
+        return f"❌ **Review failed**: {counts['failed']} stack(s) were NOT reviewed. {text}."
+    if counts["mandatory"]:
+        return f"❌ **Mandatory policy violations**: {text}."
+    if counts["advisory"] or counts["unknown"]:
+        return f"⚠️ **Passed with warnings**: {text}."
+    return f"✅ **Passed**: {text}."
+
+
+def _overview(review: Review) -> str:
+    rows = []
+    for s in ordered_stacks(review):
+        if s.error:
+            rows.append([_cell(s.stack), _cell(s.environment), "❌ review failed", "-", "-", "-", "-"])
+            continue
+        rows.append([_cell(s.stack), _cell(s.environment), _state(s), str(s.count("mandatory")),
+                     str(s.count("advisory")), str(s.count("waived")), str(len(s.unknown))])
+    return _table(["Stack", "Environment", "Result", "Mandatory", "Advisory", "Waived", "Unknown"], rows)
+
+
+def _state(stack: StackReview) -> str:
+    if stack.count("mandatory"):
+        return "❌ mandatory violations"
+    if stack.count("advisory") or stack.unknown:
+        return "⚠️ warnings"
+    return "✅ passed"
+
+
+def _stack_section(stack: StackReview, plan: str | None) -> str:
+    parts = [f"### {_cell(stack.stack)}",
+             f"Project `{_code(stack.project)}`, environment `{_code(stack.environment)}`, "
+             f"stack file `{_code(stack.stack_file)}`."]
+    if plan is not None:
+        parts.append(_details("Plan", _fence(plan)))
+    if stack.error:
+        parts.append("**Review failed, this stack was NOT reviewed:**\n\n" + _fence(stack.error))
+        return "\n\n".join(parts)
+    violations, unknown = ordered_violations(stack), ordered_unknown(stack)
+    if not violations and not unknown:
+        parts.append("No findings.")
+        return "\n\n".join(parts)
+    rows = [[f"{ICONS[v.level]} {v.level}", _cell(v.severity), f"`{_code(v.policy)}`", f"`{_code(v.resource)}`",
+             f"`{_code(v.type)}`"] for v in violations]
+    rows += [[f"{ICONS['unknown']} unknown", "", f"`{_code(u.policy)}`", f"`{_code(u.resource)}`",
+              f"`{_code(u.type)}`"] for u in unknown]
+    parts.append(_table(["Level", "Severity", "Policy", "Resource", "Type"], rows))
+    policies = {p.name: p for p in stack.pack.policies} if stack.pack else {}
+    parts += [_violation_details(v, policies.get(v.policy)) for v in violations]
+    parts += [_unknown_details(u) for u in unknown]
+    return "\n\n".join(parts)
+
+
+def _violation_details(v: Violation, policy: PolicyInfo | None) -> str:
+    lines = [_fence(v.message), "", f"- Resource: `{_code(v.urn)}`", f"- Severity: {v.severity}"]
+    if v.level == "waived":
+        expiry = f" (expires {v.waiver_expires})" if v.waiver_expires else ""
+        lines.append(f"- Waived: {_cell(v.waiver_reason or 'no reason given')}{expiry}")
+    if policy and policy.remediation:
+        lines.append(f"- Remediation: {_cell(policy.remediation)}")
+    if policy and policy.url:
+        lines.append(f"- Reference: {policy.url}")
+    return _details(f"{ICONS[v.level]} {v.level}: {v.policy} on {v.resource}", "\n".join(lines))
+
+
+def _unknown_details(u: Unknown) -> str:
+    body = "\n".join([_fence(u.message), "", "Not evaluated at preview: this is not a pass.",
+                      "", f"- Resource: `{_code(u.urn)}`"])
+    return _details(f"{ICONS['unknown']} unknown: {u.policy} on {u.resource}", body)
+
+
+def _details(summary_text: str, body: str) -> str:
+    return f"<details>\n<summary>{html.escape(summary_text)}</summary>\n\n{body}\n\n</details>"
+
+
+def _fence(text: str) -> str:
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{text.rstrip()}\n{fence}"
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    """Cells are already Markdown (escaped with `_cell` / `_code` by the caller)."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _cell(text: str) -> str:
+    """Plain text safe in a table cell or a line: no HTML, no pipes, no line breaks."""
+    return html.escape(text, quote=False).replace("|", "\\|").replace("\n", " ")
+
+
+def _code(text: str) -> str:
+    """Text inside single backticks: no backticks, pipes or line breaks."""
+    return text.replace("`", "'").replace("|", "\\|").replace("\n", " ")
