@@ -1,5 +1,46 @@
-"""The Pulumi program behind the project's `__main__.py` (filled in by the components work)."""
+"""The Pulumi program behind the project's `__main__.py`: the selected stack's environment.
+
+`run()` reads the stack's `amlkit:` config (`amlkit.stackfile.spec_from_pulumi_config`), validates
+it, declares `amlkit.components.environment.Environment` and exports its outputs. A config problem
+is raised as `StackConfigError`: a `ConfigError` (the review engine maps it to exit 2) that is also
+a `pulumi.RunError`, so `pulumi preview/up` print it as one line instead of a traceback.
+"""
+
+from __future__ import annotations
+
+import pulumi
+
+from amlkit.errors import ConfigError
+from amlkit.schema import EnvironmentSpec
+
+
+class StackConfigError(ConfigError, pulumi.RunError):
+    """A ConfigError raised inside the Pulumi program: one clear line, no traceback."""
+
+    @classmethod
+    def from_error(cls, error: ConfigError) -> StackConfigError:
+        return cls(error.file, error.key_path, error.problem, error.value)
+
+
+def build(spec: EnvironmentSpec) -> None:
+    """Declare the environment for a validated spec and export its outputs."""
+    from amlkit.components.environment import Environment
+
+    environment = Environment(spec.environment, {"spec": spec})
+    for key, value in environment.outputs().items():
+        pulumi.export(key, value)
+    pulumi.export("environment", spec.environment)
+    pulumi.export("location", spec.location)
 
 
 def run() -> None:
-    raise NotImplementedError("amlkit.program.run is not implemented yet")
+    """The program: read and validate the stack config, then build. Raises StackConfigError."""
+    from amlkit.stackfile import spec_from_pulumi_config
+
+    try:
+        spec = spec_from_pulumi_config()
+        build(spec)
+    except StackConfigError:
+        raise
+    except ConfigError as error:
+        raise StackConfigError.from_error(error) from None
