@@ -1,0 +1,403 @@
+"""Drive a CrossGuard policy pack over the analyzer gRPC protocol, as the Pulumi engine does.
+
+The pack runs as `python -u -m pulumi.policy <engine-address> <pack-dir>` (cwd = pack dir) with
+PULUMI_PROJECT, PULUMI_STACK, PULUMI_DRY_RUN=true and PULUMI_CONFIG set; its first stdout line is
+its port. Calls follow the engine's order: Handshake (UNIMPLEMENTED in pulumi-policy 1.21:
+tolerated), ConfigureStack, GetAnalyzerInfo, Configure (the fully reconciled config), Analyze per
+resource, one AnalyzeStack. Every call has a deadline; every failure is a ReviewFailed.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import selectors
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import grpc
+import yaml
+from google.protobuf import empty_pb2, json_format, struct_pb2
+from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc
+
+from amlkit.errors import ReviewFailed
+from amlkit.review import processes
+from amlkit.review.packconfig import PolicyConfig, PolicySchema, reconcile
+
+ENGINE_ADDRESS = "127.0.0.1:0"  # pulumi.policy accepts it and never dials it
+ANALYZE_WINDOW = 16  # Analyze calls in flight at once (the pack serves 4 threads)
+
+_LEVEL_NAMES = {analyzer_pb2.ADVISORY: "advisory", analyzer_pb2.MANDATORY: "mandatory",
+                analyzer_pb2.DISABLED: "disabled", analyzer_pb2.REMEDIATE: "remediate"}
+_LEVEL_VALUES = {name: value for value, name in _LEVEL_NAMES.items()}
+_SEVERITIES = {analyzer_pb2.POLICY_SEVERITY_LOW: "low", analyzer_pb2.POLICY_SEVERITY_MEDIUM: "medium",
+               analyzer_pb2.POLICY_SEVERITY_HIGH: "high", analyzer_pb2.POLICY_SEVERITY_CRITICAL: "critical"}
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """A pack's answer about one resource (or the stack), before it becomes a Violation/Unknown."""
+
+    policy: str
+    level: str  # mandatory | advisory
+    severity: str
+    urn: str  # empty for stack-level findings without a resource
+    message: str  # the reported text only (description prefix removed)
+    unknown: bool = False
+
+
+@dataclass(frozen=True)
+class NotApplicable:
+    policy: str
+    urn: str  # the analyzed resource ("" for AnalyzeStack)
+    reason: str
+
+
+@dataclass
+class Analysis:
+    pack_name: str
+    pack_version: str
+    policies: list[analyzer_pb2.PolicyInfo]
+    config: dict[str, PolicyConfig]
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    not_applicable: list[NotApplicable] = field(default_factory=list)
+
+
+def pack_version(pack_dir: Path, reported: str) -> str:
+    """The version to display: PulumiPolicy.yaml's `version` (Python packs report 0.0.1 themselves)."""
+    path = pack_dir / "PulumiPolicy.yaml"
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError):
+        return reported
+    version = data.get("version") if isinstance(data, dict) else None
+    return str(version) if version else reported
+
+
+class PackProcess:
+    """One running policy pack. Use as a context manager: the process group dies on exit."""
+
+    def __init__(self, pack_dir: Path, project: str, stack: str, config: dict[str, str], timeout: float) -> None:
+        self.pack_dir = pack_dir
+        self.timeout = timeout
+        env = dict(os.environ, PULUMI_PROJECT=project, PULUMI_STACK=stack, PULUMI_DRY_RUN="true",
+                   PULUMI_CONFIG=json.dumps(config), PYTHONUNBUFFERED="1")
+        self.process = processes.spawn(
+            [sys.executable, "-u", "-m", "pulumi.policy", ENGINE_ADDRESS, str(pack_dir)],
+            cwd=pack_dir, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )
+        self.channel: grpc.Channel | None = None
+        self._stub: analyzer_pb2_grpc.AnalyzerStub | None = None
+
+    def __enter__(self) -> PackProcess:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self.channel is not None:
+            self.channel.close()
+        processes.kill(self.process)
+
+    @property
+    def stub(self) -> analyzer_pb2_grpc.AnalyzerStub:
+        if self._stub is None:
+            port = self._read_port()
+            self.channel = grpc.insecure_channel(f"127.0.0.1:{port}")
+            self._stub = analyzer_pb2_grpc.AnalyzerStub(self.channel)
+        return self._stub
+
+    def _read_port(self) -> int:
+        """The first stdout line, within the deadline; a pack that exits or stays silent fails closed."""
+        assert self.process.stdout is not None
+        deadline = time.monotonic() + self.timeout
+        buffer = b""
+        with selectors.DefaultSelector() as selector:
+            selector.register(self.process.stdout, selectors.EVENT_READ)
+            while b"\n" not in buffer:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise ReviewFailed(f"policy pack {self.pack_dir}: did not print its port within "
+                                       f"{self.timeout:g}s (is __main__.py building a PolicyPack?)")
+                if not selector.select(remaining):
+                    continue
+                chunk = os.read(self.process.stdout.fileno(), 4096)
+                if not chunk:
+                    raise ReviewFailed(f"policy pack {self.pack_dir}: exited before it started "
+                                       f"(exit code {self.process.wait()}): {self.stderr_tail()}")
+                buffer += chunk
+        line = buffer.split(b"\n", 1)[0].strip()
+        if not line.isdigit():
+            raise ReviewFailed(f"policy pack {self.pack_dir}: expected its port as the first line, got "
+                               f"{line[:80]!r}")
+        return int(line)
+
+    def stderr_tail(self) -> str:
+        """The pack's last meaningful stderr line (the exception line of a traceback)."""
+        assert self.process.stderr is not None
+        try:
+            self.process.wait(timeout=1)
+            text = self.process.stderr.read().decode(errors="replace")
+        except (subprocess.TimeoutExpired, OSError, ValueError):
+            return "(no output)"
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        return lines[-1] if lines else "(no output)"
+
+    def call(self, method: str, request: Any, what: str) -> Any:
+        """One unary RPC with the per-call deadline; failures become ReviewFailed naming the call."""
+        try:
+            return getattr(self.stub, method)(request, timeout=self.timeout)
+        except grpc.RpcError as error:
+            raise self.failure(error, what) from None
+
+    def failure(self, error: grpc.RpcError, what: str) -> ReviewFailed:
+        code = error.code()
+        if code == grpc.StatusCode.DEADLINE_EXCEEDED:
+            return ReviewFailed(f"policy pack {self.pack_dir}: {what} did not answer within {self.timeout:g}s")
+        if self.process.poll() is not None or code == grpc.StatusCode.UNAVAILABLE:
+            return ReviewFailed(f"policy pack {self.pack_dir}: exited during {what} "
+                                f"(exit code {self.process.poll()}): {self.stderr_tail()}")
+        details = (error.details() or "").removeprefix("Exception calling application: ")
+        return ReviewFailed(f"policy pack {self.pack_dir}: {what} failed: {details}")
+
+
+def analyze(
+    pack: PackProcess,
+    project: str,
+    stack: str,
+    resources: Sequence[dict[str, Any]],
+    config_file: dict[str, PolicyConfig] | None,
+    config_file_name: str | None,
+    stack_config: dict[str, str],
+    secret_keys: Sequence[str],
+) -> Analysis:
+    """The engine's conversation with the pack for one stack."""
+    handshake(pack)
+    pack.call("ConfigureStack", analyzer_pb2.AnalyzerStackConfigureRequest(
+        stack=stack, project=project, organization="organization", dry_run=True,
+        config=stack_config, config_secret_keys=list(secret_keys), tags=stack_tags(project),
+    ), "ConfigureStack")
+    analysis = configure(pack, config_file, config_file_name)
+    by_urn = {r["urn"]: r for r in resources}
+    requests = [analyze_request(r, by_urn, stack, project) for r in resources]
+    for resource, response in zip(resources, _analyze_all(pack, requests, analysis), strict=False):
+        _collect(analysis, response, resource["urn"])
+    stack_request = analyzer_pb2.AnalyzeStackRequest(
+        resources=[stack_resource(r, request) for r, request in zip(resources, requests, strict=False)])
+    response = pack.call("AnalyzeStack", stack_request, "AnalyzeStack")
+    _collect(analysis, response, "")
+    return analysis
+
+
+def handshake(pack: PackProcess) -> None:
+    request = analyzer_pb2.AnalyzerHandshakeRequest(
+        engine_address=ENGINE_ADDRESS, root_directory=str(pack.pack_dir), program_directory=str(pack.pack_dir))
+    try:
+        pack.stub.Handshake(request, timeout=pack.timeout)
+    except grpc.RpcError as error:
+        if error.code() != grpc.StatusCode.UNIMPLEMENTED:
+            raise pack.failure(error, "Handshake") from None
+
+
+def stack_tags(project: str) -> dict[str, str]:
+    return {"pulumi:project": project, "pulumi:runtime": "python"}
+
+
+def configure(pack: PackProcess, config_file: dict[str, PolicyConfig] | None,
+              config_file_name: str | None) -> Analysis:
+    """GetAnalyzerInfo, reconcile the config as the engine does, and Configure with ALL of it."""
+    info = pack.call("GetAnalyzerInfo", empty_pb2.Empty(), "GetAnalyzerInfo")
+    policies = list(info.policies)
+    config = reconcile([policy_schema(p) for p in policies], initial_config(info), config_file, config_file_name)
+    request = analyzer_pb2.ConfigureAnalyzerRequest()
+    for name, entry in config.items():
+        request.policyConfig[name].CopyFrom(policy_config_message(entry))
+    pack.call("Configure", request, "Configure")
+    return Analysis(info.name, pack_version(pack.pack_dir, info.version), policies, config)
+
+
+def policy_schema(info: analyzer_pb2.PolicyInfo) -> PolicySchema:
+    properties = {k: json_format.MessageToDict(v) for k, v in info.configSchema.properties.items()}
+    return PolicySchema(info.name, _LEVEL_NAMES.get(info.enforcementLevel, "advisory"), properties,
+                        tuple(info.configSchema.required))
+
+
+def initial_config(info: analyzer_pb2.AnalyzerInfo) -> dict[str, PolicyConfig]:
+    """The pack's initial config; like the engine, an unset level reads as the enum's zero (advisory)."""
+    return {
+        name: PolicyConfig(_LEVEL_NAMES.get(entry.enforcementLevel, "advisory"),
+                           json_format.MessageToDict(entry.properties) or None)
+        for name, entry in info.initialConfig.items()
+    }
+
+
+def policy_config_message(entry: PolicyConfig) -> analyzer_pb2.PolicyConfig:
+    message = analyzer_pb2.PolicyConfig(enforcementLevel=_LEVEL_VALUES.get(entry.level, analyzer_pb2.ADVISORY))
+    if entry.properties:
+        message.properties.update(entry.properties)
+    return message
+
+
+def _analyze_all(pack: PackProcess, requests: list[analyzer_pb2.AnalyzeRequest], analysis: Analysis):
+    """Analyze every resource, a window of calls in flight; answers come back in request order."""
+    responses: list[Any] = []
+    pending: list[tuple[Any, analyzer_pb2.AnalyzeRequest]] = []
+    for request in requests:
+        pending.append((pack.stub.Analyze.future(request, timeout=pack.timeout), request))
+        if len(pending) >= ANALYZE_WINDOW:
+            responses.append(_result(pack, *pending.pop(0), analysis))
+    responses.extend(_result(pack, future, request, analysis) for future, request in pending)
+    return responses
+
+
+def _result(pack: PackProcess, future: Any, request: analyzer_pb2.AnalyzeRequest, analysis: Analysis) -> Any:
+    try:
+        return future.result()
+    except grpc.RpcError as error:
+        failure = pack.failure(error, f"Analyze of {request.urn}")
+        if error.code() == grpc.StatusCode.UNKNOWN and pack.process.poll() is None:
+            culprit = find_failing_policy(pack, request, analysis)
+            if culprit:
+                failure = ReviewFailed(f"{failure}: policy '{culprit}' raised an error")
+        raise failure from None
+
+
+def find_failing_policy(pack: PackProcess, request: analyzer_pb2.AnalyzeRequest, analysis: Analysis) -> str | None:
+    """Re-run the failed Analyze with one policy enabled at a time to name the one that raises."""
+    enabled = [n for n, c in analysis.config.items() if c.level not in ("disabled", "") and
+               n in {p.name for p in analysis.policies}]
+    for name in enabled:
+        request_config = analyzer_pb2.ConfigureAnalyzerRequest()
+        for other, entry in analysis.config.items():
+            level = entry.level if other == name else "disabled"
+            request_config.policyConfig[other].CopyFrom(policy_config_message(PolicyConfig(level, entry.properties)))
+        try:
+            pack.stub.Configure(request_config, timeout=pack.timeout)
+            pack.stub.Analyze(request, timeout=pack.timeout)
+        except grpc.RpcError as error:
+            if error.code() == grpc.StatusCode.UNKNOWN:
+                return name
+            return None
+    return None
+
+
+def _collect(analysis: Analysis, response: analyzer_pb2.AnalyzeResponse, urn: str) -> None:
+    severities = {p.name: _SEVERITIES.get(p.severity, "unspecified") for p in analysis.policies}
+    for diag in response.diagnostics:
+        unknown = diag.message.startswith(f"can't run policy '{diag.policyName}'") and " during preview" in \
+            diag.message
+        level = "mandatory" if diag.enforcementLevel in (analyzer_pb2.MANDATORY, analyzer_pb2.REMEDIATE) \
+            else "advisory"
+        severity = _SEVERITIES.get(diag.severity) or severities.get(diag.policyName, "unspecified")
+        analysis.diagnostics.append(Diagnostic(
+            diag.policyName, level, severity, diag.urn or urn,
+            diag.message if unknown else reported_text(diag.message, diag.description), unknown))
+    for entry in response.not_applicable:
+        analysis.not_applicable.append(NotApplicable(entry.policy_name, urn, entry.reason))
+
+
+def reported_text(message: str, description: str) -> str:
+    """pulumi-policy sends `description + "\\n" + reported text`; keep the reported text."""
+    if description and message.startswith(description + "\n"):
+        return message[len(description) + 1:]
+    if message == description:
+        return ""
+    return message
+
+
+# --- requests ---------------------------------------------------------------------------------------
+
+def to_struct(value: dict[str, Any]) -> struct_pb2.Struct:
+    struct = struct_pb2.Struct()
+    struct.update(value)
+    return struct
+
+
+def analyze_request(resource: dict[str, Any], by_urn: dict[str, dict[str, Any]], stack: str,
+                    project: str) -> analyzer_pb2.AnalyzeRequest:
+    request = analyzer_pb2.AnalyzeRequest(
+        type=resource["type"], properties=to_struct(resource["inputs"]), urn=resource["urn"],
+        name=resource["name"], options=resource_options(resource, stack, project),
+    )
+    provider = provider_resource(resource, by_urn, stack, project)
+    if provider is not None:
+        request.provider.CopyFrom(provider)
+    return request
+
+
+def resource_options(resource: dict[str, Any], stack: str, project: str) -> analyzer_pb2.AnalyzerResourceOptions:
+    options = resource["options"]
+    dbr = options.get("deleteBeforeReplace")
+    return analyzer_pb2.AnalyzerResourceOptions(
+        protect=bool(options.get("protect")),
+        ignoreChanges=options.get("ignoreChanges", []),
+        deleteBeforeReplace=bool(dbr),
+        deleteBeforeReplaceDefined=dbr is not None,
+        additionalSecretOutputs=options.get("additionalSecretOutputs", []),
+        aliases=alias_urns(resource, stack, project),
+        parent=resource.get("parent") or "",
+    )
+
+
+def alias_urns(resource: dict[str, Any], stack: str, project: str) -> list[str]:
+    """Alias specs resolved to URNs the way the engine resolves them (the analyzer takes URNs)."""
+    from amlkit.review.mocks import engine_urn
+
+    urns = []
+    for alias in resource["options"].get("aliases", []):
+        if "urn" in alias:
+            urns.append(alias["urn"])
+            continue
+        parent = "" if alias.get("noParent") else (alias.get("parentUrn") or resource.get("parent") or "")
+        urns.append(engine_urn(alias.get("stack") or stack, alias.get("project") or project, parent,
+                               alias.get("type") or resource["type"], alias.get("name") or resource["name"]))
+    return urns
+
+
+def provider_resource(resource: dict[str, Any], by_urn: dict[str, dict[str, Any]], stack: str,
+                      project: str) -> analyzer_pb2.AnalyzerProviderResource | None:
+    """The explicit provider when the program passed one, else the engine's default provider."""
+    if not resource.get("custom") or resource["type"].startswith("pulumi:providers:"):
+        return None
+    ref = resource.get("provider") or ""
+    urn = ref.rsplit("::", 1)[0] if ref else ""
+    if urn in by_urn:
+        explicit = by_urn[urn]
+        return analyzer_pb2.AnalyzerProviderResource(
+            type=explicit["type"], properties=to_struct(explicit["inputs"]), urn=urn, name=explicit["name"])
+    package = resource["type"].split(":", 1)[0]
+    name = default_provider_name(package)
+    return analyzer_pb2.AnalyzerProviderResource(
+        type=f"pulumi:providers:{package}", urn=f"urn:pulumi:{stack}::{project}::pulumi:providers:{package}::{name}",
+        name=name)
+
+
+@functools.cache
+def default_provider_name(package: str) -> str:
+    """`default_3_29_0` as the engine names default providers (the installed SDK's version)."""
+    from importlib import metadata
+
+    try:
+        version = metadata.version(f"pulumi_{package.replace('-', '_')}")
+    except metadata.PackageNotFoundError:
+        return "default"
+    return "default_" + version.replace(".", "_").replace("-", "_")
+
+
+def stack_resource(resource: dict[str, Any], request: analyzer_pb2.AnalyzeRequest) -> analyzer_pb2.AnalyzerResource:
+    message = analyzer_pb2.AnalyzerResource(
+        type=request.type, properties=request.properties, urn=request.urn, name=request.name,
+        options=request.options, parent=resource.get("parent") or "", dependencies=resource["dependencies"],
+    )
+    if request.HasField("provider"):
+        message.provider.CopyFrom(request.provider)
+    for key, urns in resource["propertyDependencies"].items():
+        message.propertyDependencies[key].urns.extend(urns)
+    return message

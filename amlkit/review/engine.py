@@ -1,0 +1,229 @@
+"""The offline review: each stack's program under mocks (a child process), then the policy pack.
+
+Public API (used by the CLI): `review`, `pack_info`, `default_pack_dir`, `list_stacks`.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from amlkit.errors import ConfigError, ReviewFailed, UsageError
+from amlkit.policies.framework import parse_waived
+from amlkit.review import driver, processes
+from amlkit.review.model import PackInfo, PolicyInfo, ResourceRecord, Review, StackReview, Unknown, Violation
+from amlkit.review.packconfig import PolicyConfig, load_config_file
+from amlkit.review.project import SECRET_PLACEHOLDER, Project, StackConfig, load_project, load_stack_config
+from amlkit.review.project import list_stacks as _list_stacks
+from amlkit.review.secrets import Secrets
+
+__all__ = ["default_pack_dir", "list_stacks", "pack_info", "review"]
+
+
+def default_pack_dir() -> Path:
+    """amlkit's own policy pack: the directory of `amlkit.policies`."""
+    import amlkit.policies
+
+    return Path(amlkit.policies.__file__).resolve().parent
+
+
+def list_stacks(project_dir: Path) -> list[str]:
+    """Every `Pulumi.<stack>.yaml` in the project's stack config dir, sorted."""
+    return _list_stacks(project_dir)
+
+
+def review(
+    project_dir: Path,
+    stacks: Sequence[str] | None = None,
+    policy_pack: Path | None = None,
+    policy_pack_config: Path | None = None,
+    jobs: int = 1,
+    timeout: float = 120.0,
+    verbose: bool = False,
+    alias_shortcut: bool = True,
+) -> Review:
+    """Review stacks of a Pulumi Python project offline: program under mocks, pack over gRPC.
+
+    Raises ConfigError (exit 2) for an invalid stack file, pack config or an amlkit ConfigError the
+    program raised; program and pack failures are reported on the StackReview (`error`, exit 3).
+    """
+    if jobs < 1:
+        raise UsageError(f"--jobs must be at least 1, got {jobs}")
+    project = load_project(project_dir)
+    names = list(stacks) if stacks is not None else _list_stacks(project.dir)
+    if not names:
+        raise UsageError(f"{project.dir}: no stacks (no Pulumi.<stack>.yaml in {project.stack_config_dir})")
+    pack_dir = _pack_dir(policy_pack)
+    configs = [load_stack_config(project, name) for name in names]  # bad stack files fail before any work
+    options = _Options(pack_dir, policy_pack_config, timeout, verbose, alias_shortcut)
+    try:
+        if jobs == 1 or len(configs) == 1:
+            results = [_review_stack(project, config, options) for config in configs]
+        else:
+            with ThreadPoolExecutor(max_workers=jobs) as pool:
+                results = list(pool.map(lambda c: _review_stack(project, c, options), configs))
+    except BaseException:
+        processes.kill_all()
+        raise
+    return Review(results)
+
+
+def pack_info(policy_pack: Path | None = None, config: Path | None = None) -> PackInfo:
+    """The pack's policies with their levels after reconciliation with `config` (for `amlkit rules`)."""
+    pack_dir = _pack_dir(policy_pack)
+    file_config = load_config_file(config) if config else None
+    with driver.PackProcess(pack_dir, "amlkit", "rules", {}, 60.0) as pack:
+        driver.handshake(pack)
+        analysis = driver.configure(pack, file_config, str(config) if config else None)
+    return _pack_info(analysis)
+
+
+# --- one stack ---------------------------------------------------------------------------------------
+
+class _Options:
+    def __init__(self, pack_dir: Path, pack_config: Path | None, timeout: float, verbose: bool,
+                 alias_shortcut: bool) -> None:
+        self.pack_dir = pack_dir
+        self.pack_config = pack_config
+        self.timeout = timeout
+        self.verbose = verbose
+        self.alias_shortcut = alias_shortcut
+
+
+def _review_stack(project: Project, config: StackConfig, options: _Options) -> StackReview:
+    environment = config.environment()
+    result = StackReview(config.stack, project.name, environment, project.relative(config.file))
+    config_path = options.pack_config or _environment_config(options.pack_dir, environment)
+    file_config = load_config_file(config_path) if config_path else None
+    runner = _start_runner(project, config, options.alias_shortcut)
+    try:
+        with driver.PackProcess(options.pack_dir, project.name, config.stack, config.values,
+                                options.timeout) as pack:
+            records = _runner_result(runner, config.stack, options)
+            secrets = Secrets.from_inputs([r["inputs"] for r in records], extra=[SECRET_PLACEHOLDER])
+            result.resources = [_record(r, secrets) for r in records]
+            analysis = driver.analyze(pack, project.name, config.stack, records, file_config,
+                                      str(config_path) if config_path else None, config.values,
+                                      config.secret_keys)
+    except ReviewFailed as failure:
+        result.error = Secrets([SECRET_PLACEHOLDER]).scrub(str(failure))
+        return result
+    finally:
+        processes.kill(runner)
+    result.pack = _pack_info(analysis)
+    _findings(result, analysis, records, secrets, project.name)
+    return result
+
+
+def _environment_config(pack_dir: Path, environment: str) -> Path | None:
+    path = pack_dir / "config" / f"{environment}.json"
+    return path if path.is_file() else None
+
+
+def _pack_dir(policy_pack: Path | None) -> Path:
+    pack_dir = Path(policy_pack).resolve() if policy_pack else default_pack_dir()
+    if not (pack_dir / "PulumiPolicy.yaml").is_file():
+        raise UsageError(f"{pack_dir}: not a policy pack (no PulumiPolicy.yaml)")
+    return pack_dir
+
+
+def _start_runner(project: Project, config: StackConfig, alias_shortcut: bool) -> subprocess.Popen:
+    request = {
+        "program": str(project.main), "project": project.name, "stack": config.stack,
+        "config": config.values, "secret_keys": list(config.secret_keys), "alias_shortcut": alias_shortcut,
+    }
+    process = processes.spawn(
+        [sys.executable, "-m", "amlkit.review.runner"], cwd=project.dir,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    process.stdin.write(json.dumps(request).encode())  # type: ignore[union-attr]
+    process.stdin.close()  # type: ignore[union-attr]
+    process.stdin = None  # written and closed: communicate() must not touch it again
+    return process
+
+
+def _runner_result(process: subprocess.Popen, stack: str, options: _Options) -> list[dict[str, Any]]:
+    """The runner's JSON: registrations, or the program's failure (exit 3) / ConfigError (exit 2)."""
+    try:
+        out, err = process.communicate(timeout=options.timeout)
+    except subprocess.TimeoutExpired:
+        processes.kill(process)
+        raise ReviewFailed(f"stack {stack}: the program did not finish within {options.timeout:g}s") from None
+    try:
+        result = json.loads(out)
+    except ValueError:
+        tail = [line for line in err.decode(errors="replace").splitlines() if line.strip()]
+        code = process.returncode
+        how = f"signal {-code}" if code is not None and code < 0 else f"exit code {code}"
+        raise ReviewFailed(f"stack {stack}: the program runner crashed ({how}): "
+                           f"{tail[-1] if tail else 'no output'}") from None
+    error = result.get("error")
+    if error is None:
+        return result["resources"]
+    if error["kind"] == "config":
+        raise ConfigError(error.get("file"), error.get("key_path") or "", error.get("problem") or error["message"])
+    message = f"stack {stack}: the program failed: {error['message']}"
+    if options.verbose and error.get("traceback"):
+        message += "\n" + error["traceback"]
+    raise ReviewFailed(message)
+
+
+def _record(raw: dict[str, Any], secrets: Secrets) -> ResourceRecord:
+    options = dict(raw["options"])
+    options.update(dependencies=raw["dependencies"], propertyDependencies=raw["propertyDependencies"],
+                   provider=raw["provider"])
+    return ResourceRecord(
+        urn=raw["urn"], type=raw["type"], name=raw["name"], parent=raw["parent"], custom=raw["custom"],
+        inputs=secrets.redact(raw["inputs"]), options=options,
+    )
+
+
+def _pack_info(analysis: driver.Analysis) -> PackInfo:
+    policies = tuple(
+        PolicyInfo(
+            name=p.name, description=p.description,
+            level=analysis.config.get(p.name, PolicyConfig()).level or "advisory",
+            severity=driver._SEVERITIES.get(p.severity, "unspecified"), remediation=p.remediation_steps,
+            url=p.url, tags=tuple(p.tags), stack_policy=p.policy_type == driver.analyzer_pb2.POLICY_TYPE_STACK,
+        )
+        for p in analysis.policies
+    )
+    return PackInfo(analysis.pack_name, analysis.pack_version, policies)
+
+
+def _findings(result: StackReview, analysis: driver.Analysis, records: list[dict[str, Any]], secrets: Secrets,
+              project: str) -> None:
+    by_urn = {r["urn"]: r for r in records}
+    stack_urn = f"urn:pulumi:{result.stack}::{project}::pulumi:pulumi:Stack::{project}-{result.stack}"
+
+    def where(urn: str) -> tuple[str, str, str]:
+        urn = urn or stack_urn
+        record = by_urn.get(urn)
+        if record is not None:
+            return urn, record["type"], record["name"]
+        if urn == stack_urn:
+            return urn, "pulumi:pulumi:Stack", f"{project}-{result.stack}"
+        return urn, urn.split("::")[2].split("$")[-1] if urn.count("::") >= 3 else "", urn.rsplit("::", 1)[-1]
+
+    for diag in analysis.diagnostics:
+        urn, type_, name = where(diag.urn)
+        message = secrets.scrub(diag.message)
+        if diag.unknown:
+            result.unknown.append(Unknown(diag.policy, urn, type_, name, message))
+        else:
+            result.violations.append(Violation(diag.policy, diag.level, diag.severity, urn, type_, name, message,
+                                               pack=analysis.pack_name))  # type: ignore[arg-type]
+    severities = {p.name: p.severity for p in result.pack.policies} if result.pack else {}
+    for entry in analysis.not_applicable:
+        for waived in parse_waived(entry.reason):
+            urn, type_, name = where(waived["urn"] or entry.urn)
+            expires = None if waived["expires"] == "never" else waived["expires"]
+            result.violations.append(Violation(
+                entry.policy, "waived", severities.get(entry.policy, "unspecified"), urn, type_, name,
+                secrets.scrub(waived["message"]), pack=analysis.pack_name,
+                waiver_reason=secrets.scrub(waived["reason"]), waiver_expires=expires))

@@ -1,0 +1,163 @@
+"""Policy pack config: Pulumi's `--policy-pack-config` JSON, reconciled exactly as the engine does.
+
+Mirrors pulumi/pulumi `pkg/resource/analyzer/config.go` (`parsePolicyPackConfig`, `extractEnforcementLevel`,
+`createConfigWithDefaults`, `applyConfig`, `ReconcilePolicyPackConfig`, `validatePolicyPackConfig`):
+
+1. every policy starts at its own enforcement level and its schema's `default` values;
+2. the pack's initial config is applied, then the config file;
+3. applying a config: the key `all` with a level sets every policy's level first; then each entry sets
+   its level ONLY when it gives one (`if givenConfig.EnforcementLevel.IsValid()`), so an entry with
+   properties but no level keeps the policy's level (a mandatory policy stays mandatory), and its
+   properties are merged over the defaults;
+4. the result is validated against each policy's config schema (`{"type": "object", properties,
+   required}`); any error stops the run (here: ConfigError, exit 2).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from amlkit.errors import ConfigError
+
+LEVELS = ("advisory", "mandatory", "remediate", "disabled")
+
+
+@dataclass
+class PolicyConfig:
+    """One entry: an enforcement level ("" when not given) and properties (None when none)."""
+
+    level: str = ""
+    properties: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class PolicySchema:
+    """What reconciliation needs of a policy (from GetAnalyzerInfo)."""
+
+    name: str
+    level: str
+    properties: dict[str, Any] = field(default_factory=dict)  # JSON-schema per property
+    required: tuple[str, ...] = ()
+
+
+def load_config_file(path: Path) -> dict[str, PolicyConfig]:
+    """Parse a `--policy-pack-config` file; errors name the file, the key and what is allowed."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ConfigError(str(path), "", f"cannot read the policy pack config: {error.strerror}") from None
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ConfigError(str(path), f"line {error.lineno}", f"not valid JSON: {error.msg}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(str(path), "", "must be a JSON object of policy name -> level or object", data)
+    return parse_config(data, str(path))
+
+
+def parse_config(data: dict[str, Any], file: str | None) -> dict[str, PolicyConfig]:
+    result: dict[str, PolicyConfig] = {}
+    for key, value in data.items():
+        if isinstance(value, str):
+            entry = PolicyConfig(_level(file, key, value))
+        elif isinstance(value, dict):
+            properties = dict(value)
+            level = properties.pop("enforcementLevel", "")
+            entry = PolicyConfig(_level(file, f"{key}.enforcementLevel", level) if level != "" else "",
+                                 properties or None)
+        else:
+            raise ConfigError(file, key, f"must be an enforcement level ({', '.join(LEVELS)}) or an object",
+                              value)
+        if entry.level or entry.properties:
+            result[key] = entry
+    return result
+
+
+def _level(file: str | None, key_path: str, value: Any) -> str:
+    if not isinstance(value, str) or value not in LEVELS:
+        raise ConfigError(file, key_path, f"{value!r} is not an enforcement level; allowed: {', '.join(LEVELS)}",
+                          value)
+    return value
+
+
+def reconcile(
+    policies: list[PolicySchema],
+    initial: dict[str, PolicyConfig] | None,
+    given: dict[str, PolicyConfig] | None,
+    file: str | None = None,
+) -> dict[str, PolicyConfig]:
+    """Defaults, then the pack's initial config, then the file; validated against each schema."""
+    result = {policy.name: _defaults(policy) for policy in policies}
+    for config in (initial, given):
+        if config:
+            result = _apply(result, config)
+    _validate(policies, result, file)
+    return result
+
+
+def _defaults(policy: PolicySchema) -> PolicyConfig:
+    defaults = {k: v["default"] for k, v in policy.properties.items() if isinstance(v, dict) and "default" in v}
+    return PolicyConfig(policy.level, defaults or None)
+
+
+def _apply(result: dict[str, PolicyConfig], config: dict[str, PolicyConfig]) -> dict[str, PolicyConfig]:
+    result = {name: PolicyConfig(entry.level, _copy(entry.properties)) for name, entry in result.items()}
+    everything = config.get("all")
+    if everything is not None and everything.level:
+        for entry in result.values():
+            entry.level = everything.level
+    for name, given in config.items():
+        current = result.get(name, PolicyConfig())
+        level = given.level or current.level
+        properties = _copy(current.properties)
+        if given.properties:
+            properties = {**(properties or {}), **given.properties}
+        result[name] = PolicyConfig(level, properties)
+    return result
+
+
+def _copy(properties: dict[str, Any] | None) -> dict[str, Any] | None:
+    return None if properties is None else dict(properties)
+
+
+def _validate(policies: list[PolicySchema], result: dict[str, PolicyConfig], file: str | None) -> None:
+    for policy in policies:
+        if not policy.properties and not policy.required:
+            continue
+        schema: dict[str, Any] = {"type": "object"}
+        if policy.properties:
+            schema["properties"] = policy.properties
+        if policy.required:
+            schema["required"] = list(policy.required)
+        document = result[policy.name].properties or {}
+        errors = sorted(jsonschema.Draft7Validator(schema).iter_errors(document), key=lambda e: list(e.path))
+        if errors:
+            error = errors[0]
+            path = ".".join([policy.name, *(str(p) for p in error.absolute_path)])
+            raise ConfigError(file, path, f"{error.message}; allowed: {allowed(error.schema)}", error.instance)
+
+
+def allowed(schema: Any) -> str:
+    """A short description of what a (sub)schema accepts, for error messages."""
+    if not isinstance(schema, dict):
+        return "see the policy's config schema"
+    parts = []
+    if "enum" in schema:
+        parts.append("one of " + ", ".join(json.dumps(v) for v in schema["enum"]))
+    if "type" in schema:
+        parts.append(f"type {schema['type']}")
+    for key, word in (("minimum", ">="), ("maximum", "<="), ("minLength", "length >="), ("pattern", "matching")):
+        if key in schema:
+            parts.append(f"{word} {schema[key]}")
+    if "required" in schema:
+        parts.append("required keys " + ", ".join(schema["required"]))
+    if schema.get("additionalProperties") is False and "properties" in schema:
+        parts.append("keys " + ", ".join(schema["properties"]))
+    return "; ".join(parts) or "see the policy's config schema"

@@ -1,0 +1,52 @@
+"""Child processes of a review: each in its own process group, all killed on exit or Ctrl-C."""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import signal
+import subprocess
+import threading
+from typing import Any
+
+_LIVE: set[subprocess.Popen] = set()
+_LOCK = threading.Lock()
+
+
+def spawn(args: list[str], **kwargs: Any) -> subprocess.Popen:
+    """Start a child in a new session (its own process group), tracked until `kill`."""
+    process = subprocess.Popen(args, start_new_session=True, **kwargs)
+    with _LOCK:
+        _LIVE.add(process)
+    return process
+
+
+def kill(process: subprocess.Popen) -> None:
+    """Kill the child's whole process group and reap it; safe to call twice."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(timeout=5)
+    for stream in (process.stdin, process.stdout, process.stderr):
+        if stream is not None:
+            with contextlib.suppress(OSError):
+                stream.close()
+    with _LOCK:
+        _LIVE.discard(process)
+
+
+def kill_all() -> None:
+    """Kill every child still alive (Ctrl-C, or the interpreter exiting)."""
+    with _LOCK:
+        live = list(_LIVE)
+    for process in live:
+        kill(process)
+
+
+def live_count() -> int:
+    with _LOCK:
+        return len(_LIVE)
+
+
+atexit.register(kill_all)

@@ -1,0 +1,175 @@
+"""A Pulumi Python project on disk: `Pulumi.yaml`, its stack files and their config, as the CLI reads them."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from amlkit.errors import ConfigError, UsageError
+
+# What a `secure:` value becomes: the review never decrypts, the program sees this placeholder.
+SECRET_PLACEHOLDER = "amlkit-review-secret-placeholder"
+
+
+@dataclass(frozen=True)
+class Project:
+    """The parts of `Pulumi.yaml` the review needs."""
+
+    dir: Path
+    name: str
+    main: Path  # the program's directory or file
+    stack_config_dir: Path
+
+    def stack_file(self, stack: str) -> Path:
+        return self.stack_config_dir / f"Pulumi.{stack}.yaml"
+
+    def relative(self, path: Path) -> str:
+        try:
+            return str(path.relative_to(self.dir))
+        except ValueError:
+            return str(path)
+
+
+@dataclass(frozen=True)
+class StackConfig:
+    """A stack's config as the CLI hands it to the program: `ns:key` -> string, objects JSON-encoded."""
+
+    stack: str
+    file: Path
+    values: dict[str, str] = field(default_factory=dict)
+    secret_keys: tuple[str, ...] = ()
+
+    def environment(self) -> str:
+        """`amlkit:environment` when the stack sets it, else the stack name."""
+        value = self.values.get("amlkit:environment")
+        return value if value else self.stack
+
+
+def load_project(project_dir: Path) -> Project:
+    """Read `Pulumi.yaml`; a missing or malformed file is a ConfigError naming file and key."""
+    project_dir = Path(project_dir).resolve()
+    if not project_dir.is_dir():
+        raise UsageError(f"{project_dir}: not a directory")
+    path = project_dir / "Pulumi.yaml"
+    if not path.is_file():
+        alternative = project_dir / "Pulumi.yml"
+        if not alternative.is_file():
+            raise UsageError(f"{project_dir}: no Pulumi.yaml (not a Pulumi project directory)")
+        path = alternative
+    data = _read_yaml(path)
+    name = data.get("name")
+    if not isinstance(name, str) or not name:
+        raise ConfigError(str(path), "name", "required: the project name (a non-empty string)", name)
+    main = _optional_str(path, data, "main")
+    config_dir = _optional_str(path, data, "stackConfigDir")
+    return Project(
+        dir=project_dir,
+        name=name,
+        main=(project_dir / main) if main else project_dir,
+        stack_config_dir=(project_dir / config_dir) if config_dir else project_dir,
+    )
+
+
+def list_stacks(project_dir: Path) -> list[str]:
+    """Every stack with a `Pulumi.<stack>.yaml` in the project's stack config dir, sorted."""
+    project = load_project(project_dir)
+    if not project.stack_config_dir.is_dir():
+        return []
+    names = [p.name[len("Pulumi.") : -len(".yaml")] for p in project.stack_config_dir.glob("Pulumi.*.yaml")]
+    return sorted(name for name in names if name)
+
+
+def load_stack_config(project: Project, stack: str) -> StackConfig:
+    """The stack's config as the CLI passes it: keys namespaced, objects JSON, `secure:` kept secret."""
+    path = project.stack_file(stack)
+    if not path.is_file():
+        raise UsageError(f"unknown stack {stack!r}: {project.relative(path)} does not exist")
+    data = _read_yaml(path, allow_empty=True)
+    config = data.get("config") or {}
+    if not isinstance(config, dict):
+        raise ConfigError(str(path), "config", "must be a mapping of config keys to values", config)
+    values: dict[str, str] = {}
+    secret_keys: list[str] = []
+    for key, value in config.items():
+        full_key = _namespaced(path, project.name, key)
+        text, secret = _config_value(path, f"config.{key}", value)
+        values[full_key] = text
+        if secret:
+            secret_keys.append(full_key)
+    return StackConfig(stack, path, values, tuple(secret_keys))
+
+
+def _namespaced(path: Path, project: str, key: Any) -> str:
+    if not isinstance(key, str) or not key or key.startswith(":") or key.endswith(":"):
+        raise ConfigError(str(path), f"config.{key}", "config keys are `name` or `namespace:name`", key)
+    return key if ":" in key else f"{project}:{key}"
+
+
+def _config_value(path: Path, key_path: str, value: Any) -> tuple[str, bool]:
+    """(string the program sees, is secret). A `secure:` value becomes a placeholder, never decrypted."""
+    if _is_secure(value):
+        return SECRET_PLACEHOLDER, True
+    if isinstance(value, (dict, list)):
+        if _contains_secure(value):
+            return json.dumps(_replace_secure(value)), True
+        return json.dumps(value), False
+    if isinstance(value, bool):
+        return ("true" if value else "false"), False
+    if value is None:
+        return "", False
+    if isinstance(value, (str, int, float)):
+        return str(value), False
+    raise ConfigError(str(path), key_path, f"unsupported value of type {type(value).__name__}", value)
+
+
+def _is_secure(value: Any) -> bool:
+    return isinstance(value, dict) and set(value) == {"secure"}
+
+
+def _contains_secure(value: Any) -> bool:
+    if _is_secure(value):
+        return True
+    if isinstance(value, dict):
+        return any(_contains_secure(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_contains_secure(v) for v in value)
+    return False
+
+
+def _replace_secure(value: Any) -> Any:
+    if _is_secure(value):
+        return SECRET_PLACEHOLDER
+    if isinstance(value, dict):
+        return {k: _replace_secure(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_replace_secure(v) for v in value]
+    return value
+
+
+def _read_yaml(path: Path, allow_empty: bool = False) -> dict[str, Any]:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f"line {mark.line + 1}" if mark else ""
+        raise ConfigError(str(path), where, f"not valid YAML: {getattr(error, 'problem', error)}") from None
+    except OSError as error:
+        raise ConfigError(str(path), "", f"cannot read: {error.strerror}") from None
+    if data is None and allow_empty:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(str(path), "", "must be a YAML mapping", data)
+    return data
+
+
+def _optional_str(path: Path, data: dict[str, Any], key: str) -> str | None:
+    value = data.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value:
+        raise ConfigError(str(path), key, "must be a non-empty string (a path relative to Pulumi.yaml)", value)
+    return value

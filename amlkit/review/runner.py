@@ -1,0 +1,154 @@
+"""Child process: run ONE stack's Pulumi program under Azure-like mocks and print what it registered.
+
+Usage: `python -m amlkit.review.runner` with a JSON request on stdin:
+`{"program": <dir or file>, "project": <name>, "stack": <name>, "config": {"ns:key": "string"},
+"secret_keys": [...], "alias_shortcut": true}`. The result is ONE JSON document on stdout:
+`{"resources": [...]}` or `{"error": {"kind": "program" | "config", "message": ..., "traceback": ...}}`.
+Anything the program prints goes to stderr, so it can never corrupt the result.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import runpy
+import sys
+import traceback
+from pathlib import Path
+from typing import Any
+
+ALIAS_SHORTCUT_ENV = "AMLKIT_REVIEW_NO_ALIAS_SHORTCUT"
+
+
+def main() -> int:
+    result_fd = os.dup(1)
+    os.dup2(2, 1)  # the program's prints (and any library's) go to stderr
+    request = json.load(sys.stdin)
+    try:
+        result: dict[str, Any] = {"resources": run(request)}
+    except BaseException as error:  # noqa: BLE001 - every failure is reported, closed
+        result = {"error": describe(error)}
+    with os.fdopen(result_fd, "w", encoding="utf-8") as out:
+        out.write(json.dumps(result, separators=(",", ":")))
+    return 0
+
+
+def run(request: dict[str, Any]) -> list[dict[str, Any]]:
+    """Set config and mocks as the CLI would, run the program, return every registration."""
+    import pulumi.runtime
+    from pulumi.runtime.mocks import set_mocks
+    from pulumi.runtime.stack import run_pulumi_func
+    from pulumi.runtime.sync_await import _sync_await
+
+    from amlkit.review.mocks import AzureMocks, RecordingMonitor
+
+    program = Path(request["program"]).resolve()
+    entry = program / "__main__.py" if program.is_dir() else program
+    os.chdir(entry.parent)
+    sys.path.insert(0, str(entry.parent))
+    sys.argv = [str(entry)]
+
+    pulumi.runtime.set_all_config(request["config"], secret_keys=request["secret_keys"])
+    monitor = RecordingMonitor(AzureMocks(), request["stack"], request["project"])
+    set_mocks(AzureMocks(), project=request["project"], stack=request["stack"], preview=True, monitor=monitor)
+    if request.get("alias_shortcut", True):
+        skip_unused_alias_urns()
+    _sync_await(run_pulumi_func(lambda: runpy.run_path(str(entry), run_name="__main__")))
+    return monitor.records
+
+
+def skip_unused_alias_urns() -> None:
+    """Do not compute alias URNs the SDK never sends (pulumi/pulumi#10010).
+
+    `Resource.__init__` collapses every alias to a URN Output (`Resource._aliases`, ~50 per azure-native
+    resource). Those URNs are read in exactly one place, `pulumi.runtime.resource.all_aliases`, which
+    runs only when the monitor does NOT support alias specs; with alias specs (the real engine and this
+    monitor both announce RESOURCE_MONITOR_FEATURE_ALIAS_SPECS) the SDK sends the specs built by
+    `create_alias_spec` instead. So while alias specs are supported, the collapsed URNs are dead work:
+    keep the alias input itself. If the monitor ever stops supporting specs, the original runs.
+    """
+    import pulumi.resource
+    from pulumi.runtime.proto import resource_pb2
+    from pulumi.runtime.settings import monitor_supports_feature
+
+    original = pulumi.resource.collapse_alias_to_urn
+
+    def collapse_alias_to_urn(alias, default_name, default_type, default_parent):
+        if monitor_supports_feature(resource_pb2.RESOURCE_MONITOR_FEATURE_ALIAS_SPECS):
+            return alias
+        return original(alias, default_name, default_type, default_parent)
+
+    pulumi.resource.collapse_alias_to_urn = collapse_alias_to_urn
+    _fast_alias_specs()
+
+
+def _fast_alias_specs() -> None:
+    """Build alias specs for plain `Alias(...)` values directly, without an Output per alias.
+
+    `prepare_aliases` wraps each alias in an Output and awaits it, then awaits an Output per field.
+    For an `Alias` whose fields are plain values (what azure-native passes: `Alias(type_=...)`) the
+    awaited values are the values themselves, so the spec is built here with the same rules as
+    `create_alias_spec`. Anything else (Outputs, a Resource parent, URN strings) takes the SDK's path.
+    """
+    import pulumi.runtime.resource as runtime_resource
+    from pulumi.resource import Alias
+    from pulumi.runtime.proto import alias_pb2
+
+    original = runtime_resource.prepare_aliases
+
+    def plain(value) -> bool:
+        return value is ... or value is None or isinstance(value, str)
+
+    def spec(alias: Alias) -> alias_pb2.Alias.Spec:
+        fields = {
+            "name": alias.name if isinstance(alias.name, str) else "",
+            "type": alias.type_ if isinstance(alias.type_, str) else "",
+            "stack": alias.stack if isinstance(alias.stack, str) else "",
+            "project": alias.project if isinstance(alias.project, str) else "",
+        }
+        if alias.parent is None:
+            return alias_pb2.Alias.Spec(**fields, noParent=True)
+        return alias_pb2.Alias.Spec(**fields, parentUrn=alias.parent if isinstance(alias.parent, str) else "")
+
+    async def prepare_aliases(resource, resource_options, supports_alias_specs):
+        aliases = [] if resource_options is None else (resource_options.aliases or [])
+        simple = all(
+            type(alias) is Alias and all(plain(v) for v in (alias.name, alias.type_, alias.stack,
+                                                          alias.project, alias.parent))
+            for alias in aliases
+        )
+        if not supports_alias_specs or not simple:
+            return await original(resource, resource_options, supports_alias_specs)
+        return [alias_pb2.Alias(spec=spec(alias)) for alias in aliases]
+
+    runtime_resource.prepare_aliases = prepare_aliases
+
+
+def describe(error: BaseException) -> dict[str, Any]:
+    """What failed, for the parent: amlkit ConfigErrors keep their fields; others their last line."""
+    from amlkit.errors import ConfigError
+
+    root = _root_cause(error)
+    if isinstance(root, ConfigError):
+        return {"kind": "config", "message": str(root), "file": root.file, "key_path": root.key_path,
+                "problem": root.problem}
+    if isinstance(root, KeyboardInterrupt):
+        return {"kind": "interrupted", "message": "interrupted"}
+    line = traceback.format_exception_only(type(root), root)[-1].strip()
+    return {"kind": "program", "message": line, "traceback": "".join(traceback.format_exception(error))}
+
+
+def _root_cause(error: BaseException) -> BaseException:
+    """The program's own exception: RPC failures re-raise it as `__cause__`."""
+    from amlkit.errors import ConfigError
+
+    seen = error
+    while seen is not None:
+        if isinstance(seen, ConfigError):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return error
+
+
+if __name__ == "__main__":
+    sys.exit(main())
