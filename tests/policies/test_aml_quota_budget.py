@@ -1,0 +1,286 @@
+import pytest
+from pulumi_policy.proxy import UNKNOWN_NUMBER_VALUE, UnknownValueError
+
+from amlkit.errors import ConfigError
+from amlkit.policies.rules.aml_quota_budget import RULE
+from tests.policies.compute_fixtures import (
+    attached_props,
+    instance_props,
+    resource,
+    stack_findings,
+    urn,
+    with_unknown,
+    workspace,
+)
+from tests.policies.helpers import COMPUTE_TYPE, DELETE, changed, cluster_props
+
+
+def cluster(name, size="Standard_DS3_v2", max_nodes=4, region="westeurope", priority="Dedicated"):
+    props = cluster_props(vmSize=size, vmPriority=priority,
+                          scaleSettings={"minNodeCount": 0.0, "maxNodeCount": float(max_nodes)})
+    return resource(name, changed(props, "location", region))
+
+
+def instance(name, size="Standard_DS3_v2", region="westeurope"):
+    return resource(name, changed(instance_props(vmSize=size), "location", region))
+
+
+def found(resources, config=None):
+    return [(f.urn, f.message) for f in stack_findings(RULE, resources, config)]
+
+
+def at(name):
+    return urn(COMPUTE_TYPE, name)
+
+
+DSV2 = "Dedicated standardDSv2Family (DSv2) cores in westeurope must fit the core quota of"
+T4 = "Dedicated standardNCASv3_T4Family (NCasT4_v3) cores in"
+
+# Two regions, two families, dedicated and low-priority clusters, and instances.
+STACK = [
+    workspace(),
+    cluster("cpu-a", max_nodes=10),  # DSv2 4 vCPUs x 10 = 40, westeurope
+    cluster("cpu-b", max_nodes=2),  # DSv2 4 x 2 = 8
+    instance("ci-alice"),  # DSv2 4 x 1 = 4
+    cluster("gpu-t4", "Standard_NC16as_T4_v3", 2),  # T4 16 x 2 = 32, westeurope
+    cluster("gpu-spot", "Standard_NC64as_T4_v3", 3, priority="LowPriority"),  # 64 x 3 = 192 low priority
+    cluster("cpu-us", max_nodes=5, region="East US"),  # DSv2 4 x 5 = 20, eastus
+    instance("ci-us", "Standard_NC4as_T4_v3", region="eastus"),  # T4 4 x 1, eastus
+]
+
+
+def test_no_config_checks_only_the_regional_node_limit():
+    assert found(STACK) == []
+
+
+def test_everything_within_quota():
+    config = {
+        "coreQuota": {"westeurope": {"DSv2": 52, "NCasT4_v3": 32}, "eastus": {"DSv2": 20, "NCasT4_v3": 4}},
+        "lowPriorityCoreQuota": {"westeurope": 192},
+        "regionalNodeLimit": 23,
+    }
+    assert found(STACK, config) == []
+
+
+def test_dedicated_breach_sums_clusters_and_instances_of_one_family_and_region():
+    config = {"coreQuota": {"westeurope": {"DSv2": 51}}}
+    assert found(STACK, config) == [
+        (at("cpu-a"), f"{DSV2} 51; found 52: cpu-a 10 nodes x 4 vCPUs = 40, cpu-b 2 nodes x 4 vCPUs = 8, "
+         "ci-alice 1 node x 4 vCPUs = 4."),
+    ]
+
+
+def test_low_priority_cores_do_not_count_against_the_family_quota():
+    config = {"coreQuota": {"westeurope": {"standardNCASv3_T4Family": 32}}}
+    assert found(STACK, config) == []
+
+
+def test_low_priority_breach():
+    config = {"lowPriorityCoreQuota": {"West Europe": 100.0}}
+    assert found(STACK, config) == [
+        (at("gpu-spot"), "Low-priority cores in westeurope must fit the low-priority core quota of 100; "
+         "found 192: gpu-spot 3 nodes x 64 vCPUs = 192."),
+    ]
+
+
+def test_regions_are_separate_and_normalised():
+    config = {"coreQuota": {"East US": {"DSv2": 19}, "westeurope": {"DSv2": 100}}}
+    assert found(STACK, config) == [
+        (at("cpu-us"), "Dedicated standardDSv2Family (DSv2) cores in eastus must fit the core quota of 19; "
+         "found 20: cpu-us 5 nodes x 4 vCPUs = 20."),
+    ]
+
+
+def test_default_core_quota_applies_to_unlisted_families_and_regions():
+    config = {"coreQuota": {"westeurope": {"DSv2": 100}}, "defaultCoreQuota": 8}
+    assert found(STACK, config) == [
+        (at("cpu-us"), "Dedicated standardDSv2Family (DSv2) cores in eastus must fit the core quota of 8; "
+         "found 20: cpu-us 5 nodes x 4 vCPUs = 20."),
+        (at("gpu-t4"), f"{T4} westeurope must fit the core quota of 8; found 32: gpu-t4 2 nodes x 16 vCPUs = 32."),
+    ]
+
+
+def test_quota_family_keys_in_any_casing_and_display_form():
+    config = {"coreQuota": {"westeurope": {"Standard NCASv3_T4 Family": 31}}}
+    assert found(STACK, config) == [
+        (at("gpu-t4"), f"{T4} westeurope must fit the core quota of 31; found 32: gpu-t4 2 nodes x 16 vCPUs = 32."),
+    ]
+
+
+def test_zero_quota_family():
+    config = {"coreQuota": {"eastus": {"ncast4_v3": 0}}}
+    assert found(STACK, config) == [
+        (at("ci-us"), f"{T4} eastus must fit the core quota of 0; found 4: ci-us 1 node x 4 vCPUs = 4."),
+    ]
+
+
+def test_regional_node_limit_counts_clusters_at_max_and_instances_of_both_priorities():
+    # westeurope: 10 + 2 + 1 + 2 + 3 = 18 nodes; eastus: 5 + 1 = 6
+    assert found(STACK, {"regionalNodeLimit": 17}) == [
+        (at("cpu-a"), "Nodes in westeurope must fit the regional node limit of 17; found 18: cpu-a 10 nodes, "
+         "gpu-spot 3 nodes, cpu-b 2 nodes, gpu-t4 2 nodes, ci-alice 1 node."),
+    ]
+
+
+def test_default_regional_node_limit_is_500():
+    stack = [cluster("big-a", max_nodes=300), cluster("big-b", max_nodes=200), instance("ci")]
+    assert found(stack) == [
+        (at("big-a"), "Nodes in westeurope must fit the regional node limit of 500; found 501: big-a 300 nodes, "
+         "big-b 200 nodes, ci 1 node."),
+    ]
+    assert found(stack[:2]) == []
+
+
+def test_each_breach_is_reported_once_in_a_stable_order():
+    config = {"coreQuota": {"westeurope": {"DSv2": 0, "NCasT4_v3": 0}}, "lowPriorityCoreQuota": {"westeurope": 0},
+              "regionalNodeLimit": 1}
+    assert [u for u, _ in found(STACK, config)] == [
+        at("cpu-a"),  # DSv2 westeurope
+        at("gpu-t4"),  # T4 westeurope
+        at("gpu-spot"),  # low priority westeurope
+        at("cpu-us"),  # nodes eastus (6)
+        at("cpu-a"),  # nodes westeurope (18)
+    ]
+
+
+def test_ties_name_the_first_contributor_by_name():
+    stack = [cluster("zeta"), cluster("alpha")]
+    assert found(stack, {"coreQuota": {"westeurope": {"DSv2": 8}}}) == [
+        (at("alpha"), f"{DSV2} 8; found 32: alpha 4 nodes x 4 vCPUs = 16, zeta 4 nodes x 4 vCPUs = 16."),
+    ]
+
+
+def test_constrained_sizes_count_active_vcpus():
+    stack = [cluster("mem", "Standard_E64-16s_v3", 2)]
+    assert found(stack, {"coreQuota": {"westeurope": {"Esv3": 31}}}) == [
+        (at("mem"), "Dedicated standardESv3Family (Esv3) cores in westeurope must fit the core quota of 31; "
+         "found 32: mem 2 nodes x 16 vCPUs = 32."),
+    ]
+
+
+def test_compute_location_wins_over_location():
+    props = changed(cluster_props(), "properties.computeLocation", "northeurope")
+    stack = [resource("far", props)]
+    assert found(stack, {"coreQuota": {"northeurope": {"DSv2": 15}}}) == [
+        (at("far"), "Dedicated standardDSv2Family (DSv2) cores in northeurope must fit the core quota of 15; "
+         "found 16: far 4 nodes x 4 vCPUs = 16."),
+    ]
+
+
+def test_zero_node_clusters_are_not_contributors():
+    stack = [cluster("idle", max_nodes=0), cluster("busy", max_nodes=1)]
+    assert found(stack, {"coreQuota": {"westeurope": {"DSv2": 0}}}) == [
+        (at("busy"), f"{DSV2} 0; found 4: busy 1 node x 4 vCPUs = 4."),
+    ]
+
+
+# --- what cannot be counted is reported ------------------------------------------------------------------
+
+SIZE = "properties.properties.vmSize"
+
+
+def test_unknown_size_is_reported_and_still_counts_its_nodes():
+    stack = [resource("odd", changed(cluster_props(), SIZE, "Standard_DS3_v9")), cluster("ok", max_nodes=1)]
+    assert found(stack, {"regionalNodeLimit": 4}) == [
+        (at("odd"), "AmlCompute cluster 'odd' must use a known Azure VM size so its cores can be counted "
+         "against quota; found 'Standard_DS3_v9', which is not a known Azure VM size name."),
+        (at("odd"), "Nodes in westeurope must fit the regional node limit of 4; found 5: odd 4 nodes, ok 1 node."),
+    ]
+
+
+def test_missing_size_is_reported():
+    stack = [resource("nosize", changed(cluster_props(), SIZE, DELETE))]
+    assert found(stack) == [
+        (at("nosize"), "AmlCompute cluster 'nosize' must set vmSize so its cores can be counted against quota; "
+         "found none."),
+    ]
+
+
+def test_missing_instance_size_is_reported():
+    stack = [resource("ci", changed(instance_props(), SIZE, DELETE))]
+    assert found(stack) == [
+        (at("ci"), "Compute instance 'ci' must set vmSize so its cores can be counted against quota; found none."),
+    ]
+
+
+def test_missing_max_nodes_is_reported():
+    stack = [resource("nomax", changed(cluster_props(), "properties.properties.scaleSettings.maxNodeCount", DELETE))]
+    assert found(stack) == [
+        (at("nomax"), "AmlCompute cluster 'nomax' must set scaleSettings.maxNodeCount so its quota can be "
+         "checked; found none."),
+    ]
+
+
+def test_missing_location_is_reported():
+    stack = [resource("nowhere", changed(cluster_props(), "location", DELETE))]
+    assert found(stack) == [
+        (at("nowhere"), "AmlCompute cluster 'nowhere' must set location (or computeLocation) so its quota "
+         "region is known; found none."),
+    ]
+
+
+def test_instances_are_dedicated_even_if_marked_low_priority():
+    stack = [resource("ci", changed(instance_props(), "properties.properties.vmPriority", "LowPriority"))]
+    assert found(stack, {"coreQuota": {"westeurope": {"DSv2": 3}}, "lowPriorityCoreQuota": {"westeurope": 0}}) == [
+        (at("ci"), f"{DSV2} 3; found 4: ci 1 node x 4 vCPUs = 4."),
+    ]
+
+
+def test_priority_is_case_insensitive():
+    stack = [cluster("spot", priority="lowpriority")]
+    assert found(stack, {"lowPriorityCoreQuota": {"westeurope": 15}}) == [
+        (at("spot"), "Low-priority cores in westeurope must fit the low-priority core quota of 15; "
+         "found 16: spot 4 nodes x 4 vCPUs = 16."),
+    ]
+
+
+def test_other_resources_and_attached_computes_are_ignored():
+    stack = [workspace(), resource("k8s", attached_props()),
+             resource("sa", cluster_props(), type_="azure-native:storage:StorageAccount")]
+    assert found(stack, {"defaultCoreQuota": 0, "regionalNodeLimit": 1}) == []
+
+
+def test_unknown_max_nodes_is_unknown_not_a_pass():
+    props = with_unknown(cluster_props(), "properties.properties.scaleSettings.maxNodeCount", UNKNOWN_NUMBER_VALUE)
+    with pytest.raises(UnknownValueError):
+        found([resource("cpu", props)])
+
+
+# --- config ----------------------------------------------------------------------------------------------
+
+def test_defaults():
+    assert RULE.defaults() == {"coreQuota": {}, "lowPriorityCoreQuota": {}, "regionalNodeLimit": 500}
+
+
+@pytest.mark.parametrize(
+    ("config", "key_path", "problem"),
+    [
+        ({"coreQuota": {"westeurope": {"DSv9": 10}}}, "aml-quota-budget.coreQuota.westeurope.DSv9",
+         "unknown VM series or quota family 'DSv9'; use a series such as DSv2 or a quota family such as "
+         "standardDSv2Family"),
+        ({"coreQuota": {"westeurope": {"DSv2": -1}}}, "aml-quota-budget.coreQuota.westeurope.DSv2",
+         "expected a whole number, at least 0; got -1"),
+        ({"coreQuota": {"westeurope": {"DSv2": 2.5}}}, "aml-quota-budget.coreQuota.westeurope.DSv2",
+         "expected a whole number, at least 0; got 2.5"),
+        ({"coreQuota": {"westeurope": {"DSv2": True}}}, "aml-quota-budget.coreQuota.westeurope.DSv2",
+         "expected a whole number, at least 0; got True"),
+        ({"coreQuota": {"westeurope": {"DSv2": 1, "standardDSv2Family": 2}}},
+         "aml-quota-budget.coreQuota.westeurope.standardDSv2Family", "DSv2 is given twice in this region"),
+        ({"coreQuota": {"westeurope": 10}}, "aml-quota-budget.coreQuota.westeurope",
+         "expected a map of VM series or quota family -> cores"),
+        ({"coreQuota": {"westeurope": {}, "West Europe": {}}}, "aml-quota-budget.coreQuota.West Europe",
+         "the same region as 'westeurope'"),
+        ({"coreQuota": ["westeurope"]}, "aml-quota-budget.coreQuota",
+         "expected a map keyed by region (e.g. westeurope)"),
+        ({"lowPriorityCoreQuota": {"westeurope": "lots"}}, "aml-quota-budget.lowPriorityCoreQuota.westeurope",
+         "expected a whole number, at least 0; got 'lots'"),
+        ({"lowPriorityCoreQuota": {" ": 3}}, "aml-quota-budget.lowPriorityCoreQuota", "' ' is not a region name"),
+        ({"defaultCoreQuota": "ten"}, "aml-quota-budget.defaultCoreQuota",
+         "expected a whole number, at least 0; got 'ten'"),
+        ({"regionalNodeLimit": 0}, "aml-quota-budget.regionalNodeLimit", "expected a whole number, at least 1; got 0"),
+    ],
+)
+def test_bad_config_fails_closed(config, key_path, problem):
+    with pytest.raises(ConfigError) as caught:
+        found(STACK, config)
+    assert (caught.value.key_path, caught.value.problem) == (key_path, problem)
