@@ -13,12 +13,27 @@ from amlkit.policies.rules import (
     aml_cluster_same_region,
     aml_cluster_ssh_disabled,
     aml_cluster_vm_priority,
+    aml_compute_approved_vm_family,
     aml_compute_identity,
     aml_compute_instance_idle_shutdown,
     aml_compute_local_auth_disabled,
     aml_compute_network_isolated,
     aml_compute_no_public_ip,
+    aml_compute_retired_vm_series,
     aml_no_aks_created_through_aml,
+    aml_no_lock_on_batch_resources,
+    aml_no_preview_api_versions,
+    aml_no_resource_group_lock,
+    aml_quota_budget,
+    aml_required_tags,
+    aml_workspace_cmk,
+    aml_workspace_diagnostics,
+    aml_workspace_hbi,
+    aml_workspace_managed_network,
+    aml_workspace_no_public_access_behind_vnet,
+    aml_workspace_public_network_disabled,
+    aml_workspace_serverless_no_public_ip,
+    aml_workspace_user_assigned_identity,
 )
 
 ALL_RULES: tuple[Rule, ...] = (
@@ -26,6 +41,8 @@ ALL_RULES: tuple[Rule, ...] = (
     aml_cluster_min_nodes_zero.RULE,
     aml_cluster_max_nodes.RULE,
     aml_cluster_idle_scale_down.RULE,
+    aml_compute_approved_vm_family.RULE,
+    aml_compute_retired_vm_series.RULE,
     aml_cluster_vm_priority.RULE,
     aml_compute_identity.RULE,
     aml_cluster_ssh_disabled.RULE,
@@ -34,10 +51,23 @@ ALL_RULES: tuple[Rule, ...] = (
     aml_compute_network_isolated.RULE,
     aml_cluster_same_region.RULE,
     aml_compute_instance_idle_shutdown.RULE,
+    aml_quota_budget.RULE,
     aml_no_aks_created_through_aml.RULE,
     # locks
+    aml_no_resource_group_lock.RULE,
+    aml_no_lock_on_batch_resources.RULE,
     # workspace
+    aml_workspace_public_network_disabled.RULE,
+    aml_workspace_no_public_access_behind_vnet.RULE,
+    aml_workspace_managed_network.RULE,
+    aml_workspace_serverless_no_public_ip.RULE,
+    aml_workspace_cmk.RULE,
+    aml_workspace_hbi.RULE,
+    aml_workspace_user_assigned_identity.RULE,
+    aml_workspace_diagnostics.RULE,
     # general
+    aml_required_tags.RULE,
+    aml_no_preview_api_versions.RULE,
 )
 
 __all__ = ["ALL_RULES", "Rule"]

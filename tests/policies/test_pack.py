@@ -1,0 +1,140 @@
+"""The pack as a whole: the public rule names and levels, complete metadata, one test module per rule,
+and the edge that wraps rules into pulumi-policy policies."""
+
+from pathlib import Path
+
+import pytest
+from pulumi_policy import EnforcementLevel, ResourceValidationArgs, ResourceValidationPolicy, StackValidationPolicy
+from pulumi_policy.policy import _NotApplicableError
+
+from amlkit.policies import ALL_RULES
+from amlkit.policies.framework import TAGS
+from amlkit.policies.pack import build_policies
+from amlkit.policies.rules import aml_cluster_min_nodes_zero
+from tests.policies.helpers import COMPUTE_TYPE, changed, cluster_props
+
+RULES_DIR = Path(aml_cluster_min_nodes_zero.__file__).parent
+TESTS_DIR = Path(__file__).parent
+
+# The public interface: every rule name and its default level (issue 3).
+EXPECTED_LEVELS = {
+    "aml-cluster-min-nodes-zero": "mandatory",
+    "aml-cluster-max-nodes": "mandatory",
+    "aml-cluster-idle-scale-down": "mandatory",
+    "aml-compute-approved-vm-family": "mandatory",
+    "aml-compute-retired-vm-series": "mandatory",
+    "aml-cluster-vm-priority": "mandatory",
+    "aml-compute-identity": "mandatory",
+    "aml-cluster-ssh-disabled": "mandatory",
+    "aml-compute-no-public-ip": "advisory",
+    "aml-compute-local-auth-disabled": "advisory",
+    "aml-compute-network-isolated": "advisory",
+    "aml-cluster-same-region": "advisory",
+    "aml-compute-instance-idle-shutdown": "advisory",
+    "aml-quota-budget": "advisory",
+    "aml-no-aks-created-through-aml": "advisory",
+    "aml-no-resource-group-lock": "mandatory",
+    "aml-no-lock-on-batch-resources": "mandatory",
+    "aml-workspace-public-network-disabled": "advisory",
+    "aml-workspace-no-public-access-behind-vnet": "advisory",
+    "aml-workspace-managed-network": "advisory",
+    "aml-workspace-serverless-no-public-ip": "advisory",
+    "aml-workspace-cmk": "advisory",
+    "aml-workspace-hbi": "advisory",
+    "aml-workspace-user-assigned-identity": "advisory",
+    "aml-workspace-diagnostics": "advisory",
+    "aml-required-tags": "advisory",
+    "aml-no-preview-api-versions": "advisory",
+}
+STACK_RULES = {
+    "aml-compute-network-isolated", "aml-cluster-same-region", "aml-quota-budget",
+    "aml-no-resource-group-lock", "aml-no-lock-on-batch-resources", "aml-workspace-diagnostics",
+}
+
+
+def test_rule_names_and_default_levels_are_the_public_interface():
+    assert {rule.name: rule.level for rule in ALL_RULES} == EXPECTED_LEVELS
+
+
+def test_rule_names_are_unique():
+    names = [rule.name for rule in ALL_RULES]
+    assert len(names) == len(set(names))
+
+
+def test_stack_rules_are_the_expected_ones():
+    assert {rule.name for rule in ALL_RULES if rule.is_stack_rule} == STACK_RULES
+
+
+@pytest.mark.parametrize("rule", ALL_RULES, ids=lambda rule: rule.name)
+def test_metadata_is_complete(rule):
+    assert rule.description.strip() and rule.remediation.strip()
+    assert rule.severity in ("low", "medium", "high", "critical")
+    assert rule.tags and set(rule.tags) <= set(TAGS)
+    assert rule.url.startswith("https://")
+    assert (rule.check is None) != (rule.check_stack is None)
+    for key, spec in rule.config.items():
+        assert "type" in spec and "description" in spec, f"{rule.name}.{key} needs a type and a description"
+
+
+@pytest.mark.parametrize("rule", ALL_RULES, ids=lambda rule: rule.name)
+def test_each_rule_has_its_module_and_test_module(rule):
+    module = rule.name.replace("-", "_")
+    assert (RULES_DIR / f"{module}.py").is_file()
+    assert (TESTS_DIR / f"test_{module}.py").is_file()
+
+
+def test_every_rule_module_is_in_the_pack():
+    modules = {path.stem for path in RULES_DIR.glob("aml_*.py")}
+    assert modules == {rule.name.replace("-", "_") for rule in ALL_RULES}
+
+
+def test_build_policies_carries_metadata():
+    policies = {policy.name: policy for policy in build_policies(ALL_RULES)}
+    assert set(policies) == set(EXPECTED_LEVELS)
+    for rule in ALL_RULES:
+        policy = policies[rule.name]
+        expected_class = StackValidationPolicy if rule.is_stack_rule else ResourceValidationPolicy
+        assert isinstance(policy, expected_class)
+        assert policy.enforcement_level == EnforcementLevel(rule.level)
+        assert policy.remediation_steps == rule.remediation and policy.url == rule.url
+        assert policy.tags == list(rule.tags)
+        assert set(policy.config_schema.properties) == {*rule.config, "waivers"}
+
+
+def _validate(props, config):
+    policy = build_policies([aml_cluster_min_nodes_zero.RULE])[0]
+    name = "gpu"
+    urn = f"urn:pulumi:prod::amlkit::{COMPUTE_TYPE}::{name}"
+    args = ResourceValidationArgs(COMPUTE_TYPE, props, urn, name, None, None, config, {})
+    reported = []
+    policy.validate(args, lambda message, urn=None: reported.append(message))
+    return reported
+
+
+FAILING = changed(cluster_props(), "properties.properties.scaleSettings.minNodeCount", 1.0)
+
+
+def test_edge_reports_violation_without_waiver():
+    assert _validate(FAILING, None) == ["AmlCompute cluster 'gpu' must have minNodeCount 0; found 1."]
+
+
+def test_edge_reports_waived_finding_as_not_applicable_with_reason():
+    config = {"waivers": [{"resource": "gpu", "reason": "warm pool for demo", "expires": "2999-12-31"}]}
+    with pytest.raises(_NotApplicableError) as raised:
+        _validate(FAILING, config)
+    assert raised.value.reason == (
+        "waived: urn:pulumi:prod::amlkit::azure-native:machinelearningservices:Compute::gpu | "
+        "warm pool for demo | expires 2999-12-31 | AmlCompute cluster 'gpu' must have minNodeCount 0; found 1."
+    )
+
+
+def test_edge_reports_expired_waiver_as_violation():
+    config = {"waivers": [{"resource": "gpu", "reason": "demo", "expires": "2000-01-01"}]}
+    assert _validate(FAILING, config) == [
+        "AmlCompute cluster 'gpu' must have minNodeCount 0; found 1. (waiver expired on 2000-01-01: demo)"
+    ]
+
+
+def test_edge_fails_closed_on_a_malformed_waiver():
+    with pytest.raises(ValueError, match=r"aml-cluster-min-nodes-zero.waivers\[0\].reason: required"):
+        _validate(FAILING, {"waivers": [{"resource": "gpu"}]})
