@@ -183,6 +183,8 @@ def instance_properties(args: ComputeInstanceArgs) -> ml.ComputeInstanceProperti
             admin_public_key=args.get("admin_ssh_public_key"),
         ),
         personal_compute_instance_settings=personal_settings(args),
+        # Only the instance's user reaches its applications (Jupyter, VS Code); Azure's default shares them.
+        application_sharing_policy="Personal",
     )
 
 
