@@ -1,7 +1,10 @@
 import pytest
-from pulumi_policy.proxy import UNKNOWN_NUMBER_VALUE, UnknownValueError
+from pulumi_policy import StackValidationArgs
+from pulumi_policy.policy import PolicyResource
+from pulumi_policy.proxy import UNKNOWN_NUMBER_VALUE, UnknownValueError, unknown_checking_proxy
 
 from amlkit.errors import ConfigError
+from amlkit.policies.pack import build_policies
 from amlkit.policies.rules.aml_quota_budget import RULE
 from tests.policies.compute_fixtures import (
     attached_props,
@@ -284,3 +287,15 @@ def test_bad_config_fails_closed(config, key_path, problem):
     with pytest.raises(ConfigError) as caught:
         found(STACK, config)
     assert (caught.value.key_path, caught.value.problem) == (key_path, problem)
+
+
+# --- through the pack edge, with config in wire form (numbers arrive as floats) -------------------------
+
+def test_through_the_pack_edge():
+    policy = build_policies([RULE])[0]
+    props = unknown_checking_proxy(cluster_props())
+    compute = PolicyResource(COMPUTE_TYPE, props, at("cpu"), "cpu", None, None, None, [], {})
+    config = {"coreQuota": {"westeurope": {"DSv2": 15.0}}, "lowPriorityCoreQuota": {}, "regionalNodeLimit": 500.0}
+    reported = []
+    policy.validate(StackValidationArgs([compute], config), lambda message, urn=None: reported.append((urn, message)))
+    assert reported == [(at("cpu"), f"{DSV2} 15; found 16: cpu 4 nodes x 4 vCPUs = 16.")]
