@@ -125,7 +125,8 @@ def quota_key(quota_family: str) -> str:
 @functools.cache
 def _catalogue() -> _Catalogue:
     text = resources.files("amlkit").joinpath("data/vm_families.yaml").read_text(encoding="utf-8")
-    return build_catalogue(yaml.safe_load(text))
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: ~10x faster
+    return build_catalogue(yaml.load(text, Loader=loader))  # a safe loader either way
 
 
 def build_catalogue(data: Any, file: str = DATA_FILE) -> _Catalogue:
