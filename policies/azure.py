@@ -192,10 +192,11 @@ def compute_subject(name: str, compute: ComputeView) -> str:
 
 def same_region(first: str, second: str) -> bool:
     """ARM region names ignore case and spaces: `West Europe` is `westeurope`."""
-    return _region(first) == _region(second)
+    return region_key(first) == region_key(second)
 
 
-def _region(name: str) -> str:
+def region_key(name: str) -> str:
+    """The comparable form of an ARM region name: no spaces, lower case."""
     return "".join(name.split()).lower()
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from amlkit.errors import ConfigError, UnknownVmSize
-from amlkit.policies.azure import COMPUTE, ComputeView, compute_subject, is_type, same_value
+from amlkit.policies.azure import COMPUTE, ComputeView, compute_subject, is_type, region_key, same_value
 from amlkit.policies.framework import Finding, Rule, StackResource, must
 from amlkit.vmsizes import VmFamily, VmSize, family_by_quota_family, family_by_series, parse_vm_size
 
@@ -146,11 +146,6 @@ def _group(demands: Iterable[Demand], key: Callable[[Demand], Hashable]) -> dict
     for demand in demands:
         groups.setdefault(key(demand), []).append(demand)
     return groups
-
-
-def region_key(region: str) -> str:
-    """ARM region names ignore case and spaces: `West Europe` is `westeurope`."""
-    return "".join(region.split()).lower()
 
 
 # --- config -----------------------------------------------------------------------------------------------
