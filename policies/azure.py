@@ -260,6 +260,11 @@ class WorkspaceView:
         return _get(key_vault, "keyIdentifier")
 
     @property
+    def encryption_status(self) -> str | None:
+        """`encryption.status` (Enabled | Disabled); None when omitted."""
+        return _get(_get(self.props, "encryption", {}), "status")
+
+    @property
     def hbi_workspace(self) -> bool:
         return bool(_get(self.props, "hbiWorkspace", False))
 

@@ -24,9 +24,10 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
 
 
 def _problem(props: Mapping[str, Any]) -> str | None:
-    if not WorkspaceView(props).cmk_key_identifier:
+    workspace = WorkspaceView(props)
+    if not workspace.cmk_key_identifier:
         return "no encryption.keyVaultProperties.keyIdentifier"
-    status = str(props["encryption"].get("status") or "none")
+    status = str(workspace.encryption_status or "none")
     return None if status.lower() == "enabled" else f"encryption.status {status}"
 
 
