@@ -173,14 +173,15 @@ def _registration(request: Any, monitor: RecordingMonitor) -> Registration:
     )
 
 
-def run(build: Callable[[], Any]) -> Recorded:
+def run(build: Callable[[], Any], preview: bool = False) -> Recorded:
     """Build under fresh mocks; return every registration and the resolved outputs `build` returns.
 
     `build` may return a dict of Outputs (e.g. a component's attributes); they are resolved.
+    With `preview=True` outputs the mocks do not return stay unknown, as in `pulumi preview`.
     """
     azure = AzureMocks()
     monitor = RecordingMonitor(azure)
-    pulumi.runtime.set_mocks(azure, project="amlkit", stack="test", preview=False, monitor=monitor)
+    pulumi.runtime.set_mocks(azure, project="amlkit", stack="test", preview=preview, monitor=monitor)
     resolved: dict[str, Any] = {}
 
     @pulumi.runtime.test

@@ -9,7 +9,7 @@ import pulumi
 import pytest
 from pulumi.runtime import rpc
 
-from amlkit.components import ComputeCluster, ComputeClusterArgs
+from amlkit.components import ComputeCluster, ComputeClusterArgs, Workspace
 from amlkit.components.compute_cluster import BUILT_IN_ROLES
 from amlkit.errors import ConfigError
 from tests.components.harness import Recorded, arm_id, principal_of, run
@@ -253,3 +253,19 @@ def test_a_plain_password_is_refused_and_never_echoed() -> None:
         build(admin_username="azureuser", admin_password="hunter2-plain", disable_local_auth=False)
     assert str(caught.value).startswith("admin_password: must be a pulumi secret Output")
     assert "hunter2" not in str(caught.value) and caught.value.value is None
+
+
+@pytest.mark.parametrize("preview", [False, True], ids=["up", "preview"])
+def test_role_scope_may_be_another_resources_output(preview: bool) -> None:
+    def program() -> None:
+        ws = Workspace("mlw", {"resource_group_name": "rg-ml", "location": "westeurope", "container_registry": True})
+        ComputeCluster("cpu", base(workspace_name=ws.workspace_name,
+                                   role_assignments=[{"scope": ws.container_registry_id, "role": "AcrPull"}]))
+
+    rec = run(program, preview=preview)
+    role = rec.get(ROLE, "cpu-role-0").inputs
+    registry = rec.get("azure-native:containerregistry:Registry", "mlw-registry").id
+    assert role["scope"] == registry
+    assert role["roleAssignmentName"] == str(uuid.uuid5(
+        uuid.NAMESPACE_URL, f"amlkit/cpu/{registry}/7f951dda-4ed3-4680-a7ca-43fe172d538d"))
+    assert rec.get(COMPUTE, "cpu-compute").inputs["workspaceName"] == "mlw"
