@@ -626,6 +626,9 @@ class InstanceSpec(Model):
     def _cross_fields(self) -> InstanceSpec:
         if self.ssh_settings and not self.ssh_public_access_enabled:
             _problem("only read when ssh_public_access_enabled is true", at=("ssh_settings",))
+        if self.ssh_public_access_enabled and not self.ssh_settings:
+            _problem("required when ssh_public_access_enabled is true ({ssh_key_value: <OpenSSH public key>})",
+                     at=("ssh_settings",))
         if self.identity and self.identity.type == "none":
             _bad("none", "system_assigned | user_assigned", at=("identity", "type"))
         return self

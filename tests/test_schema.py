@@ -216,6 +216,9 @@ FAILING = [
      "amlkit:instances[0].assigned_user.tenant_id: required key is missing"),
     ("instance-ssh-key-needs-public-access", changed("instances.0.ssh_settings", {"ssh_key_value": "ssh-ed25519 AAAA"}),
      "amlkit:instances[0].ssh_settings: only read when ssh_public_access_enabled is true"),
+    ("instance-public-ssh-needs-key", changed("instances.0.ssh_public_access_enabled", True),
+     "amlkit:instances[0].ssh_settings: required when ssh_public_access_enabled is true "
+     "({ssh_key_value: <OpenSSH public key>})"),
     ("instance-tier-unknown", changed("instances.0.tier", "low_priority"),
      "amlkit:instances[0].tier: unknown key; allowed keys: name, type, size, idle_time_before_shutdown_minutes, "
      "assigned_user, schedules, identity, location, network_settings, enable_node_public_ip, "
