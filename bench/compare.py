@@ -199,16 +199,18 @@ def amlkit_exe() -> str | None:
     return str(beside) if beside.exists() else shutil.which("amlkit")
 
 
-def amlkit_check_available(exe: str | None) -> bool:
-    """True when `amlkit check --help` works (the CLI lands while this script is being written)."""
+def amlkit_check(exe: str | None, timeout: int) -> list[str] | None:
+    """`amlkit check` (with `--timeout` when it has one), or None while the command does not exist."""
     if exe is None:
-        return False
+        return None
     done = subprocess.run([exe, "check", "--help"], capture_output=True, text=True)
-    return done.returncode == 0
+    if done.returncode != 0:
+        return None
+    return [exe, "check", *(["--timeout", str(timeout)] if "--timeout" in done.stdout else [])]
 
 
-def amlkit_cmd(exe: str, project_dir: Path, n: int) -> list[str]:
-    return [exe, "check", "--project-dir", str(project_dir), "--stack", stack_name(n), "--format", "json"]
+def amlkit_cmd(check: list[str], project_dir: Path, n: int) -> list[str]:
+    return [*check, "--project-dir", str(project_dir), "--stack", stack_name(n), "--format", "json"]
 
 
 def amlkit_findings(stdout: str) -> Findings:
@@ -262,13 +264,15 @@ def run_alternately(tools: list[Tool], repeat: int) -> dict[str, ToolResult]:
     for rep in range(repeat):
         order = tools if rep % 2 == 0 else list(reversed(tools))
         for tool in order:
+            if results[tool.name].error:
+                continue  # failed once at this size: do not spend the other repetitions on it
             record(tool, results[tool.name], measure(tool.cmd, tool.cwd, tool.env))
             print(f"    rep {rep + 1}/{repeat} {tool.name}: {results[tool.name].runs[-1].seconds:.2f}s",
                   flush=True)  # fmt: skip
     return results
 
 
-def bench_size(n: int, repeat: int, root: Path, checkov: Path, amlkit: str | None, knob: str | None) -> Row:
+def bench_size(n: int, repeat: int, root: Path, checkov: Path, amlkit: list[str] | None, knob: str | None) -> Row:
     bench = plan(n, knob)
     work = root / f"n{n}"
     project_dir, tf_dir = work / "amlkit", work / "terraform"
@@ -416,6 +420,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--repeat", type=positive, default=5, help="repetitions per tool and size")
     parser.add_argument("--repeat-large", type=positive, default=3, help=f"repetitions cap at N >= {LARGE_N}")
     parser.add_argument("--keep", type=Path, help="write the generated projects here and keep them")
+    parser.add_argument("--amlkit-timeout", type=positive, default=1800, help="seconds per amlkit review")
     parser.add_argument("--checkov", help="an existing checkov executable (default: the bench virtualenv)")
     return parser.parse_args(argv)
 
@@ -427,8 +432,7 @@ def repeats_for(n: int, args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     checkov = ensure_checkov(args.checkov)
-    exe = amlkit_exe()
-    amlkit = exe if amlkit_check_available(exe) else None
+    amlkit = amlkit_check(amlkit_exe(), args.amlkit_timeout)
     if amlkit is None:
         print("amlkit check not available: the amlkit column is n/a", flush=True)
     knob = find_local_auth_knob()
