@@ -117,8 +117,7 @@ class Workspace(pulumi.ComponentResource):
     Deleting: a deleted workspace is soft-deleted and kept for 14 days; its name cannot be reused
     in that time, so re-creating the same name fails until the workspace is purged with
     `az ml workspace delete --name <ws> --resource-group <rg> --permanently-delete` (or
-    `MLClient.workspaces.begin_delete(name, permanently_delete=True)`). A workspace encrypted with
-    a customer-managed key is never soft-deleted.
+    `MLClient.workspaces.begin_delete(name, permanently_delete=True)`).
     https://learn.microsoft.com/azure/machine-learning/concept-soft-delete
     `protect_data` stops Pulumi from deleting the workspace, storage account and key vault, and
     keeps the storage account in Azure when it leaves the stack.
@@ -139,6 +138,7 @@ class Workspace(pulumi.ComponentResource):
         self._name = name
         self._args = args
         self._tags = dict(args.get("tags") or {})
+        # Not `_protect`: pulumi.Resource keeps its own protect flag there and children inherit it.
         self._protect_data = bool(args.get("protect_data", False))
         self._locked: list[tuple[str, pulumi.CustomResource]] = []
 
