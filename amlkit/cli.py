@@ -1,5 +1,283 @@
-"""The `amlkit` command line (filled in by the review work)."""
+"""The `amlkit` command line: offline preview and policy review of Pulumi stacks, and the pack's rules.
+
+Exit codes (the same for every command and format):
+  0  no mandatory violation (advisory, waived and unknown findings do not fail)
+  1  mandatory policy violations
+  2  bad usage or an invalid stack / policy-pack config (one clear message on stderr)
+  3  the program or the policy pack failed, or amlkit itself did: never a clean-looking report
+
+Flags mirror the Pulumi CLI (`--stack`, `--policy-pack`, `--policy-pack-config`). The review engine is
+imported lazily inside the commands, so `amlkit --help` stays fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
+from enum import Enum
+from pathlib import Path
+from types import ModuleType
+from typing import Annotated, NoReturn
+
+import typer
+from rich.console import Console
+from rich.text import Text
+
+from amlkit import __version__
+from amlkit.errors import AmlkitError, UsageError
+from amlkit.review.model import PackInfo, Review
+
+app = typer.Typer(
+    name="amlkit",
+    help="Offline preview and policy review of Azure Machine Learning stacks built on Pulumi.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+class ReportFormat(str, Enum):
+    table = "table"
+    json = "json"
+    sarif = "sarif"
+    markdown = "markdown"
+
+
+class RulesFormat(str, Enum):
+    table = "table"
+    json = "json"
+    markdown = "markdown"
+
+
+ProjectDir = Annotated[Path, typer.Option("--project-dir", "-C", help="The Pulumi project directory.",
+                                          exists=True, file_okay=False, dir_okay=True)]
+Stacks = Annotated[list[str] | None, typer.Option(
+    "--stack", "-s", metavar="NAME",
+    help="Stack to review (repeatable; default: every Pulumi.<stack>.yaml of the project).")]
+PolicyPack = Annotated[Path | None, typer.Option("--policy-pack", help="Policy pack directory (default: amlkit's).",
+                                                 exists=True, file_okay=False, dir_okay=True)]
+PolicyPackConfig = Annotated[Path | None, typer.Option(
+    "--policy-pack-config", help="Policy pack config JSON (default: the pack's config/<environment>.json).",
+    exists=True, file_okay=True, dir_okay=False)]
+Format = Annotated[ReportFormat, typer.Option("--format", "-f", help="Report format.")]
+Output = Annotated[Path | None, typer.Option("--output", "-o", help="Write the report to this file; print a "
+                                             "short summary instead.", dir_okay=False)]
+Jobs = Annotated[int, typer.Option("--jobs", "-j", min=1, metavar="N", help="Stacks reviewed in parallel.")]
+Timeout = Annotated[float, typer.Option("--timeout", min=1.0, metavar="SECONDS", help="Seconds allowed per stack.")]
+Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Show tracebacks of failures.")]
 
 
 def main() -> None:
-    raise SystemExit("amlkit: not implemented yet")
+    """Console-script entry point."""
+    app()
+
+
+@app.callback(invoke_without_command=True)
+def _root(
+    version: Annotated[bool, typer.Option("--version", help="Show the amlkit version and exit.")] = False,
+) -> None:
+    if version:
+        typer.echo(f"amlkit {__version__}")
+        raise typer.Exit(0)
+
+
+@app.command()
+def preview(
+    project_dir: ProjectDir = Path("."),
+    stack: Stacks = None,
+    policy_pack: PolicyPack = None,
+    policy_pack_config: PolicyPackConfig = None,
+    format: Format = ReportFormat.table,
+    output: Output = None,
+    jobs: Jobs = 1,
+    timeout: Timeout = 120.0,
+    verbose: Verbose = False,
+) -> None:
+    """Show what each stack would create (grouped under its parent, with the settings people review),
+    then the policy review."""
+    with _guarded(verbose):
+        review = _review(project_dir, stack, policy_pack, policy_pack_config, jobs, timeout)
+        _report(review, format, output, project_dir, policy_pack, with_plan=True)
+
+
+@app.command()
+def check(
+    project_dir: ProjectDir = Path("."),
+    stack: Stacks = None,
+    policy_pack: PolicyPack = None,
+    policy_pack_config: PolicyPackConfig = None,
+    format: Format = ReportFormat.table,
+    output: Output = None,
+    jobs: Jobs = 1,
+    timeout: Timeout = 120.0,
+    verbose: Verbose = False,
+) -> None:
+    """Run only the policy review of each stack."""
+    with _guarded(verbose):
+        review = _review(project_dir, stack, policy_pack, policy_pack_config, jobs, timeout)
+        _report(review, format, output, project_dir, policy_pack, with_plan=False)
+
+
+@app.command()
+def rules(
+    policy_pack: PolicyPack = None,
+    policy_pack_config: PolicyPackConfig = None,
+    format: Annotated[RulesFormat, typer.Option("--format", "-f", help="Listing format.")] = RulesFormat.table,
+    output: Output = None,
+    verbose: Verbose = False,
+) -> None:
+    """List every policy of the pack with its effective level, severity, description and remediation."""
+    with _guarded(verbose):
+        pack = _engine().pack_info(policy_pack, policy_pack_config)
+        _emit_rules(pack, format, output, _pack_source(policy_pack))
+
+
+@app.command("pack-path")
+def pack_path(verbose: Verbose = False) -> None:
+    """Print the directory of amlkit's policy pack (for `pulumi preview --policy-pack`)."""
+    with _guarded(verbose):
+        typer.echo(str(_engine().default_pack_dir()))
+
+
+def _engine() -> ModuleType:
+    """The review engine, imported on first use (and replaceable in sys.modules by tests)."""
+    return importlib.import_module("amlkit.review.engine")
+
+
+def _review(project_dir: Path, stacks: list[str] | None, policy_pack: Path | None, config: Path | None,
+            jobs: int, timeout: float) -> Review:
+    review = _engine().review(project_dir, stacks or None, policy_pack=policy_pack, policy_pack_config=config,
+                              jobs=jobs, timeout=timeout)
+    if not review.stacks:
+        raise UsageError(f"{project_dir}: no stacks to review (no Pulumi.<stack>.yaml found, and no --stack given)")
+    return review
+
+
+def exit_code(review: Review) -> int:
+    """The review's exit code; a stack without a pack result and without an error also fails (closed)."""
+    if any(s.pack is None for s in review.stacks):
+        return 3
+    return review.exit_code()
+
+
+def render_report(review: Review, fmt: ReportFormat, project_dir: Path, pack_source: str,
+                  with_plan: bool) -> Text | str:
+    """The report in `fmt`; the table is rich Text (coloured on a terminal only)."""
+    from amlkit.review import report_json, report_markdown, report_sarif, report_table
+    from amlkit.review.plan import render_plan
+
+    plans = {s.stack: render_plan(s) for s in review.stacks if with_plan and not s.error}
+    if fmt is ReportFormat.table:
+        return report_table.render(review, pack_source, plans)
+    if fmt is ReportFormat.json:
+        return report_json.render(review)
+    if fmt is ReportFormat.sarif:
+        return report_sarif.render(review, project_dir, uri_root=_uri_root(project_dir))
+    return report_markdown.render(review, {name: text.plain for name, text in plans.items()})
+
+
+def _report(review: Review, fmt: ReportFormat, output: Path | None, project_dir: Path,
+            policy_pack: Path | None, with_plan: bool) -> NoReturn:
+    from amlkit.review.report_table import summary_line
+
+    report = render_report(review, fmt, project_dir, _pack_source(policy_pack), with_plan)
+    if output is None:
+        _print(report)
+    else:
+        _write(output, report)
+        typer.echo(f"{summary_line(review)}\nWrote the {fmt.value} report to {output}")
+    for stack in sorted(review.stacks, key=lambda s: s.stack):
+        if stack.error:
+            typer.echo(f"amlkit: stack {stack.stack} was NOT reviewed: {stack.error}", err=True)
+    raise typer.Exit(exit_code(review))
+
+
+def _emit_rules(pack: PackInfo, fmt: RulesFormat, output: Path | None, pack_source: str) -> None:
+    from amlkit.review import report_json, report_markdown, report_table
+
+    rendered: Text | str
+    if fmt is RulesFormat.table:
+        rendered = report_table.render_rules(pack, pack_source)
+    elif fmt is RulesFormat.json:
+        rendered = report_json.render_rules(pack)
+    else:
+        rendered = report_markdown.render_rules(pack)
+    if output is None:
+        _print(rendered)
+    else:
+        _write(output, rendered)
+        typer.echo(f"{len(pack.policies)} policies; wrote the {fmt.value} listing to {output}")
+
+
+def _print(report: Text | str) -> None:
+    if isinstance(report, Text):
+        Console(highlight=False, markup=False, emoji=False, soft_wrap=True).print(report, end="")
+    else:
+        sys.stdout.write(report)
+        sys.stdout.flush()
+
+
+def _write(path: Path, report: Text | str) -> None:
+    text = report.plain if isinstance(report, Text) else report
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot write the report: {exc.strerror or exc}") from exc
+
+
+def _pack_source(policy_pack: Path | None) -> str:
+    """How the pack line names the pack's directory: as given, else amlkit's pack relative to cwd."""
+    if policy_pack is not None:
+        return str(policy_pack)
+    try:
+        default = Path(_engine().default_pack_dir())
+    except Exception:  # the label is cosmetic; the review itself reports engine failures
+        return ""
+    return _relative(default)
+
+
+def _relative(path: Path) -> str:
+    try:
+        return Path(os.path.abspath(path)).relative_to(Path.cwd()).as_posix() or "."
+    except ValueError:
+        return str(path)
+
+
+def _uri_root(project_dir: Path) -> Path:
+    """SARIF URIs are relative to the working directory (the repository root in CI) when possible."""
+    cwd = Path.cwd()
+    return cwd if Path(os.path.abspath(project_dir)).is_relative_to(cwd) else project_dir
+
+
+@contextmanager
+def _guarded(verbose: bool) -> Iterator[None]:
+    """Turn every failure into one message on stderr and its exit code; tracebacks only with --verbose."""
+    try:
+        yield
+    except typer.Exit:
+        raise
+    except AmlkitError as exc:
+        _fail(str(exc), exc.exit_code, verbose)
+    except KeyboardInterrupt:
+        _fail("interrupted", 130, verbose)
+    except Exception as exc:  # fail closed: an unexpected error is never a clean review
+        detail = str(exc).splitlines()[0] if str(exc) else ""
+        _fail(f"internal error: {type(exc).__name__}{': ' + detail if detail else ''}", 3, verbose)
+
+
+def _fail(message: str, code: int, verbose: bool) -> NoReturn:
+    if verbose:
+        traceback.print_exc(file=sys.stderr)
+    typer.echo(f"amlkit: error: {message}", err=True)
+    if not verbose and code == 3:
+        typer.echo("amlkit: run again with --verbose to see the traceback", err=True)
+    raise typer.Exit(code)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
