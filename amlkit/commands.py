@@ -1,0 +1,268 @@
+"""Adoption commands for platform repos: `init`, `import-az-ml`, `pack-path`, added to a Typer app.
+
+`register(app)` adds the commands to an existing Typer app (amlkit's CLI calls it once). It leaves a
+command the app already has alone, so an app that defines its own `pack-path` keeps it.
+`stacks_from_files(paths)` groups stack files (as pre-commit passes them) by Pulumi project, for
+`amlkit check FILE...`.
+
+Exit codes follow the CLI: 0 done, 2 bad usage or bad input (one message on stderr), 3 amlkit itself
+failed (the policy pack is missing, or an unexpected error).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import typer
+
+from amlkit.errors import AmlkitError, ConfigError, ReviewFailed, UsageError
+from amlkit.stackfile import read_yaml, stack_name
+
+POLICY_PACK_FILES = ("PulumiPolicy.yaml", "__main__.py")
+PROJECT_FILES = ("Pulumi.yaml", "Pulumi.yml")
+
+
+# --- shared ----------------------------------------------------------------------------------------
+
+
+@contextmanager
+def _guarded() -> Iterator[None]:
+    """One message on stderr and the error's exit code; never a traceback for an expected failure."""
+    try:
+        yield
+    except (typer.Exit, typer.Abort, typer.TyperException):
+        raise
+    except AmlkitError as error:
+        _fail(str(error), error.exit_code)
+    except Exception as error:  # fail closed: an unexpected error is never a success
+        detail = str(error).splitlines()[0] if str(error) else ""
+        _fail(f"internal error: {type(error).__name__}{': ' + detail if detail else ''}", 3)
+
+
+def _fail(message: str, code: int) -> NoReturn:
+    typer.echo(f"amlkit: error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+# --- pack-path -------------------------------------------------------------------------------------
+
+
+def policy_pack_dir() -> Path:
+    """The installed policy pack: the directory of `amlkit.policies` (found without importing the rules)."""
+    spec = importlib.util.find_spec("amlkit.policies")
+    if spec is None or spec.origin is None:
+        raise ReviewFailed("the amlkit.policies package is not installed")
+    directory = Path(spec.origin).resolve().parent
+    missing = [name for name in POLICY_PACK_FILES if not (directory / name).is_file()]
+    if missing:
+        raise ReviewFailed(f"{directory}: not a policy pack (missing {', '.join(missing)})")
+    return directory
+
+
+def pack_path() -> None:
+    """Print the directory of amlkit's policy pack, for `pulumi preview --policy-pack "$(amlkit pack-path)"`."""
+    with _guarded():
+        typer.echo(str(policy_pack_dir()))
+
+
+# --- import-az-ml ----------------------------------------------------------------------------------
+
+
+def import_az_ml(
+    files: Annotated[list[Path], typer.Argument(help="az ml compute YAML files (type amlcompute or "
+                                                "computeinstance).", dir_okay=False)],
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the stack entries to this file "
+                                                "instead of stdout.", dir_okay=False)] = None,
+    vnet_scope: Annotated[str | None, typer.Option(
+        "--vnet-scope", help="/subscriptions/<guid>/resourceGroups/<rg> of the VNet, to turn subnets given by "
+        "name (vnet_name + subnet) into full ARM ids.")] = None,
+    strict: Annotated[bool, typer.Option("--strict", help="Exit 2 when any key was not imported.")] = False,
+) -> None:
+    """Convert `az ml compute` YAML files into `amlkit:clusters` / `amlkit:instances` stack entries.
+
+    Keys that are not imported are listed on stderr with their file; passwords are never copied.
+    """
+    from amlkit.importer import import_files
+
+    with _guarded():
+        result = import_files(files, vnet_scope=vnet_scope)
+        for note in result.notes:
+            typer.echo(f"amlkit: not imported as is: {note}", err=True)
+        text = result.to_yaml()
+        if output is None:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        else:
+            _write(output, text)
+            typer.echo(f"Wrote {len(result.clusters)} cluster(s) and {len(result.instances)} instance(s) to "
+                       f"{output}", err=True)
+        if strict and result.notes:
+            raise UsageError(f"{len(result.notes)} key(s) not imported as is (--strict)")
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise UsageError(f"{path}: cannot write: {error.strerror or error}") from None
+
+
+# --- init ------------------------------------------------------------------------------------------
+
+
+def _prompt(question: str, default: str, check: Callable[[str], str]) -> str:
+    """Ask until the answer passes `check` (its message is shown on a bad answer)."""
+
+    def value_proc(value: str) -> str:
+        try:
+            return check(value.strip())
+        except ConfigError as error:
+            raise typer.BadParameter(error.problem) from None
+
+    return typer.prompt(question, default=default, value_proc=value_proc)
+
+
+def _answer(name: str, given: str | None, question: str, default: str, interactive: bool) -> str:
+    from amlkit.scaffold import CHECKS
+
+    if given is not None:
+        return CHECKS[name](given)
+    if interactive:
+        return _prompt(question, default, CHECKS[name])
+    return CHECKS[name](default)
+
+
+def init(
+    stack: Annotated[str | None, typer.Option("--stack", "-s", help="Stack name (default: dev).")] = None,
+    location: Annotated[str | None, typer.Option("--location", help="Azure region, e.g. westeurope.")] = None,
+    environment: Annotated[str | None, typer.Option("--environment", help="Environment name (default: the "
+                                                    "stack name).")] = None,
+    resource_group: Annotated[str | None, typer.Option("--resource-group", help="Resource group name (default: "
+                                                       "rg-ml-<environment>).")] = None,
+    workspace_name: Annotated[str | None, typer.Option("--workspace-name", help="Workspace name (default: "
+                                                       "mlw-<environment>).")] = None,
+    cluster_size: Annotated[str | None, typer.Option("--cluster-size", help="VM size of the CPU cluster "
+                                                     "(default: Standard_DS3_v2).")] = None,
+    non_interactive: Annotated[bool, typer.Option("--non-interactive", help="Never prompt: use flags and "
+                                                  "defaults; a bad value exits 2.")] = False,
+    project_dir: Annotated[Path, typer.Option("--project-dir", "-C", help="The Pulumi project directory.",
+                                              file_okay=False)] = Path("."),
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing stack file.")] = False,
+) -> None:
+    """Create a stack file `Pulumi.<stack>.yaml` with secure defaults, asking for each value."""
+    from amlkit import scaffold
+
+    with _guarded():
+        ask = not non_interactive
+        name = _answer("stack", stack, "Stack name", "dev", ask)
+        path = scaffold.stack_file_path(project_dir, name)
+        if path.exists() and not force:
+            raise UsageError(f"{path} already exists; pass --force to overwrite it")
+        region = _answer("location", location, "Azure region", scaffold.DEFAULT_LOCATION, ask)
+        env = _answer("environment", environment, "Environment name", scaffold.default_environment(name), ask)
+        answers = scaffold.StackAnswers(
+            stack=name,
+            location=region,
+            environment=env,
+            resource_group=_answer("resource_group", resource_group, "Resource group",
+                                   scaffold.default_resource_group(env), ask),
+            workspace_name=_answer("workspace_name", workspace_name, "Workspace name",
+                                   scaffold.default_workspace_name(env), ask),
+            cluster_size=_answer("cluster_size", cluster_size, "VM size of the CPU cluster",
+                                 scaffold.DEFAULT_CLUSTER_SIZE, ask),
+        )
+        text = scaffold.render_stack_file(answers)
+        _check_loads(name, text)
+        scaffold.write_stack_file(path, text, force)
+        typer.echo(f"Created {path}\nNext: amlkit check --project-dir {project_dir} --stack {name}")
+
+
+def _check_loads(stack: str, text: str) -> None:
+    """Fail closed: the rendered file must load as a stack file before it is written."""
+    from amlkit.stackfile import load_stack_file
+
+    with tempfile.TemporaryDirectory() as directory:
+        candidate = Path(directory) / f"Pulumi.{stack}.yaml"
+        candidate.write_text(text, encoding="utf-8")
+        load_stack_file(candidate)
+
+
+# --- stack files (pre-commit) ----------------------------------------------------------------------
+
+
+def _project_file(directory: Path) -> Path | None:
+    for name in PROJECT_FILES:
+        if (directory / name).is_file():
+            return directory / name
+    return None
+
+
+def _stack_config_dir(project_file: Path) -> Path:
+    document = read_yaml(project_file)
+    if not isinstance(document, dict):
+        raise ConfigError(str(project_file), "", "the document is not a mapping; allowed: a Pulumi project file")
+    config_dir = document.get("stackConfigDir")
+    if config_dir is None:
+        return project_file.parent
+    if not isinstance(config_dir, str) or not config_dir:
+        raise ConfigError(str(project_file), "stackConfigDir", "allowed: a directory path relative to Pulumi.yaml")
+    return (project_file.parent / config_dir).resolve()
+
+
+def project_of(stack_file: Path) -> Path:
+    """The directory of the nearest Pulumi.yaml above `stack_file` whose stackConfigDir holds it."""
+    path = stack_file.resolve()
+    for directory in path.parents:
+        project_file = _project_file(directory)
+        if project_file is None:
+            continue
+        config_dir = _stack_config_dir(project_file)
+        if config_dir != path.parent:
+            raise UsageError(f"{stack_file}: not a stack file of the project {directory} (its stack files live "
+                             f"in {config_dir})")
+        return directory
+    raise UsageError(f"{stack_file}: no Pulumi.yaml in this directory or above it")
+
+
+def stacks_from_files(paths: Iterable[str | Path]) -> dict[Path, list[str]]:
+    """Stack files -> {project directory: sorted stack names}, e.g. for `amlkit check FILE...`."""
+    projects: dict[Path, set[str]] = {}
+    for item in paths:
+        path = Path(item)
+        if not path.is_file():
+            raise UsageError(f"{path}: no such stack file")
+        name = stack_name(path)
+        if not path.name.endswith(".yaml"):
+            raise UsageError(f"{path}: a stack file must be named Pulumi.<stack>.yaml")
+        projects.setdefault(project_of(path), set()).add(name)
+    return {project: sorted(names) for project, names in sorted(projects.items())}
+
+
+# --- registration ----------------------------------------------------------------------------------
+
+_COMMANDS: dict[str, Callable[..., Any]] = {
+    "init": init,
+    "import-az-ml": import_az_ml,
+    "pack-path": pack_path,
+}
+
+
+def _command_names(app: typer.Typer) -> set[str]:
+    return {
+        info.name or (info.callback.__name__.replace("_", "-") if info.callback else "")
+        for info in app.registered_commands
+    }
+
+
+def register(app: typer.Typer) -> None:
+    """Add `init`, `import-az-ml` and `pack-path` to `app` (a command it already has is kept)."""
+    existing = _command_names(app)
+    for name, function in _COMMANDS.items():
+        if name not in existing:
+            app.command(name)(function)

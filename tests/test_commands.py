@@ -1,0 +1,237 @@
+"""`amlkit.commands`: init, import-az-ml and pack-path on a throwaway Typer app; stack files by project."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner, Result
+
+from amlkit.commands import policy_pack_dir, register, stacks_from_files
+from amlkit.errors import UsageError
+from amlkit.stackfile import load_stack_file
+
+FIXTURES = Path(__file__).parent / "fixtures" / "az-ml"
+SCOPE = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-network"
+
+
+def make_app() -> typer.Typer:
+    app = typer.Typer(add_completion=False)
+
+    @app.callback()
+    def _root() -> None:
+        """Test app."""
+
+    register(app)
+    return app
+
+
+def run(args: list[str], input: str | None = None) -> Result:
+    return CliRunner().invoke(make_app(), args, input=input)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "Pulumi.yaml").write_text("name: platform\nruntime: python\nstackConfigDir: stacks\n",
+                                          encoding="utf-8")
+    return tmp_path
+
+
+# --- register --------------------------------------------------------------------------------------
+
+
+def test_register_adds_the_three_commands() -> None:
+    app = make_app()
+    names = sorted(info.name for info in app.registered_commands)
+    assert names == ["import-az-ml", "init", "pack-path"]
+
+
+def test_register_keeps_a_command_the_app_already_has() -> None:
+    app = typer.Typer()
+
+    @app.command("pack-path")
+    def own() -> None:
+        typer.echo("own")
+
+    register(app)
+    assert [info.name for info in app.registered_commands] == ["pack-path", "init", "import-az-ml"]
+    assert CliRunner().invoke(app, ["pack-path"]).stdout == "own\n"
+
+
+# --- pack-path -------------------------------------------------------------------------------------
+
+
+def test_pack_path_prints_the_policy_pack_directory() -> None:
+    result = run(["pack-path"])
+    assert result.exit_code == 0
+    directory = Path(result.stdout.strip())
+    assert directory == policy_pack_dir()
+    assert (directory / "PulumiPolicy.yaml").is_file()
+    assert (directory / "__main__.py").is_file()
+    assert directory.name == "policies"
+
+
+# --- import-az-ml ----------------------------------------------------------------------------------
+
+
+def test_import_prints_entries_and_reports_notes(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(FIXTURES)
+    files = ["cluster-low-priority.yml", "cluster-ssh-password.yml", "cluster-vnet.yml", "instance-schedule.yml"]
+    result = run(["import-az-ml", *files, "--vnet-scope", SCOPE])
+    assert result.exit_code == 0, result.output
+    assert result.stdout == (FIXTURES / "expected" / "imported.yaml").read_text(encoding="utf-8")
+    lines = result.stderr.splitlines()
+    assert len(lines) == 8
+    assert lines[1] == ("amlkit: not imported as is: cluster-ssh-password.yml: ssh_settings.admin_password: not "
+                        "copied: a password never goes into a stack file. Prefer ssh_key_value; if the nodes need "
+                        "the password, store it as a Pulumi secret: pulumi config set --secret --path "
+                        "'amlkit:clusters[1].ssh_settings.admin_password' <password>")
+    assert "example-password" not in result.output
+
+
+def test_import_writes_the_output_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(FIXTURES)
+    target = tmp_path / "entries.yaml"
+    result = run(["import-az-ml", "cluster-low-priority.yml", "--output", str(target)])
+    assert result.exit_code == 0
+    assert result.stdout == ""
+    assert target.read_text(encoding="utf-8").splitlines()[2:5] == [
+        "amlkit:clusters:", "- name: low-pri-example", "  size: STANDARD_DS3_v2"]
+    assert result.stderr.splitlines()[-1] == f"Wrote 1 cluster(s) and 0 instance(s) to {target}"
+
+
+def test_import_strict_fails_when_a_key_was_not_imported(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(FIXTURES)
+    result = run(["import-az-ml", "instance-schedule.yml", "--strict"])
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1] == "amlkit: error: 3 key(s) not imported as is (--strict)"
+
+
+def test_import_invalid_input_exits_2_with_one_message(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(FIXTURES)
+    result = run(["import-az-ml", "cluster-bad-size.yml"])
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr == ("amlkit: error: cluster-bad-size.yml: size: got 'Standard_Foo9000'; allowed: a known "
+                             "Azure VM size name, e.g. Standard_DS3_v2\n")
+
+
+def test_import_missing_file_exits_2(tmp_path: Path) -> None:
+    result = run(["import-az-ml", str(tmp_path / "nope.yml")])
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"amlkit: error: {tmp_path / 'nope.yml'}: cannot read the file")
+
+
+# --- init ------------------------------------------------------------------------------------------
+
+
+def test_init_non_interactive_writes_a_loadable_stack_file(project: Path) -> None:
+    result = run(["init", "--non-interactive", "--project-dir", str(project), "--stack", "prod",
+                  "--location", "northeurope", "--cluster-size", "Standard_D4ds_v4"])
+    assert result.exit_code == 0, result.output
+    path = project / "stacks" / "Pulumi.prod.yaml"
+    assert result.stdout == f"Created {path}\nNext: amlkit check --project-dir {project} --stack prod\n"
+    spec = load_stack_file(path)
+    assert (spec.location, spec.environment, spec.resource_group.name, spec.workspace.name) == (
+        "northeurope", "prod", "rg-ml-prod", "mlw-prod")
+    assert spec.protect_data is True
+    assert [(c.name, c.size, c.min_instances, c.enable_node_public_ip) for c in spec.clusters] == [
+        ("cpu-cluster", "Standard_D4ds_v4", 0, False)]
+    assert spec.workspace.public_network_access == "disabled"
+
+
+def test_init_interactive_reprompts_on_bad_answers(project: Path) -> None:
+    answers = "\n".join(["staging", "West Europe", "westeurope", "", "", "x", "mlw-stg", "Standard_Foo", ""]) + "\n"
+    result = run(["init", "--project-dir", str(project)], input=answers)
+    assert result.exit_code == 0, result.output
+    assert "Error: got 'West Europe'; allowed: an Azure region name in lowercase, e.g. westeurope" in result.output
+    assert "Error: got 'x'; allowed: 3-33 letters, digits, '-' or '_', starting with a letter or digit" in result.output
+    assert "Error: got 'Standard_Foo'; allowed: a known Azure VM size name, e.g. Standard_DS3_v2" in result.output
+    spec = load_stack_file(project / "stacks" / "Pulumi.staging.yaml")
+    assert (spec.location, spec.environment, spec.resource_group.name, spec.workspace.name) == (
+        "westeurope", "staging", "rg-ml-staging", "mlw-stg")
+    assert spec.clusters[0].size == "Standard_DS3_v2"
+
+
+@pytest.mark.parametrize(("flag", "value", "message"), [
+    ("--cluster-size", "Standard_Foo", "amlkit:clusters[0].size: got 'Standard_Foo'; allowed: a known Azure VM size "
+     "name, e.g. Standard_DS3_v2"),
+    ("--workspace-name", "-bad", "amlkit:workspace.name: got '-bad'; allowed: 3-33 letters, digits, '-' or '_', "
+     "starting with a letter or digit"),
+    ("--stack", "a/b", "stack: got 'a/b'; allowed: 1-100 letters, digits, '-', '_' or '.'"),
+    ("--environment", "Prod", "amlkit:environment: got 'Prod'; allowed: 1-63 lowercase letters, digits, '-' or '_'"),
+])
+def test_init_bad_flag_exits_2(project: Path, flag: str, value: str, message: str) -> None:
+    result = run(["init", "--non-interactive", "--project-dir", str(project), flag, value])
+    assert result.exit_code == 2
+    assert result.stderr == f"amlkit: error: {message}\n"
+    assert not (project / "stacks").exists()
+
+
+def test_init_never_overwrites_without_force(project: Path) -> None:
+    path = project / "stacks" / "Pulumi.dev.yaml"
+    path.parent.mkdir()
+    path.write_text("config: {}\n", encoding="utf-8")
+    result = run(["init", "--non-interactive", "--project-dir", str(project)])
+    assert result.exit_code == 2
+    assert result.stderr == f"amlkit: error: {path} already exists; pass --force to overwrite it\n"
+    assert path.read_text(encoding="utf-8") == "config: {}\n"
+    forced = run(["init", "--non-interactive", "--project-dir", str(project), "--force"])
+    assert forced.exit_code == 0
+    assert load_stack_file(path).environment == "dev"
+
+
+def test_init_without_stack_config_dir_writes_next_to_pulumi_yaml(tmp_path: Path) -> None:
+    (tmp_path / "Pulumi.yaml").write_text("name: p\nruntime: python\n", encoding="utf-8")
+    result = run(["init", "--non-interactive", "--project-dir", str(tmp_path), "--stack", "dev"])
+    assert result.exit_code == 0
+    assert (tmp_path / "Pulumi.dev.yaml").is_file()
+
+
+def test_init_outside_a_project_exits_2(tmp_path: Path) -> None:
+    result = run(["init", "--non-interactive", "--project-dir", str(tmp_path)])
+    assert result.exit_code == 2
+    assert result.stderr == (f"amlkit: error: {tmp_path}: no Pulumi.yaml (run amlkit init in a Pulumi project, or "
+                             "pass --project-dir)\n")
+
+
+# --- stacks_from_files -----------------------------------------------------------------------------
+
+
+def test_stacks_are_grouped_by_project(tmp_path: Path) -> None:
+    root, other = tmp_path / "platform", tmp_path / "platform" / "examples" / "team"
+    (root / "stacks").mkdir(parents=True)
+    other.mkdir(parents=True)
+    (root / "Pulumi.yaml").write_text("name: a\nruntime: python\nstackConfigDir: stacks\n", encoding="utf-8")
+    (other / "Pulumi.yaml").write_text("name: b\nruntime: python\n", encoding="utf-8")
+    files = [root / "stacks" / "Pulumi.prod.yaml", root / "stacks" / "Pulumi.dev.yaml", other / "Pulumi.team.yaml"]
+    for file in files:
+        file.write_text("config: {}\n", encoding="utf-8")
+    assert stacks_from_files([*files, files[0]]) == {root.resolve(): ["dev", "prod"], other.resolve(): ["team"]}
+
+
+def test_a_stack_file_outside_the_stack_config_dir_is_refused(project: Path) -> None:
+    stray = project / "Pulumi.dev.yaml"
+    stray.write_text("config: {}\n", encoding="utf-8")
+    with pytest.raises(UsageError) as caught:
+        stacks_from_files([stray])
+    assert str(caught.value) == (f"{stray}: not a stack file of the project {project.resolve()} (its stack files "
+                                 f"live in {(project / 'stacks').resolve()})")
+
+
+def test_missing_and_misnamed_files_are_refused(project: Path) -> None:
+    with pytest.raises(UsageError, match=r"Pulumi\.gone\.yaml: no such stack file$"):
+        stacks_from_files([project / "stacks" / "Pulumi.gone.yaml"])
+    (project / "stacks").mkdir()
+    odd = project / "stacks" / "Pulumi.dev.yml"
+    odd.write_text("config: {}\n", encoding="utf-8")
+    with pytest.raises(UsageError, match=r"a stack file must be named Pulumi\.<stack>\.yaml$"):
+        stacks_from_files([odd])
+
+
+def test_no_project_above_the_file_is_refused(tmp_path: Path) -> None:
+    lonely = tmp_path / "Pulumi.dev.yaml"
+    lonely.write_text("config: {}\n", encoding="utf-8")
+    with pytest.raises(UsageError, match=r"no Pulumi\.yaml in this directory or above it$"):
+        stacks_from_files([lonely])
