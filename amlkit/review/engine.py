@@ -61,15 +61,16 @@ def review(
     pack_dir = _pack_dir(policy_pack)
     configs = [load_stack_config(project, name) for name in names]  # bad stack files fail before any work
     options = _Options(pack_dir, policy_pack_config, timeout, verbose, alias_shortcut)
+    if jobs == 1 or len(configs) == 1:
+        with processes.cancel_on_interrupt():
+            return Review([_review_stack(project, config, options) for config in configs])
+    pool = ThreadPoolExecutor(max_workers=jobs)
     try:
-        if jobs == 1 or len(configs) == 1:
-            results = [_review_stack(project, config, options) for config in configs]
-        else:
-            with ThreadPoolExecutor(max_workers=jobs) as pool:
-                results = list(pool.map(lambda c: _review_stack(project, c, options), configs))
-    except BaseException:
-        processes.kill_all()
-        raise
+        with processes.cancel_on_interrupt():
+            results = list(pool.map(lambda c: _review_stack(project, c, options), configs))
+    finally:
+        # after an interrupt the children are dead, so the workers return at once
+        pool.shutdown(wait=True, cancel_futures=True)
     return Review(results)
 
 
@@ -164,13 +165,21 @@ def _runner_result(process: subprocess.Popen, stack: str, options: _Options) -> 
                            f"{tail[-1] if tail else 'no output'}") from None
     error = result.get("error")
     if error is None:
-        return result["resources"]
+        return _stable(result["resources"])
     if error["kind"] == "config":
         raise ConfigError(error.get("file"), error.get("key_path") or "", error.get("problem") or error["message"])
     message = f"stack {stack}: the program failed: {error['message']}"
     if options.verbose and error.get("traceback"):
         message += "\n" + error["traceback"]
     raise ReviewFailed(message)
+
+
+def _stable(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The SDK registers concurrently: order resources by URN and dependency lists, so runs are identical."""
+    for record in records:
+        record["dependencies"] = sorted(set(record["dependencies"]))
+        record["propertyDependencies"] = {k: sorted(set(v)) for k, v in record["propertyDependencies"].items()}
+    return sorted(records, key=lambda r: r["urn"])
 
 
 def _record(raw: dict[str, Any], secrets: Secrets) -> ResourceRecord:

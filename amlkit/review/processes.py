@@ -8,18 +8,34 @@ import os
 import signal
 import subprocess
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 _LIVE: set[subprocess.Popen] = set()
 _LOCK = threading.Lock()
+_CANCELLED = threading.Event()
 
 
 def spawn(args: list[str], **kwargs: Any) -> subprocess.Popen:
     """Start a child in a new session (its own process group), tracked until `kill`."""
-    process = subprocess.Popen(args, start_new_session=True, **kwargs)
     with _LOCK:
+        if _CANCELLED.is_set():
+            raise KeyboardInterrupt("review cancelled")
+        process = subprocess.Popen(args, start_new_session=True, **kwargs)
         _LIVE.add(process)
     return process
+
+
+@contextlib.contextmanager
+def cancel_on_interrupt() -> Iterator[None]:
+    """On Ctrl-C, kill every child and refuse to start new ones (other errors let each stack clean up)."""
+    _CANCELLED.clear()
+    try:
+        yield
+    except (KeyboardInterrupt, SystemExit):
+        _CANCELLED.set()
+        kill_all()
+        raise
 
 
 def kill(process: subprocess.Popen) -> None:

@@ -1,0 +1,230 @@
+"""End to end: real fixture programs under mocks, the real amlkit pack (and broken packs) over gRPC."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+import pytest
+
+from amlkit.errors import ConfigError
+from amlkit.review.engine import default_pack_dir, list_stacks, pack_info, review
+from amlkit.review.project import SECRET_PLACEHOLDER
+from tests.review.helpers import FAULTY, MIN_NODES, PACKS, RAW, SECRET
+
+CLUSTER = "urn:pulumi:{stack}::raw-aml::azure-native:machinelearningservices:Workspace" \
+          "$azure-native:machinelearningservices:Compute::{name}"
+
+
+@pytest.fixture(scope="module")
+def raw_review():
+    return review(RAW)
+
+
+def named(violations, policy):
+    return {(v.resource, v.level, v.message) for v in violations if v.policy == policy}
+
+
+def test_every_stack_is_reviewed_in_order(raw_review):
+    assert list_stacks(RAW) == ["dev", "prod"]
+    assert [s.stack for s in raw_review.stacks] == ["dev", "prod"]
+    assert [s.error for s in raw_review.stacks] == [None, None]
+    assert raw_review.stacks[0].stack_file == "Pulumi.dev.yaml"
+    assert raw_review.stacks[0].environment == "dev"
+
+
+def test_min_nodes_violations_exactly(raw_review):
+    dev, prod = raw_review.stacks
+    assert named(dev.violations, MIN_NODES) == {
+        ("cpu-always-on", "mandatory", "AmlCompute cluster 'cpu-always-on' must have minNodeCount 0; found 2.")}
+    assert named(prod.violations, MIN_NODES) == {
+        ("gpu-warm", "mandatory", "AmlCompute cluster 'gpu-warm' must have minNodeCount 0; found 1.")}
+    violation = next(v for v in dev.violations if v.policy == MIN_NODES)
+    assert violation.urn == CLUSTER.format(stack="dev", name="cpu-always-on")
+    assert violation.type == "azure-native:machinelearningservices:Compute"
+    assert (violation.severity, violation.pack) == ("medium", "amlkit-guardrails")
+    assert raw_review.exit_code() == 1
+
+
+def test_a_value_unknown_at_preview_is_reported_as_unknown(raw_review):
+    dev = raw_review.stacks[0]
+    unknown = [u for u in dev.unknown if u.policy == MIN_NODES]
+    assert [(u.resource, u.urn) for u in unknown] == [
+        ("cpu-unknown-min", "urn:pulumi:dev::raw-aml::azure-native:machinelearningservices:Compute::cpu-unknown-min")]
+    assert "during preview" in unknown[0].message
+    assert not [v for v in dev.violations if v.resource == "cpu-unknown-min" and v.policy == MIN_NODES]
+
+
+def test_resources_and_pack_info(raw_review):
+    prod = raw_review.stacks[1]
+    assert sorted(r.name for r in prod.resources) == ["gpu-warm", "mlw", "rg", "rg-lock"]
+    workspace = next(r for r in prod.resources if r.name == "mlw")
+    assert workspace.options["protect"] is True
+    assert workspace.inputs["workspaceName"] == "mlw-fixture"
+    assert (prod.pack.name, prod.pack.version) == ("amlkit-guardrails", "0.1.0")  # PulumiPolicy.yaml
+    policy = next(p for p in prod.pack.policies if p.name == MIN_NODES)
+    assert (policy.level, policy.severity, policy.stack_policy) == ("mandatory", "medium", False)
+
+
+def test_jobs_give_the_same_result_as_serial(raw_review):
+    assert asdict(review(RAW, jobs=2)) == asdict(raw_review)
+
+
+def test_a_level_less_config_entry_keeps_mandatory_and_waivers_are_reported(tmp_path):
+    config = tmp_path / "pack.json"
+    config.write_text(json.dumps({MIN_NODES: {"waivers": [
+        {"resource": "cpu-always-on", "reason": "warm pool for the demo", "expires": "2999-01-01"}]}}))
+    result = review(RAW, ["dev", "prod"], policy_pack_config=config)
+    dev, prod = result.stacks
+    assert named(dev.violations, MIN_NODES) == {
+        ("cpu-always-on", "waived", "AmlCompute cluster 'cpu-always-on' must have minNodeCount 0; found 2.")}
+    waived = next(v for v in dev.violations if v.policy == MIN_NODES)
+    assert (waived.waiver_reason, waived.waiver_expires) == ("warm pool for the demo", "2999-01-01")
+    assert named(prod.violations, MIN_NODES) == {
+        ("gpu-warm", "mandatory", "AmlCompute cluster 'gpu-warm' must have minNodeCount 0; found 1.")}
+
+
+def test_all_downgrades_every_policy(tmp_path):
+    config = tmp_path / "pack.json"
+    config.write_text(json.dumps({"all": "advisory"}))
+    info = pack_info(config=config)
+    assert {p.level for p in info.policies} == {"advisory"}
+    assert review(RAW, ["prod"], policy_pack_config=config).count("mandatory") == 0
+
+
+def test_pack_info_levels_without_config():
+    info = pack_info()
+    assert info.name == "amlkit-guardrails"
+    assert next(p for p in info.policies if p.name == MIN_NODES).level == "mandatory"
+    assert default_pack_dir() == Path(__file__).resolve().parents[2] / "policies"
+
+
+def test_invalid_pack_config_is_a_config_error_naming_file_and_key(tmp_path):
+    config = tmp_path / "pack.json"
+    config.write_text(json.dumps({MIN_NODES: {"waivers": [{"resource": "x"}]}}))
+    with pytest.raises(ConfigError) as error:
+        pack_info(config=config)
+    assert error.value.file == str(config)
+    assert error.value.key_path == f"{MIN_NODES}.waivers.0"
+    assert error.value.problem.startswith("'reason' is a required property; allowed: ")
+    assert error.value.exit_code == 2
+
+
+def test_invalid_stack_file_is_a_config_error(tmp_path):
+    project = tmp_path / "proj"
+    shutil.copytree(RAW, project)
+    (project / "Pulumi.prod.yaml").write_text("config:\n  raw-aml:clusters: [\n")
+    with pytest.raises(ConfigError, match=r"Pulumi.prod.yaml: line \d+: not valid YAML"):
+        review(project)
+
+
+def test_secrets_never_appear_in_results():
+    result = review(SECRET, policy_pack=PACKS / "echo")
+    stack = result.stacks[0]
+    assert stack.error is None
+    text = json.dumps(asdict(result))
+    assert SECRET_PLACEHOLDER not in text
+    assert "literal-token-s3cr3t-value" not in text
+    assert "AAABAGsJ0cmV0" not in text
+    [echo] = [v for v in stack.violations if v.policy == "echo-inputs"]
+    assert echo.message == ("inputs: AmlCompute, Linux, NotSpecified, Standard_DS3_v2, [secret], azureuser, "
+                            "cpu-with-password, [secret], mlw, rg-ml")
+    cluster = stack.resources[0]
+    assert cluster.inputs["tags"] == {"token": "[secret]"}
+    assert cluster.inputs["properties"]["properties"]["userAccountCredentials"] == {
+        "adminUserName": "azureuser", "adminUserPassword": "[secret]"}
+
+
+PROGRAM_FAULTS = [
+    ("raise", "stack raise: the program failed: RuntimeError: storage account name 'stfaulty' is already taken"),
+    ("crash", "stack crash: the program runner crashed (exit code 9): no output"),
+    ("hang", "stack hang: the program did not finish within 4s"),
+]
+
+
+@pytest.mark.parametrize(("stack", "message"), [c for c in PROGRAM_FAULTS], ids=[c[0] for c in PROGRAM_FAULTS])
+def test_program_faults_fail_closed(stack, message):
+    result = review(FAULTY, [stack], timeout=4)
+    assert result.stacks[0].error == message
+    assert "Traceback" not in message
+    assert result.exit_code() == 3
+
+
+def test_verbose_program_failure_carries_the_traceback():
+    error = review(FAULTY, ["raise"], verbose=True).stacks[0].error
+    assert error.splitlines()[0].endswith("RuntimeError: storage account name 'stfaulty' is already taken")
+    assert "Traceback (most recent call last)" in error
+
+
+def test_a_config_error_in_the_program_exits_2_with_its_message():
+    with pytest.raises(ConfigError) as error:
+        review(FAULTY, ["config-error"])
+    assert str(error.value) == "Pulumi.config-error.yaml: amlkit:clusters[0].max_instances: must be >= 1"
+    assert error.value.exit_code == 2
+
+
+PACK_FAULTS = [
+    ("raises", "Analyze of urn:pulumi:ok::faulty::azure-native:resources:ResourceGroup::rg failed: rule bug: "
+               "cannot read properties.scaleSettings: policy 'broken-policy' raised an error"),
+    ("exits", "exited before it started (exit code 4): ModuleNotFoundError: No module named 'amlkit_missing_rules'"),
+    ("silent", "did not print its port within 4s (is __main__.py building a PolicyPack?)"),
+    ("hangs", "Analyze of urn:pulumi:ok::faulty::azure-native:resources:ResourceGroup::rg did not answer within 4s"),
+]
+
+
+@pytest.mark.parametrize(("pack", "message"), [c for c in PACK_FAULTS], ids=[c[0] for c in PACK_FAULTS])
+def test_pack_faults_fail_closed(pack, message):
+    result = review(FAULTY, ["ok"], policy_pack=PACKS / pack, timeout=4)
+    assert result.stacks[0].error == f"policy pack {PACKS / pack}: {message}"
+    assert result.exit_code() == 3
+
+
+def _processes_under(directory: Path) -> list[int]:
+    """Live processes whose working directory is inside `directory` (packs and runners chdir there)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cwd = os.readlink(entry / "cwd")
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if cwd.startswith(str(directory)) and state != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+def test_ctrl_c_leaves_no_pack_or_runner_process(tmp_path):
+    """SIGINT while one stack's pack hangs in Analyze and the other's program hangs: every child is gone."""
+    pack = tmp_path / "pack"
+    shutil.copytree(PACKS / "hangs", pack)
+    project = tmp_path / "project"
+    shutil.copytree(FAULTY, project)
+    script = ("from pathlib import Path; from amlkit.review.engine import review; "
+              f"review(Path({str(project)!r}), ['ok', 'hang'], policy_pack=Path({str(pack)!r}), jobs=2, "
+              "timeout=600)")
+    parent = subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        # two packs and the hanging runner (the ok stack's runner has finished)
+        while len(_processes_under(tmp_path)) < 3 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert len(_processes_under(tmp_path)) >= 3
+        time.sleep(1)  # let the ok stack reach the hanging Analyze call
+        parent.send_signal(signal.SIGINT)
+        _, err = parent.communicate(timeout=60)
+    finally:
+        parent.kill()
+    assert b"KeyboardInterrupt" in err
+    deadline = time.monotonic() + 10
+    while _processes_under(tmp_path) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _processes_under(tmp_path) == []

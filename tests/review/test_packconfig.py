@@ -1,0 +1,92 @@
+"""Policy pack config: parsed and reconciled as the Pulumi engine does (pkg/resource/analyzer/config.go)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from amlkit.errors import ConfigError
+from amlkit.review.packconfig import PolicyConfig, PolicySchema, load_config_file, parse_config, reconcile
+
+MAX_NODES = {"type": "integer", "minimum": 1, "maximum": 100, "default": 10}
+POLICIES = [
+    PolicySchema("mandatory-rule", "mandatory", {"maxNodes": MAX_NODES}),
+    PolicySchema("advisory-rule", "advisory"),
+    PolicySchema("disabled-rule", "disabled"),
+]
+
+
+def levels(result):
+    return {name: entry.level for name, entry in result.items()}
+
+
+def test_defaults_are_each_policys_level_and_schema_defaults():
+    result = reconcile(POLICIES, None, None)
+    assert levels(result) == {"mandatory-rule": "mandatory", "advisory-rule": "advisory",
+                              "disabled-rule": "disabled"}
+    assert result["mandatory-rule"].properties == {"maxNodes": 10}
+    assert result["advisory-rule"].properties is None
+
+
+def test_an_entry_without_a_level_keeps_a_mandatory_policy_mandatory():
+    result = reconcile(POLICIES, None, parse_config({"mandatory-rule": {"maxNodes": 20}}, "f.json"))
+    assert result["mandatory-rule"] == PolicyConfig("mandatory", {"maxNodes": 20})
+
+
+def test_all_sets_every_level_then_entries_override():
+    given = parse_config({"all": "advisory", "disabled-rule": "mandatory"}, "f.json")
+    result = reconcile(POLICIES, None, given)
+    assert levels(result) == {"mandatory-rule": "advisory", "advisory-rule": "advisory",
+                              "disabled-rule": "mandatory", "all": "advisory"}
+
+
+def test_initial_config_applies_before_the_file():
+    initial = {"advisory-rule": PolicyConfig("mandatory"), "mandatory-rule": PolicyConfig("", {"maxNodes": 5})}
+    given = parse_config({"advisory-rule": "disabled"}, "f.json")
+    result = reconcile(POLICIES, initial, given)
+    assert result["advisory-rule"].level == "disabled"
+    assert result["mandatory-rule"] == PolicyConfig("mandatory", {"maxNodes": 5})
+
+
+def test_object_entry_with_level_and_properties():
+    given = parse_config({"mandatory-rule": {"enforcementLevel": "advisory", "maxNodes": 7}}, "f.json")
+    assert reconcile(POLICIES, None, given)["mandatory-rule"] == PolicyConfig("advisory", {"maxNodes": 7})
+
+
+BAD = [
+    ("bad-level-string", {"advisory-rule": "blocking"}, "advisory-rule",
+     "'blocking' is not an enforcement level; allowed: advisory, mandatory, remediate, disabled"),
+    ("bad-level-in-object", {"advisory-rule": {"enforcementLevel": 3}}, "advisory-rule.enforcementLevel",
+     "3 is not an enforcement level; allowed: advisory, mandatory, remediate, disabled"),
+    ("not-string-or-object", {"advisory-rule": 3}, "advisory-rule",
+     "must be an enforcement level (advisory, mandatory, remediate, disabled) or an object"),
+]
+
+
+@pytest.mark.parametrize(("data", "key_path", "problem"), [c[1:] for c in BAD], ids=[c[0] for c in BAD])
+def test_malformed_entries_name_file_and_key(data, key_path, problem):
+    with pytest.raises(ConfigError) as error:
+        parse_config(data, "pack.json")
+    assert (error.value.file, error.value.key_path, error.value.problem) == ("pack.json", key_path, problem)
+
+
+def test_schema_violations_name_file_key_value_and_what_is_allowed():
+    given = parse_config({"mandatory-rule": {"maxNodes": 500}}, "pack.json")
+    with pytest.raises(ConfigError) as error:
+        reconcile(POLICIES, None, given, "pack.json")
+    assert error.value.key_path == "mandatory-rule.maxNodes"
+    assert error.value.value == 500
+    assert error.value.problem == "500 is greater than the maximum of 100; allowed: type integer; >= 1; <= 100"
+
+
+def test_config_file_errors(tmp_path):
+    path = tmp_path / "pack.json"
+    path.write_text("{not json")
+    with pytest.raises(ConfigError, match=r"pack.json: line 1: not valid JSON"):
+        load_config_file(path)
+    path.write_text(json.dumps(["advisory"]))
+    with pytest.raises(ConfigError, match=r"must be a JSON object"):
+        load_config_file(path)
+    path.write_text("  ")
+    assert load_config_file(path) == {}

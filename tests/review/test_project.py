@@ -1,0 +1,58 @@
+"""Reading a Pulumi project and its stacks as the CLI does."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from amlkit.errors import ConfigError, UsageError
+from amlkit.review.project import SECRET_PLACEHOLDER, list_stacks, load_project, load_stack_config
+from tests.review.helpers import FAULTY, RAW
+
+
+def test_project_with_main_and_stack_config_dir():
+    project = load_project(FAULTY)
+    assert (project.name, project.main, project.stack_config_dir) == ("faulty", FAULTY / "program",
+                                                                      FAULTY / "stacks")
+    assert list_stacks(FAULTY) == ["config-error", "crash", "hang", "ok", "raise"]
+
+
+def test_stack_config_as_the_cli_passes_it(tmp_path):
+    (tmp_path / "Pulumi.yaml").write_text("name: demo\nruntime: python\n")
+    (tmp_path / "Pulumi.dev.yaml").write_text(
+        "config:\n  size: 3\n  demo:flag: true\n  amlkit:environment: prod\n"
+        "  demo:obj:\n    a: [1, 2]\n  demo:pw:\n    secure: AAAbase64\n"
+        "  demo:nested:\n    inner:\n      secure: AAA\n")
+    config = load_stack_config(load_project(tmp_path), "dev")
+    assert config.values == {
+        "demo:size": "3", "demo:flag": "true", "amlkit:environment": "prod", "demo:obj": json.dumps({"a": [1, 2]}),
+        "demo:pw": SECRET_PLACEHOLDER, "demo:nested": json.dumps({"inner": SECRET_PLACEHOLDER}),
+    }
+    assert config.secret_keys == ("demo:pw", "demo:nested")
+    assert config.environment() == "prod"
+
+
+def test_environment_defaults_to_the_stack_name():
+    assert load_stack_config(load_project(RAW), "dev").environment() == "dev"
+
+
+def test_invalid_stack_file_names_file_and_key(tmp_path):
+    (tmp_path / "Pulumi.yaml").write_text("name: demo\n")
+    (tmp_path / "Pulumi.dev.yaml").write_text("config: [1, 2]\n")
+    with pytest.raises(ConfigError) as error:
+        load_stack_config(load_project(tmp_path), "dev")
+    assert (error.value.file, error.value.key_path) == (str(tmp_path / "Pulumi.dev.yaml"), "config")
+    (tmp_path / "Pulumi.dev.yaml").write_text("config:\n  demo:x: [unclosed\n")
+    with pytest.raises(ConfigError, match=r"Pulumi.dev.yaml: line \d+: not valid YAML"):
+        load_stack_config(load_project(tmp_path), "dev")
+
+
+def test_unknown_stack_and_missing_project(tmp_path):
+    with pytest.raises(UsageError, match="no Pulumi.yaml"):
+        load_project(tmp_path)
+    (tmp_path / "Pulumi.yaml").write_text("runtime: python\n")
+    with pytest.raises(ConfigError, match=r"Pulumi.yaml: name: required"):
+        load_project(tmp_path)
+    with pytest.raises(UsageError, match="unknown stack 'nope'"):
+        load_stack_config(load_project(RAW), "nope")
