@@ -101,7 +101,7 @@ def preview(
     """Show what each stack would create (grouped under its parent, with the settings people review),
     then the policy review."""
     with _guarded(verbose):
-        review = _review(project_dir, stack, policy_pack, policy_pack_config, jobs, timeout)
+        review = _review(project_dir, stack, policy_pack, policy_pack_config, jobs, timeout, verbose)
         _report(review, format, output, project_dir, policy_pack, with_plan=True)
 
 
@@ -119,7 +119,7 @@ def check(
 ) -> None:
     """Run only the policy review of each stack."""
     with _guarded(verbose):
-        review = _review(project_dir, stack, policy_pack, policy_pack_config, jobs, timeout)
+        review = _review(project_dir, stack, policy_pack, policy_pack_config, jobs, timeout, verbose)
         _report(review, format, output, project_dir, policy_pack, with_plan=False)
 
 
@@ -150,9 +150,9 @@ def _engine() -> ModuleType:
 
 
 def _review(project_dir: Path, stacks: list[str] | None, policy_pack: Path | None, config: Path | None,
-            jobs: int, timeout: float) -> Review:
+            jobs: int, timeout: float, verbose: bool) -> Review:
     review = _engine().review(project_dir, stacks or None, policy_pack=policy_pack, policy_pack_config=config,
-                              jobs=jobs, timeout=timeout)
+                              jobs=jobs, timeout=timeout, verbose=verbose)
     if not review.stacks:
         raise UsageError(f"{project_dir}: no stacks to review (no Pulumi.<stack>.yaml found, and no --stack given)")
     return review
@@ -193,7 +193,8 @@ def _report(review: Review, fmt: ReportFormat, output: Path | None, project_dir:
         typer.echo(f"{summary_line(review)}\nWrote the {fmt.value} report to {output}")
     for stack in sorted(review.stacks, key=lambda s: s.stack):
         if stack.error:
-            typer.echo(f"amlkit: stack {stack.stack} was NOT reviewed: {stack.error}", err=True)
+            detail = stack.error.removeprefix(f"stack {stack.stack}: ")
+            typer.echo(f"amlkit: stack {stack.stack} was NOT reviewed: {detail}", err=True)
     raise typer.Exit(exit_code(review))
 
 
