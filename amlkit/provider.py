@@ -1,0 +1,232 @@
+"""The amlkit components as a Pulumi component provider, for TypeScript, Go, C#, Java and YAML programs.
+
+`PulumiPlugin.yaml` (repository root) points the Python language host at `main()` here, which hosts
+`Workspace`, `ComputeCluster` and `ComputeInstance` with
+`pulumi.provider.experimental.component_provider_host`. `pulumi package add <repo>` then asks it for
+the package schema and generates an SDK in the consumer's language; the resource tokens are
+`amlkit:index:<Component>`, the same the components register in Python.
+
+The SDK's schema analyzer reads the components' type annotations, and three things in them do not
+survive it as written (see `package_schema` and tests/test_provider.py):
+
+- the component modules use `from __future__ import annotations`, so the analyzer sees strings
+  (`'str' object has no attribute '__mro__'`), and `Required[...]` inside a string is invisible to
+  `TypedDict`, so every input would become optional;
+- `Literal[...]` fields fail (`issubclass() arg 1 must be a class`);
+- `pulumi.Input[str] | bool | None` (Workspace.container_registry) is silently narrowed to a string.
+
+So the host does not hand the component classes to the analyzer directly. It hands it *schema views*:
+for each component, a class of the same name whose annotations are the components' own, resolved,
+with `Literal[...]` turned into a string enum and a mixed union into `Any`. Building a view
+constructs the real component (with enum members turned back into plain strings), so behaviour,
+validation and child resources are exactly those of the Python component.
+"""
+
+from __future__ import annotations
+
+import enum
+import inspect
+import re
+import sys
+import types
+import typing
+from collections.abc import Awaitable, Mapping, Sequence
+from typing import Any, Literal, NotRequired, Required, TypedDict, get_args, get_origin
+
+import pulumi
+import pulumi.output
+
+from amlkit import __version__
+
+NAME = "amlkit"
+NAMESPACE = "amlkit"
+
+_NONE = type(None)
+
+
+def components() -> list[type[pulumi.ComponentResource]]:
+    """The components offered to other languages (Environment takes a Python-only spec object)."""
+    from amlkit.components import ComputeCluster, ComputeInstance, Workspace
+
+    return [Workspace, ComputeCluster, ComputeInstance]
+
+
+# --- resolving annotations -------------------------------------------------------------------------
+
+
+def _hints(owner: Any) -> dict[str, Any]:
+    """The owner's own annotations, evaluated (they are strings under `from __future__ import annotations`)."""
+    module = sys.modules[owner.__module__]
+    local = {"Output": pulumi.Output, "T": pulumi.output.T}  # pulumi.Input refers to 'Output[T]'
+    raw = dict(inspect.get_annotations(owner))
+    resolved: dict[str, Any] = {}
+    for name, annotation in raw.items():
+        text = annotation.__forward_arg__ if isinstance(annotation, typing.ForwardRef) else annotation
+        value = eval(text, vars(module), local) if isinstance(text, str) else text  # noqa: S307 - own annotations
+        resolved[name] = _resolve_forward_refs(value, vars(module), local)
+    return resolved
+
+
+def _resolve_forward_refs(annotation: Any, module: Mapping[str, Any], local: Mapping[str, Any]) -> Any:
+    if isinstance(annotation, typing.ForwardRef):
+        return eval(annotation.__forward_arg__, dict(module), dict(local))  # noqa: S307 - SDK's own 'Output[T]'
+    args = get_args(annotation)
+    if not args:
+        return annotation
+    resolved = tuple(_resolve_forward_refs(arg, module, local) for arg in args)
+    return _rebuild(annotation, resolved)
+
+
+def _rebuild(annotation: Any, args: tuple[Any, ...]) -> Any:
+    origin = get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        return typing.Union[args]  # noqa: UP007 - built from a tuple
+    if origin is Literal:
+        return Literal[args]
+    if origin in (Required, NotRequired):
+        return origin[args[0]]
+    if origin is Awaitable:
+        return Awaitable[args[0]]
+    return annotation.copy_with(args) if hasattr(annotation, "copy_with") else origin[args]
+
+
+# --- schema views ----------------------------------------------------------------------------------
+
+
+def _pascal(text: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in re.split(r"[_\W]+", text) if part)
+
+
+def _base_name(owner: Any) -> str:
+    return re.sub(r"(Args|Spec)$", "", owner.__name__)
+
+
+class _Views:
+    """Builds schema views of TypedDicts and Literal enums, once each."""
+
+    def __init__(self) -> None:
+        self.typed_dicts: dict[type, type] = {}
+        self.enums: dict[str, type[enum.Enum]] = {}
+
+    def view(self, annotation: Any, owner: Any, field: str) -> Any:
+        origin = get_origin(annotation)
+        if origin in (Required, NotRequired):
+            return origin[self.view(get_args(annotation)[0], owner, field)]
+        if origin is Literal:
+            return self.literal(annotation, owner, field)
+        if origin in (typing.Union, types.UnionType):
+            return self.union(annotation, owner, field)
+        if origin in (list, Sequence, typing.Sequence):
+            return list[self.view(get_args(annotation)[0], owner, field)]
+        if origin in (dict, Mapping, typing.Mapping):
+            key, value = get_args(annotation)
+            return dict[key, self.view(value, owner, field)]
+        if origin is pulumi.Output:
+            return pulumi.Output[self.view(get_args(annotation)[0], owner, field)]
+        if origin is Awaitable:
+            return Awaitable[self.view(get_args(annotation)[0], owner, field)]
+        if typing.is_typeddict(annotation):
+            return self.typed_dict(annotation)
+        return annotation
+
+    def union(self, annotation: Any, owner: Any, field: str) -> Any:
+        members = get_args(annotation)
+        plain = {m for m in members if m is not _NONE and get_origin(m) not in (Awaitable, pulumi.Output)
+                 and not isinstance(m, typing.ForwardRef)}
+        if len(plain) > 1:  # e.g. `pulumi.Input[str] | bool`: no single schema type
+            return Any | None if _NONE in members else Any
+        return typing.Union[tuple(self.view(m, owner, field) for m in members)]  # noqa: UP007
+
+    def literal(self, annotation: Any, owner: Any, field: str) -> type[enum.Enum]:
+        values = get_args(annotation)
+        name = f"{_base_name(owner)}{_pascal(field)}"
+        if name not in self.enums:
+            members = {_pascal(str(value)) or str(value): value for value in values}
+            created = enum.Enum(name, members, type=str, module=__name__)  # type: ignore[misc]
+            created.__doc__ = f"Allowed values of {owner.__name__}.{field}."
+            self.enums[name] = created
+        return self.enums[name]
+
+    def typed_dict(self, source: type) -> type:
+        if source in self.typed_dicts:
+            return self.typed_dicts[source]
+        hints = _hints(source)
+        total = getattr(source, "__total__", True)
+        fields = {name: self.view(_required_marker(annotation, total), source, name)
+                  for name, annotation in hints.items()}
+        view = TypedDict(source.__name__, fields, total=total)  # type: ignore[operator]
+        view.__module__, view.__qualname__, view.__doc__ = source.__module__, source.__qualname__, source.__doc__
+        self.typed_dicts[source] = view
+        return view
+
+
+def _required_marker(annotation: Any, total: bool) -> Any:
+    """Keep `Required`/`NotRequired`; a bare field follows the TypedDict's `total`."""
+    if get_origin(annotation) in (Required, NotRequired):
+        return annotation
+    return Required[annotation] if total else NotRequired[annotation]
+
+
+def _plain(value: Any) -> Any:
+    """Inputs as the components expect them: plain strings for enum members, int for whole numbers.
+
+    The engine sends every number as a float, and pulumi 3.272's `map_input_properties` converts
+    integer inputs to int and then overwrites them with the float. No component input is a float,
+    so a whole float is an int; any other float stays as it is and the component refuses it.
+    """
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, Mapping):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    return value
+
+
+def schema_view(component: type[pulumi.ComponentResource], views: _Views) -> type[pulumi.ComponentResource]:
+    """A class the analyzer can read that builds the real `component` when constructed."""
+    init_hints = _hints(component.__init__)
+    args_view = views.view(init_hints["args"], component, "args")
+    outputs = {name: views.view(annotation, component, name)
+               for name, annotation in _hints(component).items() if not name.startswith("_")}
+
+    def __new__(cls: type, name: str, args: Mapping[str, Any], opts: pulumi.ResourceOptions | None = None) -> Any:
+        return component(name, _plain(args), opts)  # type: ignore[arg-type]
+
+    def __init__(self: Any, name: str, args: Any, opts: pulumi.ResourceOptions | None = None) -> None:
+        raise AssertionError("never called: __new__ returns the real component")  # pragma: no cover
+
+    __init__.__annotations__ = {"name": str, "args": args_view, "opts": pulumi.ResourceOptions | None,
+                                "return": None}
+    namespace = {"__new__": __new__, "__init__": __init__, "__doc__": component.__doc__,
+                 "__module__": component.__module__, "__qualname__": component.__qualname__,
+                 "__annotations__": outputs}
+    return type(component.__name__, (pulumi.ComponentResource,), namespace)
+
+
+def schema_views() -> list[type[pulumi.ComponentResource]]:
+    views = _Views()
+    return [schema_view(component, views) for component in components()]
+
+
+def package_schema() -> dict[str, Any]:
+    """The Pulumi package schema the host serves (what `pulumi package add` turns into SDKs), offline."""
+    import json
+
+    from pulumi.provider.experimental.component import ComponentProvider
+
+    provider = ComponentProvider(schema_views(), NAME, NAMESPACE, __version__)
+    return json.loads(provider.schema or "{}")
+
+
+def main() -> None:
+    """Entry point of the plugin (PulumiPlugin.yaml): serve the components to the Pulumi engine."""
+    from pulumi.provider.experimental import component_provider_host
+
+    component_provider_host(components=schema_views(), name=NAME, namespace=NAMESPACE, version=__version__)
+
+
+if __name__ == "__main__":
+    main()

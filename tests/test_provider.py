@@ -1,0 +1,195 @@
+"""`amlkit.provider`: the package schema other languages get, built offline, and construct through it."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+import yaml
+from pulumi.errors import InputPropertyError
+from pulumi.provider.experimental.analyzer import Analyzer
+from pulumi.provider.experimental.component import ComponentProvider
+from pulumi.runtime.proto import provider_pb2, provider_pb2_grpc
+
+from amlkit import __version__
+from amlkit.components import ComputeCluster, ComputeInstance, Workspace
+from amlkit.provider import NAME, NAMESPACE, package_schema, schema_views
+from tests.components.harness import run
+
+ROOT = Path(__file__).resolve().parents[1]
+SUBNET = ("/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-net/providers/"
+          "Microsoft.Network/virtualNetworks/vnet/subnets/snet")
+
+
+@pytest.fixture(scope="module")
+def schema() -> dict[str, Any]:
+    return package_schema()
+
+
+def test_package_identity(schema: dict[str, Any]) -> None:
+    assert (schema["name"], schema["namespace"], schema["version"]) == (NAME, NAMESPACE, __version__)
+    assert (NAME, NAMESPACE) == ("amlkit", "amlkit")
+    assert schema["dependencies"] == []
+
+
+def test_resource_tokens_are_the_components_own(schema: dict[str, Any]) -> None:
+    assert sorted(schema["resources"]) == [
+        "amlkit:index:ComputeCluster", "amlkit:index:ComputeInstance", "amlkit:index:Workspace"]
+    assert all(resource["isComponent"] for resource in schema["resources"].values())
+    source = {cls.__name__: inspect.getsource(inspect.getmodule(cls)) for cls in (Workspace, ComputeCluster,
+                                                                                   ComputeInstance)}
+    for name, text in source.items():
+        assert f'TYPE_TOKEN = "amlkit:index:{name}"' in text
+
+
+@pytest.mark.parametrize(("token", "required"), [
+    ("amlkit:index:Workspace", ["location", "resourceGroupName"]),
+    ("amlkit:index:ComputeCluster", ["maxNodes", "resourceGroupName", "vmSize", "workspaceName"]),
+    ("amlkit:index:ComputeInstance", ["resourceGroupName", "vmSize", "workspaceName"]),
+])
+def test_required_inputs(schema: dict[str, Any], token: str, required: list[str]) -> None:
+    assert schema["resources"][token]["requiredInputs"] == required
+
+
+@pytest.mark.parametrize(("token", "outputs", "required"), [
+    ("amlkit:index:Workspace", ["workspaceId", "workspaceName", "storageAccountId", "keyVaultId",
+                                "applicationInsightsId", "logAnalyticsWorkspaceId", "containerRegistryId",
+                                "principalId"], ["workspaceId", "workspaceName"]),
+    ("amlkit:index:ComputeCluster", ["computeId", "computeName", "principalId"], ["computeId", "computeName"]),
+    ("amlkit:index:ComputeInstance", ["computeId", "computeName", "principalId"], ["computeId", "computeName"]),
+])
+def test_outputs(schema: dict[str, Any], token: str, outputs: list[str], required: list[str]) -> None:
+    resource = schema["resources"][token]
+    assert list(resource["properties"]) == outputs
+    assert all(prop == {"type": "string"} for prop in resource["properties"].values())
+    assert resource["required"] == required
+
+
+def test_inputs_keep_their_docstrings_and_types(schema: dict[str, Any]) -> None:
+    cluster = schema["resources"]["amlkit:index:ComputeCluster"]["inputProperties"]
+    assert cluster["maxNodes"] == {"description": "Maximum node count.", "type": "integer", "plain": True}
+    assert cluster["resourceGroupName"] == {"description": "Resource group of the ML workspace.", "type": "string"}
+    assert cluster["vmPriority"]["$ref"] == "#/types/amlkit:index:ComputeClusterVmPriority"
+    assert cluster["roleAssignments"]["items"]["$ref"] == "#/types/amlkit:index:RoleAssignmentSpec"
+    assert cluster["tags"]["additionalProperties"]["type"] == "string"
+    assert cluster["userAssignedIdentityIds"]["items"]["type"] == "string"
+    instance = schema["resources"]["amlkit:index:ComputeInstance"]["inputProperties"]
+    assert instance["schedules"]["items"]["$ref"] == "#/types/amlkit:index:ScheduleSpec"
+    workspace = schema["resources"]["amlkit:index:Workspace"]["inputProperties"]
+    assert workspace["containerRegistry"]["$ref"] == "pulumi.json#/Any"
+
+
+@pytest.mark.parametrize(("token", "values"), [
+    ("WorkspaceKind", ["Default", "Hub", "Project"]),
+    ("WorkspacePublicNetworkAccess", ["Enabled", "Disabled"]),
+    ("WorkspaceManagedNetworkIsolationMode", ["Disabled", "AllowInternetOutbound", "AllowOnlyApprovedOutbound"]),
+    ("WorkspaceContainerRegistrySku", ["Basic", "Standard", "Premium"]),
+    ("ComputeClusterVmPriority", ["Dedicated", "LowPriority"]),
+    ("ComputeClusterRemoteLoginPortPublicAccess", ["Enabled", "Disabled"]),
+    ("ComputeInstanceSshPublicAccess", ["Enabled", "Disabled"]),
+    ("ScheduleAction", ["Start", "Stop"]),
+    ("RecurrenceFrequency", ["Minute", "Hour", "Day", "Week", "Month"]),
+])
+def test_literal_fields_become_string_enums(schema: dict[str, Any], token: str, values: list[str]) -> None:
+    enum_type = schema["types"][f"amlkit:index:{token}"]
+    assert enum_type["type"] == "string"
+    assert [member["value"] for member in enum_type["enum"]] == values
+
+
+@pytest.mark.parametrize(("token", "required", "properties"), [
+    ("RoleAssignmentSpec", ["role", "scope"], ["scope", "role"]),
+    ("ScheduleSpec", ["action"], ["action", "cron", "recurrence", "enabled"]),
+    ("CronSpec", ["expression"], ["expression", "timeZone", "startTime"]),
+    ("RecurrenceSpec", ["frequency", "interval"],
+     ["frequency", "interval", "hours", "minutes", "weekDays", "timeZone", "startTime"]),
+])
+def test_nested_types(schema: dict[str, Any], token: str, required: list[str], properties: list[str]) -> None:
+    object_type = schema["types"][f"amlkit:index:{token}"]
+    assert object_type["type"] == "object"
+    assert object_type["required"] == required
+    assert list(object_type["properties"]) == properties
+
+
+def test_the_components_as_written_fail_the_analyzer() -> None:
+    """Why the schema views exist: string annotations (from __future__ import annotations)."""
+    with pytest.raises(AttributeError, match="'str' object has no attribute '__mro__'"):
+        Analyzer(NAME).analyze([ComputeCluster])
+
+
+def test_plugin_manifest_points_at_the_provider() -> None:
+    manifest = yaml.safe_load((ROOT / "PulumiPlugin.yaml").read_text(encoding="utf-8"))
+    assert manifest["runtime"]["name"] == "python"
+    assert manifest["main"] == "amlkit/provider.py"
+    assert (ROOT / manifest["main"]).is_file()
+
+
+# --- construct through the provider (what a TypeScript or YAML program triggers) ------------------
+
+
+def provider() -> ComponentProvider:
+    return ComponentProvider(schema_views(), NAME, NAMESPACE, __version__)
+
+
+def test_construct_builds_the_real_cluster_with_plain_strings() -> None:
+    inputs = {"resourceGroupName": "rg-ml", "workspaceName": "mlw-dev", "vmSize": "Standard_DS3_v2",
+              "maxNodes": 4.0, "vmPriority": "LowPriority", "subnetId": SUBNET, "enableNodePublicIp": False}
+    recorded = run(lambda: {"state": provider().construct("gpu", "amlkit:index:ComputeCluster", inputs).state})
+    compute = recorded.get("azure-native:machinelearningservices:Compute", "gpu-compute")
+    assert compute.parent == "gpu"
+    assert compute.inputs["properties"]["properties"]["vmPriority"] == "LowPriority"
+    assert compute.inputs["properties"]["properties"]["scaleSettings"] == {
+        "maxNodeCount": 4, "minNodeCount": 0, "nodeIdleTimeBeforeScaleDown": "PT120S"}
+    assert compute.inputs["properties"]["properties"]["subnet"] == {"id": SUBNET}
+    assert recorded.get("amlkit:index:ComputeCluster", "gpu").custom is False
+    assert recorded.outputs["state"]["computeName"] == compute.inputs["computeName"]
+
+
+def test_construct_refuses_a_missing_required_input() -> None:
+    with pytest.raises(InputPropertyError, match="Missing required input 'maxNodes' on 'ComputeCluster'"):
+        provider().construct("gpu", "amlkit:index:ComputeCluster",
+                             {"resourceGroupName": "rg", "workspaceName": "ws", "vmSize": "Standard_DS3_v2"})
+
+
+def test_construct_refuses_a_value_outside_the_enum() -> None:
+    with pytest.raises(InputPropertyError, match="for enum 'ComputeClusterVmPriority'"):
+        provider().construct("gpu", "amlkit:index:ComputeCluster",
+                             {"resourceGroupName": "rg", "workspaceName": "ws", "vmSize": "Standard_DS3_v2",
+                              "maxNodes": 2.0, "vmPriority": "Spot"})
+
+
+def test_construct_instance_with_nested_enums_and_numbers() -> None:
+    inputs = {"resourceGroupName": "rg-ml", "workspaceName": "mlw-dev", "vmSize": "Standard_DS3_v2",
+              "enableNodePublicIp": True, "idleMinutesBeforeShutdown": 30.0,
+              "schedules": [{"action": "Stop", "recurrence": {"frequency": "Day", "interval": 1.0,
+                                                             "hours": [19.0], "minutes": [0.0]}}]}
+    recorded = run(lambda: {"state": provider().construct("alice", "amlkit:index:ComputeInstance", inputs).state})
+    properties = recorded.get("azure-native:machinelearningservices:Compute", "alice-compute").inputs["properties"]
+    assert properties["properties"]["idleTimeBeforeShutdown"] == "PT30M"
+    schedule = properties["properties"]["schedules"]["computeStartStop"][0]
+    assert schedule["action"] == "Stop"
+    assert schedule["recurrence"]["frequency"] == "Day"
+    assert schedule["recurrence"]["schedule"]["hours"] == [19]
+
+
+def test_the_plugin_entry_point_serves_the_schema_over_grpc() -> None:
+    """Run amlkit/provider.py as the language host does (a script with the engine address) and ask it."""
+    process = subprocess.Popen([sys.executable, "-u", str(ROOT / "amlkit" / "provider.py"), "127.0.0.1:1"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        port = process.stdout.readline().strip() if process.stdout else ""
+        assert port.isdigit(), process.stderr.read() if process.stderr else ""
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            response = provider_pb2_grpc.ResourceProviderStub(channel).GetSchema(provider_pb2.GetSchemaRequest())
+        assert json.loads(response.schema) == package_schema()
+    finally:
+        process.terminate()
+        process.wait()
+        for stream in (process.stdout, process.stderr):
+            if stream:
+                stream.close()
