@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 import typer
+import yaml
 from typer.testing import CliRunner, Result
 
 from amlkit.commands import policy_pack_dir, register, stacks_from_files
@@ -235,3 +237,47 @@ def test_no_project_above_the_file_is_refused(tmp_path: Path) -> None:
     lonely.write_text("config: {}\n", encoding="utf-8")
     with pytest.raises(UsageError, match=r"no Pulumi\.yaml in this directory or above it$"):
         stacks_from_files([lonely])
+
+
+# --- pre-commit hook -------------------------------------------------------------------------------
+
+HOOKS = Path(__file__).resolve().parents[1] / ".pre-commit-hooks.yaml"
+
+
+def hook() -> dict[str, object]:
+    hooks = yaml.safe_load(HOOKS.read_text(encoding="utf-8"))
+    assert [h["id"] for h in hooks] == ["amlkit-check"]
+    return hooks[0]
+
+
+def test_hook_runs_amlkit_check_on_the_files() -> None:
+    entry = hook()
+    assert entry["entry"] == "amlkit check"
+    assert entry["language"] == "python"
+    assert entry["pass_filenames"] is True
+    assert entry["require_serial"] is True
+    assert set(entry) == {"id", "name", "description", "entry", "language", "files", "pass_filenames",
+                          "require_serial"}
+
+
+@pytest.mark.parametrize(("path", "matches"), [
+    ("stacks/Pulumi.dev.yaml", True),
+    ("Pulumi.prod.yaml", True),
+    ("infra/ml/stacks/Pulumi.team-a.eu.yaml", True),
+    ("Pulumi.yaml", False),
+    ("PulumiPolicy.yaml", False),
+    ("stacks/Pulumi.dev.yml", False),
+    ("stacks/Pulumi.dev.yaml.bak", False),
+    ("stacks/MyPulumi.dev.yaml", False),
+    ("Pulumi.dev/settings.yaml", False),
+    ("policies/config/prod.json", False),
+])
+def test_hook_pattern(path: str, matches: bool) -> None:
+    # pre-commit applies `files` with re.search to repository-relative paths with forward slashes
+    assert bool(re.search(str(hook()["files"]), path)) is matches
+
+
+def test_the_repository_sample_stacks_belong_to_the_root_project() -> None:
+    root = HOOKS.parent
+    files = [root / "stacks" / f"Pulumi.{name}.yaml" for name in ("prod", "dev")]
+    assert stacks_from_files(files) == {root: ["dev", "prod"]}
