@@ -75,8 +75,8 @@ def pack_path() -> None:
 
 
 def import_az_ml(
-    files: Annotated[list[Path], typer.Argument(help="az ml compute YAML files (type amlcompute or "
-                                                "computeinstance).", dir_okay=False)],
+    files: Annotated[list[Path], typer.Argument(metavar="FILE...", help="az ml compute YAML files (type "
+                                                "amlcompute or computeinstance).", dir_okay=False)],
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the stack entries to this file "
                                                 "instead of stdout.", dir_okay=False)] = None,
     vnet_scope: Annotated[str | None, typer.Option(

@@ -190,3 +190,12 @@ def test_duplicate_yaml_keys_are_refused(tmp_path: Path) -> None:
     path = write(tmp_path, "dup.yml", "name: c1\nname: c2\ntype: amlcompute\n")
     with pytest.raises(ConfigError, match=r"name: duplicate key \(lines 1 and 2\)"):
         import_files([path])
+
+
+def test_a_schema_url_of_the_other_kind_is_reported(tmp_path: Path) -> None:
+    path = write(tmp_path, "c.yml", "$schema: https://azuremlschemas.azureedge.net/latest/computeInstance.schema.json\n"
+                                    "name: c1\ntype: amlcompute\nsize: Standard_DS3_v2\nenable_node_public_ip: true\n")
+    result = import_files([path])
+    assert result.notes == [Note(path, "$schema", "got 'https://azuremlschemas.azureedge.net/latest/"
+                                 "computeInstance.schema.json' with type amlcompute; expected the "
+                                 "amlCompute.schema.json schema (the file was read as type amlcompute)")]
