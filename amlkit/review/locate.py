@@ -18,6 +18,7 @@ import yaml
 
 from amlkit.review.model import ResourceRecord
 
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: same nodes and marks
 SECTIONS = ("amlkit:workspace", "amlkit:clusters", "amlkit:instances")
 NAME_INPUTS = ("computeName", "workspaceName")
 
@@ -57,7 +58,7 @@ class Entry:
 def index_stack_file(path: Path) -> dict[str, Entry]:
     """Entry name -> Entry for the workspace, clusters and instances of a stack file ({} if unreadable)."""
     try:
-        root = yaml.compose(path.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
+        root = yaml.compose(path.read_text(encoding="utf-8"), Loader=_LOADER)
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return {}
     config = _get(root, "config")
@@ -70,9 +71,14 @@ def index_stack_file(path: Path) -> dict[str, Entry]:
     return entries
 
 
-def ancestry(urn: str, resources: Sequence[ResourceRecord]) -> list[ResourceRecord]:
-    """The resource with this URN, then its parent, grandparent... (empty if the URN is not known)."""
-    by_urn = {r.urn: r for r in resources}
+def ancestry(
+    urn: str, resources: Sequence[ResourceRecord] | Mapping[str, ResourceRecord]
+) -> list[ResourceRecord]:
+    """The resource with this URN, then its parent, grandparent... (empty if the URN is not known).
+
+    Pass a {urn: record} mapping instead of the list when calling this for many findings.
+    """
+    by_urn = resources if isinstance(resources, Mapping) else {r.urn: r for r in resources}
     chain: list[ResourceRecord] = []
     current = by_urn.get(urn)
     while current is not None and current not in chain:

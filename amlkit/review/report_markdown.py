@@ -83,7 +83,7 @@ def _stack_section(stack: StackReview, plan: str | None) -> str:
     if not violations and not unknown:
         parts.append("No findings.")
         return "\n\n".join(parts)
-    rows = [[f"{ICONS[v.level]} {v.level}", _cell(v.severity), f"`{_code(v.policy)}`", f"`{_code(v.resource)}`",
+    rows = [[f"{ICONS.get(v.level, '')} {v.level}", _cell(v.severity), f"`{_code(v.policy)}`", f"`{_code(v.resource)}`",
              f"`{_code(v.type)}`"] for v in violations]
     rows += [[f"{ICONS['unknown']} unknown", "", f"`{_code(u.policy)}`", f"`{_code(u.resource)}`",
               f"`{_code(u.type)}`"] for u in unknown]
@@ -103,7 +103,7 @@ def _violation_details(v: Violation, policy: PolicyInfo | None) -> str:
         lines.append(f"- Remediation: {_cell(policy.remediation)}")
     if policy and policy.url:
         lines.append(f"- Reference: {policy.url}")
-    return _details(f"{ICONS[v.level]} {v.level}: {v.policy} on {v.resource}", "\n".join(lines))
+    return _details(f"{ICONS.get(v.level, '')} {v.level}: {v.policy} on {v.resource}", "\n".join(lines))
 
 
 def _unknown_details(u: Unknown) -> str:

@@ -63,7 +63,8 @@ def to_sarif(review: Review, project_dir: Path = Path("."), uri_root: Path | Non
 
 
 def render(review: Review, project_dir: Path = Path("."), uri_root: Path | None = None) -> str:
-    return json.dumps(to_sarif(review, project_dir, uri_root), indent=2, ensure_ascii=False) + "\n"
+    """Compact JSON (one line): SARIF is read by tools, and json's C encoder only runs without indent."""
+    return json.dumps(to_sarif(review, project_dir, uri_root), ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
 def _rules(stacks: list[StackReview]) -> list[PolicyInfo]:
@@ -112,9 +113,10 @@ def _invocation(stacks: list[StackReview]) -> dict[str, Any]:
 def _results(stack: StackReview, index: dict[str, int], project_dir: Path, uri_root: Path) -> Iterable[dict]:
     uri = _uri(project_dir / stack.stack_file, uri_root)
     entries = index_stack_file(project_dir / stack.stack_file)
+    by_urn = {r.urn: r for r in stack.resources}
 
     def where(urn: str, policy: str, resource: str) -> list[dict[str, Any]]:
-        line = find_line(entries, ancestry(urn, stack.resources), policy)
+        line = find_line(entries, ancestry(urn, by_urn), policy)
         return [{
             "physicalLocation": {"artifactLocation": {"uri": uri}, "region": {"startLine": line}},
             "logicalLocations": [{"name": resource, "fullyQualifiedName": urn, "kind": "resource"}],
@@ -130,7 +132,7 @@ def _results(stack: StackReview, index: dict[str, int], project_dir: Path, uri_r
         }
     for v in ordered_violations(stack):
         result: dict[str, Any] = {
-            "ruleId": v.policy, "ruleIndex": index[v.policy], "level": RESULT_LEVELS[v.level],
+            "ruleId": v.policy, "ruleIndex": index[v.policy], "level": RESULT_LEVELS.get(v.level, "warning"),
             "message": {"text": v.message},
             "locations": where(v.urn, v.policy, v.resource),
             "partialFingerprints": _fingerprint(stack.stack, v.policy, v.urn),

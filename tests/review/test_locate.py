@@ -115,3 +115,8 @@ def test_longest_fuzzy_match_wins() -> None:
     entries = {"gpu": Entry(line=3, keys={"name": 3}), "big-gpu": Entry(line=7, keys={"name": 7})}
     record = ResourceRecord(urn="u", type="t", name="prod-big-gpu")
     assert find_line(entries, [record]) == 7
+
+
+def test_ancestry_accepts_a_urn_index() -> None:
+    by_urn = {r.urn: r for r in RESOURCES}
+    assert ancestry("urn:cpu", by_urn) == ancestry("urn:cpu", RESOURCES)
