@@ -297,6 +297,9 @@ from pulumi_azure_native import resources
 config = pulumi.Config("amlkit")
 if pulumi.Config("clitest").get_bool("fail"):
     raise ValueError("the program failed on purpose")
+if pulumi.Config("clitest").get_bool("badConfig"):
+    from amlkit.errors import ConfigError
+    raise ConfigError("Pulumi.badconfig.yaml", "amlkit:clusters[0].max_instances", "must be at least 1; found 0")
 group = resources.ResourceGroup("rg", resource_group_name="rg-cli")
 workspace = ml.Workspace("mlw-cli", workspace_name="mlw-cli", resource_group_name=group.name,
                          identity=ml.ManagedServiceIdentityArgs(type="SystemAssigned"))
@@ -330,6 +333,10 @@ STACKS = {
     "broken": """\
         config:
           clitest:fail: true
+        """,
+    "badconfig": """\
+        config:
+          clitest:badConfig: true
         """,
 }
 
@@ -403,6 +410,13 @@ def test_e2e_failing_program_exits_3_and_is_never_clean(project: Path) -> None:
     assert result.exit_code == 3, result.output
     assert "    ❌ review failed: " in result.stdout
     assert "the program failed on purpose" in result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_e2e_invalid_stack_config_raised_by_the_program_exits_2(project: Path) -> None:
+    result = _run(project, "check", "-s", "badconfig")
+    assert result.exit_code == 2, result.output
+    assert "Pulumi.badconfig.yaml: amlkit:clusters[0].max_instances: must be at least 1; found 0" in result.stderr
     assert "Traceback" not in result.output
 
 
