@@ -1,0 +1,137 @@
+"""ACME's ML platform: our own network, identity, role assignment and lock, around amlkit's components.
+
+Per stack (`stacks/Pulumi.<stack>.yaml`, keys `acme-ml-platform:*`, see platform_config.py):
+- a network resource group with a spoke VNet and the subnet every compute joins;
+- an ML resource group with a user-assigned identity that the workspace uses, allowed to join the
+  subnet (Network Contributor on the VNet);
+- amlkit's Workspace (storage, key vault, monitoring, registry created for it with secure defaults),
+  one ComputeCluster per `clusters` entry and one personal ComputeInstance per `instances` entry, all
+  in the subnet, without public IPs;
+- with `network.lockResourceGroup: true`, a CanNotDelete lock on the network resource group, which
+  the policy pack refuses (aml-no-resource-group-lock): Azure ML puts each compute's load balancer,
+  public IP and NSG in the subnet's resource group, and a lock there breaks scaling and deletion.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import pulumi
+from platform_config import ClusterConfig, InstanceConfig, PlatformConfig, load, location
+from pulumi_azure_native import authorization, managedidentity, network, resources
+
+from amlkit.components import ComputeCluster, ComputeInstance, Workspace
+
+NETWORK_CONTRIBUTOR = "4d97b98b-1d4f-4787-a291-c67834d212e7"  # built-in role definition GUID
+
+
+def role_definition_id(scope: str, role_guid: str) -> str:
+    """A built-in role's definition id in the subscription of `scope` (an ARM id)."""
+    subscription = "/".join(scope.split("/")[:3])  # "/subscriptions/<id>"
+    return f"{subscription}/providers/Microsoft.Authorization/roleDefinitions/{role_guid}"
+
+
+def build(config: PlatformConfig, environment: str, location: str) -> None:
+    tags = {**config.tags, "environment": environment}
+    common = {"location": location, "tags": tags}
+
+    network_rg = resources.ResourceGroup("network-rg", resource_group_name=f"rg-acme-network-{environment}", **common)
+    vnet = network.VirtualNetwork(
+        "vnet",
+        resource_group_name=network_rg.name,
+        virtual_network_name=f"vnet-acme-ml-{environment}",
+        address_space=network.AddressSpaceArgs(address_prefixes=[str(config.network.addressSpace)]),
+        **common,
+    )
+    subnet = network.Subnet(
+        "compute-subnet",
+        resource_group_name=network_rg.name,
+        virtual_network_name=vnet.name,
+        subnet_name="snet-aml-compute",
+        address_prefix=str(config.network.computeSubnet),
+        default_outbound_access=False,
+    )
+    if config.network.lockResourceGroup:
+        authorization.ManagementLockAtResourceGroupLevel(
+            "network-rg-lock",
+            resource_group_name=network_rg.name,
+            lock_name="network-cannot-delete",
+            level="CanNotDelete",
+            notes="Protects the spoke network from accidental deletion.",
+        )
+
+    ml_rg = resources.ResourceGroup("ml-rg", resource_group_name=f"rg-acme-ml-{environment}", **common)
+    identity = managedidentity.UserAssignedIdentity(
+        "workspace-identity", resource_group_name=ml_rg.name, resource_name_=f"id-acme-mlw-{environment}", **common
+    )
+    join_subnet = authorization.RoleAssignment(
+        "workspace-identity-network",
+        principal_id=identity.principal_id,
+        principal_type="ServicePrincipal",
+        scope=vnet.id,
+        role_definition_id=vnet.id.apply(lambda scope: role_definition_id(scope, NETWORK_CONTRIBUTOR)),
+        role_assignment_name=vnet.id.apply(
+            lambda scope: str(uuid.uuid5(uuid.NAMESPACE_URL, f"acme/{scope}/{NETWORK_CONTRIBUTOR}"))
+        ),
+    )
+
+    workspace = Workspace("mlw", {
+        "resource_group_name": ml_rg.name,
+        "location": location,
+        "workspace_name": f"mlw-acme-{environment}",
+        "public_network_access": config.workspace.publicNetworkAccess,
+        # Computes join our subnet, so no managed network (Azure cannot switch one off again later).
+        "managed_network_isolation_mode": "Disabled",
+        "user_assigned_identity_ids": [identity.id],
+        "primary_user_assigned_identity_id": identity.id,
+        "hbi_workspace": config.workspace.hbi,
+        "lock_resources": config.workspace.lockResources,
+        "protect_data": config.workspace.protectData,
+        "tags": tags,
+    })
+    after_role = pulumi.ResourceOptions(depends_on=[join_subnet])
+    for cluster in config.clusters:
+        cluster_of(cluster, environment, ml_rg.name, workspace.workspace_name, subnet.id, tags, after_role)
+    for instance in config.instances:
+        instance_of(instance, str(config.tenantId), ml_rg.name, workspace.workspace_name, subnet.id, tags, after_role)
+
+    pulumi.export("resource_group_name", ml_rg.name)
+    pulumi.export("workspace_name", workspace.workspace_name)
+    pulumi.export("compute_subnet_id", subnet.id)
+    pulumi.export("workspace_identity_id", identity.id)
+
+
+def cluster_of(cluster: ClusterConfig, environment: str, resource_group: pulumi.Output[str],
+               workspace: pulumi.Output[str], subnet_id: pulumi.Output[str], tags: dict[str, str],
+               opts: pulumi.ResourceOptions) -> ComputeCluster:
+    return ComputeCluster(f"{cluster.name}-cluster", {
+        "resource_group_name": resource_group,
+        "workspace_name": workspace,
+        "vm_size": cluster.size,
+        "max_nodes": cluster.maxNodes,
+        "compute_name": f"{cluster.name}-{environment}"[:16],
+        "vm_priority": cluster.priority,
+        "idle_seconds_before_scale_down": cluster.idleSeconds,
+        "subnet_id": subnet_id,
+        "tags": tags,
+    }, opts)
+
+
+def instance_of(instance: InstanceConfig, tenant_id: str, resource_group: pulumi.Output[str],
+                workspace: pulumi.Output[str], subnet_id: pulumi.Output[str], tags: dict[str, str],
+                opts: pulumi.ResourceOptions) -> ComputeInstance:
+    return ComputeInstance(f"{instance.name}-instance", {
+        "resource_group_name": resource_group,
+        "workspace_name": workspace,
+        "vm_size": instance.size,
+        "compute_name": instance.name,
+        "idle_minutes_before_shutdown": instance.idleMinutes,
+        "schedules": [{"action": "Stop", "cron": {"expression": "0 19 * * *", "time_zone": "W. Europe Standard Time"}}],
+        "assigned_user_object_id": str(instance.objectId),
+        "assigned_user_tenant_id": tenant_id,
+        "subnet_id": subnet_id,
+        "tags": tags,
+    }, opts)
+
+
+build(load(), pulumi.get_stack(), location())
