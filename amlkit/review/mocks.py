@@ -113,11 +113,12 @@ class AzureMocks(Mocks):
             outputs["identity"] = shaped_identity(inputs["identity"])
         return outputs["id"], outputs
 
-    def call(self, args: MockCallArgs) -> tuple[dict, list[tuple[str, str]] | None]:
+    def call(self, args: MockCallArgs) -> dict:
+        """Invokes: the client config a program reads for ids; anything else answers empty."""
         if args.token == "azure-native:authorization:getClientConfig":
             return {"subscriptionId": SUBSCRIPTION, "tenantId": TENANT, "clientId": SUBSCRIPTION,
-                    "objectId": SUBSCRIPTION}, None
-        return {}, None
+                    "objectId": SUBSCRIPTION}
+        return {}
 
 
 def engine_urn(stack: str, project: str, parent: str, type_: str, name: str) -> str:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import ctypes
 import os
 import signal
 import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -14,6 +16,7 @@ from typing import Any
 _LIVE: set[subprocess.Popen] = set()
 _LOCK = threading.Lock()
 _CANCELLED = threading.Event()
+_PR_SET_PDEATHSIG = 1
 
 
 def spawn(args: list[str], **kwargs: Any) -> subprocess.Popen:
@@ -21,9 +24,20 @@ def spawn(args: list[str], **kwargs: Any) -> subprocess.Popen:
     with _LOCK:
         if _CANCELLED.is_set():
             raise KeyboardInterrupt("review cancelled")
-        process = subprocess.Popen(args, start_new_session=True, **kwargs)
+        process = subprocess.Popen(args, start_new_session=True, preexec_fn=_die_with_parent, **kwargs)
         _LIVE.add(process)
     return process
+
+
+def _die_with_parent() -> None:
+    """Linux: the child gets SIGKILL if the thread that started it dies (even by SIGKILL).
+
+    Its own session keeps terminal Ctrl-C away from it (the parent decides); this keeps a killed
+    parent from leaving orphans behind.
+    """
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 @contextlib.contextmanager

@@ -139,14 +139,16 @@ def describe(error: BaseException) -> dict[str, Any]:
 
 
 def _root_cause(error: BaseException) -> BaseException:
-    """The program's own exception: RPC failures re-raise it as `__cause__`."""
+    """The amlkit ConfigError anywhere in the cause/context chain (RPC failures wrap the program's)."""
     from amlkit.errors import ConfigError
 
-    seen = error
-    while seen is not None:
-        if isinstance(seen, ConfigError):
-            return seen
-        seen = seen.__cause__ or seen.__context__
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if isinstance(current, ConfigError):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
     return error
 
 

@@ -228,3 +228,26 @@ def test_ctrl_c_leaves_no_pack_or_runner_process(tmp_path):
     while _processes_under(tmp_path) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert _processes_under(tmp_path) == []
+
+
+def test_a_killed_parent_leaves_no_children(tmp_path):
+    """SIGKILL (no cleanup can run): the children still die with their parent."""
+    pack = tmp_path / "pack"
+    shutil.copytree(PACKS / "hangs", pack)
+    project = tmp_path / "project"
+    shutil.copytree(FAULTY, project)
+    script = ("from pathlib import Path; from amlkit.review.engine import review; "
+              f"review(Path({str(project)!r}), ['hang'], policy_pack=Path({str(pack)!r}), timeout=600)")
+    parent = subprocess.Popen([sys.executable, "-c", script])
+    try:
+        deadline = time.monotonic() + 60
+        while len(_processes_under(tmp_path)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert len(_processes_under(tmp_path)) == 2  # the hanging runner and the pack
+    finally:
+        parent.kill()
+        parent.wait()
+    deadline = time.monotonic() + 10
+    while _processes_under(tmp_path) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _processes_under(tmp_path) == []
