@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import math
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -195,10 +196,16 @@ _SAFE_TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",), blackl
 """Any text without `=` (so never `AccountKey=...`, which the credential scan would report first)."""
 
 _SCALARS = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), _SAFE_TEXT)
-_NON_STRINGS = st.one_of(
-    st.booleans(), st.integers(), st.floats(allow_nan=True),
+_FRACTIONS = st.one_of(
+    st.integers(-10**6, 10**6).map(lambda whole: whole + 0.5),
+    st.sampled_from((math.nan, math.inf, -math.inf, 1e-300, -0.25)),
+)
+"""Numbers that are not whole: halves, NaN, infinities, tiny fractions."""
+_NON_BOOL_NON_STRINGS = st.one_of(
+    st.integers(), st.floats(allow_nan=True),
     st.lists(_SCALARS, max_size=3), st.dictionaries(_SAFE_KEY, _SCALARS, max_size=3),
 )
+_NON_STRINGS = st.one_of(st.booleans(), _NON_BOOL_NON_STRINGS)
 
 
 def bad_integer(low: int, high: int | None) -> st.SearchStrategy[Any]:
@@ -208,7 +215,7 @@ def bad_integer(low: int, high: int | None) -> st.SearchStrategy[Any]:
         out_of_range.append(st.integers(min_value=high + 1))
     return st.one_of(
         *out_of_range,
-        st.floats(allow_nan=True).filter(lambda number: not number.is_integer()),
+        _FRACTIONS,
         st.booleans(),
         _SAFE_TEXT,
         st.integers(min_value=low, max_value=high).map(str),  # a number written as text
@@ -248,8 +255,7 @@ def bad_arm_id(key: str) -> st.SearchStrategy[Any]:
         "name-1",
         "",
     ]
-    non_strings = _NON_STRINGS.filter(lambda value: not isinstance(value, bool)) if key == "container_registry" \
-        else _NON_STRINGS
+    non_strings = _NON_BOOL_NON_STRINGS if key == "container_registry" else _NON_STRINGS  # true/false are valid
     return st.one_of(non_strings, st.sampled_from(others + broken),
                      _SAFE_TEXT.filter(lambda text: not text.startswith("/subscriptions/")))
 
@@ -363,7 +369,8 @@ def deep_nesting(draw: st.DrawFn) -> str:
 
 long_strings = st.builds(
     lambda key_length, value_length, char: dump({"config": {
-        "azure-native:location": "westeurope", "amlkit:workspace": {"name": "mlw-x", "description": char * value_length},
+        "azure-native:location": "westeurope",
+        "amlkit:workspace": {"name": "mlw-x", "description": char * value_length},
         "amlkit:resourceGroup": {"name": "rg-x", char * key_length: "v"},
     }}),
     st.integers(1, 5000), st.integers(1, 20_000), st.sampled_from(("a", "é", "日", "🙂", " ", "\\", "'")),
@@ -376,18 +383,22 @@ long_strings = st.builds(
 _NON_PRINTABLE = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
+_BAD_CORE_TAG = re.compile(r"!!(int|float|bool|timestamp)\b")
+
+
 def avoid_known_bugs(data: bytes) -> bytes:
     """Steer the generic fuzz around loader bugs that are reported and pinned by strict-xfail tests.
 
     Each line names the regression test that pins it: when the owner fixes the bug, that test starts
     passing (and fails as XPASS); delete its xfail mark and the matching line here.
-    - control characters (NUL, BEL...): test_control_characters_are_a_config_error
     """
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return data
-    return _NON_PRINTABLE.sub("?", text).encode("utf-8")
+    text = _NON_PRINTABLE.sub("?", text)  # test_control_characters_are_a_config_error
+    text = _BAD_CORE_TAG.sub("!!str", text)  # test_explicit_core_tag_on_a_bad_value_is_a_config_error
+    return text.encode("utf-8")
 
 
 # --- everything together -----------------------------------------------------------------------------
