@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import uuid
 
+import platform_config
 import pulumi
-from platform_config import ClusterConfig, InstanceConfig, PlatformConfig, load, location
+from platform_config import ClusterConfig, InstanceConfig, PlatformConfig
 from pulumi_azure_native import authorization, managedidentity, network, resources
 
 from amlkit.components import ComputeCluster, ComputeInstance, Workspace
@@ -82,6 +83,8 @@ def build(config: PlatformConfig, environment: str, location: str) -> None:
         "public_network_access": config.workspace.publicNetworkAccess,
         # Computes join our subnet, so no managed network (Azure cannot switch one off again later).
         "managed_network_isolation_mode": "Disabled",
+        "serverless_compute_subnet_id": subnet.id,
+        "serverless_compute_no_public_ip": True,
         "user_assigned_identity_ids": [identity.id],
         "primary_user_assigned_identity_id": identity.id,
         "hbi_workspace": config.workspace.hbi,
@@ -91,9 +94,10 @@ def build(config: PlatformConfig, environment: str, location: str) -> None:
     })
     after_role = pulumi.ResourceOptions(depends_on=[join_subnet])
     for cluster in config.clusters:
-        cluster_of(cluster, environment, ml_rg.name, workspace.workspace_name, subnet.id, tags, after_role)
+        cluster_of(cluster, environment, location, ml_rg.name, workspace.workspace_name, subnet.id, tags, after_role)
     for instance in config.instances:
-        instance_of(instance, str(config.tenantId), ml_rg.name, workspace.workspace_name, subnet.id, tags, after_role)
+        instance_of(instance, str(config.tenantId), location, ml_rg.name, workspace.workspace_name, subnet.id, tags,
+                    after_role)
 
     pulumi.export("resource_group_name", ml_rg.name)
     pulumi.export("workspace_name", workspace.workspace_name)
@@ -101,7 +105,7 @@ def build(config: PlatformConfig, environment: str, location: str) -> None:
     pulumi.export("workspace_identity_id", identity.id)
 
 
-def cluster_of(cluster: ClusterConfig, environment: str, resource_group: pulumi.Output[str],
+def cluster_of(cluster: ClusterConfig, environment: str, location: str, resource_group: pulumi.Output[str],
                workspace: pulumi.Output[str], subnet_id: pulumi.Output[str], tags: dict[str, str],
                opts: pulumi.ResourceOptions) -> ComputeCluster:
     return ComputeCluster(f"{cluster.name}-cluster", {
@@ -110,6 +114,7 @@ def cluster_of(cluster: ClusterConfig, environment: str, resource_group: pulumi.
         "vm_size": cluster.size,
         "max_nodes": cluster.maxNodes,
         "compute_name": f"{cluster.name}-{environment}"[:16],
+        "location": location,
         "vm_priority": cluster.priority,
         "idle_seconds_before_scale_down": cluster.idleSeconds,
         "subnet_id": subnet_id,
@@ -117,7 +122,7 @@ def cluster_of(cluster: ClusterConfig, environment: str, resource_group: pulumi.
     }, opts)
 
 
-def instance_of(instance: InstanceConfig, tenant_id: str, resource_group: pulumi.Output[str],
+def instance_of(instance: InstanceConfig, tenant_id: str, location: str, resource_group: pulumi.Output[str],
                 workspace: pulumi.Output[str], subnet_id: pulumi.Output[str], tags: dict[str, str],
                 opts: pulumi.ResourceOptions) -> ComputeInstance:
     return ComputeInstance(f"{instance.name}-instance", {
@@ -125,6 +130,7 @@ def instance_of(instance: InstanceConfig, tenant_id: str, resource_group: pulumi
         "workspace_name": workspace,
         "vm_size": instance.size,
         "compute_name": instance.name,
+        "location": location,
         "idle_minutes_before_shutdown": instance.idleMinutes,
         "schedules": [{"action": "Stop", "cron": {"expression": "0 19 * * *", "time_zone": "W. Europe Standard Time"}}],
         "assigned_user_object_id": str(instance.objectId),
@@ -134,4 +140,4 @@ def instance_of(instance: InstanceConfig, tenant_id: str, resource_group: pulumi
     }, opts)
 
 
-build(load(), pulumi.get_stack(), location())
+build(platform_config.load(), pulumi.get_stack(), platform_config.location())
