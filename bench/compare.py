@@ -145,9 +145,11 @@ def measure(cmd: Sequence[str], cwd: Path, env: dict[str, str]) -> Run:
         )
 
 
-def first_line(text: str) -> str:
-    lines = [line for line in text.strip().splitlines() if line.strip()]
-    return lines[-1][:200] if lines else "(no output)"
+def error_line(text: str) -> str:
+    """The line of a failed run's output worth showing: the first one naming an error, else the last."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    named = [line for line in lines if "error" in line.lower()]
+    return (named or lines or ["(no output)"])[0 if named else -1][:240]
 
 
 # --- Checkov -----------------------------------------------------------------------------------
@@ -247,7 +249,7 @@ def record(tool: Tool, result: ToolResult, run: Run) -> None:
     if result.error:
         return
     if run.returncode not in tool.ok_codes:
-        result.error = f"exit {run.returncode}: {first_line(run.stderr or run.stdout)}"
+        result.error = f"exit {run.returncode}: {error_line(run.stderr or run.stdout)}"
         return
     try:
         findings = tool.parse(run.stdout)
