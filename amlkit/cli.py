@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import signal
 import sys
 import traceback
 from collections.abc import Iterator
@@ -73,8 +74,14 @@ Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Show tracebacks 
 
 
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point. SIGTERM (CI cancel, `timeout`) unwinds like Ctrl-C, so the engine
+    stops the program and pack processes it started instead of leaving them running."""
+    signal.signal(signal.SIGTERM, _terminate)
     app()
+
+
+def _terminate(signum: int, frame: object) -> NoReturn:
+    raise SystemExit(128 + signum)
 
 
 @app.callback(invoke_without_command=True)

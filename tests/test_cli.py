@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import signal
+import subprocess
 import sys
 import textwrap
+import time
 import types
 from importlib.resources import files
 from pathlib import Path
@@ -297,6 +300,9 @@ from pulumi_azure_native import resources
 config = pulumi.Config("amlkit")
 if pulumi.Config("clitest").get_bool("fail"):
     raise ValueError("the program failed on purpose")
+if pulumi.Config("clitest").get_bool("hang"):
+    import time
+    time.sleep(3600)
 if pulumi.Config("clitest").get_bool("badConfig"):
     from amlkit.errors import ConfigError
     raise ConfigError("Pulumi.badconfig.yaml", "amlkit:clusters[0].max_instances", "must be at least 1; found 0")
@@ -333,6 +339,10 @@ STACKS = {
     "broken": """\
         config:
           clitest:fail: true
+        """,
+    "hang": """\
+        config:
+          clitest:hang: true
         """,
     "badconfig": """\
         config:
@@ -439,3 +449,53 @@ def test_e2e_pack_path_is_the_pack_dir() -> None:
     result = runner.invoke(cli.app, ["pack-path"])
     assert result.exit_code == 0
     assert (Path(result.stdout.strip()) / "PulumiPolicy.yaml").is_file()
+
+
+def _descendants(pid: int) -> set[int]:
+    """Live descendants of pid, read from /proc (Linux)."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] != "Z":
+            children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    found, todo = set(), [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.add(child)
+            todo.append(child)
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_e2e_sigterm_stops_the_program_and_pack_processes(project: Path) -> None:
+    """CI cancellation or `timeout` sends SIGTERM: no runner or pack process may outlive the CLI."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "amlkit.cli", "check", "-C", str(project), "-s", "hang", "--timeout", "600"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    try:
+        seen: set[int] = set()
+        for _ in range(600):  # wait (up to ~60 s) until the program runner has started
+            seen |= _descendants(process.pid)
+            if any("amlkit.review.runner" in Path(f"/proc/{p}/cmdline").read_bytes().decode(errors="replace")
+                   for p in seen if _alive(p)):
+                break
+            time.sleep(0.1)
+        else:
+            pytest.fail("the runner process never started")
+        process.send_signal(signal.SIGTERM)
+        process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 128 + signal.SIGTERM
+    assert [pid for pid in seen if _alive(pid)] == []
