@@ -18,11 +18,38 @@ TITLE = "## amlkit policy review"
 ICONS = {"mandatory": "❌", "advisory": "⚠️", "waived": "💤", "unknown": "❔"}
 
 
-def render(review: Review, plans: Mapping[str, str] | None = None) -> str:
-    """The whole comment; `plans` (stack -> plain-text plan) adds a collapsed plan per stack."""
+MAX_CHARS = 60_000  # GitHub rejects comments over 65,536 characters
+
+
+class _Budget:
+    """Characters left for optional parts (plans, finding rows, details); counts what was left out."""
+
+    def __init__(self, chars: int) -> None:
+        self.chars = chars
+        self.omitted = 0
+
+    def take(self, text: str) -> bool:
+        if len(text) + 2 > self.chars:
+            self.omitted += 1
+            return False
+        self.chars -= len(text) + 2
+        return True
+
+
+def render(review: Review, plans: Mapping[str, str] | None = None, max_chars: int = MAX_CHARS) -> str:
+    """The whole comment; `plans` (stack -> plain-text plan) adds a collapsed plan per stack.
+
+    Stays under `max_chars`: the headline, the overview and each stack's state always appear; plans,
+    finding rows and details that do not fit are left out, and a closing note says how many.
+    """
+    stacks = ordered_stacks(review)
     parts = [TITLE, _headline(review), _overview(review)]
-    for stack in ordered_stacks(review):
-        parts.append(_stack_section(stack, (plans or {}).get(stack.stack)))
+    fixed = sum(len(_stack_head(s)) + 300 for s in stacks)
+    budget = _Budget(max_chars - len("\n\n".join(parts)) - fixed - 300)
+    parts += [_stack_section(stack, (plans or {}).get(stack.stack), budget) for stack in stacks]
+    if budget.omitted:
+        parts.append(f"_{budget.omitted} item(s) left out to keep this comment within GitHub's size limit; "
+                     "the JSON and SARIF reports list every finding._")
     return "\n\n".join(parts) + "\n"
 
 
@@ -70,27 +97,32 @@ def _state(stack: StackReview) -> str:
     return "✅ passed"
 
 
-def _stack_section(stack: StackReview, plan: str | None) -> str:
-    parts = [f"### {_cell(stack.stack)}",
-             f"Project `{_code(stack.project)}`, environment `{_code(stack.environment)}`, "
-             f"stack file `{_code(stack.stack_file)}`."]
-    if plan is not None:
-        parts.append(_details("Plan", _fence(plan)))
+def _stack_head(stack: StackReview) -> str:
+    return (f"### {_cell(stack.stack)}\n\nProject `{_code(stack.project)}`, environment `{_code(stack.environment)}`, "
+            f"stack file `{_code(stack.stack_file)}`.")
+
+
+def _stack_section(stack: StackReview, plan: str | None, budget: _Budget) -> str:
+    parts = [_stack_head(stack)]
+    if plan is not None and budget.take(plan_part := _details("Plan", _fence(plan))):
+        parts.append(plan_part)
     if stack.error:
-        parts.append("**Review failed, this stack was NOT reviewed:**\n\n" + _fence(stack.error))
+        parts.append("**Review failed, this stack was NOT reviewed:**\n\n" + _fence(stack.error[:2000]))
         return "\n\n".join(parts)
     violations, unknown = ordered_violations(stack), ordered_unknown(stack)
     if not violations and not unknown:
         parts.append("No findings.")
         return "\n\n".join(parts)
-    rows = [[f"{ICONS.get(v.level, '')} {v.level}", _cell(v.severity), f"`{_code(v.policy)}`", f"`{_code(v.resource)}`",
-             f"`{_code(v.type)}`"] for v in violations]
+    rows = [[f"{ICONS.get(v.level, '')} {v.level}", _cell(v.severity), f"`{_code(v.policy)}`",
+             f"`{_code(v.resource)}`", f"`{_code(v.type)}`"] for v in violations]
     rows += [[f"{ICONS['unknown']} unknown", "", f"`{_code(u.policy)}`", f"`{_code(u.resource)}`",
               f"`{_code(u.type)}`"] for u in unknown]
-    parts.append(_table(["Level", "Severity", "Policy", "Resource", "Type"], rows))
+    parts.append(_table(["Level", "Severity", "Policy", "Resource", "Type"],
+                        [row for row in rows if budget.take(_row(row))]))
     policies = {p.name: p for p in stack.pack.policies} if stack.pack else {}
-    parts += [_violation_details(v, policies.get(v.policy)) for v in violations]
-    parts += [_unknown_details(u) for u in unknown]
+    details = [_violation_details(v, policies.get(v.policy)) for v in violations]
+    details += [_unknown_details(u) for u in unknown]
+    parts += [part for part in details if budget.take(part)]
     return "\n\n".join(parts)
 
 
@@ -125,8 +157,12 @@ def _fence(text: str) -> str:
 def _table(header: list[str], rows: list[list[str]]) -> str:
     """Cells are already Markdown (escaped with `_cell` / `_code` by the caller)."""
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    lines += [_row(row) for row in rows]
     return "\n".join(lines)
+
+
+def _row(cells: list[str]) -> str:
+    return "| " + " | ".join(cells) + " |"
 
 
 def _cell(text: str) -> str:

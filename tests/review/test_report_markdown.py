@@ -169,3 +169,31 @@ def test_rules_table() -> None:
 | `aml-compute-no-public-ip` | mandatory | medium | resource | network, security | Compute nodes have no public IP address. | Set enable_node_public_ip: false and give the cluster a subnet. |
 | `aml-quota-budget` | disabled | low | stack |  | Clusters fit the core quota. |  |
 """  # noqa: E501
+
+
+def _big_review(findings: int) -> Review:
+    stack = prod_stack()
+    template = stack.violations[2]
+    stack.violations = [dataclasses.replace(template, resource=f"cluster-{i:04d}", message="m" * 200)
+                        for i in range(findings)]
+    return Review(stacks=[stack, failed_stack()])
+
+
+def test_stays_within_the_comment_limit_and_says_what_was_left_out() -> None:
+    text = render(_big_review(1000))
+    assert len(text) <= 60_000
+    assert "| prod | prod | ❌ mandatory violations | 1000 | 0 | 0 | 1 |" in text
+    assert "| staging | staging | ❌ review failed | - | - | - | - |" in text
+    assert "**Review failed, this stack was NOT reviewed:**" in text
+    shown_rows = text.count("| ❌ mandatory | high |") + text.count("| ❔ unknown |")
+    shown_details = text.count("<summary>❌ mandatory:") + text.count("<summary>❔ unknown:")
+    omitted = (1001 - shown_rows) + (1001 - shown_details)  # 1000 violations and 1 unknown
+    assert 0 < shown_rows < 1001
+    assert text.endswith(f"_{omitted} item(s) left out to keep this comment within GitHub's size limit; "
+                         "the JSON and SARIF reports list every finding._\n")
+
+
+def test_small_reviews_are_complete() -> None:
+    text = render(_big_review(5))
+    assert text.count("<summary>❌ mandatory:") == 5
+    assert "left out" not in text
