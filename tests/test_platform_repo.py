@@ -1,0 +1,230 @@
+"""examples/platform-repo, the adoption example: it reviews exactly as its README says, through the CLI.
+
+Every review runs the installed console script (`amlkit check`, the sibling of this interpreter) on the
+example as shipped, or on a copy in tmp_path with ONE change. Nothing is installed: the example's
+requirements.txt names amlkit by release, and this repository's .venv already has it.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from packaging.requirements import Requirement
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "platform-repo"
+AMLKIT = Path(sys.executable).with_name("amlkit")
+STACKS = ("nonprod", "prod")
+LEVELS = ("advisory", "mandatory", "remediate", "disabled")
+
+WAIVED_POLICY = "aml-cluster-vm-priority"
+WAIVED_RESOURCE = "gpu-cluster-compute"
+WAIVED_MESSAGE = "AmlCompute cluster 'gpu-cluster-compute' must have vmPriority LowPriority; found Dedicated."
+LOCK_POLICY = "aml-no-resource-group-lock"
+CMK_FINDING = ("aml-workspace-cmk", "mlw-workspace", "advisory")
+
+
+def lock_message(compute: str) -> str:
+    return (
+        f"Management lock 'network-rg-lock' must not cover resource group 'network-rg', which holds the subnet of "
+        f"compute '{compute}' (a lock there blocks cluster scaling); lock individual resources instead; found a "
+        "lock at resource group scope."
+    )
+
+
+@dataclass(frozen=True)
+class Result:
+    code: int
+    report: dict[str, Any] | None
+    stderr: str
+
+    @property
+    def stack(self) -> dict[str, Any]:
+        assert self.report is not None, self.stderr
+        (stack,) = self.report["stacks"]
+        return stack
+
+    def findings(self) -> list[tuple[str, str, str]]:
+        """(policy, resource, level) of every finding, sorted; duplicates kept."""
+        return sorted((v["policy"], v["resource"], v["level"]) for v in self.stack["violations"])
+
+
+def check(project: Path, stack: str, config: Path) -> Result:
+    command = [str(AMLKIT), "check", "--project-dir", str(project), "--stack", stack,
+               "--policy-pack-config", str(config), "--format", "json"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=900, check=False)
+    report = json.loads(done.stdout) if done.stdout.strip() else None
+    return Result(done.returncode, report, done.stderr)
+
+
+def copy_example(root: Path) -> Path:
+    target = root / "platform-repo"
+    shutil.copytree(EXAMPLE, target, ignore=shutil.ignore_patterns(".venv", "__pycache__"))
+    return target
+
+
+def edit_yaml(path: Path, key: str, change: Any) -> None:
+    """Apply `change(value)` to one top-level config key of a stack file."""
+    document = yaml.safe_load(path.read_text(encoding="utf-8"))
+    change(document["config"][key])
+    path.write_text(yaml.safe_dump(document, sort_keys=False), encoding="utf-8")
+
+
+def nonprod_waiver(config: dict[str, Any]) -> dict[str, Any]:
+    (waiver,) = config[WAIVED_POLICY]["waivers"]
+    return waiver
+
+
+def load_json(path: Path) -> dict[str, Any]:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def reviews(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Result]:
+    """Every review this module asserts on, run in parallel once (each is a program plus a pack process)."""
+    root = tmp_path_factory.mktemp("platform-repo")
+
+    unlocked = copy_example(root / "unlocked")
+    edit_yaml(unlocked / "stacks" / "Pulumi.prod.yaml", "acme-ml-platform:network",
+              lambda network: network.update(lockResourceGroup=False))
+
+    expired = root / "expired.json"
+    config = load_json(EXAMPLE / "policy-config" / "nonprod.json")
+    nonprod_waiver(config)["expires"] = "2020-01-01"
+    expired.write_text(json.dumps(config), encoding="utf-8")
+
+    broken = copy_example(root / "broken")
+    edit_yaml(broken / "stacks" / "Pulumi.nonprod.yaml", "acme-ml-platform:clusters",
+              lambda clusters: clusters[1].update(maxNodes=0))
+
+    runs = {
+        "nonprod": (EXAMPLE, "nonprod", EXAMPLE / "policy-config" / "nonprod.json"),
+        "prod": (EXAMPLE, "prod", EXAMPLE / "policy-config" / "prod.json"),
+        "prod-unlocked": (unlocked, "prod", unlocked / "policy-config" / "prod.json"),
+        "nonprod-expired-waiver": (EXAMPLE, "nonprod", expired),
+        "nonprod-bad-config": (broken, "nonprod", broken / "policy-config" / "nonprod.json"),
+    }
+    with ThreadPoolExecutor(max_workers=len(runs)) as pool:
+        futures = {name: pool.submit(check, *args) for name, args in runs.items()}
+        return {name: future.result() for name, future in futures.items()}
+
+
+# --- the example as shipped ------------------------------------------------------------------------
+
+
+def test_nonprod_is_clean_with_one_waived_finding(reviews: dict[str, Result]) -> None:
+    waiver = nonprod_waiver(load_json(EXAMPLE / "policy-config" / "nonprod.json"))
+    result = reviews["nonprod"]
+    assert result.stack["error"] is None
+    assert result.stack["unknown"] == []
+    if date.today() <= date.fromisoformat(waiver["expires"]):  # the waiver's own semantics: inclusive
+        assert result.code == 0, result.stderr
+        assert result.findings() == [(WAIVED_POLICY, WAIVED_RESOURCE, "waived")]
+        (finding,) = result.stack["violations"]
+        assert finding["message"] == WAIVED_MESSAGE
+        assert (finding["reason"], finding["expires"]) == (waiver["reason"], waiver["expires"])
+    else:  # past its expiry the example fails until someone renews or removes the waiver
+        assert result.code == 1
+        assert result.findings() == [(WAIVED_POLICY, WAIVED_RESOURCE, "mandatory")]
+
+
+def test_prod_fails_on_the_lock_of_the_network_resource_group(reviews: dict[str, Result]) -> None:
+    result = reviews["prod"]
+    assert result.code == 1, result.stderr
+    assert result.stack["error"] is None
+    assert result.stack["unknown"] == []
+    assert result.findings() == sorted([
+        (LOCK_POLICY, "network-rg-lock", "mandatory"),
+        (LOCK_POLICY, "network-rg-lock", "mandatory"),
+        CMK_FINDING,
+    ])
+    messages = sorted(v["message"] for v in result.stack["violations"] if v["policy"] == LOCK_POLICY)
+    assert messages == [lock_message("cpu-cluster-compute"), lock_message("gpu-cluster-compute")]
+
+
+def test_prod_has_only_the_advisory_finding_once_the_lock_is_gone(reviews: dict[str, Result]) -> None:
+    result = reviews["prod-unlocked"]
+    assert result.code == 0, result.stderr
+    assert result.findings() == [CMK_FINDING]
+
+
+def test_an_expired_waiver_no_longer_covers_the_finding(reviews: dict[str, Result]) -> None:
+    reason = nonprod_waiver(load_json(EXAMPLE / "policy-config" / "nonprod.json"))["reason"]
+    result = reviews["nonprod-expired-waiver"]
+    assert result.code == 1, result.stderr
+    assert result.findings() == [(WAIVED_POLICY, WAIVED_RESOURCE, "mandatory")]
+    (finding,) = result.stack["violations"]
+    assert finding["message"] == f"{WAIVED_MESSAGE} (waiver expired on 2020-01-01: {reason})"
+
+
+def test_a_bad_platform_config_value_is_one_clear_error(reviews: dict[str, Result]) -> None:
+    result = reviews["nonprod-bad-config"]
+    assert result.code == 2
+    assert result.stderr.strip() == (
+        "amlkit: error: stacks/Pulumi.nonprod.yaml: acme-ml-platform:clusters[1].maxNodes: got 0; allowed: "
+        "Input should be greater than or equal to 1"
+    )
+
+
+# --- the project's files -----------------------------------------------------------------------------
+
+
+def test_project_is_its_own_pulumi_python_project() -> None:
+    project = yaml.safe_load((EXAMPLE / "Pulumi.yaml").read_text(encoding="utf-8"))
+    assert project["name"] == "acme-ml-platform"
+    assert project["runtime"] == {"name": "python", "options": {"toolchain": "pip", "virtualenv": ".venv"}}
+    assert project["stackConfigDir"] == "stacks"
+
+
+def test_every_stack_has_its_policy_config_and_nothing_else_does() -> None:
+    stacks = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in (EXAMPLE / "stacks").glob("Pulumi.*.yaml"))
+    configs = sorted(p.stem for p in (EXAMPLE / "policy-config").glob("*.json"))
+    assert stacks == configs == sorted(STACKS)
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_policy_config_levels_are_explicit(stack: str) -> None:
+    config = load_json(EXAMPLE / "policy-config" / f"{stack}.json")
+    for policy, entry in config.items():
+        level = entry if isinstance(entry, str) else entry.get("enforcementLevel")
+        assert level in LEVELS, f"{stack}.json: {policy} has no explicit enforcement level"
+
+
+def test_exactly_one_waiver_with_a_reason_and_an_expiry() -> None:
+    waivers = [
+        (stack, policy, waiver)
+        for stack in STACKS
+        for policy, entry in load_json(EXAMPLE / "policy-config" / f"{stack}.json").items()
+        if isinstance(entry, dict)
+        for waiver in entry.get("waivers", [])
+    ]
+    assert [(stack, policy) for stack, policy, _ in waivers] == [("nonprod", WAIVED_POLICY)]
+    waiver = waivers[0][2]
+    assert waiver["resource"] == WAIVED_RESOURCE
+    assert waiver["reason"].strip()
+    date.fromisoformat(waiver["expires"])
+
+
+def test_requirements_name_amlkit_by_release() -> None:
+    lines = (EXAMPLE / "requirements.txt").read_text(encoding="utf-8").splitlines()
+    requirements = [Requirement(line) for line in lines if line.strip() and not line.lstrip().startswith("#")]
+    amlkit = [r for r in requirements if r.name == "amlkit"]
+    assert len(amlkit) == 1
+    assert amlkit[0].url is not None and amlkit[0].url.startswith("git+https://") and "@v" in amlkit[0].url
+    assert not any(r.url and r.url.startswith("file:") for r in requirements)
+
+
+def test_workflow_previews_each_stack_with_its_policy_config() -> None:
+    workflow = yaml.safe_load((EXAMPLE / ".github" / "workflows" / "amlkit.yml").read_text(encoding="utf-8"))
+    steps = workflow["jobs"]["pulumi"]["steps"]
+    configs = {step["with"]["policyPackConfigs"] for step in steps if "policyPackConfigs" in step.get("with", {})}
+    assert configs == {"policy-config/${{ matrix.stack }}.json"}
