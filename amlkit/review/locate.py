@@ -87,10 +87,34 @@ def ancestry(
     return chain
 
 
-def find_line(entries: Mapping[str, Entry], chain: Sequence[ResourceRecord], policy: str = "") -> int:
-    """The line a finding on chain[0] points at: exact names first, then `<prefix>-<name>` names."""
+def children_index(resources: Sequence[ResourceRecord]) -> dict[str, list[ResourceRecord]]:
+    """parent URN -> its direct children."""
+    children: dict[str, list[ResourceRecord]] = {}
+    for record in resources:
+        if record.parent:
+            children.setdefault(record.parent, []).append(record)
+    return children
+
+
+def related_names(chain: Sequence[ResourceRecord], children: Mapping[str, Sequence[ResourceRecord]]) -> list[str]:
+    """Names of the direct children of the chain's nested components (never the root component): a
+    workspace's storage account is found through the ML workspace created next to it."""
+    names: list[str] = []
+    for record in chain:
+        if not record.custom and not _top_level(record):
+            for child in children.get(record.urn, ()):
+                names += _names(child)
+    return names
+
+
+def find_line(
+    entries: Mapping[str, Entry], chain: Sequence[ResourceRecord], policy: str = "", related: Sequence[str] = ()
+) -> int:
+    """The line a finding on chain[0] points at: exact names in the chain, then exact `related` names,
+    then `<prefix>-<name>` names in the chain."""
     names = [name for record in chain for name in _names(record)]
-    entry = next((entries[n] for n in names if n in entries), None) or _fuzzy(entries, names)
+    exact = next((entries[n] for n in [*names, *related] if n in entries), None)
+    entry = exact or _fuzzy(entries, names)
     if entry is None:
         return 1
     key = POLICY_KEYS.get(policy)
@@ -99,7 +123,8 @@ def find_line(entries: Mapping[str, Entry], chain: Sequence[ResourceRecord], pol
 
 def locate(path: Path, urn: str, resources: Sequence[ResourceRecord], policy: str = "") -> int:
     """One-shot: the line in stack file `path` of the finding `policy` reported on `urn`."""
-    return find_line(index_stack_file(path), ancestry(urn, resources), policy)
+    chain = ancestry(urn, resources)
+    return find_line(index_stack_file(path), chain, policy, related_names(chain, children_index(resources)))
 
 
 def _get(node: yaml.Node | None, key: str) -> yaml.Node | None:
@@ -117,6 +142,11 @@ def _add_entry(entries: dict[str, Entry], item: yaml.Node | None) -> None:
         return
     keys = {k.value: k.start_mark.line + 1 for k, _ in item.value if isinstance(k, yaml.ScalarNode)}
     entries.setdefault(str(name.value), Entry(line=keys["name"], keys=keys))
+
+
+def _top_level(record: ResourceRecord) -> bool:
+    """No parent, or only the stack itself (whose children span the whole environment)."""
+    return record.parent is None or "::pulumi:pulumi:Stack::" in record.parent
 
 
 def _names(record: ResourceRecord) -> list[str]:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from amlkit import __version__
-from amlkit.review.locate import ancestry, find_line, index_stack_file
+from amlkit.review.locate import ancestry, children_index, find_line, index_stack_file, related_names
 from amlkit.review.model import PolicyInfo, Review, StackReview
 from amlkit.review.report_json import ordered_stacks, ordered_unknown, ordered_violations
 
@@ -114,9 +114,11 @@ def _results(stack: StackReview, index: dict[str, int], project_dir: Path, uri_r
     uri = _uri(project_dir / stack.stack_file, uri_root)
     entries = index_stack_file(project_dir / stack.stack_file)
     by_urn = {r.urn: r for r in stack.resources}
+    children = children_index(stack.resources)
 
     def where(urn: str, policy: str, resource: str) -> list[dict[str, Any]]:
-        line = find_line(entries, ancestry(urn, by_urn), policy)
+        chain = ancestry(urn, by_urn)
+        line = find_line(entries, chain, policy, related_names(chain, children))
         return [{
             "physicalLocation": {"artifactLocation": {"uri": uri}, "region": {"startLine": line}},
             "logicalLocations": [{"name": resource, "fullyQualifiedName": urn, "kind": "resource"}],

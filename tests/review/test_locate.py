@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 
-from amlkit.review.locate import Entry, ancestry, find_line, index_stack_file, locate
+from amlkit.review.locate import (
+    Entry,
+    ancestry,
+    children_index,
+    find_line,
+    index_stack_file,
+    locate,
+    related_names,
+)
 from amlkit.review.model import ResourceRecord
 
 STACK = """\
@@ -43,9 +52,15 @@ GPU = ResourceRecord(urn="urn:gpu", type="azure-native:machinelearningservices:C
                      parent="urn:env")
 ALICE = ResourceRecord(urn="urn:ci", type="azure-native:machinelearningservices:Compute", name="instance-1",
                        parent="urn:env", inputs={"computeName": "ci-alice"})
+WS2_COMPONENT = ResourceRecord(urn="urn:wsc2", type="amlkit:index:Workspace", name="prod-workspace",
+                               parent="urn:env", custom=False)
+WS2 = ResourceRecord(urn="urn:ws2", type="azure-native:machinelearningservices:Workspace",
+                     name="prod-workspace-workspace", parent="urn:wsc2", inputs={"workspaceName": "mlw-prod"})
+VAULT2 = ResourceRecord(urn="urn:kv2", type="azure-native:keyvault:Vault", name="prod-workspace-keyvault",
+                        parent="urn:wsc2")
 LOCK = ResourceRecord(urn="urn:lock", type="azure-native:authorization:ManagementLockAtResourceGroupLevel",
                       name="rg-lock", parent="urn:env")
-RESOURCES = [ENV, WS_COMPONENT, WS, STORAGE, CPU_COMPONENT, CPU, GPU, ALICE, LOCK]
+RESOURCES = [ENV, WS_COMPONENT, WS, STORAGE, CPU_COMPONENT, CPU, GPU, ALICE, LOCK, WS2_COMPONENT, WS2, VAULT2]
 
 
 @pytest.fixture
@@ -75,7 +90,9 @@ def test_index_lists_every_named_entry_with_its_lines(stack_file: Path) -> None:
         pytest.param("urn:st", "", 5, id="workspace-dependency"),
         pytest.param("urn:gpu", "aml-compute-retired-vm-series", 13, id="environment-prefixed-name"),
         pytest.param("urn:ci", "", 15, id="matched-by-compute-name-input"),
-        pytest.param("urn:lock", "aml-no-resource-group-lock", 1, id="no-entry-falls-back-to-line-1"),
+        pytest.param("urn:kv2", "", 5, id="sibling-of-the-ml-workspace-in-a-nested-component"),
+        pytest.param("urn:ws2", "aml-workspace-public-network-disabled", 6, id="matched-by-workspace-name-input"),
+        pytest.param("urn:lock", "aml-no-resource-group-lock", 1, id="root-component-children-do-not-count"),
         pytest.param("urn:nowhere", "", 1, id="unknown-urn-falls-back-to-line-1"),
     ],
 )
@@ -120,3 +137,13 @@ def test_longest_fuzzy_match_wins() -> None:
 def test_ancestry_accepts_a_urn_index() -> None:
     by_urn = {r.urn: r for r in RESOURCES}
     assert ancestry("urn:cpu", by_urn) == ancestry("urn:cpu", RESOURCES)
+
+
+def test_children_of_a_component_under_the_stack_resource_do_not_count() -> None:
+    stack_urn = "urn:pulumi:prod::amlkit::pulumi:pulumi:Stack::amlkit-prod"
+    env = dataclasses.replace(ENV, parent=stack_urn)
+    root = ResourceRecord(urn=stack_urn, type="pulumi:pulumi:Stack", name="amlkit-prod", custom=False)
+    entries = {"cpu-cluster": Entry(line=8, keys={"name": 8})}
+    resources = [root, env, CPU_COMPONENT, LOCK]
+    chain = ancestry("urn:lock", resources)
+    assert find_line(entries, chain, "", related_names(chain, children_index(resources))) == 1
