@@ -53,6 +53,7 @@ def run(request: dict[str, Any]) -> list[dict[str, Any]]:
     set_mocks(AzureMocks(), project=request["project"], stack=request["stack"], preview=True, monitor=monitor)
     if request.get("alias_shortcut", True):
         skip_unused_alias_urns()
+        skip_source_positions()
     _sync_await(run_pulumi_func(lambda: runpy.run_path(str(entry), run_name="__main__")))
     return monitor.records
 
@@ -80,6 +81,19 @@ def skip_unused_alias_urns() -> None:
 
     pulumi.resource.collapse_alias_to_urn = collapse_alias_to_urn
     _fast_alias_specs()
+
+
+def skip_source_positions() -> None:
+    """Do not walk the Python stack for every registration.
+
+    The SDK attaches each registration's stack trace and source position (`sourcePosition`,
+    `stackTrace`) for the engine's display of where a resource was declared. The recording monitor
+    never reads them and no analyzer request carries them, so they are left empty here.
+    """
+    import pulumi.runtime.resource as runtime_resource
+    from pulumi.runtime.proto import source_pb2
+
+    runtime_resource._get_stack_trace = source_pb2.StackTrace
 
 
 def _fast_alias_specs() -> None:

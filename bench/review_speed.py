@@ -1,0 +1,99 @@
+"""How fast is the offline review? Not a test: prints medians and peak RSS.
+
+Generates stacks with 1, 10, 100 and 1000 AmlCompute clusters, for two programs:
+- `raw`: the fixture project with raw azure-native resources (tests/fixtures/raw_aml);
+- `amlkit`: the repository's own program (amlkit.components), with the dev sample stack's cluster
+  repeated N times.
+Each stack is reviewed (program under mocks + the amlkit policy pack over gRPC) REPEAT times.
+
+Usage: python bench/review_speed.py [--sizes 1,10,100,1000] [--repeat 3] [--no-alias-shortcut]
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+from amlkit.review.engine import review
+
+ROOT = Path(__file__).resolve().parent.parent
+RAW_FIXTURE = ROOT / "tests" / "fixtures" / "raw_aml"
+
+
+def raw_project(workdir: Path, sizes: list[int]) -> Path:
+    project = workdir / "raw"
+    shutil.copytree(RAW_FIXTURE, project, ignore=shutil.ignore_patterns("Pulumi.*.yaml", "__pycache__"))
+    for size in sizes:
+        config = {"raw-aml:clusterCount": size}
+        (project / f"Pulumi.c{size}.yaml").write_text(yaml.safe_dump({"config": config}))
+    return project
+
+
+def amlkit_project(workdir: Path, sizes: list[int]) -> Path:
+    project = workdir / "amlkit"
+    project.mkdir()
+    shutil.copy(ROOT / "Pulumi.yaml", project / "Pulumi.yaml")
+    shutil.copy(ROOT / "__main__.py", project / "__main__.py")
+    (project / "stacks").mkdir()
+    sample = yaml.safe_load((ROOT / "stacks" / "Pulumi.dev.yaml").read_text())
+    template = sample["config"]["amlkit:clusters"][0]
+    for size in sizes:
+        config = dict(sample["config"])
+        config["amlkit:clusters"] = [{**template, "name": f"cpu-{index}"} for index in range(size)]
+        config.pop("amlkit:instances", None)
+        (project / "stacks" / f"Pulumi.c{size}.yaml").write_text(yaml.safe_dump({"config": config}))
+    return project
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def measure(project: Path, stack: str, repeat: int, alias_shortcut: bool) -> tuple[float, float, int, int]:
+    """(median wall s, median child CPU s, resources, violations) over `repeat` reviews."""
+    walls, cpus = [], []
+    result = None
+    for _ in range(repeat):
+        cpu, start = children_cpu(), time.perf_counter()
+        result = review(project, [stack], timeout=600, alias_shortcut=alias_shortcut)
+        walls.append(time.perf_counter() - start)
+        cpus.append(children_cpu() - cpu)
+        if result.stacks[0].error:
+            raise SystemExit(f"{project.name}/{stack}: {result.stacks[0].error}")
+    assert result is not None
+    stack_review = result.stacks[0]
+    return statistics.median(walls), statistics.median(cpus), len(stack_review.resources), len(
+        stack_review.violations)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1,10,100,1000")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--programs", default="raw,amlkit")
+    parser.add_argument("--no-alias-shortcut", action="store_true")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    builders = {"raw": raw_project, "amlkit": amlkit_project}
+    print(f"{'program':8} {'clusters':>8} {'resources':>9} {'violations':>10} {'wall s':>8} {'child cpu s':>11}")
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in args.programs.split(","):
+            project = builders[name](Path(tmp), sizes)
+            for size in sizes:
+                wall, cpu, resources, violations = measure(project, f"c{size}", args.repeat,
+                                                           not args.no_alias_shortcut)
+                print(f"{name:8} {size:8d} {resources:9d} {violations:10d} {wall:8.2f} {cpu:11.2f}", flush=True)
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024
+    print(f"peak RSS of the largest child process: {peak} MiB; repetitions: {args.repeat} (medians)")
+
+
+if __name__ == "__main__":
+    main()
