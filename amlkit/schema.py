@@ -79,7 +79,7 @@ def is_credential_key(key: str) -> bool:
     return bool(_CREDENTIAL_KEY.search(key))
 
 
-def _credential_problem(key_path: str) -> str:
+def credential_problem(key_path: str) -> str:
     return (
         "a plain-text credential is not allowed in stack config; store it as a Pulumi secret: "
         f"pulumi config set --secret --path '{key_path}' <value>"
@@ -119,12 +119,19 @@ def show(value: Any) -> str:
         return "null"
     if isinstance(value, str):
         text = value if len(value) <= 80 else value[:77] + "..."
-        return repr(text)
+        return repr(text)  # repr escapes line breaks and control characters
     if isinstance(value, Mapping):
         return "a mapping"
     if isinstance(value, (list, tuple)):
         return "a list"
-    return str(value)
+    if isinstance(value, int) and value.bit_length() > 128:
+        return "a very large integer"
+    return _escaped(str(value))
+
+
+def _escaped(text: str) -> str:
+    """One line: control characters and line breaks escaped."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
 
 
 def _bad(value: Any, allowed: str, at: tuple[str | int, ...] = ()) -> NoReturn:
@@ -338,14 +345,20 @@ _CRON_FIELDS = (
 )
 
 
+def _small_number(token: str) -> int | None:
+    """An ASCII number of at most 4 digits (cron fields never need more), else None."""
+    return int(token) if re.fullmatch(r"[0-9]{1,4}", token) else None
+
+
 def _cron_number(token: str, low: int, high: int, names: Mapping[str, int]) -> bool:
-    number = names.get(token.lower()) if token.lower() in names else (int(token) if token.isdigit() else None)
+    number = names.get(token.lower(), _small_number(token))
     return number is not None and low <= number <= high
 
 
 def _cron_part(part: str, low: int, high: int, names: Mapping[str, int]) -> bool:
     base, _, step = part.partition("/")
-    if step and not (step.isdigit() and int(step) >= 1):
+    step_number = _small_number(step) if step else 1
+    if step_number is None or step_number < 1:
         return False
     if base == "*":
         return True
@@ -718,9 +731,9 @@ def key_path(loc: Iterable[str | int]) -> str:
     if not parts:
         return "amlkit"
     head, rest = parts[0], parts[1:]
-    path = "azure-native:location" if head == "location" else f"amlkit:{head}"
+    path = "azure-native:location" if head == "location" else f"amlkit:{_escaped(str(head))}"
     for part in rest:
-        path += f"[{part}]" if isinstance(part, int) else f".{part}"
+        path += f"[{part}]" if isinstance(part, int) else f".{_escaped(str(part))}"
     return path
 
 
@@ -751,7 +764,7 @@ def validate_environment(
     for key, value in raw.items():
         found = find_plaintext_credential(value, key_path([key]))
         if found:
-            raise ConfigError(file, found, _credential_problem(found))
+            raise ConfigError(file, found, credential_problem(found))
     try:
         return EnvironmentSpec.model_validate(dict(raw))
     except ValidationError as error:

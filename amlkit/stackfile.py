@@ -20,12 +20,20 @@ from typing import Any
 import yaml
 
 from amlkit.errors import ConfigError
-from amlkit.schema import TOP_LEVEL_KEYS, EnvironmentSpec, Secret, is_credential_key, validate_environment
+from amlkit.schema import (
+    TOP_LEVEL_KEYS,
+    EnvironmentSpec,
+    Secret,
+    credential_problem,
+    is_credential_key,
+    validate_environment,
+)
 
 MAX_FILE_BYTES = 1_048_576
 MAX_NODES = 20_000
 """Upper bound on YAML nodes after alias expansion (a stack file has a few hundred)."""
 MAX_DEPTH = 40
+"""Deepest nesting accepted; checked while composing, so PyYAML's recursion never nears Python's limit."""
 NAMESPACE = "amlkit"
 LOCATION_KEY = "azure-native:location"
 _STACK_FILE = re.compile(r"Pulumi\.(?P<stack>.+)\.ya?ml")
@@ -36,13 +44,55 @@ _STACK_FILE = re.compile(r"Pulumi\.(?P<stack>.+)\.ya?ml")
 
 def _config_path(path: tuple[Any, ...]) -> str:
     """Key path for messages: inside `config:` the config key leads (`amlkit:clusters[0].name`)."""
-    if len(path) >= 2 and path[0] == "config":
-        text, rest = str(path[1]), path[2:]
+    if len(path) >= 2 and path[0] == "config" and isinstance(path[1], str):
+        text, rest = printable_key(path[1]), path[2:]
     else:
         text, rest = "", path
     for part in rest:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+        key = printable_key(str(part))
+        text += f"[{part}]" if isinstance(part, int) else (f".{key}" if text else key)
     return text
+
+
+class _TooDeep(Exception):
+    def __init__(self, path: tuple[Any, ...]) -> None:
+        super().__init__()
+        self.path = path
+
+
+class _Loader(yaml.SafeLoader):
+    """SafeLoader that refuses nesting deeper than MAX_DEPTH while composing (naming the key path)
+    and reports constructor failures (PyYAML's int(), float() and timestamp constructors raise plain
+    ValueErrors) as YAML errors."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._path: list[Any] = []
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if parent is None:
+            return super().compose_node(parent, index)
+        if isinstance(index, int):
+            part: Any = index
+        else:
+            part = index.value if isinstance(index, yaml.ScalarNode) else "<key>"
+        self._path.append(part)
+        try:
+            if len(self._path) > MAX_DEPTH:
+                raise _TooDeep(tuple(self._path))
+            return super().compose_node(parent, index)
+        finally:
+            self._path.pop()
+
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        try:
+            return super().construct_object(node, deep)
+        except (ValueError, TypeError, IndexError, KeyError, AttributeError, OverflowError) as error:
+            value = node.value if isinstance(node, yaml.ScalarNode) else ""
+            shown = value if len(value) <= 40 else value[:37] + "..."
+            raise yaml.constructor.ConstructorError(
+                None, None, f"cannot read {node.tag} value {shown!r} ({type(error).__name__})", node.start_mark
+            ) from None
 
 
 class _Walk:
@@ -95,21 +145,39 @@ def read_yaml(path: Path) -> Any:
         raise ConfigError(file, "", f"cannot read the file: {error.strerror or error}") from None
     except UnicodeDecodeError:
         raise ConfigError(file, "", "the file is not UTF-8 text") from None
-    loader = yaml.SafeLoader(text)
+    loader: _Loader | None = None
     try:
+        loader = _Loader(text)
         node = loader.get_single_node()
         if node is None:
             return None
         _Walk(file).visit(node, (), frozenset())
         return loader.construct_document(node)
+    except _TooDeep as error:
+        raise ConfigError(file, _config_path(error.path), f"nested more than {MAX_DEPTH} levels deep") from None
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise ConfigError(file, "", f"not valid YAML{where}: {error.problem or error.context}") from None
+        raise ConfigError(file, "", one_line(f"not valid YAML{where}: {error.problem or error.context}")) from None
+    except yaml.reader.ReaderError as error:
+        character = f"#x{error.character:04x}" if isinstance(error.character, int) else repr(error.character)
+        raise ConfigError(file, "", f"not valid YAML: character {character} at position {error.position} is "
+                          "not allowed (control characters are not text)") from None
     except yaml.YAMLError as error:
-        raise ConfigError(file, "", f"not valid YAML: {error}") from None
+        raise ConfigError(file, "", one_line(f"not valid YAML: {error}")) from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
+
+
+def one_line(text: str) -> str:
+    """Messages stay on one line: line breaks and control characters are escaped."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
+
+
+def printable_key(key: str) -> str:
+    """A key as it may appear in a key path: control characters (and newlines) escaped."""
+    return one_line(key)
 
 
 # --- secrets ---------------------------------------------------------------------------------------
@@ -155,15 +223,18 @@ def environment_config(items: Iterable[tuple[Any, Any]], file: str) -> dict[str,
     raw: dict[str, Any] = {}
     for key, value in items:
         if not isinstance(key, str):
-            raise ConfigError(file, str(key), "config keys must be text")
+            raise ConfigError(file, printable_key(str(key)), "config keys must be text")
         name = _namespace_key(key)
         if name is None:
             continue
+        path = printable_key(f"{NAMESPACE}:{name}")
         if key != LOCATION_KEY and name not in TOP_LEVEL_KEYS:
-            raise ConfigError(file, f"{NAMESPACE}:{name}",
-                              f"unknown key; allowed keys: {EnvironmentSpec.allowed_keys_text()}")
+            if is_credential_key(name) and not isinstance(value, (Mapping, list, Secret)) and not _is_secure(value):
+                raise ConfigError(file, path, credential_problem(path))
+            raise ConfigError(file, path, f"unknown key; allowed keys: {EnvironmentSpec.allowed_keys_text()}")
         if name in raw:
-            raise ConfigError(file, key, f"given twice (as '{name}' and '{NAMESPACE}:{name}'); allowed: once")
+            raise ConfigError(file, printable_key(key),
+                              f"given twice (as '{printable_key(name)}' and '{path}'); allowed: once")
         raw[name] = value
     return raw
 
@@ -242,7 +313,7 @@ def spec_from_pulumi_config() -> EnvironmentSpec:
         value = _decode(name, runtime_config.get_config(key), key, file, secret)
         if secret:
             secret_keys.append(name)
-        pairs.append((key, mark_secrets(value, decrypted=secret)))
+        pairs.append((key, mark_secrets({name: value}, decrypted=secret)[name]))
     raw = environment_config(pairs, file)
     _default_environment(raw, stack)
     return validate_environment(raw, file, secret_keys)

@@ -93,6 +93,31 @@ FAILING = [
     ("secret-elsewhere", MINIMAL.replace("{name: mlw-test}", "{name: {secure: v1:abc}}"),
      "amlkit:workspace.name: holds a secret, which amlkit does not read here (offline it cannot be decrypted); "
      "allowed: a plain value (secrets are read only at amlkit:clusters[].ssh_settings.admin_password)"),
+    ("control-character", "config:\n  other:key: b\x00c\n",
+     "not valid YAML: character #x0000 at position 22 is not allowed (control characters are not text)"),
+    ("bad-explicit-tag", MINIMAL + "  amlkit:protectData: !!int x\n",
+     "not valid YAML at line 5, column 23: cannot read tag:yaml.org,2002:int value 'x' (ValueError)"),
+    ("impossible-date",
+     MINIMAL + "  amlkit:clusters: [{name: cpu, size: Standard_DS3_v2, max_instances: 2001-02-30}]\n",
+     "not valid YAML at line 5, column 71: cannot read tag:yaml.org,2002:timestamp value '2001-02-30' (ValueError)"),
+    ("huge-integer", MINIMAL + "  amlkit:clusters: [{name: cpu, size: Standard_DS3_v2, max_instances: 0x"
+     + "F" * 5000 + "}]\n",
+     "amlkit:clusters[0].max_instances: got a very large integer; allowed: an integer from 1 to 65000"),
+    ("too-deep", MINIMAL.replace("{name: mlw-test}", "[" * 600 + "]" * 600),
+     "amlkit:workspace" + "[0]" * 39 + ": nested more than 40 levels deep"),
+    ("too-deep-list-config", "config: " + "[" * 50 + "]" * 50 + "\n",
+     "config" + "[0]" * 40 + ": nested more than 40 levels deep"),
+    ("newline-in-key", "config:\n  ? 'amlkit:a\n\n  b'\n  : x\n",
+     "amlkit:a\\nb: unknown key; allowed keys: amlkit:environment, amlkit:resourceGroup, amlkit:tags, "
+     "amlkit:workspace, amlkit:clusters, amlkit:instances, amlkit:protectData, amlkit:prodLikeEnvironments, "
+     "azure-native:location"),
+    ("top-level-credential-key", MINIMAL + "  amlkit:adminPassword: hunter2\n",
+     "amlkit:adminPassword: a plain-text credential is not allowed in stack config; store it as a Pulumi "
+     "secret: pulumi config set --secret --path 'amlkit:adminPassword' <value>"),
+    ("cron-unicode-digit", MINIMAL + "  amlkit:instances: [{name: ci-a, size: Standard_DS3_v2, schedules: "
+     "[{action: stop, trigger: {type: cron, expression: '\u00b2 19 * * *'}}]}]\n",
+     "amlkit:instances[0].schedules[0].trigger.expression: got '\u00b2 19 * * *'; allowed: a five-field cron "
+     "expression 'minute hour day-of-month month day-of-week', e.g. '0 19 * * 1-5'"),
     ("schema-error-names-key-path", MINIMAL + "  amlkit:clusters: [{name: cpu, size: Standard_DS3_v2, "
      "max_instances: 70000}]\n",
      "amlkit:clusters[0].max_instances: got 70000; allowed: an integer from 1 to 65000"),
