@@ -7,6 +7,8 @@ requirements.txt names amlkit by release, and this repository's .venv already ha
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import json
 import shutil
 import subprocess
@@ -20,6 +22,8 @@ from typing import Any
 import pytest
 import yaml
 from packaging.requirements import Requirement
+
+from amlkit.errors import ConfigError
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "platform-repo"
 AMLKIT = Path(sys.executable).with_name("amlkit")
@@ -102,6 +106,11 @@ def reviews(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Result]:
     nonprod_waiver(config)["expires"] = "2020-01-01"
     expired.write_text(json.dumps(config), encoding="utf-8")
 
+    typo = copy_example(root / "typo")
+    stack_file = typo / "stacks" / "Pulumi.nonprod.yaml"
+    stack_file.write_text(stack_file.read_text(encoding="utf-8").replace("acme-ml-platform:tenantId:",
+                                                                       "acme-ml-platform:tenantID:"), encoding="utf-8")
+
     broken = copy_example(root / "broken")
     edit_yaml(broken / "stacks" / "Pulumi.nonprod.yaml", "acme-ml-platform:clusters",
               lambda clusters: clusters[1].update(maxNodes=0))
@@ -112,6 +121,7 @@ def reviews(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Result]:
         "prod-unlocked": (unlocked, "prod", unlocked / "policy-config" / "prod.json"),
         "nonprod-expired-waiver": (EXAMPLE, "nonprod", expired),
         "nonprod-bad-config": (broken, "nonprod", broken / "policy-config" / "nonprod.json"),
+        "nonprod-typo": (typo, "nonprod", typo / "policy-config" / "nonprod.json"),
     }
     with ThreadPoolExecutor(max_workers=len(runs)) as pool:
         futures = {name: pool.submit(check, *args) for name, args in runs.items()}
@@ -173,6 +183,79 @@ def test_a_bad_platform_config_value_is_one_clear_error(reviews: dict[str, Resul
         "amlkit: error: stacks/Pulumi.nonprod.yaml: acme-ml-platform:clusters[1].maxNodes: got 0; allowed: "
         "Input should be greater than or equal to 1"
     )
+
+
+def test_a_misspelt_platform_key_is_refused_not_ignored(reviews: dict[str, Result]) -> None:
+    result = reviews["nonprod-typo"]
+    assert result.code == 2
+    assert result.stderr.strip() == (
+        "amlkit: error: stacks/Pulumi.nonprod.yaml: acme-ml-platform:tenantID: unknown key; allowed keys: tags, "
+        "network, workspace, clusters, instances, tenantId"
+    )
+
+
+# --- platform_config.validate, in process ------------------------------------------------------------
+
+
+@functools.cache
+def platform_config() -> Any:
+    """The example's platform_config module (registered under its own name: pydantic resolves its types there)."""
+    spec = importlib.util.spec_from_file_location("acme_platform_config", EXAMPLE / "platform_config.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def valid_config() -> dict[str, Any]:
+    return {
+        "network": {"addressSpace": "10.40.0.0/16", "computeSubnet": "10.40.0.0/22"},
+        "clusters": [{"name": "cpu", "size": "Standard_DS3_v2", "maxNodes": 4}],
+    }
+
+
+BAD_CONFIGS = [
+    ("no-network", lambda c: c.pop("network"), "acme-ml-platform:network", "required key is missing"),
+    ("no-clusters", lambda c: c.update(clusters=[]), "acme-ml-platform:clusters",
+     "got a list; allowed: List should have at least 1 item after validation, not 0"),
+    ("subnet-outside", lambda c: c["network"].update(computeSubnet="10.9.0.0/22"), "acme-ml-platform:network",
+     "computeSubnet 10.9.0.0/22 must lie inside addressSpace 10.40.0.0/16"),
+    ("bad-cidr", lambda c: c["network"].update(addressSpace="10.40.0.0/33"), "acme-ml-platform:network.addressSpace",
+     "got '10.40.0.0/33'; allowed: Input is not a valid IPv4 network"),
+    ("priority", lambda c: c["clusters"][0].update(priority="Spot"), "acme-ml-platform:clusters[0].priority",
+     "got 'Spot'; allowed: Input should be 'Dedicated' or 'LowPriority'"),
+    ("cluster-extra-key", lambda c: c["clusters"][0].update(gpus=1), "acme-ml-platform:clusters[0].gpus",
+     "unknown key; allowed keys: name, size, maxNodes, priority, idleSeconds"),
+    ("network-extra-key", lambda c: c["network"].update(lock=True), "acme-ml-platform:network.lock",
+     "unknown key; allowed keys: addressSpace, computeSubnet, lockResourceGroup"),
+    ("instance-without-tenant", lambda c: c.update(instances=[
+        {"name": "ci-bob", "size": "Standard_DS3_v2", "objectId": "3f2b6c1e-8d4a-4e7b-9c0d-1a2b3c4d5e6f"}]),
+     "acme-ml-platform", "tenantId is required when instances are given (the Entra tenant of their users)"),
+    ("instance-idle", lambda c: c.update(tenantId="00000000-0000-0000-0000-000000000000", instances=[
+        {"name": "ci-bob", "size": "Standard_DS3_v2", "objectId": "3f2b6c1e-8d4a-4e7b-9c0d-1a2b3c4d5e6f",
+         "idleMinutes": 5}]),
+     "acme-ml-platform:instances[0].idleMinutes", "got 5; allowed: Input should be greater than or equal to 15"),
+]
+
+
+def test_the_valid_base_config_passes_with_secure_defaults() -> None:
+    config = platform_config().validate(valid_config(), "stacks/Pulumi.x.yaml")
+    assert config.workspace.publicNetworkAccess == "Disabled"
+    assert config.workspace.hbi is True
+    assert config.network.lockResourceGroup is False
+    assert config.clusters[0].priority == "Dedicated"
+
+
+@pytest.mark.parametrize(("change", "key_path", "problem"), [case[1:] for case in BAD_CONFIGS],
+                         ids=[case[0] for case in BAD_CONFIGS])
+def test_bad_platform_config_names_file_key_and_allowed(change: Any, key_path: str, problem: str) -> None:
+    raw = valid_config()
+    change(raw)
+    with pytest.raises(ConfigError) as raised:
+        platform_config().validate(raw, "stacks/Pulumi.x.yaml")
+    assert (raised.value.file, raised.value.key_path, raised.value.problem) == ("stacks/Pulumi.x.yaml", key_path,
+                                                                               problem)
 
 
 # --- the project's files -----------------------------------------------------------------------------

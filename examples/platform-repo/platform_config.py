@@ -82,12 +82,23 @@ def load() -> PlatformConfig:
     """The running stack's `acme-ml-platform:` config, validated. Raises StackConfigError."""
     config = pulumi.Config(NAMESPACE)
     file = f"stacks/Pulumi.{pulumi.get_stack()}.yaml"
+    for key in _namespace_keys():
+        if key not in KEYS:
+            raise StackConfigError(file, f"{NAMESPACE}:{key}", f"unknown key; allowed keys: {', '.join(KEYS)}")
     raw: dict[str, Any] = {}
     for key in KEYS:
         text = config.get(key)
         if text is not None:
             raw[key] = _decode(file, key, text)
     return validate(raw, file)
+
+
+def _namespace_keys() -> list[str]:
+    """Every `acme-ml-platform:` key the stack sets (the engine passes them in the environment)."""
+    from pulumi.runtime import config as runtime_config
+
+    keys = set(runtime_config.CONFIG.get()) | set(runtime_config.get_config_env())
+    return sorted(key.split(":", 1)[1] for key in keys if key.startswith(f"{NAMESPACE}:"))
 
 
 def location() -> str:
