@@ -64,7 +64,8 @@ class Result:
 
 def check(project: Path, stack: str, config: Path) -> Result:
     command = [str(AMLKIT), "check", "--project-dir", str(project), "--stack", stack,
-               "--policy-pack-config", str(config), "--format", "json"]
+               "--policy-pack-config", str(config), "--format", "json",
+               "--timeout", "600"]  # generous: the module runs six reviews at once on a possibly busy machine
     done = subprocess.run(command, capture_output=True, text=True, timeout=900, check=False)
     report = json.loads(done.stdout) if done.stdout.strip() else None
     return Result(done.returncode, report, done.stderr)
