@@ -19,7 +19,7 @@ import sys
 import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from types import ModuleType
 from typing import Annotated, NoReturn
@@ -29,6 +29,7 @@ from rich.console import Console
 from rich.text import Text
 
 from amlkit import __version__
+from amlkit.commands import register, stacks_from_files
 from amlkit.errors import AmlkitError, UsageError
 from amlkit.review.model import PackInfo, Review
 
@@ -42,14 +43,14 @@ app = typer.Typer(
 )
 
 
-class ReportFormat(str, Enum):
+class ReportFormat(StrEnum):
     table = "table"
     json = "json"
     sarif = "sarif"
     markdown = "markdown"
 
 
-class RulesFormat(str, Enum):
+class RulesFormat(StrEnum):
     table = "table"
     json = "json"
     markdown = "markdown"
@@ -71,6 +72,13 @@ Output = Annotated[Path | None, typer.Option("--output", "-o", help="Write the r
 Jobs = Annotated[int, typer.Option("--jobs", "-j", min=1, metavar="N", help="Stacks reviewed in parallel.")]
 Timeout = Annotated[float, typer.Option("--timeout", min=1.0, metavar="SECONDS", help="Seconds allowed per stack.")]
 Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Show tracebacks of failures.")]
+StackFiles = Annotated[list[Path] | None, typer.Argument(
+    metavar="[STACK_FILE]...", exists=True, dir_okay=False,
+    help="Stack files (Pulumi.<stack>.yaml) to review, each in its own project; instead of --project-dir "
+    "and --stack (this is what the pre-commit hook passes).")]
+
+
+register(app)
 
 
 def main() -> None:
@@ -95,6 +103,7 @@ def _root(
 
 @app.command()
 def preview(
+    stack_files: StackFiles = None,
     project_dir: ProjectDir = Path("."),
     stack: Stacks = None,
     policy_pack: PolicyPack = None,
@@ -108,12 +117,14 @@ def preview(
     """Show what each stack would create (grouped under its parent, with the settings people review),
     then the policy review."""
     with _guarded(verbose):
-        review = _review(project_dir, stack, policy_pack, policy_pack_config, jobs, timeout, verbose)
+        review = _review_files(stack_files, stack, policy_pack, policy_pack_config, jobs, timeout, verbose) \
+            if stack_files else _review(project_dir, stack, policy_pack, policy_pack_config, jobs, timeout, verbose)
         _report(review, format, output, project_dir, policy_pack, with_plan=True)
 
 
 @app.command()
 def check(
+    stack_files: StackFiles = None,
     project_dir: ProjectDir = Path("."),
     stack: Stacks = None,
     policy_pack: PolicyPack = None,
@@ -126,7 +137,8 @@ def check(
 ) -> None:
     """Run only the policy review of each stack."""
     with _guarded(verbose):
-        review = _review(project_dir, stack, policy_pack, policy_pack_config, jobs, timeout, verbose)
+        review = _review_files(stack_files, stack, policy_pack, policy_pack_config, jobs, timeout, verbose) \
+            if stack_files else _review(project_dir, stack, policy_pack, policy_pack_config, jobs, timeout, verbose)
         _report(review, format, output, project_dir, policy_pack, with_plan=False)
 
 
@@ -144,13 +156,6 @@ def rules(
         _emit_rules(pack, format, output, _pack_source(policy_pack))
 
 
-@app.command("pack-path")
-def pack_path(verbose: Verbose = False) -> None:
-    """Print the directory of amlkit's policy pack (for `pulumi preview --policy-pack`)."""
-    with _guarded(verbose):
-        typer.echo(str(_engine().default_pack_dir()))
-
-
 def _engine() -> ModuleType:
     """The review engine, imported on first use (and replaceable in sys.modules by tests)."""
     return importlib.import_module("amlkit.review.engine")
@@ -163,6 +168,18 @@ def _review(project_dir: Path, stacks: list[str] | None, policy_pack: Path | Non
     if not review.stacks:
         raise UsageError(f"{project_dir}: no stacks to review (no Pulumi.<stack>.yaml found, and no --stack given)")
     return review
+
+
+def _review_files(stack_files: list[Path], stacks: list[str] | None, policy_pack: Path | None,
+                  config: Path | None, jobs: int, timeout: float, verbose: bool) -> Review:
+    """Review the given stack files, grouped by the Pulumi project each belongs to."""
+    if stacks:
+        raise UsageError("give stack files or --stack, not both")
+    reviews = [
+        _review(project, names, policy_pack, config, jobs, timeout, verbose)
+        for project, names in stacks_from_files(stack_files).items()
+    ]
+    return Review(stacks=[stack for review in reviews for stack in review.stacks])
 
 
 def exit_code(review: Review) -> int:

@@ -1,4 +1,5 @@
-"""Pulumi component resources for Azure Machine Learning: workspace, compute cluster, compute instance."""
+"""Pulumi component resources for Azure Machine Learning: workspace, compute cluster, compute instance,
+and the environment that builds them from a validated stack spec."""
 
 from amlkit.components.compute_cluster import ComputeCluster, ComputeClusterArgs, RoleAssignmentSpec
 from amlkit.components.compute_instance import (
@@ -8,6 +9,7 @@ from amlkit.components.compute_instance import (
     RecurrenceSpec,
     ScheduleSpec,
 )
+from amlkit.components.environment import Environment, EnvironmentArgs
 from amlkit.components.workspace import Workspace, WorkspaceArgs
 
 __all__ = [
@@ -16,6 +18,8 @@ __all__ = [
     "ComputeInstance",
     "ComputeInstanceArgs",
     "CronSpec",
+    "Environment",
+    "EnvironmentArgs",
     "RecurrenceSpec",
     "RoleAssignmentSpec",
     "ScheduleSpec",

@@ -74,7 +74,10 @@ def test_children_are_the_resource_group_workspace_and_computes_named_after_the_
         (RG, "qa-rg"), ("amlkit:index:Workspace", "qa-workspace"),
         ("amlkit:index:ComputeCluster", "qa-cluster-cpu"), ("amlkit:index:ComputeInstance", "qa-instance-ci-alice"),
     ])
-    assert rec.get("amlkit:index:Environment", "qa").parent.startswith("amlkit-qa")
+    # a top-level resource: its parent is the root Stack (named <project>-<stack>; the mocks reuse the
+    # first test's stack), not any resource the program registered
+    parent = rec.get("amlkit:index:Environment", "qa").parent
+    assert parent.startswith("amlkit-") and parent not in {r.name for r in rec.registrations}
 
 
 def test_stack_tags_are_merged_under_resource_tags_with_the_environment_tag():
