@@ -498,3 +498,37 @@ def test_e2e_sigterm_stops_the_program_and_pack_processes(project: Path) -> None
             process.kill()
     assert process.returncode == 128 + signal.SIGTERM
     assert [pid for pid in seen if _alive(pid)] == []
+
+
+# --- stack files as arguments (the pre-commit hook) ----------------------------------------------------
+
+
+def _stack_file_project(root: Path, stacks: tuple[str, ...]) -> list[Path]:
+    (root / "stacks").mkdir(parents=True)
+    (root / "Pulumi.yaml").write_text("name: p\nruntime: python\nstackConfigDir: stacks\n", encoding="utf-8")
+    files = []
+    for name in stacks:
+        path = root / "stacks" / f"Pulumi.{name}.yaml"
+        path.write_text("config: {}\n", encoding="utf-8")
+        files.append(path)
+    return files
+
+
+def test_check_reviews_stack_files_grouped_by_project(fake, tmp_path: Path) -> None:
+    engine = fake(Review(stacks=[dev_stack()]))
+    first = _stack_file_project(tmp_path / "one", ("prod", "dev"))
+    second = _stack_file_project(tmp_path / "two", ("qa",))
+    result = runner.invoke(cli.app, ["check", *map(str, [*first, *second])])
+    assert result.exit_code == 0, result.output
+    assert [(call["project_dir"], call["stacks"]) for call in engine.calls] == [
+        ((tmp_path / "one").resolve(), ["dev", "prod"]),
+        ((tmp_path / "two").resolve(), ["qa"]),
+    ]
+
+
+def test_stack_files_and_stack_flag_together_exit_2(fake, tmp_path: Path) -> None:
+    fake(Review(stacks=[dev_stack()]))
+    files = _stack_file_project(tmp_path / "one", ("dev",))
+    result = runner.invoke(cli.app, ["check", str(files[0]), "--stack", "dev"])
+    assert result.exit_code == 2
+    assert result.stderr == "amlkit: error: give stack files or --stack, not both\n"
