@@ -86,6 +86,7 @@ class Findings:
 @dataclass(frozen=True)
 class Run:
     seconds: float
+    cpu_seconds: float  # user + system of the child and its waited-for descendants
     peak_mb: float
     returncode: int
     stdout: str
@@ -103,6 +104,9 @@ class ToolResult:
 
     def median_seconds(self) -> float | None:
         return statistics.median(r.seconds for r in self.runs) if self.runs and not self.error else None
+
+    def median_cpu(self) -> float | None:
+        return statistics.median(r.cpu_seconds for r in self.runs) if self.runs and not self.error else None
 
     def peak_mb(self) -> float | None:
         return max(r.peak_mb for r in self.runs) if self.runs and not self.error else None
@@ -138,6 +142,7 @@ def measure(cmd: Sequence[str], cwd: Path, env: dict[str, str]) -> Run:
         err.seek(0)
         return Run(
             seconds=seconds,
+            cpu_seconds=usage.ru_utime + usage.ru_stime,
             peak_mb=usage.ru_maxrss / 1024,  # KiB on Linux
             returncode=proc.returncode,
             stdout=out.read().decode("utf-8", "replace"),
@@ -269,7 +274,8 @@ def run_alternately(tools: list[Tool], repeat: int) -> dict[str, ToolResult]:
             if results[tool.name].error:
                 continue  # failed once at this size: do not spend the other repetitions on it
             record(tool, results[tool.name], measure(tool.cmd, tool.cwd, tool.env))
-            print(f"    rep {rep + 1}/{repeat} {tool.name}: {results[tool.name].runs[-1].seconds:.2f}s",
+            last = results[tool.name].runs[-1]
+            print(f"    rep {rep + 1}/{repeat} {tool.name}: {last.seconds:.2f}s wall, {last.cpu_seconds:.2f}s cpu",
                   flush=True)  # fmt: skip
     return results
 
@@ -304,16 +310,17 @@ def ratio(ours: float | None, theirs: float | None) -> str:
 
 def perf_table(rows: list[Row]) -> list[str]:
     head = (
-        f"{'N':>5} {'reps':>4} | {'amlkit s':>9} {'MB':>7} | {'checkov s':>9} {'MB':>7} | "
-        f"{'time a/c':>8} {'mem a/c':>7}"
+        f"{'N':>5} {'reps':>4} | {'amlkit s':>8} {'cpu s':>7} {'MB':>5} | {'checkov s':>9} {'cpu s':>7} {'MB':>5} | "
+        f"{'wall a/c':>8} {'cpu a/c':>7} {'mem a/c':>7}"
     )
     lines = [head, "-" * len(head)]
     for row in rows:
         a, c = row.amlkit, row.checkov
         lines.append(
-            f"{row.n:>5} {row.repeat:>4} | {fmt(a.median_seconds(), '.2f'):>9} {fmt(a.peak_mb(), '.0f'):>7} | "
-            f"{fmt(c.median_seconds(), '.2f'):>9} {fmt(c.peak_mb(), '.0f'):>7} | "
-            f"{ratio(a.median_seconds(), c.median_seconds()):>8} {ratio(a.peak_mb(), c.peak_mb()):>7}"
+            f"{row.n:>5} {row.repeat:>4} | {fmt(a.median_seconds(), '.2f'):>8} {fmt(a.median_cpu(), '.2f'):>7} "
+            f"{fmt(a.peak_mb(), '.0f'):>5} | {fmt(c.median_seconds(), '.2f'):>9} {fmt(c.median_cpu(), '.2f'):>7} "
+            f"{fmt(c.peak_mb(), '.0f'):>5} | {ratio(a.median_seconds(), c.median_seconds()):>8} "
+            f"{ratio(a.median_cpu(), c.median_cpu()):>7} {ratio(a.peak_mb(), c.peak_mb()):>7}"
         )
     return lines
 
@@ -368,6 +375,13 @@ def notes(rows: list[Row], knob: str | None) -> list[str]:
     return out
 
 
+def load_average() -> str:
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "unknown"
+
+
 def cpu_model() -> str:
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -385,15 +399,17 @@ def dist_version(name: str) -> str:
         return "not installed"
 
 
-def environment_lines(checkov: Path) -> list[str]:
+def environment_lines(checkov: Path, load_before: str) -> list[str]:
     pinned = "pinned to CPU 0 with taskset -c 0" if pin_prefix() else "NOT pinned (taskset not found)"
     return [
         f"machine: {cpu_model()}, {os.cpu_count()} cores, {platform.system()} {platform.release()}; runs {pinned}",
         f"versions: python {platform.python_version()}, checkov {checkov_version(checkov)}, "
         f"amlkit {dist_version('amlkit')}, pulumi {dist_version('pulumi')}, "
         f"pulumi-policy {dist_version('pulumi-policy')}, pulumi-azure-native {dist_version('pulumi-azure-native')}",
-        "time: median wall seconds; MB: peak RSS of the largest process in the child's tree (max over reps); "
-        "a/c: amlkit / checkov (below 1 = amlkit cheaper)",
+        f"load average (1/5/15 min): {load_before} before the runs, {load_average()} after "
+        "(other work on the machine inflates wall time; cpu time is steadier)",
+        "s: median wall seconds; cpu s: median user+system seconds of the child tree; MB: peak RSS of the "
+        "largest process in the child's tree (max over reps); a/c: amlkit / checkov (below 1 = amlkit cheaper)",
     ]
 
 
@@ -439,13 +455,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("amlkit check not available: the amlkit column is n/a", flush=True)
     knob = find_local_auth_knob()
     root = args.keep or Path(tempfile.mkdtemp(prefix="amlkit-bench-"))
+    load_before = load_average()
     try:
         rows = [bench_size(n, repeats_for(n, args), root, checkov, amlkit, knob) for n in args.sizes]
     finally:
         if args.keep is None:
             shutil.rmtree(root, ignore_errors=True)
-    report = [*environment_lines(checkov), "", *perf_table(rows), "", *findings_table(rows), "", *notes(rows, knob)]
-    print("\n".join(report))
+    tables = [perf_table(rows), findings_table(rows), notes(rows, knob)]
+    print("\n".join(environment_lines(checkov, load_before)))
+    for table in tables:
+        print("\n" + "\n".join(table))
     if args.keep:
         print(f"generated projects kept in {args.keep}")
     return 0
