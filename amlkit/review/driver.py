@@ -80,6 +80,22 @@ def pack_version(pack_dir: Path, reported: str) -> str:
     return str(version) if version else reported
 
 
+MAX_ENV_VALUE = 120_000  # Linux refuses a single environment string over 128 KiB (MAX_ARG_STRLEN)
+
+
+def config_env(config: dict[str, str]) -> str:
+    """PULUMI_CONFIG for the pack. Values that would not fit the environment are left out of it
+    (largest first); ConfigureStack still carries the whole stack config."""
+    kept = dict(config)
+    text = json.dumps(kept)
+    for key in sorted(config, key=lambda k: len(config[k]), reverse=True):
+        if len(text) <= MAX_ENV_VALUE:
+            break
+        del kept[key]
+        text = json.dumps(kept)
+    return text
+
+
 class PackProcess:
     """One running policy pack. Use as a context manager: the process group dies on exit."""
 
@@ -87,7 +103,7 @@ class PackProcess:
         self.pack_dir = pack_dir
         self.timeout = timeout
         env = dict(os.environ, PULUMI_PROJECT=project, PULUMI_STACK=stack, PULUMI_DRY_RUN="true",
-                   PULUMI_CONFIG=json.dumps(config), PYTHONUNBUFFERED="1")
+                   PULUMI_CONFIG=config_env(config), PYTHONUNBUFFERED="1")
         self.process = processes.spawn(
             [sys.executable, "-u", "-m", "pulumi.policy", ENGINE_ADDRESS, str(pack_dir)],
             cwd=pack_dir, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

@@ -13,6 +13,8 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
+from amlkit.errors import ReviewFailed
+
 _LIVE: set[subprocess.Popen] = set()
 _LOCK = threading.Lock()
 _CANCELLED = threading.Event()
@@ -24,7 +26,10 @@ def spawn(args: list[str], **kwargs: Any) -> subprocess.Popen:
     with _LOCK:
         if _CANCELLED.is_set():
             raise KeyboardInterrupt("review cancelled")
-        process = subprocess.Popen(args, start_new_session=True, preexec_fn=_die_with_parent, **kwargs)
+        try:
+            process = subprocess.Popen(args, start_new_session=True, preexec_fn=_die_with_parent, **kwargs)
+        except OSError as error:
+            raise ReviewFailed(f"cannot start {' '.join(args[1:4])}: {error.strerror}") from None
         _LIVE.add(process)
     return process
 

@@ -251,3 +251,16 @@ def test_a_killed_parent_leaves_no_children(tmp_path):
     while _processes_under(tmp_path) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert _processes_under(tmp_path) == []
+
+
+def test_a_stack_config_too_large_for_the_environment_is_still_reviewed(tmp_path):
+    project = tmp_path / "proj"
+    shutil.copytree(RAW, project, ignore=shutil.ignore_patterns("Pulumi.*.yaml"))
+    clusters = [{"name": f"c-{index:04d}-{'x' * 100}", "minNodes": 0} for index in range(1200)]
+    clusters[7]["minNodes"] = 3
+    (project / "Pulumi.big.yaml").write_text(json.dumps({"config": {"raw-aml:clusters": clusters}}))
+    stack = review(project, timeout=600).stacks[0]
+    assert stack.error is None
+    assert named(stack.violations, MIN_NODES) == {
+        (clusters[7]["name"], "mandatory",
+         f"AmlCompute cluster '{clusters[7]['name']}' must have minNodeCount 0; found 3.")}
