@@ -10,6 +10,7 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +50,13 @@ def review(
 ) -> Review:
     """Review stacks of a Pulumi Python project offline: program under mocks, pack over gRPC.
 
+    stacks: None = every `Pulumi.<stack>.yaml` in the stack config dir, sorted. policy_pack: None =
+    amlkit's own pack. policy_pack_config: None = the pack's `config/<environment>.json` when it exists
+    (environment = the stack's `amlkit:environment`, else the stack name). jobs: stacks reviewed in
+    parallel (same result as serial). timeout: seconds for the program run, for the pack to print its
+    port, and for EACH analyzer call. verbose: program failures carry the traceback. alias_shortcut:
+    False runs the SDK's unused alias-URN and stack-walk work too (for comparisons only).
+
     Raises ConfigError (exit 2) for an invalid stack file, pack config or an amlkit ConfigError the
     program raised; program and pack failures are reported on the StackReview (`error`, exit 3).
     """
@@ -86,14 +94,13 @@ def pack_info(policy_pack: Path | None = None, config: Path | None = None) -> Pa
 
 # --- one stack ---------------------------------------------------------------------------------------
 
+@dataclass(frozen=True)
 class _Options:
-    def __init__(self, pack_dir: Path, pack_config: Path | None, timeout: float, verbose: bool,
-                 alias_shortcut: bool) -> None:
-        self.pack_dir = pack_dir
-        self.pack_config = pack_config
-        self.timeout = timeout
-        self.verbose = verbose
-        self.alias_shortcut = alias_shortcut
+    pack_dir: Path
+    pack_config: Path | None
+    timeout: float
+    verbose: bool
+    alias_shortcut: bool
 
 
 def _review_stack(project: Project, config: StackConfig, options: _Options) -> StackReview:
