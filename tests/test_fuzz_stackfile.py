@@ -6,9 +6,9 @@ exception, never a hang. Values Azure could never accept are schema errors at th
 valid change keeps a sample valid; plain-text credentials are refused without echoing them. The CLI
 turns bad stack files into exit code 2 without a traceback.
 
-Bugs found by this fuzzing are pinned by strict-xfail regression tests at the end of the file: when
-one is fixed, its test XPASSes (which fails the run): delete the xfail mark, and for the control
-characters also the matching line of `tests.fuzz_strategies.avoid_known_bugs`.
+Bugs this fuzzing found are pinned by regression tests at the end of the file; those still open (the
+CLI's own stack-file reader) are strict xfails: when one is fixed it XPASSes, which fails the run, and
+its mark must go.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -87,13 +86,13 @@ def load(path: Path) -> EnvironmentSpec | ConfigError:
 
 
 def assert_clear(error: ConfigError, path: Path) -> None:
-    """`<file>: [<key path>: ]<problem>`, no traceback (one line: see test_key_with_a_newline_...)."""
+    """One line: `<file>: [<key path>: ]<problem>`, no traceback."""
     message = str(error)
     assert error.file == str(path)
     assert error.problem
     key = f"{error.key_path}: " if error.key_path else ""
     assert message == f"{path}: {key}{error.problem}"
-    assert "Traceback" not in message
+    assert "\n" not in message and "Traceback" not in message
 
 
 def config_error(path: Path) -> ConfigError:
@@ -146,6 +145,23 @@ def test_deep_nesting_is_refused(workdir, depth, flow):
     error = config_error(write(workdir, f"config:\n  amlkit:workspace: {nested}\n"))
     assert error.problem == f"nested more than {MAX_DEPTH} levels deep"
     assert error.key_path.startswith("amlkit:workspace")
+
+
+@st.composite
+def duplicated_key_line(draw: st.DrawFn) -> tuple[str, int]:
+    """(text, line number): a base with one `key: value` line written twice, the copy on the next line."""
+    lines = dump(base_document(draw(st.sampled_from(BASES)))).splitlines()
+    keyed = [i for i, line in enumerate(lines) if re.match(r"\s*[^-\s#][^:]*:( |$)", line)]
+    index = draw(st.sampled_from(keyed))
+    return "\n".join([*lines[: index + 1], lines[index], *lines[index + 1:]]) + "\n", index + 1
+
+
+@examples(30)
+@given(case=duplicated_key_line())
+def test_duplicate_keys_are_refused(workdir, case):
+    text, line = case
+    error = config_error(write(workdir, text))
+    assert error.problem == f"duplicate key (lines {line} and {line + 1}); allowed: each key once"
 
 
 def _bomb(width: int, levels: int, merge: bool) -> str:
@@ -369,75 +385,75 @@ def test_cli_check_refuses_a_plain_password_without_echoing_it(project):
             in output)
 
 
-# --- bugs found by the fuzzing (strict xfail: delete the mark once the owner's fix lands) -------------------
+# --- bugs the fuzzing found (fixed in the loader; the CLI's are strict xfails until fixed) -----------------
 
 _DEV = dump(base_document("dev"))
 
 
-@pytest.mark.xfail(strict=True, raises=yaml.YAMLError, reason="yaml ReaderError (control characters) escapes "
-                   "read_yaml: yaml.SafeLoader(text) checks the text before the try block")
 def test_control_characters_are_a_config_error(workdir):
     error = config_error(write(workdir, "config:\n  other:key: b\x00c\n"))
-    assert error.key_path == ""
+    assert (error.key_path, error.problem) == (
+        "", "not valid YAML: character #x0000 at position 22 is not allowed (control characters are not text)")
 
 
-@pytest.mark.xfail(strict=True, raises=(ValueError, IndexError, KeyError, AttributeError),
-                   reason="read_yaml catches only YAMLError; PyYAML's constructors raise plain Python errors")
-@pytest.mark.parametrize("text", ["a: !!int x", "a: !!int", "a: !!float x", "a: !!bool x", "a: !!timestamp x"])
-def test_explicit_core_tag_on_a_bad_value_is_a_config_error(workdir, text):
-    assert config_error(write(workdir, text + "\n")).key_path == ""
+@pytest.mark.parametrize(("text", "problem"), [
+    ("a: !!int x", "cannot read tag:yaml.org,2002:int value 'x' (ValueError)"),
+    ("a: !!int", "cannot read tag:yaml.org,2002:int value '' (IndexError)"),
+    ("a: !!float x", "cannot read tag:yaml.org,2002:float value 'x' (ValueError)"),
+    ("a: !!bool x", "cannot read tag:yaml.org,2002:bool value 'x' (KeyError)"),
+    ("a: !!timestamp x", "cannot read tag:yaml.org,2002:timestamp value 'x' (AttributeError)"),
+], ids=lambda v: v if v.startswith("a:") else "")
+def test_explicit_core_tag_on_a_bad_value_is_a_config_error(workdir, text, problem):
+    error = config_error(write(workdir, text + "\n"))
+    assert (error.key_path, error.problem) == ("", f"not valid YAML at line 1, column 4: {problem}")
 
 
-@pytest.mark.xfail(strict=True, reason="a key holding a newline is shown raw: the message spans lines")
 def test_key_with_a_newline_keeps_the_message_on_one_line(workdir):
-    assert "\n" not in str(config_error(write(workdir, "config:\n  ? 'amlkit:a\n\n  b'\n  : x\n")))
+    error = config_error(write(workdir, "config:\n  ? 'amlkit:a\n\n  b'\n  : x\n"))
+    assert error.key_path == "amlkit:a\\nb"  # escaped, as typed in YAML
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError, reason="PyYAML's int() of > 4300 decimal digits raises ValueError")
 def test_integer_beyond_the_digit_limit_is_a_config_error(workdir):
-    config_error(write(workdir, _DEV.replace("max_instances: 4", "max_instances: " + "9" * 5000)))
+    error = config_error(write(workdir, _DEV.replace("max_instances: 4", "max_instances: " + "9" * 5000)))
+    assert error.problem == ("not valid YAML at line 24, column 20: cannot read tag:yaml.org,2002:int value "
+                             f"'{'9' * 37}...' (ValueError)")
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError, reason="show() calls str() on a > 4300-digit int: ValueError")
 def test_huge_hex_integer_is_an_error_at_its_key(workdir):
     error = config_error(write(workdir, _DEV.replace("max_instances: 4", "max_instances: 0x" + "F" * 5000)))
-    assert error.key_path == "amlkit:clusters[0].max_instances"
+    assert (error.key_path, error.problem) == (
+        "amlkit:clusters[0].max_instances", "got a very large integer; allowed: an integer from 1 to 65000")
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError, reason="PyYAML's timestamp constructor raises ValueError")
 @pytest.mark.parametrize("value", ["2001-02-30", "2001-13-01 10:00:00"])
 def test_impossible_date_is_a_config_error(workdir, value):
-    config_error(write(workdir, _DEV.replace("max_instances: 4", f"max_instances: {value}")))
+    error = config_error(write(workdir, _DEV.replace("max_instances: 4", f"max_instances: {value}")))
+    assert error.problem == (f"not valid YAML at line 24, column 20: cannot read tag:yaml.org,2002:timestamp value "
+                             f"'{value}' (ValueError)")
 
 
-@pytest.mark.xfail(strict=True, reason="the YAML composer recurses: RecursionError before the depth check "
-                   "(from about 480 levels)")
-def test_nesting_beyond_the_recursion_limit_is_a_config_error(workdir):
-    path = write(workdir, "config:\n  amlkit:workspace: " + "[" * 600 + "]" * 600 + "\n")
-    try:
-        outcome: EnvironmentSpec | ConfigError | None = load(path)
-    except RecursionError:  # caught here: pytest would render a 1000-frame traceback
-        outcome = None
-    assert isinstance(outcome, ConfigError) and outcome.problem == f"nested more than {MAX_DEPTH} levels deep"
+@pytest.mark.parametrize(("opening", "closing"), [("[", "]"), ("{a: ", "}")], ids=["list", "mapping"])
+def test_nesting_up_to_the_size_cap_is_a_config_error(workdir, opening, closing):
+    """Once far beyond Python's recursion limit (PyYAML's composer recursed): 500,000 levels, 1 MB."""
+    depth = 500_000 // len(opening)
+    error = config_error(write(workdir, "config: " + opening * depth + "x" + closing * depth + "\n"))
+    assert error.problem == f"nested more than {MAX_DEPTH} levels deep"
 
 
-@pytest.mark.xfail(strict=True, reason="the depth error's key path under a list config reads '0[0]...'")
 def test_depth_error_key_path_starts_at_config(workdir):
     error = config_error(write(workdir, "config: " + "[" * 50 + "]" * 50 + "\n"))
-    assert error.key_path.startswith("config[0][0]")
+    assert error.key_path == "config" + "[0]" * MAX_DEPTH
 
 
-@pytest.mark.xfail(strict=True, reason="cron: int() of a unicode digit ('²') or a > 4300-digit step leaks "
-                   "'Value error, invalid literal for int()' instead of what is allowed")
 @pytest.mark.parametrize("expression", ["\u00b2 19 * * *", "0/" + "9" * 5000 + " 19 * * *"], ids=["sup2", "long"])
 def test_cron_with_odd_digits_says_what_is_allowed(workdir, expression):
     text = _DEV.replace("expression: 0 19 * * *", f"expression: '{expression}'")
     error = config_error(write(workdir, text))
     assert error.key_path == "amlkit:instances[0].schedules[0].trigger.expression"
-    assert "allowed: a five-field cron expression" in error.problem
+    assert error.problem.endswith("; allowed: a five-field cron expression 'minute hour day-of-month month "
+                                  "day-of-week', e.g. '0 19 * * 1-5'")
 
 
-@pytest.mark.xfail(strict=True, reason="a credential-like top-level key gets 'unknown key' without the secret advice")
 def test_top_level_credential_key_gets_the_secret_advice(workdir):
     error = config_error(write(workdir, _DEV + "  amlkit:adminPassword: CANARY-top-0001\n"))
     assert_secret_advice(error, "amlkit:adminPassword", "CANARY-top-0001")
