@@ -421,9 +421,9 @@ def parse_sizes(text: str) -> list[int]:
     try:
         sizes = [int(part) for part in text.split(",") if part.strip()]
     except ValueError:
-        raise argparse.ArgumentTypeError(f"--sizes: '{text}' is not a comma-separated list of integers") from None
+        raise argparse.ArgumentTypeError(f"'{text}' is not a comma-separated list of integers") from None
     if not sizes or any(n < 1 or n > 9999 for n in sizes):
-        raise argparse.ArgumentTypeError(f"--sizes: '{text}': each size must be between 1 and 9999")
+        raise argparse.ArgumentTypeError(f"'{text}': each size must be between 1 and 9999")
     return sizes
 
 
