@@ -25,7 +25,7 @@ from typer.testing import CliRunner
 
 from amlkit.cli import app
 from amlkit.errors import ConfigError
-from amlkit.schema import EnvironmentSpec
+from amlkit.schema import EnvironmentSpec, validate_environment
 from amlkit.stackfile import MAX_DEPTH, MAX_NODES, load_stack_file
 from tests.fuzz_strategies import (
     ARM_ID_TYPES,
@@ -341,6 +341,41 @@ def test_credential_text_in_any_value_is_refused_without_echoing_it(workdir, bas
     path = data.draw(st.sampled_from(strings))
     error = config_error(write(workdir, dump(set_at(document, path, f"DefaultEndpoints;{marker}{canary}"))))
     assert_secret_advice(error, expected_key_path(path), canary)
+
+
+_FIELD_KEYS = st.one_of(st.sampled_from(("name", "size", "max_instances", "min_instances", "type", "tags", "kind",
+                                          "identity", "subnet", "network_settings", "expression")),
+                        st.text(max_size=4))
+_SECRET_VALUES = st.recursive(
+    st.one_of(CANARIES, st.integers(), st.booleans(), st.none()),
+    lambda children: st.one_of(st.lists(children, max_size=3), st.dictionaries(_FIELD_KEYS, children, max_size=3)),
+    max_leaves=10,
+)
+
+
+def _raw(document: dict[str, Any]) -> dict[str, Any]:
+    """A document's config as validate_environment takes it: `amlkit:` stripped, location as `location`."""
+    return {"location" if key == "azure-native:location" else key.removeprefix("amlkit:"): value
+            for key, value in document["config"].items()}
+
+
+@examples(100)
+@given(base=st.sampled_from(BASES), data=st.data())
+def test_values_of_secret_keys_never_appear_in_messages(base, data):
+    """The engine path: top-level keys flagged secret are decrypted plaintext; a message never shows them."""
+    raw = _raw(base_document(base))
+    secret_keys = data.draw(st.lists(st.sampled_from(sorted(raw)), min_size=1, max_size=2, unique=True))
+    for key in secret_keys:
+        raw[key] = data.draw(_SECRET_VALUES)
+    canaries = [value for key in secret_keys for _, value in leaves(raw[key])
+                if isinstance(value, str) and value.startswith("CANARY-")]
+    try:
+        validate_environment(raw, "Pulumi.fuzz.yaml", secret_keys)
+    except ConfigError as error:
+        message = str(error)
+        assert error.file == "Pulumi.fuzz.yaml" and message.startswith("Pulumi.fuzz.yaml: ")
+        assert "\n" not in message
+        assert not [canary for canary in canaries if canary in message or canary in repr(error.value)]
 
 
 # --- the CLI ------------------------------------------------------------------------------------------------
