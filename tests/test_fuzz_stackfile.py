@@ -52,8 +52,9 @@ from tests.fuzz_strategies import (
     stack_file_bytes,
 )
 
-# Examples per property, tuned so the whole file runs in about 20 s on a busy machine (each example
-# parses YAML in pure Python: 10-30 ms). AMLKIT_FUZZ_SCALE=20 multiplies them for a long run.
+# Examples per property (about 470 in all), tuned so the whole file runs in about 8 s on a quiet machine
+# (each example parses YAML in pure Python: 10-30 ms; the CLI examples start the runner and the pack).
+# AMLKIT_FUZZ_SCALE=20 multiplies them for a long run.
 # deadline=None: a first example pays for loading the VM size catalogue and CLI examples start processes.
 SCALE = int(os.environ.get("AMLKIT_FUZZ_SCALE", "1"))
 
