@@ -138,11 +138,17 @@ class RecordingMonitor(MockMonitor):
         self.stack = stack
         self.project = project
         self.records: list[dict[str, Any]] = []
+        self.seen: set[str] = set()
 
     def make_urn(self, parent: str, type_: str, name: str) -> str:
         return engine_urn(self.stack, self.project, parent, type_, name)
 
     def RegisterResource(self, request):  # noqa: N802 - the gRPC method name
+        urn = self.make_urn(request.parent, request.type, request.name)
+        if urn in self.seen:
+            # the engine refuses this too, so a review must not pass it
+            raise Exception(f"Duplicate resource URN '{urn}'; try giving it a unique name")
+        self.seen.add(urn)
         response = super().RegisterResource(request)
         if request.type != ROOT_STACK_TYPE:
             self.records.append(record(request, response.urn))

@@ -146,6 +146,9 @@ PROGRAM_FAULTS = [
     ("raise", "stack raise: the program failed: RuntimeError: storage account name 'stfaulty' is already taken"),
     ("crash", "stack crash: the program runner crashed (exit code 9): no output"),
     ("hang", "stack hang: the program did not finish within 4s"),
+    ("duplicate", "stack duplicate: the program failed: Exception: Duplicate resource URN "
+                  "'urn:pulumi:duplicate::faulty::azure-native:resources:ResourceGroup::rg'; "
+                  "try giving it a unique name"),
 ]
 
 

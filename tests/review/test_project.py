@@ -15,7 +15,7 @@ def test_project_with_main_and_stack_config_dir():
     project = load_project(FAULTY)
     assert (project.name, project.main, project.stack_config_dir) == ("faulty", FAULTY / "program",
                                                                       FAULTY / "stacks")
-    assert list_stacks(FAULTY) == ["config-error", "crash", "hang", "ok", "raise"]
+    assert list_stacks(FAULTY) == ["config-error", "crash", "duplicate", "hang", "ok", "raise"]
 
 
 def test_stack_config_as_the_cli_passes_it(tmp_path):
