@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, NoReturn
 
@@ -155,6 +156,18 @@ def _plain(value: Any) -> None:
 # --- scalar types ----------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Allowed:
+    """Annotated metadata: what a value may be, the same words as the `allowed:` of its errors.
+
+    Validation ignores it; `amlkit.docs` reads it for the configuration reference. `values` lists a
+    choice's values.
+    """
+
+    text: str
+    values: tuple[str, ...] = ()
+
+
 def _snake(text: str) -> str:
     spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", text.strip())
     return re.sub(r"[\s-]+", "_", spaced).lower()
@@ -170,7 +183,7 @@ def choice(*values: str) -> Any:
             return _snake(value)
         _bad(value, allowed)
 
-    return Annotated[str, BeforeValidator(check)]
+    return Annotated[str, BeforeValidator(check), Allowed(allowed, values)]
 
 
 def integer(low: int, high: int | None, what: str) -> Any:
@@ -187,17 +200,20 @@ def integer(low: int, high: int | None, what: str) -> Any:
             _bad(value, allowed)
         return value
 
-    return Annotated[int, BeforeValidator(check)]
+    return Annotated[int, BeforeValidator(check), Allowed(allowed)]
+
+
+_BOOL_ALLOWED = "true or false"
 
 
 def _boolean(value: Any) -> bool:
     _plain(value)
     if not isinstance(value, bool):
-        _bad(value, "true or false")
+        _bad(value, _BOOL_ALLOWED)
     return value
 
 
-Bool = Annotated[bool, BeforeValidator(_boolean)]
+Bool = Annotated[bool, BeforeValidator(_boolean), Allowed(_BOOL_ALLOWED)]
 
 
 def text(pattern: str, allowed: str) -> Any:
@@ -210,7 +226,7 @@ def text(pattern: str, allowed: str) -> Any:
             _bad(value, allowed)
         return value
 
-    return Annotated[str, BeforeValidator(check)]
+    return Annotated[str, BeforeValidator(check), Allowed(allowed)]
 
 
 Description = text(r"(?s).{0,5000}", "text of up to 5000 characters")
@@ -250,7 +266,7 @@ def arm_id(provider: str, *types: str) -> Any:
             _bad(value, allowed)
         return value
 
-    return Annotated[str, BeforeValidator(check)]
+    return Annotated[str, BeforeValidator(check), Allowed(allowed)]
 
 
 SubnetId = arm_id("Microsoft.Network", "virtualNetworks", "subnets")
@@ -263,6 +279,10 @@ WorkspaceId = arm_id("Microsoft.MachineLearningServices", "workspaces")
 IdentityId = arm_id("Microsoft.ManagedIdentity", "userAssignedIdentities")
 
 
+_REGISTRY_ALLOWED = ("true (create one), false (none) or an existing registry's ARM id like "
+                     "/subscriptions/<guid>/resourceGroups/<rg>/providers/Microsoft.ContainerRegistry/registries/<name>")
+
+
 def _registry(value: Any) -> str | bool:
     if isinstance(value, bool):
         return value
@@ -271,52 +291,64 @@ def _registry(value: Any) -> str | bool:
         rf"{_SUB}{_RG}/providers/Microsoft\.ContainerRegistry/registries/[^/\s]+", value, re.IGNORECASE
     ):
         return value
-    _bad(value, "true (create one), false (none) or an existing registry's ARM id like "
-                "/subscriptions/<guid>/resourceGroups/<rg>/providers/Microsoft.ContainerRegistry/registries/<name>")
+    _bad(value, _REGISTRY_ALLOWED)
+
+
+ContainerRegistry = Annotated[str | bool, BeforeValidator(_registry), Allowed(_REGISTRY_ALLOWED)]
+
+
+_VM_SIZE_ALLOWED = "a known Azure VM size name, e.g. Standard_DS3_v2"
 
 
 def _vm_size(value: Any) -> str:
     _plain(value)
     from amlkit.vmsizes import parse_vm_size  # the catalogue is large: load it on first use
 
-    allowed = "a known Azure VM size name, e.g. Standard_DS3_v2"
     if not isinstance(value, str):
-        _bad(value, allowed)
+        _bad(value, _VM_SIZE_ALLOWED)
     try:
         parse_vm_size(value)
     except UnknownVmSize:
-        _bad(value, allowed)
+        _bad(value, _VM_SIZE_ALLOWED)
     return value
 
 
-VmSize = Annotated[str, BeforeValidator(_vm_size)]
+VmSize = Annotated[str, BeforeValidator(_vm_size), Allowed(_VM_SIZE_ALLOWED)]
+
+_SECRET_ALLOWED = "a Pulumi secret (a `secure:` value)"
 
 
 def _secret(value: Any) -> Secret:
     if not isinstance(value, Secret):
-        _problem("must be a Pulumi secret (a `secure:` value)")
+        _problem(f"must be {_SECRET_ALLOWED}")
     return value
 
 
-SecretValue = Annotated[Any, BeforeValidator(_secret)]
+SecretValue = Annotated[Any, BeforeValidator(_secret), Allowed(_SECRET_ALLOWED)]
+
+_TAGS_ALLOWED = "a mapping of tag names to text values"
+_TAGS_COUNT = "at most 50 tags per resource"
+_TAG_NAME = "a tag name of 1-512 characters without < > % & \\ ? /"
+_TAG_VALUE = "text of up to 256 characters (quote numbers: \"4711\")"
 
 
 def _tags(value: Any) -> dict[str, str]:
     _plain(value)
     if not isinstance(value, Mapping):
-        _bad(value, "a mapping of tag names to text values")
+        _bad(value, _TAGS_ALLOWED)
     if len(value) > 50:
-        _bad(f"{len(value)} tags", "at most 50 tags per resource")
+        _bad(f"{len(value)} tags", _TAGS_COUNT)
     for key, item in value.items():
         if not isinstance(key, str) or not re.fullmatch(r"[^<>%&\\?/]{1,512}", key):
-            _bad(key, "a tag name of 1-512 characters without < > % & \\ ? /", at=(str(key),))
+            _bad(key, _TAG_NAME, at=(str(key),))
         _plain(item)
         if not isinstance(item, str) or len(item) > 256:
-            _bad(item, "text of up to 256 characters (quote numbers: \"4711\")", at=(key,))
+            _bad(item, _TAG_VALUE, at=(key,))
     return dict(value)
 
 
-Tags = Annotated[dict[str, str], BeforeValidator(_tags)]
+Tags = Annotated[dict[str, str], BeforeValidator(_tags),
+                 Allowed(f"{_TAGS_ALLOWED}: {_TAGS_COUNT}; each {_TAG_NAME}; each value {_TAG_VALUE}")]
 
 
 def list_of(item: Any, max_items: int | None = None) -> Any:
@@ -330,7 +362,8 @@ def list_of(item: Any, max_items: int | None = None) -> Any:
             _bad(f"{len(value)} items", f"at most {max_items}")
         return value
 
-    return Annotated[list[item], BeforeValidator(check)]
+    allowed = f"a list of at most {max_items} items" if max_items is not None else "a list"
+    return Annotated[list[item], BeforeValidator(check), Allowed(allowed)]
 
 
 # --- cron ------------------------------------------------------------------------------------------
@@ -379,14 +412,19 @@ def cron_ok(expression: str) -> bool:
     )
 
 
+_CRON_ALLOWED = "a five-field cron expression 'minute hour day-of-month month day-of-week', e.g. '0 19 * * 1-5'"
+
+
 def _cron(value: Any) -> str:
     _plain(value)
     if not isinstance(value, str) or not cron_ok(value):
-        _bad(value, "a five-field cron expression 'minute hour day-of-month month day-of-week', e.g. '0 19 * * 1-5'")
+        _bad(value, _CRON_ALLOWED)
     return value
 
 
-Cron = Annotated[str, BeforeValidator(_cron)]
+Cron = Annotated[str, BeforeValidator(_cron), Allowed(_CRON_ALLOWED)]
+
+_START_TIME_ALLOWED = "a local time 'yyyy-MM-ddTHH:mm:ss', e.g. '2026-01-05T08:00:00'"
 
 
 def _start_time(value: Any) -> str:
@@ -394,11 +432,11 @@ def _start_time(value: Any) -> str:
     try:
         datetime.strptime(value, "%Y-%m-%dT%H:%M:%S")
     except (TypeError, ValueError):
-        _bad(value, "a local time 'yyyy-MM-ddTHH:mm:ss', e.g. '2026-01-05T08:00:00'")
+        _bad(value, _START_TIME_ALLOWED)
     return value
 
 
-StartTime = Annotated[str, BeforeValidator(_start_time)]
+StartTime = Annotated[str, BeforeValidator(_start_time), Allowed(_START_TIME_ALLOWED)]
 
 
 # --- models ----------------------------------------------------------------------------------------
@@ -407,7 +445,7 @@ StartTime = Annotated[str, BeforeValidator(_start_time)]
 class Model(BaseModel):
     """Base: unknown keys and non-mapping values are refused with the allowed keys named."""
 
-    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True, use_attribute_docstrings=True)
 
     @classmethod
     def accepted_keys(cls) -> list[str]:
@@ -432,16 +470,23 @@ class Model(BaseModel):
 
 class UserAssignedIdentity(Model):
     resource_id: IdentityId
+    """ARM id of the user-assigned managed identity."""
 
 
 class IdentitySpec(Model):
     """`identity:` of a workspace or compute, as in az ml: `type` plus user-assigned identities."""
 
     type: choice("system_assigned", "user_assigned", "none")
+    """Which managed identity: one system-assigned identity, or user-assigned ones (never both)."""
     user_assigned_identities: list_of(UserAssignedIdentity) = []
+    """The user-assigned identities, each `{resource_id: <identity ARM id>}`."""
 
     @model_validator(mode="after")
     def _ids_match_type(self) -> IdentitySpec:
+        """Cross-field rules:
+
+        - `user_assigned_identities` is required when `type` is `user_assigned`, and only read then.
+        """
         if self.type == "user_assigned" and not self.user_assigned_identities:
             _problem("required when type is user_assigned (a list of {resource_id: <identity ARM id>})",
                      at=("user_assigned_identities",))
@@ -458,48 +503,80 @@ class ResourceGroupSpec(Model):
     """The resource group: created by the stack unless `existing: true` (then only referenced)."""
 
     name: ResourceGroupName
+    """Name of the resource group that holds the workspace and its dependencies."""
     existing: Bool = False
+    """true: the group exists and is only referenced (never created, locked or deleted)."""
 
 
 class ManagedNetworkSpec(Model):
     isolation_mode: choice("disabled", "allow_internet_outbound", "allow_only_approved_outbound")
+    """Outbound isolation of the managed network; once enabled it cannot be disabled."""
 
 
 class ServerlessComputeSpec(Model):
     custom_subnet: SubnetId | None = None
+    """Subnet serverless jobs run in; unset: the Azure-managed network."""
     no_public_ip: Bool = True
+    """Serverless compute nodes get no public IP."""
 
 
 class CustomerManagedKeySpec(Model):
     key_vault: KeyVaultId
+    """ARM id of the key vault holding the encryption key."""
     key_uri: KeyUri
+    """Key identifier of the customer-managed key (data encryption at rest)."""
 
 
 class WorkspaceSpec(Model):
     """`amlkit:workspace`: the workspace and its dependencies (omitted dependency = created)."""
 
     name: WorkspaceName
+    """Workspace name (az ml `name`)."""
     kind: choice("default", "hub", "project") = "default"
+    """`hub` shares its resources and network with `project` workspaces; `default` stands alone."""
     hub_id: WorkspaceId | None = None
+    """ARM id of the hub a `project` workspace belongs to."""
     display_name: Description | None = None
+    """Name shown in the studio."""
     description: Description | None = None
+    """Free-text description."""
     public_network_access: choice("enabled", "disabled") = "disabled"
+    """Access to the workspace from public networks."""
     managed_network: ManagedNetworkSpec = ManagedNetworkSpec(isolation_mode="allow_only_approved_outbound")
+    """The workspace's managed virtual network (`isolation_mode`)."""
     serverless_compute: ServerlessComputeSpec | None = None
+    """Network settings of serverless compute jobs."""
     identity: IdentitySpec = IdentitySpec(type="system_assigned")
+    """The workspace's managed identity."""
     primary_user_assigned_identity: IdentityId | None = None
+    """With user-assigned identities: the one the workspace uses by default."""
     hbi_workspace: Bool | None = None
+    """High business impact: less diagnostic data, encrypted local scratch disks; unset: true."""
     customer_managed_key: CustomerManagedKeySpec | None = None
+    """Encrypt workspace data with your own key; unset: Microsoft-managed keys."""
     storage_account: StorageAccountId | None = None
+    """ARM id of an existing storage account to use; unset: one is created."""
     key_vault: KeyVaultId | None = None
+    """ARM id of an existing key vault to use; unset: one is created."""
     application_insights: AppInsightsId | None = None
+    """ARM id of an existing Application Insights component; unset: one is created."""
     log_analytics_workspace: LogAnalyticsId | None = None
-    container_registry: Annotated[str | bool, BeforeValidator(_registry)] = False
+    """ARM id of an existing Log Analytics workspace; unset: one is created."""
+    container_registry: ContainerRegistry = False
+    """`true` creates a registry, `false` uses none (Azure creates one on first image build)."""
     locks: Bool = False
+    """CanNotDelete locks on the created workspace, storage account and key vault (never the group)."""
     tags: Tags = {}
+    """Tags of the workspace and its dependencies, over `amlkit:tags`."""
 
     @model_validator(mode="after")
     def _cross_fields(self) -> WorkspaceSpec:
+        """Cross-field rules:
+
+        - `hub_id` is required when `kind` is `project`, and only read then.
+        - `identity.type` cannot be `none`: a workspace needs an identity.
+        - `primary_user_assigned_identity` must be one of `identity.user_assigned_identities`.
+        """
         if self.kind == "project" and not self.hub_id:
             _problem("required when kind is project (the hub workspace's ARM id)", at=("hub_id",))
         if self.kind != "project" and self.hub_id:
@@ -518,15 +595,23 @@ class WorkspaceSpec(Model):
 
 class NetworkSettingsSpec(Model):
     subnet: SubnetId
+    """ARM id of the subnet the nodes join."""
 
 
 class ClusterSshSettings(Model):
     admin_username: AdminUsername = "azureuser"
+    """Administrator account on the nodes."""
     ssh_key_value: SshPublicKey | None = None
+    """OpenSSH public key of the administrator."""
     admin_password: SecretValue | None = None
+    """Administrator password; a Pulumi secret only."""
 
     @model_validator(mode="after")
     def _has_credential(self) -> ClusterSshSettings:
+        """Cross-field rules:
+
+        - Given `ssh_settings` need `ssh_key_value` or a secret `admin_password`.
+        """
         if self.ssh_key_value is None and self.admin_password is None:
             _problem("required: ssh_key_value (or a secret admin_password) when ssh_settings is given",
                      at=("ssh_key_value",))
@@ -537,23 +622,43 @@ class ClusterSpec(Model):
     """One `amlkit:clusters` entry (az ml `type: amlcompute`)."""
 
     name: ClusterName
+    """Compute name, unique among the workspace's computes."""
     type: choice("amlcompute") = "amlcompute"
+    """az ml compute type; clusters are `amlcompute`."""
     size: VmSize
+    """VM size of the nodes."""
     min_instances: integer(0, MAX_NODES, "an integer") = 0
+    """Nodes kept running (and billed) when idle; 0 scales to zero."""
     max_instances: integer(1, MAX_NODES, "an integer") = 1
+    """Most nodes the cluster scales to."""
     idle_time_before_scale_down: integer(0, None, "a whole number of seconds") = 120
+    """Seconds a node stays idle before it is released."""
     tier: choice("dedicated", "low_priority") = "dedicated"
+    """VM priority: `low_priority` nodes are cheaper but can be evicted at any time."""
     identity: IdentitySpec | None = None
+    """The cluster's managed identity; unset: none."""
     location: Region | None = None
+    """Region of the cluster when it differs from the workspace's."""
     network_settings: NetworkSettingsSpec | None = None
+    """Customer virtual network the nodes join."""
     enable_node_public_ip: Bool | None = None
+    """Nodes get public IPs (Azure's default is true)."""
     ssh_public_access_enabled: Bool = False
+    """Open the SSH port of the nodes to public access."""
     ssh_settings: ClusterSshSettings | None = None
+    """Administrator account for SSH; unset: local authentication is disabled."""
     description: Description | None = None
+    """Free-text description."""
     tags: Tags = {}
+    """Tags of the cluster, over `amlkit:tags`."""
 
     @model_validator(mode="after")
     def _cross_fields(self) -> ClusterSpec:
+        """Cross-field rules:
+
+        - `min_instances` must be at most `max_instances`.
+        - `identity.type` cannot be `none` (omit `identity` for no identity).
+        """
         if self.min_instances > self.max_instances:
             _bad(self.min_instances, f"at most max_instances ({self.max_instances})", at=("min_instances",))
         if self.identity and self.identity.type == "none":
@@ -563,23 +668,38 @@ class ClusterSpec(Model):
 
 class RecurrenceScheduleSpec(Model):
     hours: list_of(integer(0, 23, "an hour")) = []
+    """Hours of the day the schedule fires."""
     minutes: list_of(integer(0, 59, "a minute")) = []
+    """Minutes of the hour the schedule fires."""
     week_days: list_of(choice("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")) = []
+    """Days of the week the schedule fires."""
 
 
 class TriggerSpec(Model):
     """az ml trigger: `type: cron` with `expression`, or `type: recurrence` with frequency/interval/schedule."""
 
     type: choice("cron", "recurrence")
+    """`cron` (with `expression`) or `recurrence` (with `frequency` and `interval`)."""
     expression: Cron | None = None
+    """Cron expression of a `cron` trigger."""
     frequency: choice("minute", "hour", "day", "week", "month") | None = None
+    """Unit of a `recurrence` trigger's interval."""
     interval: integer(1, None, "an integer") | None = None
+    """Fire every `interval` units of `frequency`."""
     schedule: RecurrenceScheduleSpec | None = None
+    """Hours, minutes and week days of a `recurrence` trigger."""
     start_time: StartTime | None = None
+    """Local time the trigger starts from."""
     time_zone: TimeZone = "UTC"
+    """Time zone of the schedule (a Windows time zone name, as in az ml)."""
 
     @model_validator(mode="after")
     def _fields_match_type(self) -> TriggerSpec:
+        """Cross-field rules:
+
+        - `type: cron` needs `expression` and takes no `frequency`, `interval` or `schedule`.
+        - `type: recurrence` needs `frequency` and `interval` and takes no `expression`.
+        """
         if self.type == "cron":
             if self.expression is None:
                 _problem("required when type is cron", at=("expression",))
@@ -597,8 +717,11 @@ class TriggerSpec(Model):
 
 class ScheduleEntry(Model):
     action: choice("start", "stop")
+    """Start or stop the instance."""
     trigger: TriggerSpec
+    """When the action runs."""
     state: choice("enabled", "disabled") = "enabled"
+    """A disabled schedule is kept but does not fire."""
 
 
 def _schedules(value: Any) -> Any:
@@ -610,33 +733,55 @@ def _schedules(value: Any) -> Any:
 
 class AssignedUserSpec(Model):
     object_id: Guid
+    """Entra object id of the user the instance is created for."""
     tenant_id: Guid
+    """Entra tenant id of that user."""
 
 
 class InstanceSshSettings(Model):
     ssh_key_value: SshPublicKey
+    """OpenSSH public key of the `azureuser` account."""
 
 
 class InstanceSpec(Model):
     """One `amlkit:instances` entry (az ml `type: computeinstance`)."""
 
     name: InstanceName
+    """Compute name, unique among the workspace's computes."""
     type: choice("computeinstance") = "computeinstance"
+    """az ml compute type; instances are `computeinstance`."""
     size: VmSize
+    """VM size of the instance."""
     idle_time_before_shutdown_minutes: integer(15, 4320, "whole minutes (15 minutes to 3 days)") = 60
+    """Idle minutes before the instance shuts down."""
     assigned_user: AssignedUserSpec | None = None
+    """The user the instance is created for (az ml `create_on_behalf_of`)."""
     schedules: Annotated[list_of(ScheduleEntry, 4), BeforeValidator(_schedules)] = []
+    """Start/stop schedules; the az ml form `{compute_start_stop: [...]}` is accepted too."""
     identity: IdentitySpec | None = None
+    """The instance's managed identity; unset: none."""
     location: Region | None = None
+    """Region of the instance; it must be the workspace's."""
     network_settings: NetworkSettingsSpec | None = None
+    """Customer virtual network the instance joins."""
     enable_node_public_ip: Bool | None = None
+    """The instance gets a public IP (Azure's default is true)."""
     ssh_public_access_enabled: Bool = False
+    """Open the SSH port to public access."""
     ssh_settings: InstanceSshSettings | None = None
+    """The SSH key; only with `ssh_public_access_enabled: true`."""
     description: Description | None = None
+    """Free-text description."""
     tags: Tags = {}
+    """Tags of the instance, over `amlkit:tags`."""
 
     @model_validator(mode="after")
     def _cross_fields(self) -> InstanceSpec:
+        """Cross-field rules:
+
+        - `ssh_settings` is required when `ssh_public_access_enabled` is true, and only read then.
+        - `identity.type` cannot be `none` (omit `identity` for no identity).
+        """
         if self.ssh_settings and not self.ssh_public_access_enabled:
             _problem("only read when ssh_public_access_enabled is true", at=("ssh_settings",))
         if self.ssh_public_access_enabled and not self.ssh_settings:
@@ -656,18 +801,28 @@ class EnvironmentSpec(Model):
     """
 
     location: Region
+    """Azure region of the workspace and, by default, of every compute."""
     environment: EnvironmentName
+    """Environment name: the `environment` tag of every resource; decides `protectData`."""
     resource_group: ResourceGroupSpec
+    """The resource group of the environment."""
     tags: Tags = {}
+    """Tags of every resource (an `environment` tag is always added)."""
     workspace: WorkspaceSpec
+    """The workspace and its dependencies."""
     clusters: list_of(ClusterSpec) = []
+    """AmlCompute clusters (az ml `type: amlcompute`)."""
     instances: list_of(InstanceSpec) = []
+    """Compute instances (az ml `type: computeinstance`)."""
     protect_data: Bool | None = None
+    """Protect workspace, storage and key vault from deletion; unset: true in prod-like environments."""
     prod_like_environments: list_of(EnvironmentName) = list(DEFAULT_PROD_LIKE)
+    """Environment names whose data is protected by default."""
 
     model_config = ConfigDict(
         extra="forbid",
         arbitrary_types_allowed=True,
+        use_attribute_docstrings=True,
         alias_generator=lambda name: re.sub(r"_([a-z])", lambda m: m[1].upper(), name),
         populate_by_name=False,
     )
@@ -680,6 +835,14 @@ class EnvironmentSpec(Model):
 
     @model_validator(mode="after")
     def _cross_fields(self) -> EnvironmentSpec:
+        """Cross-field rules:
+
+        - Without the workspace's managed network, a cluster or instance without `network_settings.subnet`
+          must say `enable_node_public_ip: true` (nodes without public IPs need a network).
+        - Cluster and instance names are unique across both lists (case-insensitive).
+        - An instance's `location` must be the stack's location.
+        - `protectData` unset: true when `environment` is one of `prodLikeEnvironments`.
+        """
         self._check_networks()
         self._check_unique_names()
         for index, instance in enumerate(self.instances):
