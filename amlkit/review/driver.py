@@ -16,6 +16,7 @@ import selectors
 import subprocess
 import sys
 import time
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -184,6 +185,51 @@ class PackProcess:
         return ReviewFailed(f"policy pack {self.pack_dir}: {what} failed: {details}")
 
 
+class Session:
+    """The engine's conversation with a pack for one stack, fed resource by resource.
+
+    Opening it runs Handshake, ConfigureStack, GetAnalyzerInfo and Configure; `submit` sends Analyze
+    for each registration as it arrives (a window of calls in flight); `finish` collects the answers
+    in the given resource order and sends the one AnalyzeStack.
+    """
+
+    def __init__(self, pack: PackProcess, project: str, stack: str, config_file: dict[str, PolicyConfig] | None,
+                 config_file_name: str | None, stack_config: dict[str, str], secret_keys: Sequence[str]) -> None:
+        self.pack, self.project, self.stack = pack, project, stack
+        handshake(pack)
+        pack.call("ConfigureStack", analyzer_pb2.AnalyzerStackConfigureRequest(
+            stack=stack, project=project, organization="organization", dry_run=True,
+            config=stack_config, config_secret_keys=list(secret_keys), tags=stack_tags(project),
+        ), "ConfigureStack")
+        self.analysis = configure(pack, config_file, config_file_name)
+        self.by_urn: dict[str, dict[str, Any]] = {}
+        self.requests: dict[str, analyzer_pb2.AnalyzeRequest] = {}
+        self.responses: dict[str, analyzer_pb2.AnalyzeResponse] = {}
+        self.pending: deque[tuple[Any, analyzer_pb2.AnalyzeRequest]] = deque()
+
+    def submit(self, resource: dict[str, Any]) -> None:
+        self.by_urn[resource["urn"]] = resource
+        request = analyze_request(resource, self.by_urn, self.stack, self.project)
+        self.requests[request.urn] = request
+        self.pending.append((self.pack.stub.Analyze.future(request, timeout=self.pack.timeout), request))
+        while len(self.pending) > ANALYZE_WINDOW:
+            self._settle()
+
+    def _settle(self) -> None:
+        future, request = self.pending.popleft()
+        self.responses[request.urn] = _result(self.pack, future, request, self.analysis)
+
+    def finish(self, resources: Sequence[dict[str, Any]]) -> Analysis:
+        while self.pending:
+            self._settle()
+        for resource in resources:
+            _collect(self.analysis, self.responses[resource["urn"]], resource["urn"])
+        stack_request = analyzer_pb2.AnalyzeStackRequest(
+            resources=[stack_resource(r, self.requests[r["urn"]]) for r in resources])
+        _collect(self.analysis, self.pack.call("AnalyzeStack", stack_request, "AnalyzeStack"), "")
+        return self.analysis
+
+
 def analyze(
     pack: PackProcess,
     project: str,
@@ -194,22 +240,11 @@ def analyze(
     stack_config: dict[str, str],
     secret_keys: Sequence[str],
 ) -> Analysis:
-    """The engine's conversation with the pack for one stack."""
-    handshake(pack)
-    pack.call("ConfigureStack", analyzer_pb2.AnalyzerStackConfigureRequest(
-        stack=stack, project=project, organization="organization", dry_run=True,
-        config=stack_config, config_secret_keys=list(secret_keys), tags=stack_tags(project),
-    ), "ConfigureStack")
-    analysis = configure(pack, config_file, config_file_name)
-    by_urn = {r["urn"]: r for r in resources}
-    requests = [analyze_request(r, by_urn, stack, project) for r in resources]
-    for resource, response in zip(resources, _analyze_all(pack, requests, analysis), strict=False):
-        _collect(analysis, response, resource["urn"])
-    stack_request = analyzer_pb2.AnalyzeStackRequest(
-        resources=[stack_resource(r, request) for r, request in zip(resources, requests, strict=False)])
-    response = pack.call("AnalyzeStack", stack_request, "AnalyzeStack")
-    _collect(analysis, response, "")
-    return analysis
+    """The whole conversation for resources already known (see Session for streaming)."""
+    session = Session(pack, project, stack, config_file, config_file_name, stack_config, secret_keys)
+    for resource in resources:
+        session.submit(resource)
+    return session.finish(resources)
 
 
 def handshake(pack: PackProcess) -> None:
@@ -259,18 +294,6 @@ def policy_config_message(entry: PolicyConfig) -> analyzer_pb2.PolicyConfig:
     if entry.properties:
         message.properties.update(entry.properties)
     return message
-
-
-def _analyze_all(pack: PackProcess, requests: list[analyzer_pb2.AnalyzeRequest], analysis: Analysis):
-    """Analyze every resource, a window of calls in flight; answers come back in request order."""
-    responses: list[Any] = []
-    pending: list[tuple[Any, analyzer_pb2.AnalyzeRequest]] = []
-    for request in requests:
-        pending.append((pack.stub.Analyze.future(request, timeout=pack.timeout), request))
-        if len(pending) >= ANALYZE_WINDOW:
-            responses.append(_result(pack, *pending.pop(0), analysis))
-    responses.extend(_result(pack, future, request, analysis) for future, request in pending)
-    return responses
 
 
 def _result(pack: PackProcess, future: Any, request: analyzer_pb2.AnalyzeRequest, analysis: Analysis) -> Any:

@@ -6,9 +6,13 @@ Public API (used by the CLI): `review`, `pack_info`, `default_pack_dir`, `list_s
 from __future__ import annotations
 
 import json
+import os
+import selectors
 import subprocess
 import sys
-from collections.abc import Sequence
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -104,25 +108,30 @@ class _Options:
 
 
 def _review_stack(project: Project, config: StackConfig, options: _Options) -> StackReview:
+    """Runner and pack start together; the pack analyzes each registration as the program makes it."""
     environment = config.environment()
     result = StackReview(config.stack, project.name, environment, project.relative(config.file))
     config_path = options.pack_config or _environment_config(options.pack_dir, environment)
     file_config = load_config_file(config_path) if config_path else None
-    runner = _start_runner(project, config, options.alias_shortcut)
+    runner = _Runner(project, config, options)
     try:
         with driver.PackProcess(options.pack_dir, project.name, config.stack, config.values,
                                 options.timeout) as pack:
-            records = _runner_result(runner, config.stack, options)
+            session = driver.Session(pack, project.name, config.stack, file_config,
+                                     str(config_path) if config_path else None, config.values, config.secret_keys)
+            streamed = []
+            for record in runner.records():
+                streamed.append(record)
+                session.submit(record)
+            records = _stable(streamed)
             secrets = Secrets.from_inputs([r["inputs"] for r in records], extra=[SECRET_PLACEHOLDER])
             result.resources = [_record(r, secrets) for r in records]
-            analysis = driver.analyze(pack, project.name, config.stack, records, file_config,
-                                      str(config_path) if config_path else None, config.values,
-                                      config.secret_keys)
+            analysis = session.finish(records)
     except ReviewFailed as failure:
         result.error = Secrets([SECRET_PLACEHOLDER]).scrub(str(failure))
         return result
     finally:
-        processes.kill(runner)
+        runner.close()
     result.pack = _pack_info(analysis)
     _findings(result, analysis, records, secrets, project.name)
     return result
@@ -140,45 +149,76 @@ def _pack_dir(policy_pack: Path | None) -> Path:
     return pack_dir
 
 
-def _start_runner(project: Project, config: StackConfig, alias_shortcut: bool) -> subprocess.Popen:
-    request = {
-        "program": str(project.main), "project": project.name, "stack": config.stack,
-        "config": config.values, "secret_keys": list(config.secret_keys), "alias_shortcut": alias_shortcut,
-    }
-    process = processes.spawn(
-        [sys.executable, "-m", "amlkit.review.runner"], cwd=project.dir,
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-    )
-    process.stdin.write(json.dumps(request).encode())  # type: ignore[union-attr]
-    process.stdin.close()  # type: ignore[union-attr]
-    process.stdin = None  # written and closed: communicate() must not touch it again
-    return process
+class _Runner:
+    """The program's child process: a JSON request on stdin, JSON lines back (see amlkit.review.runner)."""
 
+    def __init__(self, project: Project, config: StackConfig, options: _Options) -> None:
+        self.stack = config.stack
+        self.options = options
+        self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 - closed in close(); a file never blocks
+        request = {
+            "program": str(project.main), "project": project.name, "stack": config.stack,
+            "config": config.values, "secret_keys": list(config.secret_keys),
+            "alias_shortcut": options.alias_shortcut,
+        }
+        self.process = processes.spawn(
+            [sys.executable, "-m", "amlkit.review.runner"], cwd=project.dir,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
+        )
+        self.deadline = time.monotonic() + options.timeout
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps(request).encode())
+        self.process.stdin.close()
 
-def _runner_result(process: subprocess.Popen, stack: str, options: _Options) -> list[dict[str, Any]]:
-    """The runner's JSON: registrations, or the program's failure (exit 3) / ConfigError (exit 2)."""
-    try:
-        out, err = process.communicate(timeout=options.timeout)
-    except subprocess.TimeoutExpired:
-        processes.kill(process)
-        raise ReviewFailed(f"stack {stack}: the program did not finish within {options.timeout:g}s") from None
-    try:
-        result = json.loads(out)
-    except ValueError:
-        tail = [line for line in err.decode(errors="replace").splitlines() if line.strip()]
-        code = process.returncode
-        how = f"signal {-code}" if code is not None and code < 0 else f"exit code {code}"
-        raise ReviewFailed(f"stack {stack}: the program runner crashed ({how}): "
-                           f"{tail[-1] if tail else 'no output'}") from None
-    error = result.get("error")
-    if error is None:
-        return _stable(result["resources"])
-    if error["kind"] == "config":
-        raise ConfigError(error.get("file"), error.get("key_path") or "", error.get("problem") or error["message"])
-    message = f"stack {stack}: the program failed: {error['message']}"
-    if options.verbose and error.get("traceback"):
-        message += "\n" + error["traceback"]
-    raise ReviewFailed(message)
+    def close(self) -> None:
+        processes.kill(self.process)
+        self.stderr.close()
+
+    def records(self) -> Iterator[dict[str, Any]]:
+        """Registrations as the program makes them; then returns, or raises the program's failure."""
+        for message in self._messages():
+            if "resource" in message:
+                yield message["resource"]
+            elif message.get("done"):
+                return
+            elif "error" in message:
+                raise self._failure(message["error"])
+        code = self.process.wait()
+        how = f"signal {-code}" if code < 0 else f"exit code {code}"
+        raise ReviewFailed(f"stack {self.stack}: the program runner crashed ({how}): {self._stderr_tail()}")
+
+    def _messages(self) -> Iterator[dict[str, Any]]:
+        stdout = self.process.stdout
+        assert stdout is not None
+        buffer = b""
+        with selectors.DefaultSelector() as selector:
+            selector.register(stdout, selectors.EVENT_READ)
+            while True:
+                remaining = self.deadline - time.monotonic()
+                if remaining <= 0:
+                    raise ReviewFailed(f"stack {self.stack}: the program did not finish within "
+                                       f"{self.options.timeout:g}s")
+                if not selector.select(remaining):
+                    continue
+                chunk = os.read(stdout.fileno(), 1 << 16)
+                if not chunk:
+                    return
+                *lines, buffer = (buffer + chunk).split(b"\n")
+                for line in lines:
+                    yield json.loads(line)
+
+    def _failure(self, error: dict[str, Any]) -> Exception:
+        if error["kind"] == "config":
+            return ConfigError(error.get("file"), error.get("key_path") or "", error.get("problem") or error["message"])
+        message = f"stack {self.stack}: the program failed: {error['message']}"
+        if self.options.verbose and error.get("traceback"):
+            message += "\n" + error["traceback"]
+        return ReviewFailed(message)
+
+    def _stderr_tail(self) -> str:
+        self.stderr.seek(0)
+        lines = [line for line in self.stderr.read().decode(errors="replace").splitlines() if line.strip()]
+        return lines[-1].strip() if lines else "no output"
 
 
 def _stable(records: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -8,6 +8,7 @@ program sees, the dependencies and the parents all match what `pulumi preview` r
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from google.protobuf import json_format
@@ -133,10 +134,12 @@ def engine_urn(stack: str, project: str, parent: str, type_: str, name: str) -> 
 class RecordingMonitor(MockMonitor):
     """A mock monitor that keeps every RegisterResource request in engine wire form."""
 
-    def __init__(self, mocks: Mocks, stack: str, project: str) -> None:
+    def __init__(self, mocks: Mocks, stack: str, project: str,
+                 emit: Callable[[dict[str, Any]], None] | None = None) -> None:
         super().__init__(mocks)
         self.stack = stack
         self.project = project
+        self.emit = emit
         self.records: list[dict[str, Any]] = []
         self.seen: set[str] = set()
 
@@ -151,7 +154,10 @@ class RecordingMonitor(MockMonitor):
         self.seen.add(urn)
         response = super().RegisterResource(request)
         if request.type != ROOT_STACK_TYPE:
-            self.records.append(record(request, response.urn))
+            registration = record(request, response.urn)
+            self.records.append(registration)
+            if self.emit is not None:
+                self.emit(registration)
         return response
 
 

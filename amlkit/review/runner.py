@@ -2,8 +2,10 @@
 
 Usage: `python -m amlkit.review.runner` with a JSON request on stdin:
 `{"program": <dir or file>, "project": <name>, "stack": <name>, "config": {"ns:key": "string"},
-"secret_keys": [...], "alias_shortcut": true}`. The result is ONE JSON document on stdout:
-`{"resources": [...]}` or `{"error": {"kind": "program" | "config", "message": ..., "traceback": ...}}`.
+"secret_keys": [...], "alias_shortcut": true}`. The result is JSON lines on stdout, streamed as the
+program registers resources (so the policy pack can analyze them meanwhile, as the engine does):
+`{"resource": {...}}` per registration, then `{"done": true}` or
+`{"error": {"kind": "program" | "config", "message": ..., "traceback": ...}}`.
 Anything the program prints goes to stderr, so it can never corrupt the result.
 """
 
@@ -13,28 +15,43 @@ import json
 import os
 import runpy
 import sys
+import threading
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-ALIAS_SHORTCUT_ENV = "AMLKIT_REVIEW_NO_ALIAS_SHORTCUT"
+
+class Emitter:
+    """Writes one JSON line per message to the result fd; safe from the SDK's executor threads."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.lock = threading.Lock()
+
+    def __call__(self, message: dict[str, Any]) -> None:
+        data = (json.dumps(message, separators=(",", ":")) + "\n").encode()
+        with self.lock:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self.fd, view):]
 
 
 def main() -> int:
-    result_fd = os.dup(1)
+    emit = Emitter(os.dup(1))
     os.dup2(2, 1)  # the program's prints (and any library's) go to stderr
     request = json.load(sys.stdin)
     try:
-        result: dict[str, Any] = {"resources": run(request)}
+        run(request, lambda record: emit({"resource": record}))
+        emit({"done": True})
     except BaseException as error:  # noqa: BLE001 - every failure is reported, closed
-        result = {"error": describe(error)}
-    with os.fdopen(result_fd, "w", encoding="utf-8") as out:
-        out.write(json.dumps(result, separators=(",", ":")))
+        emit({"error": describe(error)})
+    os.close(emit.fd)
     return 0
 
 
-def run(request: dict[str, Any]) -> list[dict[str, Any]]:
-    """Set config and mocks as the CLI would, run the program, return every registration."""
+def run(request: dict[str, Any], emit: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+    """Set config and mocks as the CLI would, run the program; every registration goes to `emit`."""
     import pulumi.runtime
     from pulumi.runtime.mocks import set_mocks
     from pulumi.runtime.stack import run_pulumi_func
@@ -49,7 +66,7 @@ def run(request: dict[str, Any]) -> list[dict[str, Any]]:
     sys.argv = [str(entry)]
 
     pulumi.runtime.set_all_config(request["config"], secret_keys=request["secret_keys"])
-    monitor = RecordingMonitor(AzureMocks(), request["stack"], request["project"])
+    monitor = RecordingMonitor(AzureMocks(), request["stack"], request["project"], emit)
     set_mocks(AzureMocks(), project=request["project"], stack=request["stack"], preview=True, monitor=monitor)
     if request.get("alias_shortcut", True):
         skip_unused_alias_urns()

@@ -17,12 +17,17 @@ MIN_NODES = "aml-cluster-min-nodes-zero"
 
 
 def run_runner(request: dict[str, Any]) -> dict[str, Any]:
-    """Run the runner child exactly as the engine does and return its JSON result."""
+    """Run the runner child as the engine does: {"resources": [...]} or {"error": {...}}."""
     done = subprocess.run(
         [sys.executable, "-m", "amlkit.review.runner"], input=json.dumps(request).encode(),
         capture_output=True, timeout=120, check=True,
     )
-    return json.loads(done.stdout)
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    resources = [line["resource"] for line in lines if "resource" in line]
+    if "error" in lines[-1]:
+        return {"error": lines[-1]["error"]}
+    assert lines[-1] == {"done": True}
+    return {"resources": resources}
 
 
 def raw_request(stack: str = "dev", **config: str) -> dict[str, Any]:
