@@ -267,3 +267,22 @@ def test_a_stack_config_too_large_for_the_environment_is_still_reviewed(tmp_path
     assert named(stack.violations, MIN_NODES) == {
         (clusters[7]["name"], "mandatory",
          f"AmlCompute cluster '{clusters[7]['name']}' must have minNodeCount 0; found 3.")}
+
+
+def test_the_pack_sees_options_provider_and_the_stack_graph():
+    stack = review(RAW, ["prod"], policy_pack=PACKS / "graph").stacks[0]
+    assert stack.error is None
+    workspace = "urn:pulumi:prod::raw-aml::azure-native:machinelearningservices:Workspace::mlw"
+    assert {(v.policy, v.resource, v.message) for v in stack.violations} == {
+        ("echo-options", "gpu-warm", f"protect=True ignoreChanges=[] parent={workspace} aliases=51 "
+                                     "provider=default_3_29_0"),
+        ("echo-options", "mlw", "protect=True ignoreChanges=['tags'] "
+                                "parent=urn:pulumi:prod::raw-aml::pulumi:pulumi:Stack::raw-aml-prod aliases=50 "
+                                "provider=default_3_29_0"),
+        ("echo-graph", "rg", "parent=none dependencies=[] properties={}"),
+        ("echo-graph", "mlw", "parent=none dependencies=['rg'] properties={'resourceGroupName': ['rg']}"),
+        ("echo-graph", "rg-lock", "parent=none dependencies=['mlw', 'rg'] properties={'resourceGroupName': ['rg']}"),
+        ("echo-graph", "gpu-warm", "parent=mlw dependencies=['mlw', 'rg'] "
+                                   "properties={'resourceGroupName': ['rg'], 'workspaceName': ['mlw']}"),
+    }
+    assert stack.pack.version == "1.0.0"
