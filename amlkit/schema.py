@@ -610,7 +610,7 @@ class ClusterSshSettings(Model):
     def _has_credential(self) -> ClusterSshSettings:
         """Cross-field rules:
 
-        - Given `ssh_settings` need `ssh_key_value` or a secret `admin_password`.
+        - `ssh_key_value` or a secret `admin_password` is required.
         """
         if self.ssh_key_value is None and self.admin_password is None:
             _problem("required: ssh_key_value (or a secret admin_password) when ssh_settings is given",
