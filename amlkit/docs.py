@@ -133,6 +133,11 @@ def _split(annotation: Any, metadata: Sequence[Any] = ()) -> tuple[Any, Allowed 
     return annotation, allowed
 
 
+def allowed_of(field: FieldInfo) -> Allowed | None:
+    """The `Allowed` metadata of a field's validated type (through Optional and Annotated), or None."""
+    return _split(field.annotation, field.metadata)[1]
+
+
 def _model(annotation: Any) -> type[Model] | None:
     return annotation if isinstance(annotation, type) and issubclass(annotation, Model) else None
 

@@ -1,0 +1,384 @@
+"""The generated references: README.md holds the current text, and the generator's rows are right."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from pydantic import model_validator
+
+from amlkit import docs
+from amlkit.docs import Row, UndocumentedError
+from amlkit.errors import ConfigError, UsageError
+from amlkit.policies import ALL_RULES
+from amlkit.policies.framework import Rule
+from amlkit.policies.rules import aml_cluster_max_nodes, aml_cluster_min_nodes_zero
+from amlkit.schema import ClusterSpec, EnvironmentSpec, Model, TriggerSpec, WorkspaceSpec, validate_environment
+from amlkit.stackfile import load_stack_file
+
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+REGENERATE = "stale: run `python -m amlkit.docs --write README.md` and commit README.md"
+
+
+def rows() -> dict[str, Row]:
+    return {row.key: row for row in docs.field_rows(EnvironmentSpec)}
+
+
+# --- README is current -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("block", docs.BLOCKS)
+def test_readme_block_equals_the_generated_text(block: str) -> None:
+    text = README.read_text(encoding="utf-8")
+    assert docs.read_block(text, block) == docs.generated_blocks()[block], REGENERATE
+
+
+def test_check_command_passes_on_the_committed_readme() -> None:
+    result = subprocess.run([sys.executable, "-m", "amlkit.docs", "--check", str(README)],
+                            capture_output=True, text=True, check=False, cwd=ROOT)
+    assert (result.returncode, result.stderr) == (0, ""), result.stdout
+    assert result.stdout == f"{README}: generated blocks are up to date\n"
+
+
+# --- configuration reference -----------------------------------------------------------------------
+
+
+def test_a_field_row_and_its_table_line() -> None:
+    row = rows()["amlkit:clusters[].max_instances"]
+    assert row == Row("amlkit:clusters[].max_instances", "an integer from 1 to 65000", "`1`",
+                      "Most nodes the cluster scales to.")
+    assert ("| `amlkit:clusters[].max_instances` | an integer from 1 to 65000 | `1` | Most nodes the cluster "
+            "scales to. |") in docs.config_reference().splitlines()
+
+
+@pytest.mark.parametrize(
+    ("key", "allowed", "default"),
+    [
+        pytest.param("azure-native:location", "an Azure region name in lowercase, e.g. westeurope", "**required**",
+                     id="location-required"),
+        pytest.param("amlkit:environment", "1-63 lowercase letters, digits, `-` or `_`", "the stack name, lowercased",
+                     id="environment-loader-default"),
+        pytest.param("amlkit:clusters[].tier", "one of `dedicated`, `low_priority`", "`dedicated`", id="choice"),
+        pytest.param("amlkit:instances[].idle_time_before_shutdown_minutes",
+                     "whole minutes (15 minutes to 3 days) from 15 to 4320", "`60`", id="integer-range"),
+        pytest.param("amlkit:clusters[].idle_time_before_scale_down", "a whole number of seconds of at least 0",
+                     "`120`", id="integer-open-range"),
+        pytest.param("amlkit:workspace.managed_network", "a mapping",
+                     "`{isolation_mode: allow_only_approved_outbound}`", id="model-default"),
+        pytest.param("amlkit:workspace.managed_network.isolation_mode",
+                     "one of `disabled`, `allow_internet_outbound`, `allow_only_approved_outbound`", "**required**",
+                     id="nested-required"),
+        pytest.param("amlkit:instances[].schedules", "a list of at most 4 items, each a mapping", "`[]`",
+                     id="capped-list"),
+        pytest.param("amlkit:instances[].schedules[].trigger.schedule.week_days",
+                     "a list, each one of `monday`, `tuesday`, `wednesday`, `thursday`, `friday`, `saturday`, "
+                     "`sunday`", "`[]`", id="list-of-choices"),
+        pytest.param("amlkit:prodLikeEnvironments", "a list, each 1-63 lowercase letters, digits, `-` or `_`",
+                     "`[prod, production]`", id="list-default"),
+        pytest.param("amlkit:workspace.hub_id",
+                     "an ARM id like `/subscriptions/<guid>/resourceGroups/<rg>/providers/"
+                     "Microsoft.MachineLearningServices/workspaces/<name>`", "unset", id="arm-id-as-code"),
+        pytest.param("amlkit:instances[].schedules[].trigger.expression",
+                     "a five-field cron expression `minute hour day-of-month month day-of-week`, e.g. `0 19 * * 1-5`",
+                     "unset", id="quoted-examples-as-code"),
+        pytest.param("amlkit:clusters[].ssh_settings.admin_password", "a Pulumi secret (a `secure:` value)", "unset",
+                     id="secret"),
+        pytest.param("amlkit:workspace.container_registry",
+                     "true (create one), false (none) or an existing registry's ARM id like `/subscriptions/<guid>/"
+                     "resourceGroups/<rg>/providers/Microsoft.ContainerRegistry/registries/<name>`", "`false`",
+                     id="bool-or-id"),
+    ],
+)
+def test_allowed_and_default_of_a_key(key: str, allowed: str, default: str) -> None:
+    row = rows()[key]
+    assert (row.allowed, row.default) == (allowed, default)
+
+
+def test_every_schema_key_has_exactly_one_row() -> None:
+    keys = [row.key for row in docs.field_rows(EnvironmentSpec)]
+    assert len(keys) == len(set(keys))
+    assert {key for key in keys if key.count(".") == 0 and "[]" not in key} == {
+        "azure-native:location", *(f"amlkit:{key}" for key in EnvironmentSpec.accepted_keys() if key != "location")
+    }
+    assert [key.rsplit(".", 1)[-1] for key in keys if key.startswith("amlkit:clusters[].")
+            and key.count(".") == 1] == list(ClusterSpec.model_fields)
+
+
+def test_a_choice_lists_exactly_the_values_it_accepts() -> None:
+    allowed = docs.allowed_of(ClusterSpec.model_fields["tier"])
+    assert allowed is not None and allowed.values == ("dedicated", "low_priority")
+    for value in allowed.values:
+        spec = validate_environment(_environment(clusters=[{"name": "c1", "size": "Standard_DS3_v2", "tier": value}]),
+                                    "f.yaml")
+        assert spec.clusters[0].tier == value
+
+
+@pytest.mark.parametrize(
+    ("model", "field", "raw", "key_path"),
+    [
+        pytest.param(ClusterSpec, "tier", {"clusters": [{"name": "c1", "size": "Standard_DS3_v2", "tier": "spot"}]},
+                     "amlkit:clusters[0].tier", id="choice"),
+        pytest.param(ClusterSpec, "max_instances",
+                     {"clusters": [{"name": "c1", "size": "Standard_DS3_v2", "max_instances": 0}]},
+                     "amlkit:clusters[0].max_instances", id="integer"),
+        pytest.param(ClusterSpec, "size", {"clusters": [{"name": "c1", "size": "Standard_Nope_v9"}]},
+                     "amlkit:clusters[0].size", id="vm-size"),
+        pytest.param(WorkspaceSpec, "container_registry", {"workspace": {"name": "mlw-1", "container_registry": "yes"}},
+                     "amlkit:workspace.container_registry", id="registry"),
+        pytest.param(WorkspaceSpec, "hub_id", {"workspace": {"name": "mlw-1", "kind": "project", "hub_id": "hub"}},
+                     "amlkit:workspace.hub_id", id="arm-id"),
+        pytest.param(TriggerSpec, "expression", {"instances": [{
+            "name": "ci-1", "size": "Standard_DS3_v2",
+            "schedules": [{"action": "stop", "trigger": {"type": "cron", "expression": "daily"}}]}]},
+            "amlkit:instances[0].schedules[0].trigger.expression", id="cron"),
+    ],
+)
+def test_documented_allowed_text_is_the_text_of_the_error(
+    model: type[Model], field: str, raw: dict[str, Any], key_path: str
+) -> None:
+    allowed = docs.allowed_of(model.model_fields[field])
+    assert allowed is not None
+    with pytest.raises(ConfigError) as caught:
+        validate_environment(_environment(**raw), "f.yaml")
+    assert caught.value.key_path == key_path
+    assert caught.value.problem.endswith(f"; allowed: {allowed.text}")
+
+
+def test_the_environment_default_is_what_the_loader_does(tmp_path: Path) -> None:
+    raw = {f"amlkit:{key}": value for key, value in _environment().items() if key not in ("location", "environment")}
+    path = tmp_path / "Pulumi.Staging.yaml"
+    path.write_text(yaml.safe_dump({"config": {"azure-native:location": "westeurope", **raw}}), encoding="utf-8")
+    assert load_stack_file(path).environment == "staging"
+    assert docs.LOADER_DEFAULTS == {"amlkit:environment": "the stack name, lowercased"}
+
+
+def test_cross_field_rules_come_from_the_validator_docstrings() -> None:
+    assert docs.model_rules(TriggerSpec) == [
+        "`type: cron` needs `expression` and takes no `frequency`, `interval` or `schedule`.",
+        "`type: recurrence` needs `frequency` and `interval` and takes no `expression`.",
+    ]
+    assert docs.model_rules(EnvironmentSpec)[0] == (
+        "Without the workspace's managed network, a cluster or instance without `network_settings.subnet` must say "
+        "`enable_node_public_ip: true` (nodes without public IPs need a network)."
+    )
+    clusters = next(s for s in docs.sections() if s.title == "`amlkit:clusters`")
+    assert clusters.rules == (
+        "`amlkit:clusters[]`: `min_instances` must be at most `max_instances`.",
+        "`amlkit:clusters[]`: `identity.type` cannot be `none` (omit `identity` for no identity).",
+        "`amlkit:clusters[].identity`: `user_assigned_identities` is required when `type` is `user_assigned`, and "
+        "only read then.",
+        "`amlkit:clusters[].ssh_settings`: `ssh_key_value` or a secret `admin_password` is required.",
+    )
+
+
+def test_sections_in_order() -> None:
+    assert [s.title for s in docs.sections()] == [
+        "Top-level keys", "`amlkit:resourceGroup`", "`amlkit:workspace`", "`amlkit:clusters`", "`amlkit:instances`"
+    ]
+
+
+class _Undocumented(Model):
+    name: str = "x"
+
+
+class _NoAllowed(Model):
+    name: str = "x"
+    """A plain str: no Allowed metadata."""
+
+
+class _NoRuleBullets(Model):
+    @model_validator(mode="after")
+    def _check(self) -> _NoRuleBullets:
+        """Checks something, but says not what."""
+        return self
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        pytest.param(lambda: list(docs.field_rows(_Undocumented, "amlkit:x")),
+                     "amlkit:x.name: the field has no docstring in amlkit/schema.py", id="no-docstring"),
+        pytest.param(lambda: list(docs.field_rows(_NoAllowed, "amlkit:x")),
+                     "amlkit:x.name: its type carries no amlkit.schema.Allowed metadata", id="no-allowed"),
+        pytest.param(lambda: docs.model_rules(_NoRuleBullets),
+                     "_NoRuleBullets._check: no '- ' rule bullets in its docstring", id="no-rules"),
+    ],
+)
+def test_missing_documentation_fails_generation(call: Any, message: str) -> None:
+    with pytest.raises(UndocumentedError) as caught:
+        call()
+    assert str(caught.value) == message
+
+
+def test_markdown_text_escaping() -> None:
+    assert docs._inline("see 'a | b' and (azure-native:<module>/v<date>preview:<Name>).") == (
+        "see `a | b` and (`azure-native:<module>/v<date>preview:<Name>`).")
+    assert docs._cell("a | b\nc") == "a \\| b c"
+
+
+# --- rule reference --------------------------------------------------------------------------------
+
+
+def test_a_rule_knob_row() -> None:
+    assert docs.knob_rows(aml_cluster_max_nodes.RULE) == [[
+        "`maxNodes`", "integer, at least 1", "`100`",
+        "Largest maxNodeCount allowed per cluster (Azure's default limit is 100 nodes).",
+    ]]
+    assert ("| `maxNodes` | integer, at least 1 | `100` | Largest maxNodeCount allowed per cluster (Azure's default "
+            "limit is 100 nodes). |") in docs.rule_reference().splitlines()
+
+
+@pytest.mark.parametrize(
+    ("spec", "text"),
+    [
+        pytest.param({"type": "integer", "minimum": 15, "maximum": 4320}, "integer, from 15 to 4320", id="range"),
+        pytest.param({"type": "array", "items": {"type": "string", "enum": ["Dedicated", "LowPriority"]},
+                      "uniqueItems": True, "minItems": 1},
+                     "list of one of `Dedicated`, `LowPriority`, at least 1 item(s), no repeats", id="enum-list"),
+        pytest.param({"type": "string", "pattern": r"^\d{4}$"}, r"text, matching `^\d{4}$`", id="pattern"),
+        pytest.param({"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": 512}},
+                     "list of text, 1-512 characters", id="lengths"),
+        pytest.param({"type": "object", "additionalProperties": {"type": "object", "additionalProperties": {
+            "type": "integer", "minimum": 0}}}, "mapping of text to mapping of text to integer, at least 0",
+            id="nested-mapping"),
+    ],
+)
+def test_knob_type(spec: dict[str, Any], text: str) -> None:
+    assert docs.knob_type(spec) == text
+
+
+def test_an_unknown_schema_keyword_fails_generation() -> None:
+    with pytest.raises(UndocumentedError, match=r"^r\.k: JSON-schema keyword\(s\) the rule reference cannot show: "
+                                                r"format$"):
+        docs.knob_type({"type": "string", "format": "date"}, "r.k")
+
+
+def test_a_knob_without_default_is_unset() -> None:
+    rule = Rule(name="r", description="d", severity="low", level="advisory", tags=("cost",), url="https://x",
+                remediation="fix", check=lambda _r, _c: [], config={"k": {"type": "boolean", "description": "K."}})
+    assert docs.knob_rows(rule) == [["`k`", "boolean", "unset", "K."]]
+
+
+def test_a_rule_row_and_section() -> None:
+    rule = aml_cluster_min_nodes_zero.RULE
+    assert docs.rule_row(rule) == [
+        "[aml-cluster-min-nodes-zero](#aml-cluster-min-nodes-zero)", "mandatory", "medium", "cost",
+        "AmlCompute clusters must scale to zero nodes when idle (minNodeCount = 0).",
+    ]
+    assert docs.rule_section(rule) == [
+        "", "### aml-cluster-min-nodes-zero", "", f"**Fix:** {rule.remediation}", "", f"Source: <{rule.url}>",
+    ]
+
+
+def test_every_rule_has_a_row_and_a_section() -> None:
+    lines = docs.rule_reference().splitlines()
+    for rule in ALL_RULES:
+        assert lines.count(f"### {rule.name}") == 1
+        assert sum(line.startswith(f"| [{rule.name}](#{rule.name}) |") for line in lines) == 1
+
+
+# --- README blocks and the command -----------------------------------------------------------------
+
+PAGE = (
+    "# Title\n\nintro\n\n"
+    "<!-- BEGIN GENERATED: config-reference (amlkit docs --write README.md) -->\nold config\n"
+    "<!-- END GENERATED: config-reference -->\n\nmiddle\n\n"
+    "<!-- BEGIN GENERATED: rule-reference (amlkit docs --write README.md) -->\n"
+    "<!-- END GENERATED: rule-reference -->\n\noutro\n"
+)
+
+
+def test_replace_blocks_changes_only_the_text_between_markers() -> None:
+    replaced = docs.replace_blocks(PAGE, {"config-reference": "NEW A", "rule-reference": "NEW B"})
+    assert replaced == (
+        "# Title\n\nintro\n\n"
+        "<!-- BEGIN GENERATED: config-reference (amlkit docs --write README.md) -->\n\nNEW A\n\n"
+        "<!-- END GENERATED: config-reference -->\n\nmiddle\n\n"
+        "<!-- BEGIN GENERATED: rule-reference (amlkit docs --write README.md) -->\n\nNEW B\n\n"
+        "<!-- END GENERATED: rule-reference -->\n\noutro\n"
+    )
+    assert docs.replace_blocks(replaced, {"config-reference": "NEW A", "rule-reference": "NEW B"}) == replaced
+    assert docs.read_block(replaced, "rule-reference") == "NEW B"
+
+
+@pytest.mark.parametrize(
+    ("page", "found"),
+    [
+        pytest.param(PAGE.replace("<!-- END GENERATED: rule-reference -->\n", ""), "found 1 and 0", id="no-end"),
+        pytest.param(PAGE + "<!-- BEGIN GENERATED: rule-reference -->\n", "found 2 and 1", id="two-begins"),
+        pytest.param(PAGE.replace("<!-- BEGIN GENERATED: rule-reference (amlkit docs --write README.md) -->\n", "")
+                     + "<!-- BEGIN GENERATED: rule-reference -->\n", "found 1 and 1", id="end-before-begin"),
+    ],
+)
+def test_bad_markers_are_refused(page: str, found: str) -> None:
+    with pytest.raises(UsageError) as caught:
+        docs.replace_blocks(page, {"rule-reference": "x"}, "README.md")
+    assert str(caught.value) == (
+        "README.md: needs exactly one '<!-- BEGIN GENERATED: rule-reference ... -->' line followed by one "
+        f"'<!-- END GENERATED: rule-reference -->' line ({found})"
+    )
+
+
+def test_check_reports_a_stale_file_with_a_diff(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    page = tmp_path / "README.md"
+    page.write_text(PAGE, encoding="utf-8")
+    assert docs.main(["--check", str(page)]) == 1
+    out = capsys.readouterr().out
+    assert "\n-old config\n" in out
+    assert f"\n+{docs.config_reference().splitlines()[0]}\n" in out
+    assert out.endswith(f"{page}: generated blocks are stale; run: python -m amlkit.docs --write {page}\n")
+    assert page.read_text(encoding="utf-8") == PAGE
+
+
+def test_write_regenerates_the_blocks_and_keeps_the_rest(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    page = tmp_path / "README.md"
+    page.write_text(PAGE, encoding="utf-8")
+    assert docs.main(["--write", str(page)]) == 0
+    written = page.read_text(encoding="utf-8")
+    assert written == docs.replace_blocks(PAGE, docs.generated_blocks())
+    assert written.startswith("# Title\n\nintro\n\n") and written.endswith("-->\n\noutro\n")
+    assert "\nmiddle\n" in written
+    assert docs.main(["--write", str(page)]) == 0
+    assert docs.main(["--check", str(page)]) == 0
+    assert capsys.readouterr().out == (
+        f"{page}: generated blocks rewritten\n{page}: already up to date\n{page}: generated blocks are up to date\n"
+    )
+    assert list(tmp_path.iterdir()) == [page]
+
+
+@pytest.mark.parametrize("mode", ["--write", "--check"])
+def test_a_missing_file_is_a_usage_error(mode: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    missing = tmp_path / "NOPE.md"
+    assert docs.main([mode, str(missing)]) == 2
+    assert capsys.readouterr().err == f"error: {missing}: cannot read the file: No such file or directory\n"
+
+
+def test_a_file_without_markers_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    page = tmp_path / "README.md"
+    page.write_text("# nothing to generate\n", encoding="utf-8")
+    assert docs.main(["--write", str(page)]) == 2
+    assert "needs exactly one '<!-- BEGIN GENERATED: config-reference ... -->'" in capsys.readouterr().err
+    assert page.read_text(encoding="utf-8") == "# nothing to generate\n"
+
+
+def test_a_mode_is_required(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as caught:
+        docs.main([])
+    assert caught.value.code == 2
+    assert "one of the arguments --write --check is required" in capsys.readouterr().err
+
+
+def _environment(**changes: Any) -> dict[str, Any]:
+    """A valid environment (keys as under `amlkit:`) with top-level keys replaced."""
+    raw: dict[str, Any] = {
+        "location": "westeurope",
+        "environment": "test",
+        "resourceGroup": {"name": "rg-ml-test"},
+        "workspace": {"name": "mlw-test"},
+    }
+    return {**raw, **changes}
