@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: install preview test lint bench clean
+.PHONY: install preview test lint bench docs clean
 
 $(BIN)/amlkit-installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,10 @@ test: lint
 
 bench: install
 	$(BIN)/python bench/review_speed.py
+
+# Regenerate the configuration and rule references between the README's GENERATED markers.
+docs: install
+	$(BIN)/python -m amlkit.docs --write README.md
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info
