@@ -6,9 +6,8 @@ exception, never a hang. Values Azure could never accept are schema errors at th
 valid change keeps a sample valid; plain-text credentials are refused without echoing them. The CLI
 turns bad stack files into exit code 2 without a traceback.
 
-Bugs this fuzzing found are pinned by regression tests at the end of the file; those still open (the
-CLI's own stack-file reader) are strict xfails: when one is fixed it XPASSes, which fails the run, and
-its mark must go.
+Bugs this fuzzing found are pinned by regression tests at the end of the file, including the CLI's
+reading of stack files, which now goes through the same safe reader as the loader.
 """
 
 from __future__ import annotations
@@ -421,7 +420,7 @@ def test_cli_check_refuses_a_plain_password_without_echoing_it(project):
             in output)
 
 
-# --- bugs the fuzzing found (fixed in the loader; the CLI's are strict xfails until fixed) -----------------
+# --- bugs the fuzzing found (each fixed; pinned here) --------------------------------------------------
 
 _DEV = dump(base_document("dev"))
 
@@ -503,7 +502,7 @@ def test_cli_check_exits_2_on_control_characters(project):
 
 _CLI_BUGS = [
     ("binary", b"\xff\xfe\x00garbage\x80", "not UTF-8"),
-    ("impossible-date", _DEV.replace("max_instances: 4", "max_instances: 2001-02-30"), "max_instances"),
+    ("impossible-date", _DEV.replace("max_instances: 4", "max_instances: 2001-02-30"), "value '2001-02-30'"),
     ("deep", "config:\n  amlkit:workspace: " + "[" * 600 + "]" * 600 + "\n", "nested more than"),
     ("alias-bomb", _bomb(10, 5, merge=False), "alias bomb"),
     ("duplicate-key", _DEV.replace("max_instances: 4", "max_instances: 70000") + "  amlkit:environment: dev\n",
@@ -511,8 +510,6 @@ _CLI_BUGS = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="amlkit.review.project._read_yaml is a plain yaml.safe_load: no UTF-8, "
-                   "depth, alias-expansion or duplicate-key guard (exit 3 'internal error', or accepted)")
 @pytest.mark.parametrize(("data", "expected"), [c[1:] for c in _CLI_BUGS], ids=[c[0] for c in _CLI_BUGS])
 def test_cli_check_exits_2_on_a_bad_stack_file(project, data, expected):
     code, output = check(project, data)

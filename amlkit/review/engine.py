@@ -114,27 +114,33 @@ def _review_stack(project: Project, config: StackConfig, options: _Options) -> S
     config_path = options.pack_config or _environment_config(options.pack_dir, environment)
     file_config = load_config_file(config_path) if config_path else None
     runner = _Runner(project, config, options)
+    streamed: list[dict[str, Any]] = []
     try:
         with driver.PackProcess(options.pack_dir, project.name, config.stack, config.values,
                                 options.timeout) as pack:
             session = driver.Session(pack, project.name, config.stack, file_config,
                                      str(config_path) if config_path else None, config.values, config.secret_keys)
-            streamed = []
             for record in runner.records():
                 streamed.append(record)
                 session.submit(record)
             records = _stable(streamed)
-            secrets = Secrets.from_inputs([r["inputs"] for r in records], extra=[SECRET_PLACEHOLDER])
+            secrets = _secrets(records)
             result.resources = [_record(r, secrets) for r in records]
             analysis = session.finish(records)
     except ReviewFailed as failure:
-        result.error = Secrets([SECRET_PLACEHOLDER]).scrub(str(failure))
+        # a failing policy or program may quote input values: scrub every secret seen so far
+        result.error = _secrets(streamed).scrub(str(failure))
         return result
     finally:
         runner.close()
     result.pack = _pack_info(analysis)
     _findings(result, analysis, records, secrets, project.name)
     return result
+
+
+def _secrets(records: list[dict[str, Any]]) -> Secrets:
+    """Every secret value in the recorded inputs, plus the placeholder standing for `secure:` config."""
+    return Secrets.from_inputs([r["inputs"] for r in records], extra=[SECRET_PLACEHOLDER])
 
 
 def _environment_config(pack_dir: Path, environment: str) -> Path | None:

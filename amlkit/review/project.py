@@ -7,9 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from amlkit.errors import ConfigError, UsageError
+from amlkit.stackfile import read_yaml
 
 # What a `secure:` value becomes: the review never decrypts, the program sees this placeholder.
 SECRET_PLACEHOLDER = "amlkit-review-secret-placeholder"
@@ -151,14 +150,9 @@ def _replace_secure(value: Any) -> Any:
 
 
 def _read_yaml(path: Path, allow_empty: bool = False) -> dict[str, Any]:
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f"line {mark.line + 1}" if mark else ""
-        raise ConfigError(str(path), where, f"not valid YAML: {getattr(error, 'problem', error)}") from None
-    except OSError as error:
-        raise ConfigError(str(path), "", f"cannot read: {error.strerror}") from None
+    """A project or stack file through amlkit's one safe reader (size cap, UTF-8, duplicate keys,
+    alias bombs, nesting depth): every problem is a ConfigError naming the file."""
+    data = read_yaml(path)
     if data is None and allow_empty:
         return {}
     if not isinstance(data, dict):

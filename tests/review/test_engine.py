@@ -121,7 +121,7 @@ def test_invalid_stack_file_is_a_config_error(tmp_path):
     project = tmp_path / "proj"
     shutil.copytree(RAW, project)
     (project / "Pulumi.prod.yaml").write_text("config:\n  raw-aml:clusters: [\n")
-    with pytest.raises(ConfigError, match=r"Pulumi.prod.yaml: line \d+: not valid YAML"):
+    with pytest.raises(ConfigError, match=r"Pulumi.prod.yaml: not valid YAML at line \d+, column \d+: "):
         review(project)
 
 

@@ -1,0 +1,102 @@
+"""Canary secrets: plant a secret everywhere one can enter a review and grep every output for it.
+
+Entry points: a `secure:` stack value (never decrypted: neither its ciphertext nor the placeholder
+that stands for it may show), a secret literal in a program's inputs (`pulumi.Output.secret`), and
+the amlkit schema's only secret field (`ssh_settings.admin_password`). Outputs: every format of
+`check` and `preview`, `--output` files, `--verbose` logs, a policy that echoes every input into
+its message, and a policy that raises with every input in its error (the failure path).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from amlkit import cli
+from amlkit.review.project import SECRET_PLACEHOLDER
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures"
+CIPHERTEXT = "AAABAGsJ0cmV0LWNpcGhlcnRleHQtdGhhdC1tdXN0LW5ldmVyLWJlLWRlY3J5cHRlZA=="
+LITERAL = "literal-token-s3cr3t-value"
+CANARIES = (CIPHERTEXT, CIPHERTEXT[:16], SECRET_PLACEHOLDER, LITERAL)
+FORMATS = ("table", "json", "sarif", "markdown")
+
+runner = CliRunner()
+
+SUBNET = ("/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-net/providers/"
+          "Microsoft.Network/virtualNetworks/vnet/subnets/aml")
+AMLKIT_STACK = f"""\
+config:
+  azure-native:location: westeurope
+  amlkit:resourceGroup: {{name: rg-canary}}
+  amlkit:workspace: {{name: mlw-canary}}
+  amlkit:clusters:
+    - name: cpu
+      size: Standard_DS3_v2
+      max_instances: 2
+      network_settings:
+        subnet: {SUBNET}
+      ssh_settings:
+        admin_username: azureuser
+        admin_password:
+          secure: {CIPHERTEXT}
+"""
+
+
+@pytest.fixture(scope="module")
+def amlkit_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The repository's own program with a stack whose admin password is a secure value."""
+    root = tmp_path_factory.mktemp("canary")
+    shutil.copy(ROOT / "Pulumi.yaml", root / "Pulumi.yaml")
+    shutil.copy(ROOT / "__main__.py", root / "__main__.py")
+    (root / "stacks").mkdir()
+    (root / "stacks" / "Pulumi.canary.yaml").write_text(AMLKIT_STACK, encoding="utf-8")
+    return root
+
+
+def _assert_clean(text: str) -> None:
+    for canary in CANARIES:
+        assert canary not in text
+
+
+def _run(args: list[str]) -> str:
+    """The command's output; the stack must have been reviewed (exit 0 or 1), or grepping proves nothing."""
+    result = runner.invoke(cli.app, args)
+    assert result.exit_code in (0, 1), result.output
+    return result.output
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("command", ["check", "preview"])
+def test_no_canary_in_any_format_with_an_echoing_policy(command: str, fmt: str, tmp_path: Path) -> None:
+    report = tmp_path / "report.out"
+    args = [command, "-C", str(FIXTURES / "secret"), "--policy-pack", str(FIXTURES / "packs" / "echo"),
+            "--format", fmt, "--verbose"]
+    output = _run(args)
+    assert "echo-inputs" in output
+    _assert_clean(output)
+    _assert_clean(_run([*args, "--output", str(report)]) + report.read_text(encoding="utf-8"))
+
+
+def test_echoed_inputs_show_the_redaction_marker(tmp_path: Path) -> None:
+    output = _run(["check", "-C", str(FIXTURES / "secret"), "--policy-pack", str(FIXTURES / "packs" / "echo")])
+    assert "[secret]" in output
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_no_canary_when_a_policy_raises_with_the_inputs(fmt: str) -> None:
+    result = runner.invoke(cli.app, ["check", "-C", str(FIXTURES / "secret"), "--policy-pack",
+                                     str(FIXTURES / "packs" / "leaky_raise"), "--format", fmt, "--verbose"])
+    assert result.exit_code == 3
+    _assert_clean(result.output)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_no_canary_from_the_amlkit_program(amlkit_project: Path, fmt: str) -> None:
+    output = _run(["preview", "-C", str(amlkit_project), "--format", fmt, "--verbose"])
+    assert "aml-" in output or '"violations": []' in output or "✅" in output
+    _assert_clean(output)
