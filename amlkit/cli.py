@@ -64,8 +64,9 @@ Stacks = Annotated[list[str] | None, typer.Option(
 PolicyPack = Annotated[Path | None, typer.Option("--policy-pack", help="Policy pack directory (default: amlkit's).",
                                                  exists=True, file_okay=False, dir_okay=True)]
 PolicyPackConfig = Annotated[Path | None, typer.Option(
-    "--policy-pack-config", help="Policy pack config JSON (default: the pack's config/<environment>.json).",
-    exists=True, file_okay=True, dir_okay=False)]
+    "--policy-pack-config", help="Policy pack config JSON, or a directory of <stack>.json (else "
+    "<environment>.json) files (default: the pack's config/<environment>.json).",
+    exists=True, file_okay=True, dir_okay=True)]
 Format = Annotated[ReportFormat, typer.Option("--format", "-f", help="Report format.")]
 Output = Annotated[Path | None, typer.Option("--output", "-o", help="Write the report to this file; print a "
                                              "short summary instead.", dir_okay=False)]

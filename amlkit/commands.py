@@ -11,7 +11,6 @@ failed (the policy pack is missing, or an unexpected error).
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
@@ -21,10 +20,9 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 
-from amlkit.errors import AmlkitError, ConfigError, ReviewFailed, UsageError
+from amlkit.errors import AmlkitError, ConfigError, UsageError
 from amlkit.stackfile import read_yaml, stack_name
 
-POLICY_PACK_FILES = ("PulumiPolicy.yaml", "__main__.py")
 PROJECT_FILES = ("Pulumi.yaml", "Pulumi.yml")
 
 
@@ -54,15 +52,10 @@ def _fail(message: str, code: int) -> NoReturn:
 
 
 def policy_pack_dir() -> Path:
-    """The installed policy pack: the directory of `amlkit.policies` (found without importing the rules)."""
-    spec = importlib.util.find_spec("amlkit.policies")
-    if spec is None or spec.origin is None:
-        raise ReviewFailed("the amlkit.policies package is not installed")
-    directory = Path(spec.origin).resolve().parent
-    missing = [name for name in POLICY_PACK_FILES if not (directory / name).is_file()]
-    if missing:
-        raise ReviewFailed(f"{directory}: not a policy pack (missing {', '.join(missing)})")
-    return directory
+    """The installed policy pack (see `amlkit.review.engine.default_pack_dir`)."""
+    from amlkit.review.engine import default_pack_dir
+
+    return default_pack_dir()
 
 
 def pack_path() -> None:

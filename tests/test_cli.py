@@ -146,7 +146,7 @@ def test_verbose_shows_the_traceback(fake) -> None:
         pytest.param(["check", "--bogus"], id="unknown-flag"),
         pytest.param(["check", "--project-dir", "does-not-exist"], id="missing-project-dir"),
         pytest.param(["check", "--policy-pack", "does-not-exist"], id="missing-pack"),
-        pytest.param(["check", "--policy-pack-config", "policies"], id="config-is-a-directory"),
+        pytest.param(["check", "--policy-pack-config", "missing.json"], id="missing-config"),
         pytest.param(["rules", "--format", "sarif"], id="rules-has-no-sarif"),
         pytest.param(["frobnicate"], id="unknown-command"),
     ],

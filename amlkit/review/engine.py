@@ -5,6 +5,7 @@ Public API (used by the CLI): `review`, `pack_info`, `default_pack_dir`, `list_s
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import selectors
@@ -30,11 +31,19 @@ from amlkit.review.secrets import Secrets
 __all__ = ["default_pack_dir", "list_stacks", "pack_info", "review"]
 
 
-def default_pack_dir() -> Path:
-    """amlkit's own policy pack: the directory of `amlkit.policies`."""
-    import amlkit.policies
+POLICY_PACK_FILES = ("PulumiPolicy.yaml", "__main__.py")
 
-    return Path(amlkit.policies.__file__).resolve().parent
+
+def default_pack_dir() -> Path:
+    """amlkit's own policy pack: the directory of `amlkit.policies`, checked to hold the pack's files."""
+    spec = importlib.util.find_spec("amlkit.policies")
+    if spec is None or spec.origin is None:
+        raise ReviewFailed("the amlkit.policies package is not installed")
+    directory = Path(spec.origin).resolve().parent
+    missing = [name for name in POLICY_PACK_FILES if not (directory / name).is_file()]
+    if missing:
+        raise ReviewFailed(f"{directory}: not a policy pack (missing {', '.join(missing)})")
+    return directory
 
 
 def list_stacks(project_dir: Path) -> list[str]:
@@ -55,8 +64,10 @@ def review(
     """Review stacks of a Pulumi Python project offline: program under mocks, pack over gRPC.
 
     stacks: None = every `Pulumi.<stack>.yaml` in the stack config dir, sorted. policy_pack: None =
-    amlkit's own pack. policy_pack_config: None = the pack's `config/<environment>.json` when it exists
-    (environment = the stack's `amlkit:environment`, else the stack name). jobs: stacks reviewed in
+    amlkit's own pack. policy_pack_config: a Pulumi `--policy-pack-config` file for every stack, or a
+    directory holding `<stack>.json` (else `<environment>.json`) per stack; None = the pack's
+    `config/<environment>.json` when it exists (environment = the stack's `amlkit:environment`, else
+    the stack name). jobs: stacks reviewed in
     parallel (same result as serial). timeout: seconds for the program run, for the pack to print its
     port, and for EACH analyzer call. verbose: program failures carry the traceback. alias_shortcut:
     False runs the SDK's unused alias-URN and stack-walk work too (for comparisons only).
@@ -73,6 +84,8 @@ def review(
     pack_dir = _pack_dir(policy_pack)
     configs = [load_stack_config(project, name) for name in names]  # bad stack files fail before any work
     options = _Options(pack_dir, policy_pack_config, timeout, verbose, alias_shortcut)
+    for config in configs:  # a missing per-stack config file fails before any work too
+        _pack_config_path(options, config.stack, config.environment())
     if jobs == 1 or len(configs) == 1:
         with processes.cancel_on_interrupt():
             return Review([_review_stack(project, config, options) for config in configs])
@@ -89,6 +102,8 @@ def review(
 def pack_info(policy_pack: Path | None = None, config: Path | None = None) -> PackInfo:
     """The pack's policies with their levels after reconciliation with `config` (for `amlkit rules`)."""
     pack_dir = _pack_dir(policy_pack)
+    if config is not None and Path(config).is_dir():
+        raise UsageError(f"{config}: a directory; `rules` takes one policy pack config file")
     file_config = load_config_file(config) if config else None
     with driver.PackProcess(pack_dir, "amlkit", "rules", {}, 60.0) as pack:
         driver.handshake(pack)
@@ -111,7 +126,7 @@ def _review_stack(project: Project, config: StackConfig, options: _Options) -> S
     """Runner and pack start together; the pack analyzes each registration as the program makes it."""
     environment = config.environment()
     result = StackReview(config.stack, project.name, environment, project.relative(config.file))
-    config_path = options.pack_config or _environment_config(options.pack_dir, environment)
+    config_path = _pack_config_path(options, config.stack, environment)
     file_config = load_config_file(config_path) if config_path else None
     runner = _Runner(project, config, options)
     streamed: list[dict[str, Any]] = []
@@ -141,6 +156,21 @@ def _review_stack(project: Project, config: StackConfig, options: _Options) -> S
 def _secrets(records: list[dict[str, Any]]) -> Secrets:
     """Every secret value in the recorded inputs, plus the placeholder standing for `secure:` config."""
     return Secrets.from_inputs([r["inputs"] for r in records], extra=[SECRET_PLACEHOLDER])
+
+
+def _pack_config_path(options: _Options, stack: str, environment: str) -> Path | None:
+    """The pack config file for one stack: the given file, `<stack>.json` / `<environment>.json` in a
+    given directory, or the pack's own `config/<environment>.json` when nothing was given."""
+    given = options.pack_config
+    if given is None:
+        return _environment_config(options.pack_dir, environment)
+    if not Path(given).is_dir():
+        return given
+    for name in dict.fromkeys((stack, environment)):
+        if (Path(given) / f"{name}.json").is_file():
+            return Path(given) / f"{name}.json"
+    names = " or ".join(f"{name}.json" for name in dict.fromkeys((stack, environment)))
+    raise UsageError(f"{given}: no policy pack config for stack {stack} (looked for {names})")
 
 
 def _environment_config(pack_dir: Path, environment: str) -> Path | None:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from amlkit.errors import ConfigError
+from amlkit.errors import ConfigError, UsageError
 from amlkit.review.engine import default_pack_dir, list_stacks, pack_info, review
 from amlkit.review.project import SECRET_PLACEHOLDER
 from tests.review.helpers import FAULTY, MIN_NODES, PACKS, RAW, SECRET
@@ -286,3 +286,27 @@ def test_the_pack_sees_options_provider_and_the_stack_graph():
                                    "properties={'resourceGroupName': ['rg'], 'workspaceName': ['mlw']}"),
     }
     assert stack.pack.version == "1.0.0"
+
+
+# --- --policy-pack-config as a directory of per-stack files --------------------------------------------
+
+
+def test_config_directory_gives_each_stack_its_own_file(tmp_path):
+    (tmp_path / "dev.json").write_text(json.dumps({MIN_NODES: "disabled"}))
+    (tmp_path / "prod.json").write_text(json.dumps({MIN_NODES: {"enforcementLevel": "advisory"}}))
+    dev, prod = review(RAW, policy_pack_config=tmp_path).stacks
+    assert named(dev.violations, MIN_NODES) == set()
+    assert named(prod.violations, MIN_NODES) == {
+        ("gpu-warm", "advisory", "AmlCompute cluster 'gpu-warm' must have minNodeCount 0; found 1.")}
+
+
+def test_config_directory_without_a_file_for_a_stack_is_a_usage_error(tmp_path):
+    (tmp_path / "dev.json").write_text("{}")
+    with pytest.raises(UsageError) as error:
+        review(RAW, policy_pack_config=tmp_path)
+    assert str(error.value) == f"{tmp_path}: no policy pack config for stack prod (looked for prod.json)"
+
+
+def test_rules_refuses_a_config_directory(tmp_path):
+    with pytest.raises(UsageError, match="a directory; `rules` takes one policy pack config file"):
+        pack_info(config=tmp_path)
