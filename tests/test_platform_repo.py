@@ -62,8 +62,9 @@ class Result:
         return sorted((v["policy"], v["resource"], v["level"]) for v in self.stack["violations"])
 
 
-def check(project: Path, stack: str, config: Path) -> Result:
-    command = [str(AMLKIT), "check", "--project-dir", str(project), "--stack", stack,
+def check(project: Path, stack: str | None, config: Path) -> Result:
+    """`amlkit check` as JSON; stack None reviews every stack in one run (config then a directory)."""
+    command = [str(AMLKIT), "check", "--project-dir", str(project), *(["--stack", stack] if stack else []),
                "--policy-pack-config", str(config), "--format", "json",
                "--timeout", "600"]  # generous: the module runs six reviews at once on a possibly busy machine
     done = subprocess.run(command, capture_output=True, text=True, timeout=900, check=False)
@@ -123,6 +124,7 @@ def reviews(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Result]:
         "nonprod-expired-waiver": (EXAMPLE, "nonprod", expired),
         "nonprod-bad-config": (broken, "nonprod", broken / "policy-config" / "nonprod.json"),
         "nonprod-typo": (typo, "nonprod", typo / "policy-config" / "nonprod.json"),
+        "one-run": (EXAMPLE, None, EXAMPLE / "policy-config"),  # as the workflow and the hook run it
     }
     with ThreadPoolExecutor(max_workers=len(runs)) as pool:
         futures = {name: pool.submit(check, *args) for name, args in runs.items()}
@@ -193,6 +195,20 @@ def test_a_misspelt_platform_key_is_refused_not_ignored(reviews: dict[str, Resul
         "amlkit: error: stacks/Pulumi.nonprod.yaml: acme-ml-platform:tenantID: unknown key; allowed keys: tags, "
         "network, workspace, clusters, instances, tenantId"
     )
+
+
+def test_one_run_with_the_config_directory_matches_the_per_stack_runs(reviews: dict[str, Result]) -> None:
+    one_run = reviews["one-run"]
+    assert one_run.code == 1, one_run.stderr
+    by_stack = {stack["stack"]: stack["violations"] for stack in one_run.report["stacks"]}
+    assert by_stack == {name: reviews[name].stack["violations"] for name in ("nonprod", "prod")}
+
+
+def test_workflow_reviews_with_the_config_directory() -> None:
+    workflow = yaml.safe_load((EXAMPLE / ".github" / "workflows" / "amlkit.yml").read_text(encoding="utf-8"))
+    commands = [step["run"] for step in workflow["jobs"]["review"]["steps"] if "amlkit check" in step.get("run", "")]
+    assert len(commands) == 2
+    assert all("--policy-pack-config policy-config " in command for command in commands)
 
 
 # --- platform_config.validate, in process ------------------------------------------------------------
