@@ -636,7 +636,7 @@ class ClusterSpec(Model):
     tier: choice("dedicated", "low_priority") = "dedicated"
     """VM priority: `low_priority` nodes are cheaper but can be evicted at any time."""
     identity: IdentitySpec | None = None
-    """The cluster's managed identity; unset: none."""
+    """The cluster's managed identity; unset: a system-assigned identity."""
     location: Region | None = None
     """Region of the cluster when it differs from the workspace's."""
     network_settings: NetworkSettingsSpec | None = None
@@ -646,7 +646,9 @@ class ClusterSpec(Model):
     ssh_public_access_enabled: Bool = False
     """Open the SSH port of the nodes to public access."""
     ssh_settings: ClusterSshSettings | None = None
-    """Administrator account for SSH; unset: local authentication is disabled."""
+    """Administrator account for SSH (needs local authentication)."""
+    local_auth_enabled: Bool | None = None
+    """Local (SSH key or password) authentication on the nodes; unset: on only with `ssh_settings`."""
     description: Description | None = None
     """Free-text description."""
     tags: Tags = {}
@@ -658,12 +660,20 @@ class ClusterSpec(Model):
 
         - `min_instances` must be at most `max_instances`.
         - `identity.type` cannot be `none` (omit `identity` for no identity).
+        - `ssh_settings` needs local authentication (`local_auth_enabled` not false).
         """
         if self.min_instances > self.max_instances:
             _bad(self.min_instances, f"at most max_instances ({self.max_instances})", at=("min_instances",))
+        if self.ssh_settings is not None and self.local_auth_enabled is False:
+            _bad(False, "true or unset (ssh_settings logs in with local authentication)", at=("local_auth_enabled",))
         if self.identity and self.identity.type == "none":
             _bad("none", "system_assigned | user_assigned", at=("identity", "type"))
         return self
+
+    @property
+    def local_auth(self) -> bool:
+        """Whether local authentication is on: as set, else only when `ssh_settings` is given."""
+        return self.ssh_settings is not None if self.local_auth_enabled is None else self.local_auth_enabled
 
 
 class RecurrenceScheduleSpec(Model):

@@ -133,7 +133,7 @@ def cluster_args(
         "admin_username": ssh.admin_username if ssh else None,
         "admin_ssh_public_key": ssh.ssh_key_value if ssh else None,
         "admin_password": secret_output(ssh.admin_password) if ssh and ssh.admin_password else None,
-        "disable_local_auth": ssh is None,
+        "disable_local_auth": not cluster.local_auth,
         **_identity_args(cluster.identity),
         "tags": merged_tags(spec.tags, cluster.tags, environment=spec.environment),
     })

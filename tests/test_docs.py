@@ -170,6 +170,7 @@ def test_cross_field_rules_come_from_the_validator_docstrings() -> None:
     assert clusters.rules == (
         "`amlkit:clusters[]`: `min_instances` must be at most `max_instances`.",
         "`amlkit:clusters[]`: `identity.type` cannot be `none` (omit `identity` for no identity).",
+        "`amlkit:clusters[]`: `ssh_settings` needs local authentication (`local_auth_enabled` not false).",
         "`amlkit:clusters[].identity`: `user_assigned_identities` is required when `type` is `user_assigned`, and "
         "only read then.",
         "`amlkit:clusters[].ssh_settings`: `ssh_key_value` or a secret `admin_password` is required.",

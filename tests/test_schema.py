@@ -32,6 +32,7 @@ def happy() -> dict[str, Any]:
 
 
 DELETE = object()
+SSH_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl"
 
 
 def changed(path: str, value: Any) -> dict[str, Any]:
@@ -176,6 +177,8 @@ FAILING = [
      "amlkit:clusters[0].network_settings.vnet_name: unknown key; allowed keys: subnet"),
     ("cluster-identity-none", changed("clusters.0.identity", {"type": "none"}),
      "amlkit:clusters[0].identity.type: got 'none'; allowed: system_assigned | user_assigned"),
+    ("cluster-local-auth-text", changed("clusters.0.local_auth_enabled", "yes"),
+     "amlkit:clusters[0].local_auth_enabled: got 'yes'; allowed: true or false"),
     ("cluster-ssh-without-credential", changed("clusters.0.ssh_settings", {"admin_username": "azureuser"}),
      "amlkit:clusters[0].ssh_settings.ssh_key_value: required: ssh_key_value (or a secret admin_password) when "
      "ssh_settings is given"),
@@ -288,6 +291,27 @@ def test_happy_path_defaults_are_the_secure_ones():
     assert spec.workspace.identity.type == "system_assigned"
     assert (spec.workspace.container_registry, spec.workspace.locks) == (False, False)
     assert spec.resource_group.existing is False
+
+
+@pytest.mark.parametrize(("settings", "expected"), [
+    ({}, False),
+    ({"local_auth_enabled": True}, True),
+    ({"local_auth_enabled": False}, False),
+    ({"ssh_settings": {"ssh_key_value": SSH_KEY}}, True),
+])
+def test_local_auth_is_off_unless_asked_for(settings, expected):
+    raw = happy()
+    raw["clusters"][0].update(settings)
+    assert validate_environment(raw, FILE).clusters[0].local_auth is expected
+
+
+def test_ssh_settings_without_local_auth_is_refused():
+    raw = happy()
+    raw["clusters"][0].update(ssh_settings={"ssh_key_value": SSH_KEY}, local_auth_enabled=False)
+    assert error_of(raw) == (
+        f"{FILE}: amlkit:clusters[0].local_auth_enabled: got false; allowed: true or unset (ssh_settings logs in "
+        "with local authentication)"
+    )
 
 
 @pytest.mark.parametrize(("spelling", "expected"), [

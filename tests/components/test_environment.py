@@ -179,6 +179,13 @@ def test_cluster_ssh_settings_enable_local_auth_and_wrap_the_password():
     assert isinstance(args["admin_password"], pulumi.Output)
 
 
+def test_cluster_local_auth_enabled_without_ssh_settings():
+    spec = spec_of(clusters=[{"name": "cpu", "size": "Standard_DS3_v2", "local_auth_enabled": True,
+                              "network_settings": {"subnet": SUBNET}}])
+    args = cluster_args(spec, spec.clusters[0], "rg", "ws")
+    assert (args["disable_local_auth"], "admin_username" in args) == (False, False)
+
+
 def test_instance_args_map_schedules_and_the_assigned_user():
     spec = spec_of(instances=[{
         "name": "ci-alice", "size": "Standard_DS3_v2", "idle_time_before_shutdown_minutes": 30,
