@@ -191,3 +191,22 @@ def test_installed_console_script_runs(installed):
                             check=False, cwd=installed)
     assert result.returncode == 0, result.stderr[-2000:]
     assert "Usage: amlkit" in result.stdout
+
+
+def test_installs_from_a_git_url(tmp_path):
+    """`pip install "amlkit @ git+<url>"` (the platform-repo form) builds the same complete package."""
+    source = tmp_path / "repo"
+    source.mkdir()
+    _copy_source(source)
+    git = ["git", "-C", str(source), "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
+    for command in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "snapshot"]):
+        subprocess.run([*git, *command], check=True, capture_output=True)
+    out = tmp_path / "dist"
+    result = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(out),
+         f"amlkit @ git+file://{source}"],
+        capture_output=True, text=True, check=False,
+    )
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    (built,) = out.glob("amlkit-*.whl")
+    assert sorted(expected_files() - set(zipfile.ZipFile(built).namelist())) == []
