@@ -131,25 +131,13 @@ class ComputeCluster(pulumi.ComponentResource):
             args.get("compute_name"), naming.prefixed_name("", name, 16), naming.COMPUTE_CLUSTER,
             "compute_name",
         )
-        compute = ml.Compute(
-            f"{name}-compute",
-            resource_group_name=args["resource_group_name"],
-            workspace_name=args["workspace_name"],
-            compute_name=compute_name,
-            location=args.get("location"),
-            identity=compute_identity(args),
-            tags=dict(args.get("tags") or {}),
-            properties=ml.AmlComputeArgs(
-                compute_type="AmlCompute",
-                compute_location=args.get("compute_location"),
-                description=args.get("description"),
-                disable_local_auth=args.get("disable_local_auth", True),
-                properties=cluster_properties(args),
-            ),
-            opts=pulumi.ResourceOptions(
-                parent=self, replace_on_changes=REPLACE_ON_CHANGES, delete_before_replace=True
-            ),
-        )
+        compute = workspace_compute(self, name, args, compute_name, REPLACE_ON_CHANGES, ml.AmlComputeArgs(
+            compute_type="AmlCompute",
+            compute_location=args.get("compute_location"),
+            description=args.get("description"),
+            disable_local_auth=args.get("disable_local_auth", True),
+            properties=cluster_properties(args),
+        ))
         self.compute_id = compute.id
         self.compute_name = compute.name
         self.principal_id = compute.identity.apply(lambda i: i.principal_id if i else None)
@@ -160,6 +148,27 @@ class ComputeCluster(pulumi.ComponentResource):
             "compute_name": self.compute_name,
             "principal_id": self.principal_id,
         })
+
+
+def workspace_compute(
+    owner: pulumi.ComponentResource, name: str, args: Mapping[str, Any], compute_name: str,
+    replace_on_changes: Sequence[str], properties: Any,
+) -> ml.Compute:
+    """The `<name>-compute` child both compute components create: same workspace, identity, tags and
+    options; only the `properties` (cluster or instance) and the replace-on-change paths differ."""
+    return ml.Compute(
+        f"{name}-compute",
+        resource_group_name=args["resource_group_name"],
+        workspace_name=args["workspace_name"],
+        compute_name=compute_name,
+        location=args.get("location"),
+        identity=compute_identity(args),
+        tags=dict(args.get("tags") or {}),
+        properties=properties,
+        opts=pulumi.ResourceOptions(
+            parent=owner, replace_on_changes=list(replace_on_changes), delete_before_replace=True
+        ),
+    )
 
 
 def cluster_properties(args: ComputeClusterArgs) -> ml.AmlComputePropertiesArgs:

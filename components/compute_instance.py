@@ -9,7 +9,7 @@ import pulumi
 from pulumi_azure_native import machinelearningservices as ml
 
 from amlkit.components import naming
-from amlkit.components.compute_cluster import compute_identity, node_public_ip, validate_identity
+from amlkit.components.compute_cluster import node_public_ip, validate_identity, workspace_compute
 from amlkit.errors import ConfigError
 
 TYPE_TOKEN = "amlkit:index:ComputeInstance"
@@ -141,24 +141,12 @@ class ComputeInstance(pulumi.ComponentResource):
             args.get("compute_name"), naming.compute_instance_name(name), naming.COMPUTE_INSTANCE,
             "compute_name",
         )
-        compute = ml.Compute(
-            f"{name}-compute",
-            resource_group_name=args["resource_group_name"],
-            workspace_name=args["workspace_name"],
-            compute_name=compute_name,
-            location=args.get("location"),
-            identity=compute_identity(args),
-            tags=dict(args.get("tags") or {}),
-            properties=ml.ComputeInstanceArgs(
-                compute_type="ComputeInstance",
-                description=args.get("description"),
-                disable_local_auth=args.get("disable_local_auth", True),
-                properties=instance_properties(args),
-            ),
-            opts=pulumi.ResourceOptions(
-                parent=self, replace_on_changes=REPLACE_ON_CHANGES, delete_before_replace=True
-            ),
-        )
+        compute = workspace_compute(self, name, args, compute_name, REPLACE_ON_CHANGES, ml.ComputeInstanceArgs(
+            compute_type="ComputeInstance",
+            description=args.get("description"),
+            disable_local_auth=args.get("disable_local_auth", True),
+            properties=instance_properties(args),
+        ))
         self.compute_id = compute.id
         self.compute_name = compute.name
         self.principal_id = compute.identity.apply(lambda i: i.principal_id if i else None)
