@@ -6,7 +6,9 @@ It only builds the PolicyPack: the constructor serves the analyzer protocol and 
 from pulumi_policy import EnforcementLevel, PolicyPack
 
 from amlkit.policies import ALL_RULES
-from amlkit.policies.pack import PACK_NAME, build_policies
+from amlkit.policies.pack import PACK_NAME, build_policies, convert_each_request_once
+
+convert_each_request_once()
 
 PolicyPack(
     name=PACK_NAME,

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import inspect
+import threading
+from collections.abc import Callable, Sequence
 from datetime import date
+from typing import Any
 
 from pulumi_policy import (
     EnforcementLevel,
@@ -110,4 +113,97 @@ def _report(rule: Rule, findings: list[Finding], given, default_urn, report, not
         not_applicable("\n".join(w.describe() for w in waived))
 
 
-__all__ = ["PACK_NAME", "build_policies", "config_schema", "Waived"]
+# --- converting each analyzer request once -----------------------------------------------------------
+
+# The lines of pulumi-policy's servicer the memo below relies on (pulumi-policy 1.21).
+_EXPECTED_SOURCE = {
+    "Analyze": "deserialized = deserialize_properties(json_format.MessageToDict(request.properties))\n"
+               "            props = unknown_checking_proxy(deserialized)",
+    "AnalyzeStack": "deserialized = deserialize_properties(json_format.MessageToDict(r.properties))\n"
+                    "                props = unknown_checking_proxy(deserialized)",
+    "_get_provider_resource": "deserialized = deserialize_properties(json_format.MessageToDict(prov.properties))",
+}
+_scope = threading.local()  # the memo of the request this gRPC worker thread is serving, else None
+
+
+def convert_each_request_once() -> bool:
+    """Make pulumi-policy convert each request's properties once, not once per policy.
+
+    pulumi-policy's servicer turns `request.properties` (a protobuf Struct) into a dict with
+    `json_format.MessageToDict` and then `deserialize_properties`, inside its loop over policies: 21
+    resource policies convert the same Struct 21 times per Analyze, and every stack policy converts
+    every resource again in AnalyzeStack. Both functions are pure (the same message gives an equal
+    dict, and neither mutates its argument), so while one Analyze/AnalyzeStack call runs, their
+    results are kept per input object (by identity, holding a reference so the identity cannot be
+    reused) and handed out again. `unknown_checking_proxy` still runs per policy: it copies every
+    dict and list into fresh proxies, so no policy ever sees an object another policy could have
+    changed; policies receive exactly what they received before.
+
+    Installed only if pulumi-policy's servicer contains the exact calls above (else untouched, and
+    False is returned). The same code runs under `pulumi preview --policy-pack`: no offline fork.
+    """
+    try:
+        from pulumi_policy import policy as servicer_module
+    except ImportError:
+        return False
+    servicer = getattr(servicer_module, "_PolicyAnalyzerServicer", None)
+    if servicer is None or getattr(servicer, "_amlkit_memo", False) or not _servicer_as_expected(servicer):
+        return False
+    json_format = servicer_module.json_format
+    servicer_module.json_format = _MemoJsonFormat(json_format)
+    servicer_module.deserialize_properties = _memoized(servicer_module.deserialize_properties)
+    for method in ("Analyze", "AnalyzeStack"):
+        setattr(servicer, method, _in_scope(getattr(servicer, method)))
+    servicer._amlkit_memo = True
+    return True
+
+
+def _servicer_as_expected(servicer: type) -> bool:
+    try:
+        sources = {name: inspect.getsource(getattr(servicer, name)) for name in _EXPECTED_SOURCE}
+    except (AttributeError, OSError, TypeError):
+        return False
+    return all(expected in sources[name] for name, expected in _EXPECTED_SOURCE.items())
+
+
+def _in_scope(method: Callable[..., Any]) -> Callable[..., Any]:
+    """The servicer method with a fresh memo for the duration of one call (per thread)."""
+
+    def serve(self: Any, request: Any, context: Any) -> Any:
+        _scope.memo = {}
+        try:
+            return method(self, request, context)
+        finally:
+            _scope.memo = None
+
+    serve.__name__, serve.__doc__ = method.__name__, method.__doc__
+    return serve
+
+
+def _memoized(function: Callable[..., Any]) -> Callable[..., Any]:
+    """`function(value)` once per input object within a request; other calls pass straight through."""
+
+    def once(*args: Any, **kwargs: Any) -> Any:
+        memo = getattr(_scope, "memo", None)
+        if memo is None or len(args) != 1 or kwargs:
+            return function(*args, **kwargs)
+        key = (function, id(args[0]))
+        if key not in memo:
+            memo[key] = (args[0], function(args[0]))  # the input is kept alive: its id stays unique
+        return memo[key][1]
+
+    return once
+
+
+class _MemoJsonFormat:
+    """`google.protobuf.json_format` as pulumi-policy's servicer sees it: MessageToDict memoized."""
+
+    def __init__(self, module: Any) -> None:
+        self._module = module
+        self.MessageToDict = _memoized(module.MessageToDict)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._module, name)
+
+
+__all__ = ["PACK_NAME", "build_policies", "config_schema", "convert_each_request_once", "Waived"]

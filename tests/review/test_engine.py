@@ -310,3 +310,44 @@ def test_config_directory_without_a_file_for_a_stack_is_a_usage_error(tmp_path):
 def test_rules_refuses_a_config_directory(tmp_path):
     with pytest.raises(UsageError, match="a directory; `rules` takes one policy pack config file"):
         pack_info(config=tmp_path)
+
+
+# --- speed-ups change nothing --------------------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+MEMO_CALL = "convert_each_request_once()\n"
+
+
+@pytest.fixture(scope="module")
+def pack_without_memo(tmp_path_factory):
+    """amlkit's pack, except that pulumi-policy converts each request once per policy, as shipped."""
+    pack = tmp_path_factory.mktemp("pack-without-memo")
+    shutil.copy(default_pack_dir() / "PulumiPolicy.yaml", pack)
+    shutil.copytree(default_pack_dir() / "config", pack / "config")
+    main = (default_pack_dir() / "__main__.py").read_text()
+    assert MEMO_CALL in main
+    (pack / "__main__.py").write_text(main.replace(MEMO_CALL, ""))
+    return pack
+
+
+def test_the_pack_installs_its_request_memo_on_this_pulumi_policy():
+    code = "from amlkit.policies.pack import convert_each_request_once as c; print(c(), c())"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert done.stdout.split() == ["True", "False"]  # installed once, never twice
+
+
+@pytest.mark.parametrize("project", [RAW, ROOT], ids=["raw-fixture", "sample-stacks"])
+def test_converting_each_request_once_gives_the_same_review(project, pack_without_memo):
+    fast = review(project)
+    assert [s.error for s in fast.stacks] == [None] * len(fast.stacks)
+    assert fast.count("mandatory") + fast.count("advisory") + sum(len(s.unknown) for s in fast.stacks) > 0
+    assert asdict(fast) == asdict(review(project, policy_pack=pack_without_memo))
+
+
+def test_converting_each_request_once_keeps_waivers_and_unknowns(tmp_path, pack_without_memo):
+    config = tmp_path / "pack.json"
+    config.write_text(json.dumps({MIN_NODES: {"waivers": [
+        {"resource": "cpu-always-on", "reason": "warm pool for the demo", "expires": "2999-01-01"}]}}))
+    fast = review(RAW, policy_pack_config=config)
+    assert fast.count("waived") == 1 and fast.stacks[0].unknown
+    assert asdict(fast) == asdict(review(RAW, policy_pack_config=config, policy_pack=pack_without_memo))
