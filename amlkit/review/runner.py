@@ -117,40 +117,47 @@ def _fast_alias_specs() -> None:
     """Build alias specs for plain `Alias(...)` values directly, without an Output per alias.
 
     `prepare_aliases` wraps each alias in an Output and awaits it, then awaits an Output per field.
-    For an `Alias` whose fields are plain values (what azure-native passes: `Alias(type_=...)`) the
-    awaited values are the values themselves, so the spec is built here with the same rules as
-    `create_alias_spec`. Anything else (Outputs, a Resource parent, URN strings) takes the SDK's path.
+    For an `Alias` whose fields are plain values (exactly str, None or `...`; what azure-native passes:
+    `Alias(type_=...)`) the awaited values are the values themselves, so the spec is built here with
+    the same rules as `create_alias_spec`, once per distinct field tuple (every Compute repeats the
+    same ~50). Anything else (Outputs, a Resource parent, URN strings) takes the SDK's path.
     """
     import pulumi.runtime.resource as runtime_resource
     from pulumi.resource import Alias
     from pulumi.runtime.proto import alias_pb2
 
     original = runtime_resource.prepare_aliases
+    plain_types = (str, type(None), type(...))
+    specs: dict[tuple[Any, ...], alias_pb2.Alias] = {}  # azure-native repeats the same ~50 aliases
 
-    def plain(value) -> bool:
-        return value is ... or value is None or isinstance(value, str)
+    def spec(fields: tuple[Any, ...]) -> alias_pb2.Alias:
+        name, type_, stack, project, parent = (v if isinstance(v, str) else "" for v in fields)
+        common = {"name": name, "type": type_, "stack": stack, "project": project}
+        if fields[4] is None:
+            return alias_pb2.Alias(spec=alias_pb2.Alias.Spec(**common, noParent=True))
+        return alias_pb2.Alias(spec=alias_pb2.Alias.Spec(**common, parentUrn=parent))
 
-    def spec(alias: Alias) -> alias_pb2.Alias.Spec:
-        fields = {
-            "name": alias.name if isinstance(alias.name, str) else "",
-            "type": alias.type_ if isinstance(alias.type_, str) else "",
-            "stack": alias.stack if isinstance(alias.stack, str) else "",
-            "project": alias.project if isinstance(alias.project, str) else "",
-        }
-        if alias.parent is None:
-            return alias_pb2.Alias.Spec(**fields, noParent=True)
-        return alias_pb2.Alias.Spec(**fields, parentUrn=alias.parent if isinstance(alias.parent, str) else "")
+    def plain_specs(aliases: list[Any]) -> list[alias_pb2.Alias] | None:
+        """The specs, or None when an alias is not an `Alias` of plain values (then the SDK decides)."""
+        result = []
+        for alias in aliases:
+            if type(alias) is not Alias:
+                return None
+            fields = (alias.name, alias.type_, alias.stack, alias.project, alias.parent)
+            if not all(type(value) in plain_types for value in fields):
+                return None
+            message = specs.get(fields)
+            if message is None:
+                message = specs[fields] = spec(fields)
+            result.append(message)  # the request copies it: the cached message is never changed
+        return result
 
     async def prepare_aliases(resource, resource_options, supports_alias_specs):
         aliases = [] if resource_options is None else (resource_options.aliases or [])
-        simple = all(
-            type(alias) is Alias and all(plain(v) for v in (alias.name, alias.type_, alias.stack,
-                                                          alias.project, alias.parent))
-            for alias in aliases
-        )
-        if not supports_alias_specs or not simple:
+        result = plain_specs(aliases) if supports_alias_specs else None
+        if result is None:
             return await original(resource, resource_options, supports_alias_specs)
-        return [alias_pb2.Alias(spec=spec(alias)) for alias in aliases]
+        return result
 
     runtime_resource.prepare_aliases = prepare_aliases
 
