@@ -1,0 +1,181 @@
+"""End to end: one real program in which every rule of the pack fires, reviewed once by the real engine.
+
+The fixture `tests/fixtures/every_rule` declares raw azure-native resources: offenders (`*-bad`,
+`mlw-open`, `aks-created`, `rg-lock`, `batch-lock`, `cpu-preview`) and compliant twins. Its
+`pack-config.json` sets the knobs some rules need to fire (Dedicated only, required tags, quotas)
+and pins retirement dates to 2026-01-01. A rule added to ALL_RULES without a case here fails
+`test_every_rule_of_the_pack_fires`.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from amlkit.policies import ALL_RULES
+from amlkit.review.engine import review
+from tests.review.helpers import FIXTURES
+
+EVERY = FIXTURES / "every_rule"
+PACK_CONFIG = EVERY / "pack-config.json"
+RULES = {rule.name: rule for rule in ALL_RULES}
+
+M, A = "mandatory", "advisory"
+CLUSTER_BAD = [
+    ("aml-cluster-min-nodes-zero", M),
+    ("aml-cluster-max-nodes", M),
+    ("aml-cluster-idle-scale-down", M),
+    ("aml-compute-approved-vm-family", M),
+    ("aml-cluster-vm-priority", M),
+    ("aml-compute-identity", M),
+    ("aml-cluster-ssh-disabled", M),
+    ("aml-compute-no-public-ip", A),
+    ("aml-compute-local-auth-disabled", A),
+    ("aml-compute-network-isolated", A),
+    ("aml-cluster-same-region", A),
+    ("aml-quota-budget", A),
+    ("aml-required-tags", A),
+]
+INSTANCE_BAD = [
+    ("aml-compute-approved-vm-family", M),
+    ("aml-compute-retired-vm-series", M),
+    ("aml-compute-identity", M),
+    ("aml-cluster-ssh-disabled", M),
+    ("aml-compute-no-public-ip", A),
+    ("aml-compute-local-auth-disabled", A),
+    ("aml-compute-network-isolated", A),
+    ("aml-compute-instance-idle-shutdown", A),
+    ("aml-required-tags", A),
+]
+WORKSPACE_OPEN = [
+    ("aml-workspace-public-network-disabled", A),
+    ("aml-workspace-no-public-access-behind-vnet", A),
+    ("aml-workspace-managed-network", A),
+    ("aml-workspace-serverless-no-public-ip", A),
+    ("aml-workspace-cmk", A),
+    ("aml-workspace-hbi", A),
+    ("aml-workspace-user-assigned-identity", A),
+    ("aml-workspace-diagnostics", A),
+    ("aml-required-tags", A),
+]
+EXPECTED = sorted(
+    [(policy, "cpu-bad", level) for policy, level in CLUSTER_BAD]
+    + [(policy, "ci-bad", level) for policy, level in INSTANCE_BAD]
+    + [(policy, "mlw-open", level) for policy, level in WORKSPACE_OPEN]
+    + [
+        ("aml-no-aks-created-through-aml", "aks-created", A),
+        ("aml-no-resource-group-lock", "rg-lock", M),
+        ("aml-no-lock-on-batch-resources", "batch-lock", M),
+        ("aml-no-preview-api-versions", "cpu-preview", A),
+    ]
+)
+COMPLIANT = {"aks-attached", "ci-good", "cpu-good", "mlw-secure", "mlw-secure-diag", "mlw-secure-lock", "rg",
+             "rg-secure", "uai"}
+
+MESSAGES = {
+    ("aml-compute-identity", "cpu-bad"): "AmlCompute cluster 'cpu-bad' must have either a system-assigned or "
+    "user-assigned identity, not both; found SystemAssigned,UserAssigned.",
+    ("aml-cluster-idle-scale-down", "cpu-bad"): "AmlCompute cluster 'cpu-bad' must release idle nodes within "
+    "900 seconds (nodeIdleTimeBeforeScaleDown); found PT2H (7200 seconds).",
+    ("aml-compute-approved-vm-family", "cpu-bad"): "AmlCompute cluster 'cpu-bad' must use a VM size from an "
+    "allowed series; found Standard_M128ms of series M (approval-required, so allowed only when listed in "
+    "allowedSeries).",
+    ("aml-cluster-same-region", "cpu-bad"): "AmlCompute cluster 'cpu-bad' must run in its workspace's region "
+    "westeurope (workspace 'mlw-open'); found eastus.",
+    ("aml-quota-budget", "cpu-bad"): "Low-priority cores in eastus must fit the low-priority core quota of 100; "
+    "found 64000: cpu-bad 500 nodes x 128 vCPUs = 64000.",
+    ("aml-required-tags", "cpu-bad"): "Resource 'cpu-bad' (machinelearningservices:Compute) must carry the tags "
+    "owner, cost-center; found no value for owner, cost-center.",
+    ("aml-compute-retired-vm-series", "ci-bad"): "Compute instance 'ci-bad' must not use a VM series retired for "
+    "Azure ML compute; found Standard_NC6 of series NC, retired on 2023-08-31.",
+    ("aml-compute-network-isolated", "ci-bad"): "Compute instance 'ci-bad' must have a subnet or belong to a "
+    "workspace whose managed network is isolated (isolationMode AllowInternetOutbound or "
+    "AllowOnlyApprovedOutbound); found no subnet, and workspace 'mlw-open' has isolationMode Disabled.",
+    ("aml-compute-instance-idle-shutdown", "ci-bad"): "Compute instance 'ci-bad' must shut down after 15 to 4320 "
+    "idle minutes (idleTimeBeforeShutdown); found none (the instance runs and bills until stopped).",
+    ("aml-no-resource-group-lock", "rg-lock"): "Management lock 'rg-lock' must not cover resource group 'rg', "
+    "which holds workspace 'mlw-open' (a lock there blocks cluster scaling); lock individual resources instead; "
+    "found a lock at resource group scope.",
+    ("aml-no-lock-on-batch-resources", "batch-lock"): "Management lock 'batch-lock' must not lock a "
+    "service-managed Azure Batch resource (Azure ML must be able to change and delete it); found "
+    "'3f2a9c4e-azurebatch-cloudservicepublicip'.",
+    ("aml-no-preview-api-versions", "cpu-preview"): "Resource 'cpu-preview' must use a stable API version "
+    "(azure-native:machinelearningservices:Compute); found "
+    "azure-native:machinelearningservices/v20240101preview:Compute.",
+    ("aml-workspace-diagnostics", "mlw-open"): "Workspace 'mlw-open' must have a diagnostic setting "
+    "(monitor:DiagnosticSetting whose resourceUri is the workspace's id).",
+    ("aml-workspace-user-assigned-identity", "mlw-open"): "Workspace 'mlw-open' must use a user-assigned "
+    "identity (identity type including UserAssigned and primaryUserAssignedIdentity set); found identity type "
+    "SystemAssigned.",
+}
+
+
+@pytest.fixture(scope="module")
+def result():
+    return review(EVERY, ["every"], policy_pack_config=PACK_CONFIG)
+
+
+@pytest.fixture(scope="module")
+def stack(result):
+    [only] = result.stacks
+    return only
+
+
+def test_every_rule_of_the_pack_fires(stack):
+    assert len(ALL_RULES) == 27
+    assert {v.policy for v in stack.violations} == set(RULES)
+    assert sorted(p.name for p in stack.pack.policies) == sorted(RULES)
+
+
+def test_the_exact_findings(stack):
+    assert sorted((v.policy, v.resource, v.level) for v in stack.violations) == EXPECTED
+
+
+def test_no_unknowns_no_error_and_mandatory_findings_fail_the_review(result, stack):
+    assert stack.error is None
+    assert stack.unknown == []
+    assert (stack.stack, stack.project, stack.stack_file) == ("every", "every-rule", "Pulumi.every.yaml")
+    assert result.exit_code() == 1
+
+
+def test_compliant_twins_fire_nothing(stack):
+    flagged = {v.resource for v in stack.violations}
+    assert {r.name for r in stack.resources} == COMPLIANT | flagged
+    assert COMPLIANT.isdisjoint(flagged)
+
+
+@pytest.mark.parametrize(("policy", "resource"), sorted(MESSAGES), ids=lambda value: value)
+def test_exact_message(stack, policy, resource):
+    [violation] = [v for v in stack.violations if (v.policy, v.resource) == (policy, resource)]
+    assert violation.message == MESSAGES[policy, resource]
+
+
+def test_each_finding_carries_its_rules_level_and_severity(stack):
+    for violation in stack.violations:
+        rule = RULES[violation.policy]
+        assert (violation.level, violation.severity) == (rule.level, rule.severity), violation.policy
+        assert violation.pack == "amlkit-guardrails"
+
+
+def test_findings_point_at_engine_urns(stack):
+    by_name = {r.name: r for r in stack.resources}
+    for violation in stack.violations:
+        record = by_name[violation.resource]
+        assert (violation.urn, violation.type) == (record.urn, record.type)
+    assert by_name["cpu-bad"].urn == (
+        "urn:pulumi:every::every-rule::azure-native:machinelearningservices:Compute::cpu-bad")
+
+
+def test_the_preview_resource_reaches_the_pack_in_wire_form(stack):
+    [record] = [r for r in stack.resources if r.name == "cpu-preview"]
+    assert record.type == "azure-native:machinelearningservices/v20240101preview:Compute"
+    assert record.inputs["properties"] == {
+        "computeType": "AmlCompute",
+        "disableLocalAuth": True,
+        "properties": {
+            "enableNodePublicIp": False,
+            "osType": "Linux",
+            "remoteLoginPortPublicAccess": "Disabled",
+            "scaleSettings": {"maxNodeCount": 2.0, "minNodeCount": 0.0},
+            "vmSize": "Standard_D4ds_v4",
+        },
+    }
