@@ -3,8 +3,10 @@
 Facts (domain.md, rules table): Pulumi's compliance-policies library has exactly this rule for every
 azure-native resource with a preview version ("disallow-preview-resource"; all 349 of its AML rules are
 this one). Preview API versions can change or disappear without notice. In azure-native the version is
-in the type token: `azure-native:<module>/v20240101preview:<Name>` is a preview, while
-`azure-native:<module>:<Name>` (the default version) and dated stable versions are fine. Any
+in the type token: `azure-native:<module>/v20240101preview:<Name>` (2.x versioned modules) and
+`azure-native_<module>_v20240101preview:<module>:<Name>` (3.x, `pulumi package add azure-native <module>
+<version>`) are previews, while `azure-native:<module>:<Name>` (the default version) and dated stable
+versions are fine. Any
 azure-native module counts, not only machinelearningservices.
 """
 

@@ -20,6 +20,10 @@ CASES = [
      expected("network", "AdminRule", "azure-native:network/v20210501preview:AdminRule")),
     ("private-preview", "azure-native:storage/v20200801privatepreview:StorageAccount",
      expected("storage", "StorageAccount", "azure-native:storage/v20200801privatepreview:StorageAccount")),
+    ("parameterized-preview", "azure-native_machinelearningservices_v20240401preview:machinelearningservices:Compute",
+     expected("machinelearningservices", "Compute",
+              "azure-native_machinelearningservices_v20240401preview:machinelearningservices:Compute")),
+    ("parameterized-stable", "azure-native_storage_v20240101:storage:StorageAccount", []),
     ("non-azure-native", "azure:machinelearning/workspace:Workspace", []),
 ]
 

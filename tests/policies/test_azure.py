@@ -34,6 +34,10 @@ INNER = "properties.properties"
     ("azure-native:machinelearningservices:Compute", ("machinelearningservices", None, "Compute")),
     ("azure-native:machinelearningservices/v20240401preview:Compute",
      ("machinelearningservices", "v20240401preview", "Compute")),
+    ("azure-native_machinelearningservices_v20240401preview:machinelearningservices:Compute",
+     ("machinelearningservices", "v20240401preview", "Compute")),
+    ("azure-native_storage_v20240101:storage:StorageAccount", ("storage", "v20240101", "StorageAccount")),
+    ("azure-native_storage_v20240101:keyvault:Vault", None),
     ("aws:s3:Bucket", None),
 ])
 def test_type_parts(token, parts):
@@ -43,6 +47,7 @@ def test_type_parts(token, parts):
 @pytest.mark.parametrize(("token", "kind", "expected"), [
     ("azure-native:machinelearningservices:Compute", COMPUTE, True),
     ("azure-native:machinelearningservices/v20250101:Compute", COMPUTE, True),
+    ("azure-native_machinelearningservices_v20250101:machinelearningservices:Compute", COMPUTE, True),
     ("azure-native:machinelearningservices:Workspace", COMPUTE, False),
     (WORKSPACE_TYPE, WORKSPACE, True),
     ("azure-native:storage:StorageAccount", COMPUTE, False),
