@@ -336,6 +336,20 @@ def test_the_pack_installs_its_request_memo_on_this_pulumi_policy():
     assert done.stdout.split() == ["True", "False"]  # installed once, never twice
 
 
+def test_the_request_memo_leaves_an_unexpected_pulumi_policy_untouched():
+    code = (
+        "from google.protobuf import json_format\n"
+        "from pulumi_policy import policy\n"
+        "from amlkit.policies import pack\n"
+        "before = (policy.json_format, policy.deserialize_properties, policy._PolicyAnalyzerServicer.Analyze)\n"
+        "pack._EXPECTED_SOURCE['Analyze'] = 'a line this pulumi-policy does not have'\n"
+        "print(pack.convert_each_request_once(), before == (policy.json_format, policy.deserialize_properties,\n"
+        "      policy._PolicyAnalyzerServicer.Analyze), policy.json_format is json_format)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert done.stdout.split() == ["False", "True", "True"]
+
+
 @pytest.mark.parametrize("project", [RAW, ROOT], ids=["raw-fixture", "sample-stacks"])
 def test_converting_each_request_once_gives_the_same_review(project, pack_without_memo):
     fast = review(project)
