@@ -7,29 +7,13 @@ the rule actually reads it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-_TYPE = re.compile(r"^azure-native:(?P<module>[A-Za-z0-9]+)(?:/(?P<version>v[0-9A-Za-z]+))?:(?P<name>\w+)$")
-# azure-native 3.x's explicit API versions come from `pulumi package add azure-native <module> <version>`:
-# a parameterized package whose tokens are `azure-native_<module>_<version>:<module>:<Name>`.
-_PARAMETERIZED = re.compile(
-    r"^azure-native_(?P<module>[A-Za-z0-9]+)_(?P<version>v[0-9A-Za-z]+):(?P=module):(?P<name>\w+)$"
-)
+from amlkit.tokens import type_parts
 
 COMPUTE = "machinelearningservices:Compute"
 WORKSPACE = "machinelearningservices:Workspace"
-
-
-def type_parts(type_token: str) -> tuple[str, str | None, str] | None:
-    """`azure-native:machinelearningservices/v20240401preview:Compute` (2.x versioned modules) and
-    `azure-native_machinelearningservices_v20240401preview:machinelearningservices:Compute` (3.x
-    parameterized packages) -> (module, version, name); None for anything that is not azure-native."""
-    match = _TYPE.match(type_token) or _PARAMETERIZED.match(type_token)
-    if not match:
-        return None
-    return match["module"], match["version"], match["name"]
 
 
 def is_type(type_token: str, kind: str) -> bool:

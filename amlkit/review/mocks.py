@@ -14,6 +14,8 @@ from typing import Any
 from google.protobuf import json_format
 from pulumi.runtime.mocks import MockCallArgs, MockMonitor, MockResourceArgs, Mocks
 
+from amlkit.tokens import type_parts
+
 SUBSCRIPTION = "00000000-0000-0000-0000-000000000000"
 TENANT = "11111111-1111-1111-1111-111111111111"
 DEFAULT_LOCATION = "westeurope"
@@ -21,7 +23,6 @@ ROOT_STACK_TYPE = "pulumi:pulumi:Stack"
 SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d"
 SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270"
 
-_TYPE = re.compile(r"^azure-native:(?P<module>[A-Za-z0-9]+)(?:/v[0-9A-Za-z]+)?:(?P<name>\w+)$")
 
 # type (module:Name) -> (ARM path under the resource group, input holding the resource's name).
 # `{parent}` segments read another input (the parent resource's name, e.g. the workspace).
@@ -48,9 +49,10 @@ _ARM: dict[str, tuple[str, str]] = {
 
 
 def type_key(type_token: str) -> str | None:
-    """`azure-native:machinelearningservices/v20240401:Compute` -> `machinelearningservices:Compute`."""
-    match = _TYPE.match(type_token)
-    return f"{match['module']}:{match['name']}" if match else None
+    """`azure-native:machinelearningservices/v20240401:Compute` (any spelling, see amlkit.tokens) ->
+    `machinelearningservices:Compute`."""
+    parts = type_parts(type_token)
+    return f"{parts[0]}:{parts[2]}" if parts else None
 
 
 def arm_id(type_token: str, name: str, inputs: dict[str, Any]) -> str:

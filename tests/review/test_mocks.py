@@ -15,6 +15,9 @@ ARM_CASES = [
     ("compute-versioned", "azure-native:machinelearningservices/v20240401:Compute", "cpu",
      {"resourceGroupName": "rg-ml", "workspaceName": "mlw"},
      f"{SUB}/resourceGroups/rg-ml/providers/Microsoft.MachineLearningServices/workspaces/mlw/computes/cpu"),
+    ("compute-parameterized", "azure-native_machinelearningservices_v20240401:machinelearningservices:Compute",
+     "cpu", {"resourceGroupName": "rg-ml", "workspaceName": "mlw"},
+     f"{SUB}/resourceGroups/rg-ml/providers/Microsoft.MachineLearningServices/workspaces/mlw/computes/cpu"),
     ("unlisted-type", "azure-native:cache:Redis", "redis1", {"resourceGroupName": "rg"},
      f"{SUB}/resourceGroups/rg/providers/Microsoft.cache/rediss/redis1"),
 ]
