@@ -117,10 +117,8 @@ def preview(
 ) -> None:
     """Show what each stack would create (grouped under its parent, with the settings people review),
     then the policy review."""
-    with _guarded(verbose):
-        review = _review_files(stack_files, stack, policy_pack, policy_pack_config, jobs, timeout, verbose) \
-            if stack_files else _review(project_dir, stack, policy_pack, policy_pack_config, jobs, timeout, verbose)
-        _report(review, format, output, project_dir, policy_pack, with_plan=True)
+    _review_and_report(stack_files, project_dir, stack, policy_pack, policy_pack_config, format, output, jobs,
+                       timeout, verbose, with_plan=True)
 
 
 @app.command()
@@ -137,10 +135,8 @@ def check(
     verbose: Verbose = False,
 ) -> None:
     """Run only the policy review of each stack."""
-    with _guarded(verbose):
-        review = _review_files(stack_files, stack, policy_pack, policy_pack_config, jobs, timeout, verbose) \
-            if stack_files else _review(project_dir, stack, policy_pack, policy_pack_config, jobs, timeout, verbose)
-        _report(review, format, output, project_dir, policy_pack, with_plan=False)
+    _review_and_report(stack_files, project_dir, stack, policy_pack, policy_pack_config, format, output, jobs,
+                       timeout, verbose, with_plan=False)
 
 
 @app.command()
@@ -169,6 +165,18 @@ def _review(project_dir: Path, stacks: list[str] | None, policy_pack: Path | Non
     if not review.stacks:
         raise UsageError(f"{project_dir}: no stacks to review (no Pulumi.<stack>.yaml found, and no --stack given)")
     return review
+
+
+def _review_and_report(stack_files: list[Path] | None, project_dir: Path, stacks: list[str] | None,
+                       policy_pack: Path | None, config: Path | None, fmt: ReportFormat, output: Path | None,
+                       jobs: int, timeout: float, verbose: bool, with_plan: bool) -> None:
+    """`preview` (with_plan) and `check`: review the stack files or the project's stacks, then report."""
+    with _guarded(verbose):
+        if stack_files:
+            review = _review_files(stack_files, stacks, policy_pack, config, jobs, timeout, verbose)
+        else:
+            review = _review(project_dir, stacks, policy_pack, config, jobs, timeout, verbose)
+        _report(review, fmt, output, project_dir, policy_pack, with_plan=with_plan)
 
 
 def _review_files(stack_files: list[Path], stacks: list[str] | None, policy_pack: Path | None,
