@@ -22,6 +22,20 @@ def is_type(type_token: str, kind: str) -> bool:
     return parts is not None and f"{parts[0]}:{parts[2]}" == kind
 
 
+CLUSTER = ("AmlCompute",)
+INSTANCE = ("ComputeInstance",)
+MANAGED = CLUSTER + INSTANCE
+"""The compute types Azure ML manages itself: clusters and instances (attached computes are not)."""
+
+
+def compute_of(type_token: str, props: Mapping[str, Any], kinds: tuple[str, ...]) -> ComputeView | None:
+    """The inputs of a `machinelearningservices:Compute` whose computeType is one of `kinds`, else None."""
+    if not is_type(type_token, COMPUTE):
+        return None
+    compute = ComputeView(props)
+    return compute if compute.compute_type in kinds else None
+
+
 def _get(mapping: Any, key: str, default: Any = None) -> Any:
     if isinstance(mapping, Mapping) and key in mapping:
         value = mapping[key]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from amlkit.policies.azure import COMPUTE, ComputeView, compute_subject, is_type
+from amlkit.policies.azure import CLUSTER, compute_of, compute_subject
 from amlkit.policies.durations import FORMAT, DurationError, describe_seconds, duration_seconds
 from amlkit.policies.framework import Finding, ResourceInput, Rule, must
 
@@ -13,10 +13,8 @@ AZURE_DEFAULT = "PT120S"
 
 
 def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
-    if not is_type(resource.type, COMPUTE):
-        return
-    compute = ComputeView(resource.props)
-    if not compute.is_cluster:
+    compute = compute_of(resource.type, resource.props, CLUSTER)
+    if compute is None:
         return
     value = compute.idle_time_before_scale_down
     if value is None:

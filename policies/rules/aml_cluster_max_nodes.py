@@ -5,15 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from amlkit.policies.azure import COMPUTE, ComputeView, compute_subject, is_type
+from amlkit.policies.azure import CLUSTER, compute_of, compute_subject
 from amlkit.policies.framework import Finding, ResourceInput, Rule, must
 
 
 def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
-    if not is_type(resource.type, COMPUTE):
-        return
-    compute = ComputeView(resource.props)
-    if not compute.is_cluster:
+    compute = compute_of(resource.type, resource.props, CLUSTER)
+    if compute is None:
         return
     subject = compute_subject(resource.name, compute)
     max_nodes = compute.max_nodes

@@ -5,15 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from amlkit.policies.azure import COMPUTE, ComputeView, is_type
+from amlkit.policies.azure import CLUSTER, compute_of
 from amlkit.policies.framework import Finding, ResourceInput, Rule, must
 
 
 def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
-    if not is_type(resource.type, COMPUTE):
-        return
-    compute = ComputeView(resource.props)
-    if compute.is_cluster and compute.min_nodes != 0:
+    compute = compute_of(resource.type, resource.props, CLUSTER)
+    if compute is not None and compute.min_nodes != 0:
         yield Finding(
             must(f"AmlCompute cluster '{resource.name}'", "have minNodeCount 0", str(compute.min_nodes))
         )

@@ -6,11 +6,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from amlkit.policies.azure import (
-    COMPUTE,
-    ComputeView,
+    CLUSTER,
     WorkspaceView,
+    compute_of,
     compute_subject,
-    is_type,
     same_region,
     workspace_of,
     workspaces_by_key,
@@ -21,10 +20,8 @@ from amlkit.policies.framework import Finding, Rule, StackResource, must
 def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -> Iterator[Finding]:
     workspaces = workspaces_by_key(resources)
     for resource in resources:
-        if not is_type(resource.type, COMPUTE):
-            continue
-        compute = ComputeView(resource.props)
-        if not compute.is_cluster:
+        compute = compute_of(resource.type, resource.props, CLUSTER)
+        if compute is None:
             continue
         workspace = workspace_of(resource, workspaces)
         if workspace is None:

@@ -6,7 +6,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from amlkit.errors import ConfigError, UnknownVmSize
-from amlkit.policies.azure import COMPUTE, ComputeView, compute_subject, is_type
+from amlkit.policies.azure import MANAGED, compute_of, compute_subject
 from amlkit.policies.framework import Finding, ResourceInput, Rule, must
 from amlkit.vmsizes import VmFamily, VmSize, default_approved_series, family_by_series, parse_vm_size
 
@@ -14,10 +14,8 @@ NAME = "aml-compute-approved-vm-family"
 
 
 def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
-    if not is_type(resource.type, COMPUTE):
-        return
-    compute = ComputeView(resource.props)
-    if not (compute.is_cluster or compute.is_instance):
+    compute = compute_of(resource.type, resource.props, MANAGED)
+    if compute is None:
         return
     subject = compute_subject(resource.name, compute)
     raw = compute.vm_size

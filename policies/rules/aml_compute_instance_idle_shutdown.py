@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from amlkit.policies.azure import COMPUTE, ComputeView, compute_subject, is_type
+from amlkit.policies.azure import INSTANCE, compute_of, compute_subject
 from amlkit.policies.durations import FORMAT, DurationError, duration_seconds
 from amlkit.policies.framework import Finding, ResourceInput, Rule, must
 
@@ -14,10 +14,8 @@ MAX_MINUTES = 3 * 24 * 60  # Azure's limit: 3 days
 
 
 def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
-    if not is_type(resource.type, COMPUTE):
-        return
-    compute = ComputeView(resource.props)
-    if not compute.is_instance:
+    compute = compute_of(resource.type, resource.props, INSTANCE)
+    if compute is None:
         return
     subject = compute_subject(resource.name, compute)
     limit = config["maxIdleMinutes"]

@@ -6,11 +6,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from amlkit.policies.azure import (
-    COMPUTE,
+    MANAGED,
     ComputeView,
     WorkspaceView,
+    compute_of,
     compute_subject,
-    is_type,
     same_value,
     workspace_of,
     workspaces_by_key,
@@ -25,10 +25,8 @@ EXPECTATION = ("have a subnet or belong to a workspace whose managed network is 
 def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -> Iterator[Finding]:
     workspaces = workspaces_by_key(resources)
     for resource in resources:
-        if not is_type(resource.type, COMPUTE):
-            continue
-        compute = ComputeView(resource.props)
-        if not (compute.is_cluster or compute.is_instance) or compute.subnet_id:
+        compute = compute_of(resource.type, resource.props, MANAGED)
+        if compute is None or compute.subnet_id:
             continue
         found = _why_not_isolated(resource, compute, workspaces)
         if found is not None:

@@ -5,17 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from amlkit.policies.azure import COMPUTE, ComputeView, compute_subject, is_type
+from amlkit.policies.azure import MANAGED, compute_of, compute_subject
 from amlkit.policies.framework import Finding, ResourceInput, Rule, must
 
 FIELD = "enableNodePublicIp"
 
 
 def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
-    if not is_type(resource.type, COMPUTE):
-        return
-    compute = ComputeView(resource.props)
-    if not (compute.is_cluster or compute.is_instance):
+    compute = compute_of(resource.type, resource.props, MANAGED)
+    if compute is None:
         return
     given = compute.enable_node_public_ip_given
     if given is not False:

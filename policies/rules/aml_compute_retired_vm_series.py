@@ -11,7 +11,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from amlkit.errors import ConfigError, UnknownVmSize
-from amlkit.policies.azure import COMPUTE, ComputeView, compute_subject, is_type
+from amlkit.policies.azure import MANAGED, compute_of, compute_subject
 from amlkit.policies.framework import Finding, ResourceInput, Rule, must
 from amlkit.vmsizes import parse_vm_size
 
@@ -27,10 +27,8 @@ def findings(resource: ResourceInput, today: datetime.date) -> Iterator[Finding]
 
     A missing or unknown size is left to aml-compute-approved-vm-family, which reports both.
     """
-    if not is_type(resource.type, COMPUTE):
-        return
-    compute = ComputeView(resource.props)
-    if not (compute.is_cluster or compute.is_instance) or compute.vm_size is None:
+    compute = compute_of(resource.type, resource.props, MANAGED)
+    if compute is None or compute.vm_size is None:
         return
     try:
         size = parse_vm_size(compute.vm_size)

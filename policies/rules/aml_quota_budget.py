@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from amlkit.errors import ConfigError, UnknownVmSize
-from amlkit.policies.azure import COMPUTE, ComputeView, compute_subject, is_type, region_key, same_value
+from amlkit.policies.azure import MANAGED, ComputeView, compute_of, compute_subject, region_key, same_value
 from amlkit.policies.framework import Finding, Rule, StackResource, must
 from amlkit.vmsizes import VmFamily, VmSize, family_by_quota_family, family_by_series, parse_vm_size
 
@@ -53,10 +53,8 @@ def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -
     budget = read_budget(config)
     demands: list[Demand] = []
     for resource in resources:
-        if not is_type(resource.type, COMPUTE):
-            continue
-        compute = ComputeView(resource.props)
-        if not (compute.is_cluster or compute.is_instance):
+        compute = compute_of(resource.type, resource.props, MANAGED)
+        if compute is None:
             continue
         demand, problems = demand_of(resource, compute)
         yield from (Finding(problem, resource.urn) for problem in problems)

@@ -2,10 +2,14 @@ import pytest
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
 
 from amlkit.policies.azure import (
+    CLUSTER,
     COMPUTE,
+    INSTANCE,
+    MANAGED,
     WORKSPACE,
     ComputeView,
     WorkspaceView,
+    compute_of,
     compute_subject,
     is_type,
     same_region,
@@ -26,6 +30,29 @@ from tests.policies.compute_fixtures import (
 from tests.policies.helpers import DELETE, changed, cluster_props
 
 INNER = "properties.properties"
+
+
+# --- compute_of ------------------------------------------------------------------------------------
+
+COMPUTE_TOKEN = "azure-native:machinelearningservices:Compute"
+
+
+@pytest.mark.parametrize(("token", "compute_type", "kinds", "found"), [
+    (COMPUTE_TOKEN, "AmlCompute", CLUSTER, True),
+    (COMPUTE_TOKEN, "AmlCompute", MANAGED, True),
+    (COMPUTE_TOKEN, "ComputeInstance", INSTANCE, True),
+    (COMPUTE_TOKEN, "ComputeInstance", CLUSTER, False),
+    (COMPUTE_TOKEN, "AKS", MANAGED, False),
+    ("azure-native:machinelearningservices/v20240401:Compute", "AmlCompute", CLUSTER, True),
+    ("azure-native:storage:StorageAccount", "AmlCompute", MANAGED, False),
+], ids=["cluster", "cluster-managed", "instance", "instance-not-cluster", "attached-not-managed", "versioned",
+        "other-type"])
+def test_compute_of(token, compute_type, kinds, found):
+    props = changed(cluster_props(), "properties.computeType", compute_type)
+    view = compute_of(token, props, kinds)
+    assert (view is not None) is found
+    if found:
+        assert view.compute_type == compute_type
 
 
 # --- type tokens -----------------------------------------------------------------------------------
