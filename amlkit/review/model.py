@@ -86,6 +86,16 @@ class StackReview:
     def count(self, level: Level) -> int:
         return sum(1 for v in self.violations if v.level == level)
 
+    @property
+    def outcome(self) -> Literal["mandatory", "warnings", "passed"]:
+        """The pack's verdict: mandatory violations, warnings (advisory or unknown), or passed.
+        A failed review (`error`) is reported apart, before this is asked."""
+        if self.count("mandatory"):
+            return "mandatory"
+        if self.count("advisory") or self.unknown:
+            return "warnings"
+        return "passed"
+
 
 @dataclass
 class Review:

@@ -89,12 +89,11 @@ def _overview(review: Review) -> str:
     return _table(["Stack", "Environment", "Result", "Mandatory", "Advisory", "Waived", "Unknown"], rows)
 
 
+STATES = {"mandatory": "❌ mandatory violations", "warnings": "⚠️ warnings", "passed": "✅ passed"}
+
+
 def _state(stack: StackReview) -> str:
-    if stack.count("mandatory"):
-        return "❌ mandatory violations"
-    if stack.count("advisory") or stack.unknown:
-        return "⚠️ warnings"
-    return "✅ passed"
+    return STATES[stack.outcome]
 
 
 def _stack_head(stack: StackReview) -> str:

@@ -105,12 +105,11 @@ def _rule(out: Text, policy: PolicyInfo) -> None:
         out.append(f"{INDENT}More: {policy.url}\n")
 
 
+PACK_STATES = {"mandatory": "❌", "warnings": "⚠️", "passed": "✅"}
+
+
 def _pack_state(stack: StackReview) -> str:
-    if stack.count("mandatory"):
-        return "❌"
-    if stack.count("advisory") or stack.unknown:
-        return "⚠️"
-    return "✅"
+    return PACK_STATES[stack.outcome]
 
 
 def _violation(out: Text, v: Violation) -> None:
