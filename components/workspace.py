@@ -468,9 +468,16 @@ def validate(args: WorkspaceArgs) -> None:
         raise ConfigError(None, "container_registry", "an empty id: give an ARM id, True or False")
     if ("cmk_key_vault_id" in args) != ("cmk_key_uri" in args):
         raise ConfigError(None, "cmk_key_uri", "cmk_key_vault_id and cmk_key_uri go together")
-    if args.get("primary_user_assigned_identity_id") and not args.get("user_assigned_identity_ids"):
+    primary = args.get("primary_user_assigned_identity_id")
+    ids = list(args.get("user_assigned_identity_ids") or [])
+    if primary and not ids:
         raise ConfigError(
             None, "primary_user_assigned_identity_id", "needs user_assigned_identity_ids"
+        )
+    known = isinstance(primary, str) and all(isinstance(i, str) for i in ids)
+    if primary and known and primary.lower() not in {i.lower() for i in ids}:
+        raise ConfigError(
+            None, "primary_user_assigned_identity_id", "must be one of user_assigned_identity_ids", primary
         )
 
 

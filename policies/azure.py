@@ -281,6 +281,12 @@ class WorkspaceView:
     def primary_user_assigned_identity(self) -> str | None:
         return _get(self.props, "primaryUserAssignedIdentity")
 
+    @property
+    def user_assigned_identities(self) -> list[str]:
+        """azure-native 3.x sends a LIST of ARM ids (a map in older/other shapes: its keys)."""
+        value = _get(_get(self.props, "identity", {}), "userAssignedIdentities", [])
+        return list(value.keys()) if isinstance(value, Mapping) else list(value)
+
 
 def workspace_key(resource_group: str | None, name: str | None) -> tuple[str, str]:
     """Case-insensitive identity of a workspace (ARM names are case-insensitive)."""

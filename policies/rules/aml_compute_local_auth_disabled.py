@@ -1,20 +1,38 @@
-"""aml-compute-local-auth-disabled: computes accept Microsoft Entra ID only, no local (key/SSH) auth."""
+"""aml-compute-local-auth-disabled: clusters and instances accept Microsoft Entra ID only, no local (SSH) auth.
+
+Facts and scope (checked against the sources):
+- Azure Policy built-in e96a9a5f "Azure Machine Learning Computes should have local authentication
+  methods disabled", v2.1.0 (Azure/azure-policy, built-in-policies/policyDefinitions/Machine Learning/
+  DisableLocalAuth_Audit.json) audits `disableLocalAuth != true` only where `computeType` is
+  `ComputeInstance` or `AmlCompute`. (Its v1.0.0, MachineLearningServices_DisableLocalAuth_Audit.json,
+  audited every compute type.)
+- PSRule Azure.ML.DisableLocalAuth / AZR-000404 (Azure/PSRule.Rules.Azure,
+  src/PSRule.Rules.Azure/rules/Azure.ML.Rule.yaml) has no computeType condition: it is the check that
+  covers every compute type, attached ones included.
+- The Azure ML docs describe the setting as disabling local authentication (SSH) on a compute cluster
+  or instance (MicrosoftDocs/azure-ai-docs, articles/machine-learning/how-to-integrate-azure-policy.md).
+
+This rule follows the built-in and the docs: AmlCompute clusters and compute instances only. Attached
+computes (Kubernetes, AKS, VirtualMachine, Databricks...) keep their own authentication on the attached
+resource; a team that wants PSRule's wider scope can run PSRule AZR-000404 alongside.
+Omitted means false (local auth on).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from amlkit.policies.azure import COMPUTE, ComputeView, compute_subject, is_type
+from amlkit.policies.azure import MANAGED, compute_of, compute_subject
 from amlkit.policies.framework import Finding, ResourceInput, Rule, must
 
 FIELD = "disableLocalAuth"
 
 
 def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
-    if not is_type(resource.type, COMPUTE):
+    compute = compute_of(resource.type, resource.props, MANAGED)
+    if compute is None:
         return
-    compute = ComputeView(resource.props)
     given = compute.disable_local_auth_given
     if given is not True:
         found = "none (Azure then defaults to false)" if given is None else str(given).lower()
@@ -23,16 +41,17 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
 
 RULE = Rule(
     name="aml-compute-local-auth-disabled",
-    description="Azure ML computes must set properties.disableLocalAuth to true so only Microsoft Entra "
-    "identities can authenticate (omitted means false). Azure Policy e96a9a5f, Checkov CKV_AZURE_142, "
-    "PSRule Azure.ML.DisableLocalAuth (AZR-000404).",
+    description="AmlCompute clusters and compute instances must set properties.disableLocalAuth to true so "
+    "only Microsoft Entra identities can authenticate (omitted means false). Same scope as Azure Policy "
+    "e96a9a5f v2.1.0 (ComputeInstance and AmlCompute only); attached computes are not checked (PSRule "
+    "Azure.ML.DisableLocalAuth, AZR-000404, covers every compute type).",
     severity="medium",
     level="advisory",
     tags=("security", "identity"),
     url="https://github.com/Azure/azure-policy/blob/master/built-in-policies/policyDefinitions/"
-    "Machine%20Learning/MachineLearningServices_DisableLocalAuth_Audit.json",
-    remediation="Set properties.disable_local_auth to true on every compute (it cannot be changed after "
-    "creation; recreate the compute). Like the built-in audit e96a9a5f this applies to every compute type, "
-    "attached ones included.",
+    "Machine%20Learning/DisableLocalAuth_Audit.json",
+    remediation="Set properties.disable_local_auth to true on every compute cluster and compute instance "
+    "(it cannot be changed after creation; recreate the compute). Attached computes are out of scope, as in "
+    "built-in e96a9a5f v2.1.0; use PSRule AZR-000404 if attached computes must be audited too.",
     check=check,
 )

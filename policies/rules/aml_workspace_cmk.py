@@ -4,6 +4,11 @@ Facts (domain.md, workspace settings; Azure Policy ba769a63 "Azure Machine Learn
 be encrypted with a customer-managed key"): a customer-managed key is
 `encryption.keyVaultProperties.keyIdentifier` with `encryption.status` Enabled; without `encryption`
 the workspace uses Microsoft-managed keys.
+
+Scope: like the built-in (v1.1.0, Azure/azure-policy built-in-policies/policyDefinitions/Machine Learning/
+Workspace_CMKEnabled_Audit.json, condition `not kind equals project`), workspaces of kind `Project` are
+not checked (the Hub workspace a project is created in is checked like any other). Kinds compare
+case-insensitively, as Azure Policy's `equals` does; a missing kind means Default.
 """
 
 from __future__ import annotations
@@ -11,12 +16,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from amlkit.policies.azure import WORKSPACE, WorkspaceView, is_type
+from amlkit.policies.azure import WORKSPACE, WorkspaceView, is_type, same_value
 from amlkit.policies.framework import Finding, ResourceInput, Rule, must
 
 
 def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
-    if not is_type(resource.type, WORKSPACE):
+    if not is_type(resource.type, WORKSPACE) or same_value(WorkspaceView(resource.props).kind, "Project"):
         return
     found = _problem(resource.props)
     if found is not None:
@@ -34,12 +39,15 @@ def _problem(props: Mapping[str, Any]) -> str | None:
 RULE = Rule(
     name="aml-workspace-cmk",
     description="Workspaces must be encrypted with a customer-managed key "
-    "(encryption.keyVaultProperties.keyIdentifier, status Enabled).",
+    "(encryption.keyVaultProperties.keyIdentifier, status Enabled). Workspaces of kind Project are not "
+    "checked, as in Azure Policy ba769a63; their Hub is.",
     severity="medium",
     level="advisory",
     tags=("security",),
-    url="https://learn.microsoft.com/azure/machine-learning/policy-reference",
+    url="https://github.com/Azure/azure-policy/blob/master/built-in-policies/policyDefinitions/"
+    "Machine%20Learning/Workspace_CMKEnabled_Audit.json",
     remediation="Set encryption with status Enabled and key_vault_properties (key_vault_arm_id, "
-    "key_identifier) pointing at a key in a key vault with purge protection. It can only be set at creation.",
+    "key_identifier) pointing at a key in a key vault with purge protection. It can only be set at creation. "
+    "Project workspaces are skipped (as by ba769a63): set it on their Hub.",
     check=check,
 )

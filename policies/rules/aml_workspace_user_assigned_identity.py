@@ -5,6 +5,12 @@ Learning Workspaces should use user-assigned managed identity", PSRule AZR-00040
 must include UserAssigned (`UserAssigned` or `SystemAssigned,UserAssigned`) and
 `primaryUserAssignedIdentity` must name the one the workspace uses. Serverless compute cannot use a
 system-assigned identity. Type names compare case-insensitively.
+
+`primaryUserAssignedIdentity` is "the user assigned identity resource id that represents the workspace
+identity" (ARM schema, as shipped in pulumi-azure-native 3.29 machinelearningservices/workspace.py), so
+it must be one of the identities the workspace is given in `identity.userAssignedIdentities`; PSRule
+Azure.ML.UserManagedIdentity (AZR-000407, Azure/PSRule.Rules.Azure src/PSRule.Rules.Azure/rules/
+Azure.ML.Rule.yaml) requires that list as well. ARM ids compare case-insensitively.
 """
 
 from __future__ import annotations
@@ -15,7 +21,8 @@ from typing import Any
 from amlkit.policies.azure import WORKSPACE, WorkspaceView, is_type
 from amlkit.policies.framework import Finding, ResourceInput, Rule, must
 
-EXPECTATION = "use a user-assigned identity (identity type including UserAssigned and primaryUserAssignedIdentity set)"
+EXPECTATION = ("use a user-assigned identity (identity type including UserAssigned and primaryUserAssignedIdentity "
+               "set to one of identity.userAssignedIdentities)")
 
 
 def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
@@ -32,19 +39,29 @@ def _problem(workspace: WorkspaceView) -> str | None:
         return "no identity"
     if "userassigned" not in {part.strip().lower() for part in kind.split(",")}:
         return f"identity type {kind}"
-    if not workspace.primary_user_assigned_identity:
+    primary = workspace.primary_user_assigned_identity
+    if not primary:
         return "no primaryUserAssignedIdentity"
+    listed = workspace.user_assigned_identities
+    if not listed:
+        return f"primaryUserAssignedIdentity {primary} but no identity.userAssignedIdentities"
+    if str(primary).lower() not in {str(identity).lower() for identity in listed}:
+        count = f"{len(listed)} listed" if len(listed) > 1 else "1 listed"
+        return f"primaryUserAssignedIdentity {primary}, which is not one of identity.userAssignedIdentities ({count})"
     return None
 
 
 RULE = Rule(
     name="aml-workspace-user-assigned-identity",
-    description="Workspaces must use a user-assigned managed identity as their primary identity.",
+    description="Workspaces must use a user-assigned managed identity as their primary identity: identity "
+    "type including UserAssigned, and primaryUserAssignedIdentity set to one of identity.userAssignedIdentities.",
     severity="medium",
     level="advisory",
     tags=("identity", "security"),
-    url="https://learn.microsoft.com/azure/machine-learning/policy-reference",
+    url="https://github.com/Azure/azure-policy/blob/master/built-in-policies/policyDefinitions/"
+    "Machine%20Learning/Workspace_UAIEnabled_Audit.json",
     remediation="Set identity.type to UserAssigned with the identity's ARM id in user_assigned_identities, "
-    "and primary_user_assigned_identity to that id; grant it the roles the workspace needs first.",
+    "and primary_user_assigned_identity to that same id (one of the listed identities); grant it the roles "
+    "the workspace needs first.",
     check=check,
 )

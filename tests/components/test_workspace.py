@@ -377,6 +377,8 @@ INVALID = [
     ({"container_registry": ""}, "container_registry: an empty id: give an ARM id, True or False"),
     ({"cmk_key_vault_id": "/x/kv"}, "cmk_key_uri: cmk_key_vault_id and cmk_key_uri go together"),
     ({"primary_user_assigned_identity_id": UAI}, "primary_user_assigned_identity_id: needs user_assigned"),
+    ({"user_assigned_identity_ids": [UAI], "primary_user_assigned_identity_id": UAI2},
+     "primary_user_assigned_identity_id: must be one of user_assigned_identity_ids"),
     ({"storage_account_name": "St-Bad"},
      "storage_account_name: invalid Azure name 'St-Bad': allowed is 3-24 lowercase letters and digits"),
     ({"key_vault_name": "kv--x"}, "key_vault_name: invalid Azure name 'kv--x'"),

@@ -11,6 +11,7 @@ INSTANCE_HAPPY = instance_props()
 LOGIN = "properties.properties.remoteLoginPortPublicAccess"
 CREDENTIALS = "properties.properties.userAccountCredentials"
 SSH = "properties.properties.sshSettings"
+SUBNET = "properties.properties.subnet"
 CLUSTER = "AmlCompute cluster 'cpu-cluster'"
 INSTANCE = "Compute instance 'cpu-cluster'"
 SECRET = "Sup3r-Secret!"
@@ -18,11 +19,20 @@ PASSWORD = f"{CLUSTER} must not set an admin password in userAccountCredentials;
 
 CASES = [
     ("happy-path", HAPPY, []),
-    ("login-omitted-is-not-specified", changed(HAPPY, LOGIN, DELETE),
+    # NotSpecified (the default) closes port 22 in a VNet and opens it otherwise: still not an explicit Disabled
+    ("login-omitted-in-subnet", changed(HAPPY, LOGIN, DELETE),
      [f"{CLUSTER} must set remoteLoginPortPublicAccess explicitly to Disabled; found none (Azure then uses "
-      "NotSpecified: SSH open on nodes with a public IP)."]),
-    ("login-not-specified", changed(HAPPY, LOGIN, "NotSpecified"),
-     [f"{CLUSTER} must set remoteLoginPortPublicAccess explicitly to Disabled; found NotSpecified."]),
+      "NotSpecified: port 22 closed only because the cluster is in a VNet subnet)."]),
+    ("login-omitted-no-subnet", changed(changed(HAPPY, LOGIN, DELETE), SUBNET, DELETE),
+     [f"{CLUSTER} must set remoteLoginPortPublicAccess explicitly to Disabled; found none (Azure then uses "
+      "NotSpecified: no subnet is set, so port 22 is open on every node with a public IP)."]),
+    ("login-not-specified-in-subnet", changed(HAPPY, LOGIN, "NotSpecified"),
+     [f"{CLUSTER} must set remoteLoginPortPublicAccess explicitly to Disabled; found NotSpecified (port 22 "
+      "closed only because the cluster is in a VNet subnet)."]),
+    ("login-not-specified-no-subnet", changed(changed(HAPPY, LOGIN, "notspecified"), SUBNET, DELETE),
+     [f"{CLUSTER} must set remoteLoginPortPublicAccess explicitly to Disabled; found notspecified (no subnet "
+      "is set, so port 22 is open on every node with a public IP)."]),
+    ("login-disabled-no-subnet", changed(HAPPY, SUBNET, DELETE), []),
     ("login-enabled", changed(HAPPY, LOGIN, "Enabled"),
      [f"{CLUSTER} must set remoteLoginPortPublicAccess explicitly to Disabled; found Enabled."]),
     ("login-disabled-lower-case", changed(HAPPY, LOGIN, "disabled"), []),

@@ -19,9 +19,14 @@ CASES = [
     ("instance-happy", instance_props(), []),
     ("instance-local-auth-on", changed(instance_props(), FIELD, False),
      ["Compute instance 'cpu-cluster' must set disableLocalAuth to true; found false."]),
+    ("instance-omitted-is-false", changed(instance_props(), FIELD, DELETE),
+     ["Compute instance 'cpu-cluster' must set disableLocalAuth to true; found none (Azure then defaults to "
+      "false)."]),
+    # built-in e96a9a5f v2.1.0 audits ComputeInstance and AmlCompute only: attached computes are out of scope
     ("attached-happy", attached_props(), []),
-    ("attached-omitted", changed(attached_props("AKS"), FIELD, DELETE),
-     ["AKS compute 'cpu-cluster' must set disableLocalAuth to true; found none (Azure then defaults to false)."]),
+    ("attached-aks-omitted-not-checked", changed(attached_props("AKS"), FIELD, DELETE), []),
+    ("attached-kubernetes-local-auth-on-not-checked", changed(attached_props("Kubernetes"), FIELD, False), []),
+    ("attached-vm-local-auth-on-not-checked", changed(attached_props("VirtualMachine"), FIELD, False), []),
 ]
 
 

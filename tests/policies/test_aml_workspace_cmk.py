@@ -17,6 +17,13 @@ CASES = [
      [MESSAGE.format("encryption.status Disabled")]),
     ("status-missing", changed(HAPPY, "encryption.status", DELETE), [MESSAGE.format("encryption.status none")]),
     ("status-lowercase", changed(HAPPY, "encryption.status", "enabled"), []),
+    # built-in ba769a63 v1.1.0 skips kind Project; a Hub is checked like any workspace
+    ("project-without-encryption-not-checked", changed(changed(HAPPY, "kind", "Project"), "encryption", DELETE), []),
+    ("project-lowercase-not-checked", changed(changed(HAPPY, "kind", "project"), "encryption", DELETE), []),
+    ("hub-without-encryption", changed(changed(HAPPY, "kind", "Hub"), "encryption", DELETE), [NO_KEY]),
+    ("feature-store-without-encryption", changed(changed(HAPPY, "kind", "FeatureStore"), "encryption", DELETE),
+     [NO_KEY]),
+    ("kind-missing-is-default", changed(changed(HAPPY, "kind", DELETE), "encryption", DELETE), [NO_KEY]),
 ]
 
 

@@ -2,11 +2,12 @@ import pytest
 
 from amlkit.policies.rules.aml_workspace_user_assigned_identity import RULE
 from tests.policies.helpers import DELETE, changed, messages
-from tests.policies.workspace_fixtures import WORKSPACE_TYPE, workspace_props
+from tests.policies.workspace_fixtures import IDENTITY_ID, WORKSPACE_TYPE, workspace_props
 
 HAPPY = workspace_props()
 MESSAGE = ("Workspace 'mlw-prod' must use a user-assigned identity (identity type including UserAssigned and "
-           "primaryUserAssignedIdentity set); found {}.")
+           "primaryUserAssignedIdentity set to one of identity.userAssignedIdentities); found {}.")
+OTHER_ID = IDENTITY_ID.replace("id-mlw-prod", "id-other")
 
 CASES = [
     ("happy-path", HAPPY, []),
@@ -20,6 +21,20 @@ CASES = [
      [MESSAGE.format("no primaryUserAssignedIdentity")]),
     ("system-and-user-assigned", changed(HAPPY, "identity.type", "SystemAssigned,UserAssigned"), []),
     ("type-case-and-spaces", changed(HAPPY, "identity.type", "SystemAssigned, userassigned"), []),
+    # primaryUserAssignedIdentity must be one of the listed identities (ARM ids compare case-insensitively)
+    ("primary-not-listed", changed(HAPPY, "primaryUserAssignedIdentity", OTHER_ID),
+     [MESSAGE.format(f"primaryUserAssignedIdentity {OTHER_ID}, which is not one of "
+                     "identity.userAssignedIdentities (1 listed)")]),
+    ("primary-not-among-two", changed(HAPPY, "identity.userAssignedIdentities", [OTHER_ID, OTHER_ID + "2"]),
+     [MESSAGE.format(f"primaryUserAssignedIdentity {IDENTITY_ID}, which is not one of "
+                     "identity.userAssignedIdentities (2 listed)")]),
+    ("primary-second-of-two", changed(HAPPY, "identity.userAssignedIdentities", [OTHER_ID, IDENTITY_ID]), []),
+    ("primary-other-case", changed(HAPPY, "primaryUserAssignedIdentity", IDENTITY_ID.upper()), []),
+    ("identities-map-form", changed(HAPPY, "identity.userAssignedIdentities", {IDENTITY_ID: {}}), []),
+    ("identities-missing", changed(HAPPY, "identity.userAssignedIdentities", DELETE),
+     [MESSAGE.format(f"primaryUserAssignedIdentity {IDENTITY_ID} but no identity.userAssignedIdentities")]),
+    ("identities-empty", changed(HAPPY, "identity.userAssignedIdentities", []),
+     [MESSAGE.format(f"primaryUserAssignedIdentity {IDENTITY_ID} but no identity.userAssignedIdentities")]),
 ]
 
 

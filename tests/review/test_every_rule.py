@@ -104,8 +104,8 @@ MESSAGES = {
     ("aml-workspace-diagnostics", "mlw-open"): "Workspace 'mlw-open' must have a diagnostic setting "
     "(monitor:DiagnosticSetting whose resourceUri is the workspace's id).",
     ("aml-workspace-user-assigned-identity", "mlw-open"): "Workspace 'mlw-open' must use a user-assigned "
-    "identity (identity type including UserAssigned and primaryUserAssignedIdentity set); found identity type "
-    "SystemAssigned.",
+    "identity (identity type including UserAssigned and primaryUserAssignedIdentity set to one of "
+    "identity.userAssignedIdentities); found identity type SystemAssigned.",
 }
 
 
