@@ -251,8 +251,9 @@ class WorkspaceView:
         return _get(self.props, "serverlessComputeSettings", {})
 
     @property
-    def serverless_no_public_ip(self) -> bool:
-        return bool(_get(self.serverless_settings, "serverlessComputeNoPublicIP", False))
+    def serverless_no_public_ip_given(self) -> bool | None:
+        """`serverlessComputeNoPublicIP` as written; None when omitted (Azure then uses false)."""
+        return _get(self.serverless_settings, "serverlessComputeNoPublicIP")
 
     @property
     def serverless_custom_subnet(self) -> str | None:

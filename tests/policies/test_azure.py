@@ -228,9 +228,10 @@ def test_workspace_defaults():
     ws = WorkspaceView({})
     assert (ws.kind, ws.public_network_access, ws.managed_network_isolation_mode) == ("Default", "Enabled",
                                                                                       "Disabled")
-    assert (ws.allow_public_access_when_behind_vnet, ws.serverless_no_public_ip, ws.hbi_workspace) == (
-        False, False, False)
+    assert (ws.allow_public_access_when_behind_vnet, ws.serverless_no_public_ip_given, ws.hbi_workspace) == (
+        False, None, False)
     assert (ws.cmk_key_identifier, ws.identity_type, ws.serverless_custom_subnet) == (None, None, None)
+    assert ws.user_assigned_identities == []
 
 
 def test_workspace_values():

@@ -103,6 +103,9 @@ MESSAGES = {
     "azure-native:machinelearningservices/v20240101preview:Compute.",
     ("aml-workspace-diagnostics", "mlw-open"): "Workspace 'mlw-open' must have a diagnostic setting "
     "(monitor:DiagnosticSetting whose resourceUri is the workspace's id).",
+    ("aml-workspace-serverless-no-public-ip", "mlw-open"): "Workspace 'mlw-open' must have "
+    "serverlessComputeSettings.serverlessComputeNoPublicIP true for serverless compute in its custom subnet; "
+    "found none (Azure then uses false).",
     ("aml-workspace-user-assigned-identity", "mlw-open"): "Workspace 'mlw-open' must use a user-assigned "
     "identity (identity type including UserAssigned and primaryUserAssignedIdentity set to one of "
     "identity.userAssignedIdentities); found identity type SystemAssigned.",
