@@ -1,6 +1,7 @@
 import pytest
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError, unknown_checking_proxy
 
+from amlkit.policies.framework import StackResource
 from amlkit.policies.rules.aml_workspace_diagnostics import RULE
 from tests.policies.workspace_fixtures import (
     DIAGNOSTIC_TYPE,
@@ -30,6 +31,36 @@ def storage_id() -> str:
     return f"{rg_id('rg-ml-prod')}/providers/Microsoft.Storage/storageAccounts/stmlprod"
 
 
+LOGS_EXPECTATION = ("must export its resource logs: a diagnostic setting with a log entry enabled "
+                    "(logs[].enabled true) and, when it exports to a storage account, retentionPolicy disabled, "
+                    "0 days or at least {} days")
+
+
+def gap(found: str, name: str = "mlw-prod", days: int = 365) -> tuple[str, str]:
+    return name, f"Workspace '{name}' {LOGS_EXPECTATION.format(days)}; found {found}."
+
+
+def setting(name: str = "diag-prod", **changes) -> StackResource:
+    """PROD_DIAG (every log to Log Analytics) with top-level keys changed; None removes a key."""
+    props = diagnostic_props(workspace_id())
+    for key, value in changes.items():
+        if value is None:
+            props.pop(key, None)
+        else:
+            props[key] = value
+    return res(DIAGNOSTIC_TYPE, name, props)
+
+
+def log(enabled: bool = True, days: int | None = None, retention: bool = True) -> dict:
+    entry: dict = {"categoryGroup": "allLogs", "enabled": enabled}
+    if days is not None:
+        entry["retentionPolicy"] = {"enabled": retention, "days": float(days)}
+    return entry
+
+
+TO_STORAGE = {"storageAccountId": storage_id()}
+
+
 CASES = [
     ("happy-path", [PROD, DEV, PROD_DIAG, DEV_DIAG], []),
     ("no-settings", [PROD, DEV], [missing("mlw-prod"), missing("mlw-dev")]),
@@ -50,12 +81,48 @@ CASES = [
     ("resource-uri-not-an-id", [PROD, res(DIAGNOSTIC_TYPE, "d", diagnostic_props("mlw-prod"))],
      [missing("mlw-prod")]),
     ("no-workspaces", [PROD_DIAG], []),
+    # afe0c3be: at least one log enabled; with a storage account, retention off, 0 days or >= 365 days
+    ("log-disabled", [PROD, setting(logs=[log(enabled=False)])],
+     [gap("setting 'diag-prod' enables no log (logs[].enabled true)")]),
+    ("logs-missing", [PROD, setting(logs=None)], [gap("setting 'diag-prod' lists no logs")]),
+    ("logs-empty-metrics-only", [PROD, setting(logs=[], metrics=[{"category": "AllMetrics", "enabled": True}])],
+     [gap("setting 'diag-prod' lists no logs")]),
+    ("one-of-two-logs-enabled", [PROD, setting(logs=[log(enabled=False), log()])], []),
+    ("storage-no-retention-policy", [PROD, setting(**TO_STORAGE, logs=[log()])], []),
+    ("storage-retention-disabled", [PROD, setting(**TO_STORAGE, logs=[log(days=30, retention=False)])], []),
+    ("storage-retention-forever", [PROD, setting(**TO_STORAGE, logs=[log(days=0)])], []),
+    ("storage-retention-365", [PROD, setting(**TO_STORAGE, logs=[log(days=365)])], []),
+    ("storage-retention-364", [PROD, setting(**TO_STORAGE, logs=[log(days=364)])],
+     [gap("setting 'diag-prod' exports to a storage account and keeps its enabled logs 364 days")]),
+    ("storage-retention-30-and-90", [PROD, setting(**TO_STORAGE, logs=[log(days=90), log(days=30)])],
+     [gap("setting 'diag-prod' exports to a storage account and keeps its enabled logs 30 or 90 days")]),
+    ("short-retention-without-storage", [PROD, setting(logs=[log(days=30)])], []),
+    ("disabled-log-with-long-retention", [PROD, setting(**TO_STORAGE, logs=[log(enabled=False, days=400)])],
+     [gap("setting 'diag-prod' enables no log (logs[].enabled true)")]),
+    ("second-setting-exports", [PROD, setting(logs=[log(enabled=False)]), setting("diag-la")], []),
+    ("two-settings-both-short", [PROD, setting(logs=[log(enabled=False)]),
+                                 setting("diag-st", **TO_STORAGE, logs=[log(days=7)])],
+     [gap("setting 'diag-prod' enables no log (logs[].enabled true); setting 'diag-st' exports to a storage "
+          "account and keeps its enabled logs 7 days")]),
 ]
 
 
 @pytest.mark.parametrize(("resources", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_aml_workspace_diagnostics(resources, expected):
     assert stack_messages(RULE, resources) == expected
+
+
+@pytest.mark.parametrize(("days", "expected"), [
+    (30, []),
+    (90, [gap("setting 'diag-prod' exports to a storage account and keeps its enabled logs 30 days", days=90)]),
+], ids=["30-days-meets-30", "30-days-short-of-90"])
+def test_required_retention_days_is_configurable(days, expected):
+    resources = [PROD, setting(**TO_STORAGE, logs=[log(days=30)])]
+    assert stack_messages(RULE, resources, {"requiredRetentionDays": float(days)}) == expected
+
+
+def test_default_required_retention_is_the_builtins_365_days():
+    assert RULE.defaults() == {"requiredRetentionDays": 365}
 
 
 def unknown_setting(name: str, **deps: str):
