@@ -2,7 +2,17 @@
 
 Worst case per resource: a cluster at maxNodeCount nodes, an instance as one node, each node taking
 its size's vCPUs. Dedicated cores add up per region and quota family (clusters and instances share
-them), low-priority cores per region, and nodes per region against the regional node limit.
+them), low-priority cores per region.
+
+The regional compute limit counts compute RESOURCES, not nodes (MicrosoftDocs/azure-ai-docs,
+articles/machine-learning/how-to-manage-quotas.md, "Azure Machine Learning Compute"): "Total compute
+limit per region has a default limit of 500 per region ... up to a maximum value of 2,500 per region.
+This limit is shared between training clusters, compute instances, and managed online endpoint
+deployments. A compute instance is considered a single-node cluster for quota purposes." So each
+AmlCompute cluster (whatever its maxNodeCount), each compute instance and each managed online deployment
+(`machinelearningservices:OnlineDeployment` with endpointComputeType Managed) counts once in its region.
+Kubernetes online deployments and attached computes do not count. (Managed online deployments are only
+counted against this limit; their cores are not added to the core quotas.)
 """
 
 from __future__ import annotations
@@ -12,12 +22,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from amlkit.errors import ConfigError, UnknownVmSize
-from amlkit.policies.azure import MANAGED, ComputeView, compute_of, compute_subject, region_key, same_value
+from amlkit.policies.azure import MANAGED, ComputeView, compute_of, compute_subject, is_type, region_key, same_value
 from amlkit.policies.framework import Finding, Rule, StackResource, must
 from amlkit.vmsizes import VmFamily, VmSize, family_by_quota_family, family_by_series, parse_vm_size
 
 NAME = "aml-quota-budget"
-DEFAULT_NODE_LIMIT = 500
+DEFAULT_COMPUTE_LIMIT = 500
+MAX_COMPUTE_LIMIT = 2500
+ONLINE_DEPLOYMENT = "machinelearningservices:OnlineDeployment"
+RENAMED = {"regionalNodeLimit": "regionalComputeLimit"}
 
 
 @dataclass(frozen=True)
@@ -37,13 +50,23 @@ class Demand:
 
 
 @dataclass(frozen=True)
+class Counted:
+    """One compute resource counted against the regional compute limit."""
+
+    name: str
+    urn: str
+    region: str
+    kind: str
+
+
+@dataclass(frozen=True)
 class Budget:
-    """The validated config: dedicated cores per region and family, low-priority cores, node limit."""
+    """The validated config: dedicated cores per region and family, low-priority cores, compute limit."""
 
     core_quota: Mapping[str, Mapping[VmFamily, int]]
     default_core_quota: int | None
     low_priority_core_quota: Mapping[str, int]
-    regional_node_limit: int
+    regional_compute_limit: int
 
     def dedicated_limit(self, region: str, family: VmFamily) -> int | None:
         return self.core_quota.get(region, {}).get(family, self.default_core_quota)
@@ -52,17 +75,40 @@ class Budget:
 def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -> Iterator[Finding]:
     budget = read_budget(config)
     demands: list[Demand] = []
+    counted: list[Counted] = []
     for resource in resources:
         compute = compute_of(resource.type, resource.props, MANAGED)
         if compute is None:
+            deployment, problem = managed_deployment(resource)
+            if problem:
+                yield Finding(problem, resource.urn)
+            if deployment is not None:
+                counted.append(deployment)
             continue
         demand, problems = demand_of(resource, compute)
         yield from (Finding(problem, resource.urn) for problem in problems)
-        if demand is not None and demand.nodes > 0:
-            demands.append(demand)
+        if demand is not None:
+            kind = "compute instance" if compute.is_instance else "AmlCompute cluster"
+            counted.append(Counted(resource.name, resource.urn, demand.region, kind))
+            if demand.nodes > 0:
+                demands.append(demand)
     yield from dedicated_breaches(demands, budget)
     yield from low_priority_breaches(demands, budget)
-    yield from node_breaches(demands, budget)
+    yield from compute_limit_breaches(counted, budget)
+
+
+def managed_deployment(resource: StackResource) -> tuple[Counted | None, str | None]:
+    """A managed online deployment as one counted compute resource (None for anything else)."""
+    if not is_type(resource.type, ONLINE_DEPLOYMENT):
+        return None, None
+    properties = resource.props.get("properties") or {}
+    if not same_value(properties.get("endpointComputeType"), "Managed"):
+        return None, None
+    location = resource.props.get("location")
+    subject = f"Managed online deployment '{resource.name}'"
+    if not location:
+        return None, must(subject, "set location so its quota region is known", "none")
+    return Counted(resource.name, resource.urn, region_key(location), "managed online deployment"), None
 
 
 def demand_of(resource: StackResource, compute: ComputeView) -> tuple[Demand | None, list[str]]:
@@ -70,9 +116,11 @@ def demand_of(resource: StackResource, compute: ComputeView) -> tuple[Demand | N
     subject = compute_subject(resource.name, compute)
     if not compute.location:
         return None, [must(subject, "set location (or computeLocation) so its quota region is known", "none")]
+    region = region_key(compute.location)
     nodes = 1 if compute.is_instance else compute.max_nodes
     if nodes is None:
-        return None, [must(subject, "set scaleSettings.maxNodeCount so its quota can be checked", "none")]
+        problem = must(subject, "set scaleSettings.maxNodeCount so its quota can be checked", "none")
+        return Demand(resource.name, resource.urn, region, 0, None, False), [problem]
     problems = []
     size = None
     raw = compute.vm_size
@@ -85,7 +133,7 @@ def demand_of(resource: StackResource, compute: ComputeView) -> tuple[Demand | N
             expectation = "use a known Azure VM size so its cores can be counted against quota"
             problems.append(must(subject, expectation, f"{raw!r}, which is not a known Azure VM size name"))
     low_priority = compute.is_cluster and same_value(compute.vm_priority, "LowPriority")
-    return Demand(resource.name, resource.urn, region_key(compute.location), nodes, size, low_priority), problems
+    return Demand(resource.name, resource.urn, region, nodes, size, low_priority), problems
 
 
 # --- breaches -----------------------------------------------------------------------------------------
@@ -108,11 +156,17 @@ def low_priority_breaches(demands: Iterable[Demand], budget: Budget) -> Iterator
         yield from _breach(f"Low-priority cores in {region}", expectation, limit, members, lambda d: d.cores, _cores)
 
 
-def node_breaches(demands: Iterable[Demand], budget: Budget) -> Iterator[Finding]:
-    limit = budget.regional_node_limit
-    for region, members in sorted(_group(demands, lambda d: d.region).items()):
-        expectation = f"fit the regional node limit of {limit}"
-        yield from _breach(f"Nodes in {region}", expectation, limit, members, lambda d: d.nodes, _nodes)
+def compute_limit_breaches(counted: Iterable[Counted], budget: Budget) -> Iterator[Finding]:
+    """Clusters, instances and managed online deployments per region against the regional compute limit."""
+    limit = budget.regional_compute_limit
+    for region, members in sorted(_group(counted, lambda c: c.region).items()):
+        if len(members) <= limit:
+            continue
+        ranked = sorted(members, key=lambda c: c.name)
+        found = f"{len(members)}: " + ", ".join(f"{c.name} ({c.kind})" for c in ranked)
+        expectation = (f"fit the regional compute limit of {limit} (each cluster, compute instance and managed "
+                       "online deployment counts once, whatever its node count)")
+        yield Finding(must(f"Compute resources in {region}", expectation, found), ranked[0].urn)
 
 
 def _breach(subject: str, expectation: str, limit: int | None, members: list[Demand],
@@ -131,18 +185,14 @@ def _cores(demand: Demand) -> str:
     return f"{demand.name} {_plural(demand.nodes, 'node')} x {vcpus} vCPUs = {demand.cores}"
 
 
-def _nodes(demand: Demand) -> str:
-    return f"{demand.name} {_plural(demand.nodes, 'node')}"
-
-
 def _plural(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
-def _group(demands: Iterable[Demand], key: Callable[[Demand], Hashable]) -> dict[Any, list[Demand]]:
-    groups: dict[Any, list[Demand]] = {}
-    for demand in demands:
-        groups.setdefault(key(demand), []).append(demand)
+def _group(items: Iterable[Any], key: Callable[[Any], Hashable]) -> dict[Any, list[Any]]:
+    groups: dict[Any, list[Any]] = {}
+    for item in items:
+        groups.setdefault(key(item), []).append(item)
     return groups
 
 
@@ -151,13 +201,19 @@ def _group(demands: Iterable[Demand], key: Callable[[Demand], Hashable]) -> dict
 
 def read_budget(config: Mapping[str, Any]) -> Budget:
     """The rule's config, validated; anything malformed raises `ConfigError` naming the key path."""
+    for old, new in RENAMED.items():
+        if old in config:
+            problem = (f"renamed to {new}: Azure's regional limit counts compute resources (clusters, compute "
+                       "instances, managed online deployments), not nodes")
+            raise ConfigError(None, f"{NAME}.{old}", problem, config[old])
     default = config.get("defaultCoreQuota")
     return Budget(
         core_quota=_core_quota(config.get("coreQuota", {})),
         default_core_quota=None if default is None else _count(f"{NAME}.defaultCoreQuota", default),
         low_priority_core_quota=_per_region(f"{NAME}.lowPriorityCoreQuota", config.get("lowPriorityCoreQuota", {})),
-        regional_node_limit=_count(f"{NAME}.regionalNodeLimit", config.get("regionalNodeLimit", DEFAULT_NODE_LIMIT),
-                                   minimum=1),
+        regional_compute_limit=_count(f"{NAME}.regionalComputeLimit",
+                                      config.get("regionalComputeLimit", DEFAULT_COMPUTE_LIMIT),
+                                      minimum=1, maximum=MAX_COMPUTE_LIMIT),
     )
 
 
@@ -207,11 +263,13 @@ def _family(path: str, key: Any) -> VmFamily:
     raise ConfigError(None, path, problem, key)
 
 
-def _count(path: str, value: Any, minimum: int = 0) -> int:
-    """A whole number >= minimum; integral floats (the wire form of config numbers) are accepted."""
+def _count(path: str, value: Any, minimum: int = 0, maximum: int | None = None) -> int:
+    """A whole number in [minimum, maximum]; integral floats (the wire form of config numbers) are accepted."""
     whole = isinstance(value, int) or (isinstance(value, float) and value.is_integer())
-    if isinstance(value, bool) or not whole or value < minimum:
-        raise ConfigError(None, path, f"expected a whole number, at least {minimum}; got {value!r}", value)
+    too_big = maximum is not None and whole and value > maximum
+    if isinstance(value, bool) or not whole or value < minimum or too_big:
+        bounds = f"at least {minimum}" + (f" and at most {maximum}" if maximum is not None else "")
+        raise ConfigError(None, path, f"expected a whole number, {bounds}; got {value!r}", value)
     return int(value)
 
 
@@ -221,7 +279,8 @@ RULE = Rule(
     name=NAME,
     description="The worst-case cores of the stack's AmlCompute clusters (maxNodeCount x vCPUs) and "
     "compute instances (1 node) must fit the configured quotas per region: dedicated cores per VM family "
-    "(coreQuota), low-priority cores (lowPriorityCoreQuota) and total nodes (regionalNodeLimit).",
+    "(coreQuota) and low-priority cores (lowPriorityCoreQuota); and the number of compute resources per region "
+    "(clusters, instances and managed online deployments, each counted once) must fit regionalComputeLimit.",
     severity="medium",
     level="advisory",
     tags=("cost", "reliability"),
@@ -230,7 +289,8 @@ RULE = Rule(
     "quota (`az vm list-usage --location <region>` shows the family limits; GPU and specialised families "
     "start at zero). Record the granted quotas in this rule's coreQuota / lowPriorityCoreQuota config so "
     "the review keeps them in sync with the stack. Compute instances and serverless jobs share the same "
-    "dedicated quota.",
+    "dedicated quota. The regional compute limit (default 500, up to 2,500 on request) counts clusters, "
+    "instances and managed online deployments, not nodes: merge or remove computes, or request an increase.",
     check_stack=check_stack,
     config={
         "coreQuota": {
@@ -253,12 +313,14 @@ RULE = Rule(
             "description": "Low-priority vCPU quota per region: {region: cores}. Regions without an entry "
             "are not checked.",
         },
-        "regionalNodeLimit": {
+        "regionalComputeLimit": {
             "type": "integer",
             "minimum": 1,
-            "default": DEFAULT_NODE_LIMIT,
-            "description": "Total nodes per region across clusters (at maxNodeCount) and compute instances "
-            "(Azure's default limit is 500).",
+            "maximum": MAX_COMPUTE_LIMIT,
+            "default": DEFAULT_COMPUTE_LIMIT,
+            "description": "Compute resources allowed per region: each AmlCompute cluster (whatever its node "
+            "count), compute instance and managed online deployment counts once (Azure's default limit is "
+            "500, raisable to 2,500). Replaces regionalNodeLimit, which is refused.",
         },
     },
 )

@@ -52,7 +52,7 @@ STACK = [
 ]
 
 
-def test_no_config_checks_only_the_regional_node_limit():
+def test_no_config_checks_only_the_regional_compute_limit():
     assert found(STACK) == []
 
 
@@ -60,7 +60,7 @@ def test_everything_within_quota():
     config = {
         "coreQuota": {"westeurope": {"DSv2": 52, "NCasT4_v3": 32}, "eastus": {"DSv2": 20, "NCasT4_v3": 4}},
         "lowPriorityCoreQuota": {"westeurope": 192},
-        "regionalNodeLimit": 23,
+        "regionalComputeLimit": 7,
     }
     assert found(STACK, config) == []
 
@@ -117,32 +117,81 @@ def test_zero_quota_family():
     ]
 
 
-def test_regional_node_limit_counts_clusters_at_max_and_instances_of_both_priorities():
-    # westeurope: 10 + 2 + 1 + 2 + 3 = 18 nodes; eastus: 5 + 1 = 6
-    assert found(STACK, {"regionalNodeLimit": 17}) == [
-        (at("cpu-a"), "Nodes in westeurope must fit the regional node limit of 17; found 18: cpu-a 10 nodes, "
-         "gpu-spot 3 nodes, cpu-b 2 nodes, gpu-t4 2 nodes, ci-alice 1 node."),
+LIMIT = ("Compute resources in {} must fit the regional compute limit of {} (each cluster, compute instance "
+         "and managed online deployment counts once, whatever its node count); found {}.")
+ONLINE_DEPLOYMENT_TYPE = "azure-native:machinelearningservices:OnlineDeployment"
+
+
+def deployment(name, compute_type="Managed", region="westeurope"):
+    props = {"resourceGroupName": "rg-ml-prod", "workspaceName": "mlw", "endpointName": "ep", "location": region,
+             "properties": {"endpointComputeType": compute_type, "instanceType": "Standard_DS3_v2"},
+             "sku": {"name": "Default", "capacity": 3.0}}
+    return resource(name, props, ONLINE_DEPLOYMENT_TYPE)
+
+
+def test_regional_compute_limit_counts_each_cluster_and_instance_once_not_their_nodes():
+    # westeurope: cpu-a, cpu-b, ci-alice, gpu-t4, gpu-spot = 5 computes (18 nodes); eastus: cpu-us, ci-us = 2
+    assert found(STACK, {"regionalComputeLimit": 5}) == []
+    assert found(STACK, {"regionalComputeLimit": 4}) == [
+        (at("ci-alice"), LIMIT.format("westeurope", 4, "5: ci-alice (compute instance), cpu-a (AmlCompute cluster), "
+                                      "cpu-b (AmlCompute cluster), gpu-spot (AmlCompute cluster), gpu-t4 (AmlCompute "
+                                      "cluster)")),
     ]
 
 
-def test_default_regional_node_limit_is_500():
-    stack = [cluster("big-a", max_nodes=300), cluster("big-b", max_nodes=200), instance("ci")]
+def test_default_regional_compute_limit_is_500_computes_not_nodes():
+    # 300 + 200 nodes + an instance were 501 "nodes" under the old, wrong reading; they are 3 computes
+    assert found([cluster("big-a", max_nodes=300), cluster("big-b", max_nodes=200), instance("ci")]) == []
+    many = [cluster(f"c{index:03}", max_nodes=1) for index in range(500)]
+    assert found(many) == []
+    [(where, message)] = found([*many, instance("ci")])
+    assert where == at("c000")
+    assert message.startswith(LIMIT.format("westeurope", 500, "501: c000 (AmlCompute cluster), ")[:-1])
+    assert message.endswith("c499 (AmlCompute cluster), ci (compute instance).")
+
+
+@pytest.mark.parametrize(("extra", "expected"), [
+    ([deployment("blue")], [(urn(ONLINE_DEPLOYMENT_TYPE, "blue"),
+                             LIMIT.format("westeurope", 1, "2: blue (managed online deployment), cpu (AmlCompute "
+                                          "cluster)"))]),
+    ([deployment("blue", "Kubernetes")], []),
+    ([deployment("blue", "managed")], [(urn(ONLINE_DEPLOYMENT_TYPE, "blue"),
+                                        LIMIT.format("westeurope", 1, "2: blue (managed online deployment), cpu "
+                                                     "(AmlCompute cluster)"))]),
+    ([deployment("blue", region="eastus")], []),
+], ids=["managed-deployment-counts", "kubernetes-deployment-does-not", "compute-type-case", "other-region"])
+def test_managed_online_deployments_count_against_the_compute_limit(extra, expected):
+    assert found([cluster("cpu"), *extra], {"regionalComputeLimit": 1}) == expected
+
+
+def test_managed_online_deployment_without_location_is_reported():
+    props = {"properties": {"endpointComputeType": "Managed"}}
+    stack = [resource("blue", props, ONLINE_DEPLOYMENT_TYPE)]
     assert found(stack) == [
-        (at("big-a"), "Nodes in westeurope must fit the regional node limit of 500; found 501: big-a 300 nodes, "
-         "big-b 200 nodes, ci 1 node."),
+        (urn(ONLINE_DEPLOYMENT_TYPE, "blue"), "Managed online deployment 'blue' must set location so its quota "
+         "region is known; found none."),
     ]
-    assert found(stack[:2]) == []
+
+
+def test_cluster_with_zero_or_missing_max_nodes_still_counts_as_a_compute():
+    no_max = resource("nomax", changed(cluster_props(), "properties.properties.scaleSettings.maxNodeCount", DELETE))
+    stack = [cluster("zero", max_nodes=0), no_max]
+    assert found(stack, {"regionalComputeLimit": 1}) == [
+        (at("nomax"), "AmlCompute cluster 'nomax' must set scaleSettings.maxNodeCount so its quota can be "
+         "checked; found none."),
+        (at("nomax"), LIMIT.format("westeurope", 1, "2: nomax (AmlCompute cluster), zero (AmlCompute cluster)")),
+    ]
 
 
 def test_each_breach_is_reported_once_in_a_stable_order():
     config = {"coreQuota": {"westeurope": {"DSv2": 0, "NCasT4_v3": 0}}, "lowPriorityCoreQuota": {"westeurope": 0},
-              "regionalNodeLimit": 1}
+              "regionalComputeLimit": 1}
     assert [u for u, _ in found(STACK, config)] == [
         at("cpu-a"),  # DSv2 westeurope
         at("gpu-t4"),  # T4 westeurope
         at("gpu-spot"),  # low priority westeurope
-        at("cpu-us"),  # nodes eastus (6)
-        at("cpu-a"),  # nodes westeurope (18)
+        at("ci-us"),  # computes eastus (2), first by name
+        at("ci-alice"),  # computes westeurope (5), first by name
     ]
 
 
@@ -182,12 +231,12 @@ def test_zero_node_clusters_are_not_contributors():
 SIZE = "properties.properties.vmSize"
 
 
-def test_unknown_size_is_reported_and_still_counts_its_nodes():
+def test_unknown_size_is_reported_and_still_counts_as_a_compute():
     stack = [resource("odd", changed(cluster_props(), SIZE, "Standard_DS3_v9")), cluster("ok", max_nodes=1)]
-    assert found(stack, {"regionalNodeLimit": 4}) == [
+    assert found(stack, {"regionalComputeLimit": 1}) == [
         (at("odd"), "AmlCompute cluster 'odd' must use a known Azure VM size so its cores can be counted "
          "against quota; found 'Standard_DS3_v9', which is not a known Azure VM size name."),
-        (at("odd"), "Nodes in westeurope must fit the regional node limit of 4; found 5: odd 4 nodes, ok 1 node."),
+        (at("odd"), LIMIT.format("westeurope", 1, "2: odd (AmlCompute cluster), ok (AmlCompute cluster)")),
     ]
 
 
@@ -240,7 +289,7 @@ def test_priority_is_case_insensitive():
 def test_other_resources_and_attached_computes_are_ignored():
     stack = [workspace(), resource("k8s", attached_props()),
              resource("sa", cluster_props(), type_="azure-native:storage:StorageAccount")]
-    assert found(stack, {"defaultCoreQuota": 0, "regionalNodeLimit": 1}) == []
+    assert found(stack, {"defaultCoreQuota": 0, "regionalComputeLimit": 1}) == []
 
 
 def test_unknown_max_nodes_is_unknown_not_a_pass():
@@ -252,7 +301,9 @@ def test_unknown_max_nodes_is_unknown_not_a_pass():
 # --- config ----------------------------------------------------------------------------------------------
 
 def test_defaults():
-    assert RULE.defaults() == {"coreQuota": {}, "lowPriorityCoreQuota": {}, "regionalNodeLimit": 500}
+    assert RULE.defaults() == {"coreQuota": {}, "lowPriorityCoreQuota": {}, "regionalComputeLimit": 500}
+    assert (RULE.config["regionalComputeLimit"]["minimum"], RULE.config["regionalComputeLimit"]["maximum"]) == (
+        1, 2500)
 
 
 @pytest.mark.parametrize(
@@ -280,7 +331,13 @@ def test_defaults():
         ({"lowPriorityCoreQuota": {" ": 3}}, "aml-quota-budget.lowPriorityCoreQuota", "' ' is not a region name"),
         ({"defaultCoreQuota": "ten"}, "aml-quota-budget.defaultCoreQuota",
          "expected a whole number, at least 0; got 'ten'"),
-        ({"regionalNodeLimit": 0}, "aml-quota-budget.regionalNodeLimit", "expected a whole number, at least 1; got 0"),
+        ({"regionalComputeLimit": 0}, "aml-quota-budget.regionalComputeLimit",
+         "expected a whole number, at least 1 and at most 2500; got 0"),
+        ({"regionalComputeLimit": 2501}, "aml-quota-budget.regionalComputeLimit",
+         "expected a whole number, at least 1 and at most 2500; got 2501"),
+        ({"regionalNodeLimit": 100}, "aml-quota-budget.regionalNodeLimit",
+         "renamed to regionalComputeLimit: Azure's regional limit counts compute resources (clusters, compute "
+         "instances, managed online deployments), not nodes"),
     ],
 )
 def test_bad_config_fails_closed(config, key_path, problem):
@@ -295,7 +352,7 @@ def test_through_the_pack_edge():
     policy = build_policies([RULE])[0]
     props = unknown_checking_proxy(cluster_props())
     compute = PolicyResource(COMPUTE_TYPE, props, at("cpu"), "cpu", None, None, None, [], {})
-    config = {"coreQuota": {"westeurope": {"DSv2": 15.0}}, "lowPriorityCoreQuota": {}, "regionalNodeLimit": 500.0}
+    config = {"coreQuota": {"westeurope": {"DSv2": 15.0}}, "lowPriorityCoreQuota": {}, "regionalComputeLimit": 500.0}
     reported = []
     policy.validate(StackValidationArgs([compute], config), lambda message, urn=None: reported.append((urn, message)))
     assert reported == [(at("cpu"), f"{DSV2} 15; found 16: cpu 4 nodes x 4 vCPUs = 16.")]
