@@ -9,7 +9,13 @@ import pulumi
 from pulumi_azure_native import machinelearningservices as ml
 
 from amlkit.components import naming
-from amlkit.components.compute_cluster import node_public_ip, validate_identity, workspace_compute
+from amlkit.components.compute_cluster import (
+    compute_identity,
+    node_public_ip,
+    role_assignment,
+    validate_identity,
+    workspace_compute,
+)
 from amlkit.errors import ConfigError
 
 TYPE_TOKEN = "amlkit:index:ComputeInstance"
@@ -115,12 +121,19 @@ class ComputeInstanceArgs(TypedDict, total=False):
     """Give the instance a system-assigned identity. Default True unless user-assigned ids are given."""
     user_assigned_identity_ids: Sequence[pulumi.Input[str]]
     """User-assigned identity (exclusive with a system-assigned identity)."""
+    workspace_id: pulumi.Input[str]
+    """ARM id of the workspace. When given, the instance's system-assigned identity gets Contributor on it:
+    Azure ML stops an idle instance that has a managed identity only if that identity holds Contributor on
+    the workspace. (Grant a user-assigned identity its role where the identity is defined.) Default: none."""
     tags: Mapping[str, str]
     """Tags on the compute resource."""
 
 
 class ComputeInstance(pulumi.ComponentResource):
     """A compute instance: idle shutdown, no public SSH, no local auth by default.
+
+    With `workspace_id`, its system-assigned identity gets Contributor on the workspace (child
+    `<name>-workspace-contributor`), without which Azure ML never stops the idle instance.
 
     Node public IP follows the cluster's rule: off on a private network, an explicit choice
     otherwise. Size, network, SSH settings, assigned user, local auth and location replace the
@@ -150,6 +163,11 @@ class ComputeInstance(pulumi.ComponentResource):
         self.compute_id = compute.id
         self.compute_name = compute.name
         self.principal_id = compute.identity.apply(lambda i: i.principal_id if i else None)
+        workspace_id = args.get("workspace_id")
+        system_identity = compute_identity(args) is not None and not args.get("user_assigned_identity_ids")
+        if workspace_id is not None and system_identity:
+            role_assignment(f"{name}-workspace-contributor", name, {"scope": workspace_id, "role": "Contributor"},
+                            self.principal_id, self)
         self.register_outputs({
             "compute_id": self.compute_id,
             "compute_name": self.compute_name,

@@ -162,7 +162,7 @@ def schedule_spec(entry: ScheduleEntry) -> ScheduleSpec:
 
 def instance_args(
     spec: EnvironmentSpec, instance: InstanceSpec, resource_group_name: pulumi.Input[str],
-    workspace_name: pulumi.Input[str],
+    workspace_name: pulumi.Input[str], workspace_id: pulumi.Input[str] | None = None,
 ) -> ComputeInstanceArgs:
     """The ComputeInstance component's Args for one `amlkit:instances` entry."""
     user = instance.assigned_user
@@ -184,6 +184,7 @@ def instance_args(
         "admin_ssh_public_key": instance.ssh_settings.ssh_key_value if instance.ssh_settings else None,
         "disable_local_auth": not instance.ssh_public_access_enabled,
         **_identity_args(instance.identity),
+        "workspace_id": workspace_id,
         "tags": merged_tags(spec.tags, instance.tags, environment=spec.environment),
     })
     return ComputeInstanceArgs(**args)  # type: ignore[typeddict-item]
@@ -219,7 +220,8 @@ class Environment(pulumi.ComponentResource):
         self.instances = {
             instance.name: ComputeInstance(
                 f"{name}-instance-{instance.name}",
-                instance_args(spec, instance, self.resource_group_name, workspace_name), child,
+                instance_args(spec, instance, self.resource_group_name, workspace_name, self.workspace.workspace_id),
+                child,
             )
             for instance in spec.instances
         }

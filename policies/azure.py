@@ -7,8 +7,10 @@ the rule actually reads it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
+
+from pulumi_policy.proxy import UnknownValueError
 
 from amlkit.tokens import type_parts
 
@@ -34,6 +36,18 @@ def compute_of(type_token: str, props: Mapping[str, Any], kinds: tuple[str, ...]
         return None
     compute = ComputeView(props)
     return compute if compute.compute_type in kinds else None
+
+
+def read_known(read: Callable[[], Any]) -> tuple[bool, Any]:
+    """(True, value) when `read()` sees only known values; (False, None) when one is unknown at preview.
+
+    For rules that report "cannot tell" per resource (`framework.cannot_tell`) instead of letting one
+    unknown value stop the whole rule. The unknown is reported either way, never counted as a pass.
+    """
+    try:
+        return True, read()
+    except UnknownValueError:
+        return False, None
 
 
 def _get(mapping: Any, key: str, default: Any = None) -> Any:

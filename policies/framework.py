@@ -27,10 +27,16 @@ WAIVED_PREFIX = "waived: "
 
 @dataclass(frozen=True)
 class Finding:
-    """One violation. Stack rules set `urn` to the offending resource; resource rules leave it None."""
+    """One violation. Stack rules set `urn` to the offending resource; resource rules leave it None.
+
+    `unknown` marks a finding the rule cannot decide ("cannot tell", e.g. a fact the stack does not
+    show). The edge reports it as unknown, the third outcome: never a pass, never a violation, and
+    without hiding the rule's other findings (see `amlkit.policies.pack`).
+    """
 
     message: str
     urn: str | None = None
+    unknown: bool = False
 
 
 def must(subject: str, expectation: str, found: str | None = None) -> str:
@@ -39,6 +45,11 @@ def must(subject: str, expectation: str, found: str | None = None) -> str:
     if found is not None:
         text += f"; found {found}"
     return text + "."
+
+
+def cannot_tell(subject: str, expectation: str, reason: str, urn: str | None = None) -> Finding:
+    """An unknown finding in the same template: `<subject> must <expectation>; cannot tell: <reason>.`"""
+    return Finding(f"{subject} must {expectation}; cannot tell: {reason}.", urn, unknown=True)
 
 
 @dataclass(frozen=True)

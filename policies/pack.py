@@ -19,6 +19,7 @@ from pulumi_policy import (
     StackValidationArgs,
     StackValidationPolicy,
 )
+from pulumi_policy.proxy import UnknownValueError
 
 from amlkit.policies.framework import (
     WAIVER_SCHEMA,
@@ -99,18 +100,41 @@ def _stack_resource(resource) -> StackResource:
 
 
 def _report(rule: Rule, findings: list[Finding], given, default_urn, report, not_applicable) -> None:
-    """Report live findings as violations; waived ones go out as the policy's not-applicable reason.
+    """Report live findings as violations; waived ones go out as the policy's not-applicable reason;
+    unknown ones ("cannot tell") go out last, as the protocol's unknown.
 
     pulumi-policy reports every violation at the policy's level, so a waived finding cannot be a
     lower-level violation; "not applicable, with the waiver's reason" is the protocol's own way to say
     the policy was deliberately not applied. It never fails a deployment, whatever the level.
+
+    The protocol has one way to say "cannot tell": an `UnknownValueError` out of the validation, which
+    pulumi-policy turns into an advisory "can't run policy ... during preview" diagnostic. It is raised
+    only after every decided finding has been reported, so an unknown never hides them. No waiver
+    applies to an unknown (there is nothing to waive yet).
     """
+    decided = [f for f in findings if not f.unknown]
+    undecided = [f.message for f in findings if f.unknown]
     waivers = parse_waivers(rule.name, (given or {}).get("waivers"))
-    active, waived = apply_waivers(findings, waivers, default_urn, date.today())
+    active, waived = apply_waivers(decided, waivers, default_urn, date.today())
     for finding in active:
         report(finding.message, finding.urn)
+    if undecided:
+        # not_applicable and the unknown both end the validation: the unknown wins and counts the waived
+        if waived:
+            undecided.append(f"{len(waived)} waived finding(s) of this policy not listed while it cannot tell")
+        raise CannotTell(undecided)
     if waived:
         not_applicable("\n".join(w.describe() for w in waived))
+
+
+class CannotTell(UnknownValueError):
+    """The rule's own "cannot tell" findings, raised as the unknown pulumi-policy already reports."""
+
+    def __init__(self, messages: list[str]) -> None:
+        Exception.__init__(self, *messages)
+        self.unknown_type_sentinel = ""
+        self.props: list[str] = []
+        self.message = " | ".join(messages)
 
 
 # --- converting each analyzer request once -----------------------------------------------------------

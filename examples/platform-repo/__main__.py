@@ -96,8 +96,7 @@ def build(config: PlatformConfig, environment: str, location: str) -> None:
     for cluster in config.clusters:
         cluster_of(cluster, environment, location, ml_rg.name, workspace.workspace_name, subnet.id, tags, after_role)
     for instance in config.instances:
-        instance_of(instance, str(config.tenantId), location, ml_rg.name, workspace.workspace_name, subnet.id, tags,
-                    after_role)
+        instance_of(instance, str(config.tenantId), location, ml_rg.name, workspace, subnet.id, tags, after_role)
 
     pulumi.export("resource_group_name", ml_rg.name)
     pulumi.export("workspace_name", workspace.workspace_name)
@@ -123,11 +122,13 @@ def cluster_of(cluster: ClusterConfig, environment: str, location: str, resource
 
 
 def instance_of(instance: InstanceConfig, tenant_id: str, location: str, resource_group: pulumi.Output[str],
-                workspace: pulumi.Output[str], subnet_id: pulumi.Output[str], tags: dict[str, str],
+                workspace: Workspace, subnet_id: pulumi.Output[str], tags: dict[str, str],
                 opts: pulumi.ResourceOptions) -> ComputeInstance:
     return ComputeInstance(f"{instance.name}-instance", {
         "resource_group_name": resource_group,
-        "workspace_name": workspace,
+        "workspace_name": workspace.workspace_name,
+        # Contributor on the workspace for the instance's identity: without it, idle shutdown never stops it
+        "workspace_id": workspace.workspace_id,
         "vm_size": instance.size,
         "compute_name": instance.name,
         "location": location,

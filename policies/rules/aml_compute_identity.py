@@ -1,38 +1,86 @@
-"""aml-compute-identity: clusters and instances have ONE kind of managed identity, system XOR user-assigned."""
+"""aml-compute-identity: clusters and instances have ONE kind of managed identity, system XOR user-assigned;
+an instance's identity holds Contributor on its workspace, or idle shutdown never stops it.
+
+Facts:
+- A compute takes one system-assigned identity OR user-assigned identities, not both; ARM accepts
+  `SystemAssigned,UserAssigned` anyway (domain.md, "Identity"; how-to-identity-based-service-authentication).
+- "If the compute instance is also configured with a managed identity, the compute instance won't shut
+  down due to inactivity unless the managed identity has contributor access to the Azure Machine
+  Learning workspace" (MicrosoftDocs/azure-ai-docs, articles/machine-learning/how-to-create-compute-
+  instance.md, "Configure idle shutdown" and "Assign managed identity").
+
+The Contributor check reads the stack's `authorization:RoleAssignment` resources. An assignment is the
+instance's when its `principalId` was built from the instance's outputs (its system-assigned identity)
+or from a user-assigned identity the instance's `identity` was built from (property dependencies, known
+even at preview). It counts when its role is Contributor (b24988ac-6180-42a0-ab88-20f7382dd24c) or
+Owner (8e3af657-a8ff-443c-a75c-2fe8c4bcb635, which includes every Contributor action) and its scope
+is the instance's workspace (built from the workspace's outputs, or its ARM id), the workspace's
+resource group, or a subscription (role assignments are inherited downwards).
+When the stack assigns the instance's identity no role at all (roles granted in another stack or by
+hand), or an assignment's role or scope is unknown until deployment, the rule cannot tell: it reports
+an unknown, never a pass.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from amlkit.policies.azure import MANAGED, compute_of, compute_subject
-from amlkit.policies.framework import Finding, ResourceInput, Rule, must
+from amlkit.policies.arm import parse_arm_id, same_name
+from amlkit.policies.azure import (
+    MANAGED,
+    ComputeView,
+    compute_of,
+    compute_subject,
+    is_type,
+    read_known,
+    workspace_of,
+    workspaces_by_key,
+)
+from amlkit.policies.framework import Finding, Rule, StackResource, cannot_tell, must
 
 SYSTEM = "systemassigned"
 USER = "userassigned"
 EITHER = "have a managed identity, either SystemAssigned or UserAssigned"
+ROLE_ASSIGNMENT = "authorization:RoleAssignment"
+USER_ASSIGNED_IDENTITY = "managedidentity:UserAssignedIdentity"
+CONTRIBUTOR = "b24988ac-6180-42a0-ab88-20f7382dd24c"
+OWNER = "8e3af657-a8ff-443c-a75c-2fe8c4bcb635"
+IDLE = ("give its managed identity Contributor on its workspace (without it, idle shutdown never stops the "
+        "instance)")
 
 
-def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
-    compute = compute_of(resource.type, resource.props, MANAGED)
-    if compute is None:
-        return
-    subject = compute_subject(resource.name, compute)
+def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -> Iterator[Finding]:
+    assignments = [r for r in resources if is_type(r.type, ROLE_ASSIGNMENT)]
+    workspaces = workspaces_by_key(resources)
+    for resource in resources:
+        compute = compute_of(resource.type, resource.props, MANAGED)
+        if compute is None:
+            continue
+        subject = compute_subject(resource.name, compute)
+        problem = _identity_problem(subject, compute)
+        if problem is not None:
+            yield Finding(problem, resource.urn)
+        elif compute.is_instance:
+            yield from _idle_shutdown(subject, resource, compute, assignments, workspaces)
+
+
+def _identity_problem(subject: str, compute: ComputeView) -> str | None:
     raw = compute.identity_type
     kinds = _kinds(raw)
     if kinds == {SYSTEM, USER}:
-        yield Finding(must(subject, "have either a system-assigned or user-assigned identity, not both", raw))
-    elif kinds == {USER}:
+        return must(subject, "have either a system-assigned or user-assigned identity, not both", raw)
+    if kinds == {USER}:
         if not compute.user_assigned_identities:
-            yield Finding(must(subject, "list at least one user-assigned identity id when the identity type "
-                                        "is UserAssigned", "none"))
-    elif kinds == {SYSTEM}:
+            return must(subject, "list at least one user-assigned identity id when the identity type is "
+                                 "UserAssigned", "none")
+        return None
+    if kinds == {SYSTEM}:
         if compute.user_assigned_identities:
-            yield Finding(must(subject, "not list user-assigned identities when the identity type is "
-                                        "SystemAssigned (one kind of identity only)",
-                               f"{len(compute.user_assigned_identities)} listed"))
-    else:
-        yield Finding(must(subject, EITHER, "none" if raw is None else str(raw)))
+            return must(subject, "not list user-assigned identities when the identity type is SystemAssigned "
+                                 "(one kind of identity only)", f"{len(compute.user_assigned_identities)} listed")
+        return None
+    return must(subject, EITHER, "none" if raw is None else str(raw))
 
 
 def _kinds(raw: Any) -> set[str]:
@@ -43,18 +91,88 @@ def _kinds(raw: Any) -> set[str]:
     return kinds if kinds <= {SYSTEM, USER} else set()
 
 
+# --- instances: Contributor on the workspace for idle shutdown ----------------------------------------
+
+
+def _idle_shutdown(subject: str, instance: StackResource, compute: ComputeView,
+                   assignments: list[StackResource], workspaces: Mapping[Any, StackResource]) -> Iterator[Finding]:
+    mine = [a for a in assignments if _grants_to(a, instance, compute)]
+    if not mine:
+        yield cannot_tell(subject, IDLE, "the stack assigns its managed identity no role, so a grant made "
+                          "elsewhere cannot be seen", instance.urn)
+        return
+    _, workspace = read_known(lambda: workspace_of(instance, workspaces))
+    undecided = []
+    for assignment in mine:
+        known, grants = read_known(lambda a=assignment: _is_contributor(a) and _covers(a, instance, workspace))
+        if known and grants:
+            return
+        if not known:
+            undecided.append(assignment.name)
+    if undecided:
+        names = ", ".join(f"'{name}'" for name in undecided)
+        yield cannot_tell(subject, IDLE, f"role or scope of {names} unknown until deployment", instance.urn)
+        return
+    names = ", ".join(f"'{a.name}'" for a in mine)
+    found = f"role assignments {names}, none of them Contributor or Owner on the workspace or a scope above it"
+    yield Finding(must(subject, IDLE, found), instance.urn)
+
+
+def _grants_to(assignment: StackResource, instance: StackResource, compute: ComputeView) -> bool:
+    """The assignment's principal is the instance's system identity or one of its user-assigned identities."""
+    principal = set(assignment.property_dependencies.get("principalId", ()))
+    if _kinds(compute.identity_type) == {SYSTEM}:
+        return instance.urn in principal
+    identities = set(instance.property_dependencies.get("identity", ())) & principal
+    return any(is_type(_urn_type(urn), USER_ASSIGNED_IDENTITY) for urn in identities)
+
+
+def _urn_type(urn: str) -> str:
+    """The resource's own type token in a URN (the last of a parent chain `a$b$type`)."""
+    parts = urn.split("::")
+    return parts[2].split("$")[-1] if len(parts) >= 4 else ""
+
+
+def _is_contributor(assignment: StackResource) -> bool:
+    role = str(assignment.props.get("roleDefinitionId") or "").rstrip("/").rsplit("/", 1)[-1].lower()
+    return role in (CONTRIBUTOR, OWNER)
+
+
+def _covers(assignment: StackResource, instance: StackResource, workspace: StackResource | None) -> bool:
+    """The scope is the instance's workspace, its resource group or a subscription."""
+    if workspace is not None and assignment.depends_on("scope", workspace.urn):
+        return True
+    scope = parse_arm_id(assignment.props.get("scope"))
+    if scope is None:
+        return False
+    if scope.kind == "subscription":
+        return True
+    compute = ComputeView(instance.props)
+    if not same_name(scope.resource_group, compute.resource_group_name):
+        return False
+    if scope.kind == "resourceGroup":
+        return True
+    return scope.is_resource("Microsoft.MachineLearningServices", "workspaces") and same_name(
+        scope.name, compute.workspace_name)
+
+
 RULE = Rule(
     name="aml-compute-identity",
     description="AmlCompute clusters and compute instances must have a managed identity, either "
-    "system-assigned or user-assigned (with at least one id), never both and never none.",
+    "system-assigned or user-assigned (with at least one id), never both and never none. A compute "
+    "instance's identity must also hold Contributor on the workspace, or idle shutdown never stops the "
+    "instance: checked against the stack's role assignments, unknown when the stack shows none.",
     severity="high",
     level="mandatory",
     tags=("identity", "security"),
-    url="https://learn.microsoft.com/azure/machine-learning/how-to-identity-based-service-authentication"
-    "#compute-cluster",
+    url="https://learn.microsoft.com/azure/machine-learning/how-to-create-compute-instance#configure-idle-shutdown",
     remediation="Set identity.type to SystemAssigned, or to UserAssigned with user_assigned_identities "
-    "listing the identity's ARM id. A cluster supports one system-assigned identity OR user-assigned "
+    "listing the identity's ARM id. A compute supports one system-assigned identity OR user-assigned "
     "identities, not both; ARM accepts 'SystemAssigned,UserAssigned' anyway, so only this policy stops it. "
-    "Without an identity the compute cannot use identity-based access to datastores, Key Vault or ACR.",
-    check=check,
+    "Without an identity the compute cannot use identity-based access to datastores, Key Vault or ACR. For a "
+    "compute instance, also grant that identity Contributor on the workspace in the same stack (an "
+    "authorization.RoleAssignment with principal_id from the instance or the user-assigned identity and scope "
+    "= the workspace id; the ComputeInstance component does it when given workspace_id): Azure ML does not "
+    "stop an idle instance whose identity lacks it.",
+    check_stack=check_stack,
 )

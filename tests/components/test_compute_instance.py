@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import uuid
 from typing import Any
 
 import pytest
@@ -194,3 +195,32 @@ def test_bad_input_is_a_config_error_naming_the_field(extra: dict[str, Any], mes
     with pytest.raises(ConfigError) as caught:
         build(**extra)
     assert str(caught.value).startswith(message)
+
+
+# --- Contributor on the workspace: Azure ML stops an idle instance with an identity only with it ------------
+
+ROLE = "azure-native:authorization:RoleAssignment"
+WORKSPACE_ID = "/subscriptions/0000/resourceGroups/rg-ml/providers/Microsoft.MachineLearningServices/workspaces/mlw"
+CONTRIBUTOR_GUID = "b24988ac-6180-42a0-ab88-20f7382dd24c"
+
+
+def test_workspace_id_grants_the_system_identity_contributor_on_the_workspace() -> None:
+    rec = build(workspace_id=WORKSPACE_ID)
+    [role] = rec.of_type(ROLE)
+    assert role.name == "alice-workspace-contributor" and role.parent == "alice"
+    assert role.inputs == {
+        "principalId": principal_of("alice-compute"),
+        "principalType": "ServicePrincipal",
+        "scope": WORKSPACE_ID,
+        "roleDefinitionId": f"/subscriptions/0000/providers/Microsoft.Authorization/roleDefinitions/{CONTRIBUTOR_GUID}",
+        "roleAssignmentName": str(uuid.uuid5(uuid.NAMESPACE_URL, f"amlkit/alice/{WORKSPACE_ID}/{CONTRIBUTOR_GUID}")),
+    }
+
+
+@pytest.mark.parametrize("extra", [
+    {},
+    {"workspace_id": WORKSPACE_ID, "user_assigned_identity_ids": [UAI]},
+    {"workspace_id": WORKSPACE_ID, "system_assigned_identity": False},
+], ids=["no-workspace-id", "user-assigned-identity", "no-identity"])
+def test_no_contributor_grant_without_workspace_id_or_system_identity(extra: dict[str, Any]) -> None:
+    assert build(**extra).of_type(ROLE) == []

@@ -4,11 +4,18 @@ and the edge that wraps rules into pulumi-policy policies."""
 from pathlib import Path
 
 import pytest
-from pulumi_policy import EnforcementLevel, ResourceValidationArgs, ResourceValidationPolicy, StackValidationPolicy
+from pulumi_policy import (
+    EnforcementLevel,
+    ResourceValidationArgs,
+    ResourceValidationPolicy,
+    StackValidationArgs,
+    StackValidationPolicy,
+)
 from pulumi_policy.policy import _NotApplicableError
+from pulumi_policy.proxy import UnknownValueError
 
 from amlkit.policies import ALL_RULES
-from amlkit.policies.framework import TAGS
+from amlkit.policies.framework import TAGS, Finding, Rule, cannot_tell
 from amlkit.policies.pack import build_policies
 from amlkit.policies.rules import aml_cluster_min_nodes_zero
 from tests.policies.helpers import COMPUTE_TYPE, changed, cluster_props
@@ -47,7 +54,7 @@ EXPECTED_LEVELS = {
     "aml-no-preview-api-versions": "advisory",
 }
 STACK_RULES = {
-    "aml-compute-network-isolated", "aml-cluster-same-region", "aml-quota-budget",
+    "aml-compute-identity", "aml-compute-network-isolated", "aml-cluster-same-region", "aml-quota-budget",
     "aml-no-resource-group-lock", "aml-no-lock-on-batch-resources", "aml-workspace-diagnostics",
 }
 
@@ -138,3 +145,36 @@ def test_edge_reports_expired_waiver_as_violation():
 def test_edge_fails_closed_on_a_malformed_waiver():
     with pytest.raises(ValueError, match=r"aml-cluster-min-nodes-zero.waivers\[0\].reason: required"):
         _validate(FAILING, {"waivers": [{"resource": "gpu"}]})
+
+
+# --- "cannot tell": decided findings first, then the protocol's unknown ------------------------------------
+
+def _stack_validate(findings, config=None):
+    rule = Rule(name="demo-rule", description="d", severity="low", level="advisory", tags=(), url="u",
+                remediation="r", check_stack=lambda resources, config: findings)
+    policy = build_policies([rule])[0]
+    reported = []
+    try:
+        policy.validate(StackValidationArgs([], config or {}), lambda message, urn=None: reported.append(message))
+    except UnknownValueError as error:
+        return reported, error.message
+    return reported, None
+
+
+URN_A = f"urn:pulumi:prod::amlkit::{COMPUTE_TYPE}::a"
+
+
+def test_edge_reports_decided_findings_then_raises_the_unknown():
+    findings = [Finding("a must x.", URN_A), cannot_tell("b", "y", "z"), cannot_tell("c", "y", "w")]
+    assert _stack_validate(findings) == (["a must x."], "b must y; cannot tell: z. | c must y; cannot tell: w.")
+
+
+def test_edge_without_unknown_raises_nothing():
+    assert _stack_validate([Finding("a must x.", URN_A)]) == (["a must x."], None)
+
+
+def test_edge_unknown_wins_over_waived_and_counts_them():
+    config = {"waivers": [{"resource": "a", "reason": "known"}]}
+    findings = [Finding("a must x.", URN_A), cannot_tell("b", "y", "z")]
+    assert _stack_validate(findings, config) == (
+        [], "b must y; cannot tell: z. | 1 waived finding(s) of this policy not listed while it cannot tell")

@@ -68,8 +68,8 @@ EXPECTED = sorted(
         ("aml-no-preview-api-versions", "cpu-preview", A),
     ]
 )
-COMPLIANT = {"aks-attached", "ci-good", "cpu-good", "mlw-secure", "mlw-secure-diag", "mlw-secure-lock", "rg",
-             "rg-secure", "uai"}
+COMPLIANT = {"aks-attached", "ci-good", "ci-good-contributor", "cpu-good", "mlw-secure", "mlw-secure-diag",
+             "mlw-secure-lock", "rg", "rg-secure", "uai"}
 
 MESSAGES = {
     ("aml-compute-identity", "cpu-bad"): "AmlCompute cluster 'cpu-bad' must have either a system-assigned or "
