@@ -28,7 +28,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from amlkit import __version__
+from amlkit import __version__, sizes_cmd
 from amlkit.commands import register, stacks_from_files
 from amlkit.errors import AmlkitError, UsageError
 from amlkit.review.model import PackInfo, Review
@@ -80,6 +80,7 @@ StackFiles = Annotated[list[Path] | None, typer.Argument(
 
 
 register(app)
+app.command(name="sizes")(sizes_cmd.sizes)
 
 
 def main() -> None:

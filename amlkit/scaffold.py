@@ -23,7 +23,7 @@ from amlkit.errors import ConfigError, UsageError
 from amlkit.stackfile import read_yaml
 
 DEFAULT_LOCATION = "westeurope"
-DEFAULT_CLUSTER_SIZE = "Standard_DS3_v2"
+DEFAULT_CLUSTER_SIZE = "Standard_D4ds_v4"
 _STACK_NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}")
 
 

@@ -1,4 +1,4 @@
-"""Azure VM sizes: name -> family and vCPUs, from the one catalogue in `amlkit/data/vm_families.yaml`.
+"""Azure VM sizes: name -> family, vCPUs, lifecycle and GPU facts, from `amlkit/data/vm_families.yaml`.
 
 Every fact (series, quota family, Azure ML support, retirement, sizes) lives in the data file; this
 module only reads it. A size is known when a family's template produces it exactly (any casing):
@@ -21,15 +21,43 @@ from amlkit.errors import ConfigError, UnknownVmSize
 
 DATA_FILE = "amlkit/data/vm_families.yaml"
 
+_TOP_KEYS = {"as_of", "sources", "gpu_architectures", "families"}
 _FAMILY_KEYS = {
-    "series", "aliases", "category", "quota_family", "aml_supported", "gpu_generation", "retired",
-    "approval_required", "isolated_sizes", "sizes",
+    "series", "aliases", "category", "quota_family", "aml_supported", "gpu_generation", "gpu_model", "retired",
+    "capacity_restricted", "approval_required", "isolated_sizes", "sizes", "source",
 }
-_SIZE_KEYS = {"template", "vcpus", "constrained"}
+_SIZE_KEYS = {"template", "vcpus", "constrained", "gpus", "gpu_memory_gb", "retired"}
 CATEGORIES = (
     "general_purpose", "burstable", "memory_optimized", "compute_optimized", "hpc",
     "storage_optimized", "gpu", "fpga",
 )
+
+
+@dataclass(frozen=True)
+class Source:
+    """A cited public page: its learn.microsoft.com (or vendor) URL and, for docs repositories, the file."""
+
+    url: str
+    file: str | None = None
+
+
+@dataclass(frozen=True)
+class Dated:
+    """A sourced date. `text` keeps the published precision ("2021-03" when only the month is published);
+    `date` is the first day it can mean, used for comparisons."""
+
+    date: datetime.date
+    text: str
+    source: Source
+
+
+@dataclass(frozen=True)
+class GpuArchitecture:
+    name: str
+    vendor: str
+    cuda_min: str | None  # first CUDA toolkit that supports it; None: not a CUDA device
+    cuda_dropped_in: str | None  # first CUDA toolkit that no longer supports it
+    source: Source
 
 
 @dataclass(frozen=True)
@@ -38,12 +66,17 @@ class VmFamily:
 
     series: str
     category: str
-    quota_family: str
+    quota_family: str | None  # None: not published in the sources read
     aml_supported: bool
     gpu_generation: str | None
     retired: datetime.date | None
     approval_required: bool
     isolated_sizes: tuple[str, ...]
+    source: Source | None = None
+    retirement: Dated | None = None
+    successors: tuple[str, ...] = ()
+    capacity_restricted: Dated | None = None
+    gpu_model: str | None = None
 
 
 @dataclass(frozen=True)
@@ -51,21 +84,34 @@ class VmSize:
     name: str  # canonical casing, e.g. "Standard_DS3_v2"
     family: VmFamily
     vcpus: int  # active vCPUs (constrained sizes count the active ones)
+    gpus: str | None = None  # GPU count as the size page publishes it ("1", "1/6")
+    gpu_memory_gb: int | None = None  # the size page's "Accelerator-Memory (GB)" column, as published
+    own_retirement: Dated | None = None  # a size retiring apart from its series
+
+    @property
+    def retirement(self) -> Dated | None:
+        return self.own_retirement or self.family.retirement
+
+    @property
+    def isolated(self) -> bool:
+        return self.name in self.family.isolated_sizes
 
 
 @dataclass(frozen=True)
 class _Catalogue:
+    as_of: datetime.date
     families: tuple[VmFamily, ...]
     by_key: Mapping[str, VmFamily]  # series and aliases, folded
     by_quota: Mapping[str, VmFamily]  # quota family names, folded
     sizes: Mapping[str, VmSize]  # size name, folded
+    architectures: Mapping[str, GpuArchitecture]
 
 
 def parse_vm_size(name: str) -> VmSize:
     """The size called `name` (case-insensitive). Raises `UnknownVmSize` for anything else."""
     if not isinstance(name, str):
         raise UnknownVmSize(
-            f"VM size must be a string such as 'Standard_DS3_v2', got {type(name).__name__} {name!r}"
+            f"VM size must be a string such as 'Standard_D4ds_v4', got {type(name).__name__} {name!r}"
         )
     size = _catalogue().sizes.get(name.casefold())
     if size is None:
@@ -94,16 +140,41 @@ def all_families() -> tuple[VmFamily, ...]:
     return _catalogue().families
 
 
+def catalogue_as_of() -> datetime.date:
+    """The date the catalogue's sources were last checked (`as_of` in the data file)."""
+    return _catalogue().as_of
+
+
+def gpu_architecture(name: str) -> GpuArchitecture:
+    return _catalogue().architectures[name]
+
+
 def default_approved_series() -> tuple[str, ...]:
-    """Series supported for Azure ML managed compute, not retired and never approval-gated."""
+    """Current series supported for Azure ML managed compute: no retirement date (past or announced), no
+    capacity restriction, never approval-gated."""
     return tuple(
-        f.series for f in all_families() if f.aml_supported and f.retired is None and not f.approval_required
+        f.series for f in all_families()
+        if f.aml_supported and f.retirement is None and f.capacity_restricted is None and not f.approval_required
     )
 
 
 def all_sizes() -> tuple[VmSize, ...]:
     """Every size the catalogue knows, in data-file order."""
     return tuple(_catalogue().sizes.values())
+
+
+def status(size: VmSize, today: datetime.date) -> str:
+    """`retired` on or after its retirement date, `retiring` when one is announced, else `current`."""
+    retirement = size.retirement
+    if retirement is None:
+        return "current"
+    return "retired" if retirement.date <= today else "retiring"
+
+
+def min_cuda(size: VmSize) -> str | None:
+    """The first CUDA toolkit that supports the size's GPU architecture (None: no GPU or not CUDA)."""
+    generation = size.family.gpu_generation
+    return gpu_architecture(generation).cuda_min if generation else None
 
 
 def series_key(series: str) -> str:
@@ -131,78 +202,173 @@ def _catalogue() -> _Catalogue:
 
 def build_catalogue(data: Any, file: str = DATA_FILE) -> _Catalogue:
     """Validate the parsed data file and index it; a bad entry raises `ConfigError` naming its key."""
-    entries = data.get("families") if isinstance(data, Mapping) else None
+    if not isinstance(data, Mapping):
+        raise ConfigError(file, "families", "expected a non-empty list of VM families")
+    unknown = sorted(set(data) - _TOP_KEYS)
+    if unknown:
+        raise ConfigError(file, ".", f"unknown key(s) {', '.join(unknown)}; allowed: {', '.join(sorted(_TOP_KEYS))}")
+    entries = data.get("families")
     if not isinstance(entries, list) or not entries:
         raise ConfigError(file, "families", "expected a non-empty list of VM families")
+    as_of = data.get("as_of")
+    if not isinstance(as_of, datetime.date):
+        raise ConfigError(file, "as_of", f"{as_of!r} is not a date (YYYY-MM-DD)")
+    sources = _sources(file, data.get("sources"))
+    architectures = _architectures(file, data.get("gpu_architectures", {}), sources)
     families: list[VmFamily] = []
     by_key: dict[str, VmFamily] = {}
     by_quota: dict[str, VmFamily] = {}
     sizes: dict[str, VmSize] = {}
     for index, entry in enumerate(entries):
         path = f"families[{index}]"
-        family = _family(file, path, entry)
+        family = _family(file, path, entry, sources, architectures)
         families.append(family)
         quota = family.quota_family
-        _add_unique(file, f"{path}.quota_family", by_quota, quota_key(quota), family, f"quota family {quota!r}")
+        if quota is not None:
+            _add_unique(file, f"{path}.quota_family", by_quota, quota_key(quota), family, f"quota family {quota!r}")
         for key in [family.series, *_strings(file, f"{path}.aliases", entry.get("aliases", []))]:
             _add_unique(file, f"{path}.aliases", by_key, series_key(key), family, f"series name {key!r}")
-        for size in _sizes(file, path, entry, family):
+        for size in _sizes(file, path, entry, family, sources):
             _add_unique(file, f"{path}.sizes", sizes, size.name.casefold(), size, f"size {size.name!r}")
         for isolated in family.isolated_sizes:
             found = sizes.get(isolated.casefold())
             if found is None or found.family is not family or found.name != isolated:
                 raise ConfigError(file, f"{path}.isolated_sizes", f"{isolated!r} is not a size of this family")
-    return _Catalogue(tuple(families), by_key, by_quota, sizes)
+    for index, family in enumerate(families):
+        for successor in family.successors:
+            if series_key(successor) not in by_key:
+                raise ConfigError(file, f"families[{index}].retired.successors", f"{successor!r} is not a series here")
+    return _Catalogue(as_of, tuple(families), by_key, by_quota, sizes, architectures)
 
 
-def _family(file: str, path: str, entry: Any) -> VmFamily:
+def _sources(file: str, raw: Any) -> dict[str, Source]:
+    if not isinstance(raw, Mapping) or not raw:
+        raise ConfigError(file, "sources", "expected a map of source id -> {url, file?}")
+    sources = {}
+    for key, value in raw.items():
+        url = value.get("url") if isinstance(value, Mapping) else None
+        if not isinstance(url, str) or not url.startswith("https://") or set(value) - {"url", "file"}:
+            raise ConfigError(file, f"sources.{key}", "expected {url: https://..., file?: '<repo> <path>'}")
+        sources[key] = Source(url, value.get("file"))
+    return sources
+
+
+def _source(file: str, path: str, raw: Any, sources: Mapping[str, Source]) -> Source:
+    """A source id from the `sources` table, or an inline https URL."""
+    if isinstance(raw, str) and raw.startswith("https://"):
+        return Source(raw)
+    if not isinstance(raw, str) or raw not in sources:
+        raise ConfigError(file, path, f"{raw!r} is not a source id from `sources` or an https URL")
+    return sources[raw]
+
+
+def _dated(file: str, path: str, raw: Any, sources: Mapping[str, Source], key: str = "date") -> Dated:
+    if not isinstance(raw, Mapping) or key not in raw or "source" not in raw:
+        raise ConfigError(file, path, f"expected {{{key}: YYYY-MM-DD or YYYY-MM, source: <id or URL>, ...}}")
+    value = raw[key]
+    if isinstance(value, datetime.date):
+        day, text = value, value.isoformat()
+    else:
+        try:
+            day, text = datetime.date.fromisoformat(f"{value}-01"), str(value)
+        except (TypeError, ValueError):
+            raise ConfigError(file, f"{path}.{key}", f"{value!r} is not a date (YYYY-MM-DD or YYYY-MM)") from None
+    return Dated(day, text, _source(file, f"{path}.source", raw["source"], sources))
+
+
+def _architectures(file: str, raw: Any, sources: Mapping[str, Source]) -> dict[str, GpuArchitecture]:
+    if not isinstance(raw, Mapping):
+        raise ConfigError(file, "gpu_architectures", "expected a map of architecture -> facts")
+    found = {}
+    for name, facts in raw.items():
+        path = f"gpu_architectures.{name}"
+        if not isinstance(facts, Mapping) or set(facts) - {"vendor", "cuda_min", "cuda_dropped_in", "source"}:
+            raise ConfigError(file, path, "expected {vendor, cuda_min?, cuda_dropped_in?, source}")
+        cuda = [facts.get("cuda_min"), facts.get("cuda_dropped_in")]
+        if not all(v is None or (isinstance(v, str) and _cuda_ok(v)) for v in cuda):
+            raise ConfigError(file, path, f"CUDA versions must be strings such as '12.0', got {cuda}")
+        found[name] = GpuArchitecture(name, str(facts.get("vendor")), cuda[0], cuda[1],
+                                      _source(file, f"{path}.source", facts.get("source"), sources))
+    return found
+
+
+def _cuda_ok(text: str) -> bool:
+    parts = text.split(".")
+    return len(parts) == 2 and all(p.isdigit() for p in parts)
+
+
+def cuda_tuple(text: str) -> tuple[int, int]:
+    """'12.4' -> (12, 4), for comparing CUDA versions."""
+    major, minor = text.split(".")
+    return int(major), int(minor)
+
+
+def _family(file: str, path: str, entry: Any, sources: Mapping[str, Source],
+            architectures: Mapping[str, GpuArchitecture]) -> VmFamily:
     if not isinstance(entry, Mapping):
         raise ConfigError(file, path, "expected a mapping describing one VM series")
     unknown = sorted(set(entry) - _FAMILY_KEYS)
     if unknown:
         allowed = ", ".join(sorted(_FAMILY_KEYS))
         raise ConfigError(file, path, f"unknown key(s) {', '.join(unknown)}; allowed: {allowed}")
-    for key in ("series", "quota_family"):
-        if not isinstance(entry.get(key), str) or not entry[key]:
-            raise ConfigError(file, f"{path}.{key}", "required, a non-empty string")
+    if not isinstance(entry.get("series"), str) or not entry["series"]:
+        raise ConfigError(file, f"{path}.series", "required, a non-empty string")
+    quota = entry.get("quota_family")
+    if quota is not None and (not isinstance(quota, str) or not quota):
+        raise ConfigError(file, f"{path}.quota_family", "a non-empty string when given")
     if entry.get("category") not in CATEGORIES:
         problem = f"{entry.get('category')!r}; allowed: {', '.join(CATEGORIES)}"
         raise ConfigError(file, f"{path}.category", problem)
-    retired = entry.get("retired")
-    if retired is not None and not isinstance(retired, datetime.date):
-        raise ConfigError(file, f"{path}.retired", f"{retired!r} is not a date (YYYY-MM-DD)")
+    if "source" not in entry:
+        raise ConfigError(file, f"{path}.source", "required: the page that documents this series")
+    source = _source(file, f"{path}.source", entry["source"], sources)
+    retirement = _dated(file, f"{path}.retired", entry["retired"], sources) if "retired" in entry else None
+    successors = tuple(_strings(file, f"{path}.retired.successors", entry["retired"].get("successors", []))
+                       if retirement else [])
+    restricted = (_dated(file, f"{path}.capacity_restricted", entry["capacity_restricted"], sources, "since")
+                  if "capacity_restricted" in entry else None)
     generation = entry.get("gpu_generation")
-    if generation is not None and not isinstance(generation, str):
-        raise ConfigError(file, f"{path}.gpu_generation", f"{generation!r} is not a string")
+    if generation is not None and generation not in architectures:
+        raise ConfigError(file, f"{path}.gpu_generation", f"{generation!r} is not in gpu_architectures")
     return VmFamily(
         series=entry["series"],
         category=entry["category"],
-        quota_family=entry["quota_family"],
+        quota_family=quota,
         aml_supported=_flag(file, f"{path}.aml_supported", entry.get("aml_supported", False)),
         gpu_generation=generation,
-        retired=retired,
+        retired=retirement.date if retirement else None,
         approval_required=_flag(file, f"{path}.approval_required", entry.get("approval_required", False)),
         isolated_sizes=tuple(_strings(file, f"{path}.isolated_sizes", entry.get("isolated_sizes", []))),
+        source=source,
+        retirement=retirement,
+        successors=successors,
+        capacity_restricted=restricted,
+        gpu_model=entry.get("gpu_model"),
     )
 
 
-def _sizes(file: str, path: str, entry: Mapping[str, Any], family: VmFamily) -> Iterator[VmSize]:
+def _sizes(file: str, path: str, entry: Mapping[str, Any], family: VmFamily,
+           sources: Mapping[str, Source]) -> Iterator[VmSize]:
     templates = entry.get("sizes")
     if not isinstance(templates, list) or not templates:
         raise ConfigError(file, f"{path}.sizes", "expected a non-empty list of size templates")
     for index, spec in enumerate(templates):
-        yield from _expand(file, f"{path}.sizes[{index}]", spec, family)
+        yield from _expand(file, f"{path}.sizes[{index}]", spec, family, sources)
 
 
-def _expand(file: str, path: str, spec: Any, family: VmFamily) -> Iterator[VmSize]:
+def _expand(file: str, path: str, spec: Any, family: VmFamily, sources: Mapping[str, Source]) -> Iterator[VmSize]:
     if not isinstance(spec, Mapping) or set(spec) - _SIZE_KEYS or "template" not in spec:
-        raise ConfigError(file, path, "expected {template, vcpus, constrained?}")
+        raise ConfigError(file, path, "expected {template, vcpus, constrained?, gpus?, gpu_memory_gb?, retired?}")
     template = spec["template"]
     if not isinstance(template, str) or template.count("{n}") != 1:
         raise ConfigError(file, f"{path}.template", f"{template!r} must contain {{n}} exactly once")
     vcpus = _vcpu_table(file, f"{path}.vcpus", spec.get("vcpus"))
+    gpus = _per_n(file, f"{path}.gpus", spec.get("gpus", {}), vcpus)
+    memory = _per_n(file, f"{path}.gpu_memory_gb", spec.get("gpu_memory_gb", {}), vcpus)
+    retired = _dated(file, f"{path}.retired", spec["retired"], sources) if "retired" in spec else None
     for number, count in vcpus.items():
-        yield VmSize(template.replace("{n}", str(number)), family, count)
+        gpu_count = str(gpus[number]) if number in gpus else None
+        yield VmSize(template.replace("{n}", str(number)), family, count, gpu_count, memory.get(number), retired)
     constrained = spec.get("constrained", {})
     if not isinstance(constrained, Mapping):
         raise ConfigError(file, f"{path}.constrained", "expected a map of n -> active vCPU counts")
@@ -212,7 +378,13 @@ def _expand(file: str, path: str, spec: Any, family: VmFamily) -> Iterator[VmSiz
         for active in actives:
             if not isinstance(active, int) or not 0 < active < vcpus[number]:
                 raise ConfigError(file, f"{path}.constrained.{number}", f"{active!r} is not below {vcpus[number]}")
-            yield VmSize(template.replace("{n}", f"{number}-{active}"), family, active)
+            yield VmSize(template.replace("{n}", f"{number}-{active}"), family, active, None, None, retired)
+
+
+def _per_n(file: str, path: str, raw: Any, vcpus: Mapping[int, int]) -> dict[int, Any]:
+    if not isinstance(raw, Mapping) or any(n not in vcpus for n in raw):
+        raise ConfigError(file, path, "expected a map n -> value for listed n only")
+    return dict(raw)
 
 
 def _vcpu_table(file: str, path: str, raw: Any) -> dict[int, int]:

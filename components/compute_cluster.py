@@ -64,7 +64,7 @@ class ComputeClusterArgs(TypedDict, total=False):
     workspace_name: Required[pulumi.Input[str]]
     """Name of the ML workspace the cluster belongs to."""
     vm_size: Required[str]
-    """VM size of the nodes, e.g. `Standard_DS3_v2`."""
+    """VM size of the nodes, e.g. `Standard_D4ds_v4`."""
     max_nodes: Required[int]
     """Maximum node count."""
 

@@ -89,7 +89,7 @@ class ComputeInstanceArgs(TypedDict, total=False):
     workspace_name: Required[pulumi.Input[str]]
     """Name of the ML workspace the instance belongs to."""
     vm_size: Required[str]
-    """VM size, e.g. `Standard_DS3_v2`."""
+    """VM size, e.g. `Standard_D4ds_v4`."""
 
     compute_name: str
     """Azure name of the instance (3-24 chars). Default: derived from the component name."""

@@ -116,7 +116,7 @@ def test_import_invalid_input_exits_2_with_one_message(monkeypatch: pytest.Monke
     assert result.exit_code == 2
     assert result.stdout == ""
     assert result.stderr == ("amlkit: error: cluster-bad-size.yml: size: got 'Standard_Foo9000'; allowed: a known "
-                             "Azure VM size name, e.g. Standard_DS3_v2\n")
+                             "Azure VM size name, e.g. Standard_D4ds_v4\n")
 
 
 def test_import_missing_file_exits_2(tmp_path: Path) -> None:
@@ -149,16 +149,16 @@ def test_init_interactive_reprompts_on_bad_answers(project: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "Error: got 'West Europe'; allowed: an Azure region name in lowercase, e.g. westeurope" in result.output
     assert "Error: got 'x'; allowed: 3-33 letters, digits, '-' or '_', starting with a letter or digit" in result.output
-    assert "Error: got 'Standard_Foo'; allowed: a known Azure VM size name, e.g. Standard_DS3_v2" in result.output
+    assert "Error: got 'Standard_Foo'; allowed: a known Azure VM size name, e.g. Standard_D4ds_v4" in result.output
     spec = load_stack_file(project / "stacks" / "Pulumi.staging.yaml")
     assert (spec.location, spec.environment, spec.resource_group.name, spec.workspace.name) == (
         "westeurope", "staging", "rg-ml-staging", "mlw-stg")
-    assert spec.clusters[0].size == "Standard_DS3_v2"
+    assert spec.clusters[0].size == "Standard_D4ds_v4"
 
 
 @pytest.mark.parametrize(("flag", "value", "message"), [
     ("--cluster-size", "Standard_Foo", "amlkit:clusters[0].size: got 'Standard_Foo'; allowed: a known Azure VM size "
-     "name, e.g. Standard_DS3_v2"),
+     "name, e.g. Standard_D4ds_v4"),
     ("--workspace-name", "-bad", "amlkit:workspace.name: got '-bad'; allowed: 3-33 letters, digits, '-' or '_', "
      "starting with a letter or digit"),
     ("--stack", "a/b", "stack: got 'a/b'; allowed: 1-100 letters, digits, '-', '_' or '.'"),

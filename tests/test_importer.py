@@ -150,7 +150,7 @@ def test_fixture_with_unknown_vm_size_fails() -> None:
     with pytest.raises(ConfigError) as caught:
         import_files(["cluster-bad-size.yml"])
     assert str(caught.value) == ("cluster-bad-size.yml: size: got 'Standard_Foo9000'; allowed: a known Azure VM size "
-                                 "name, e.g. Standard_DS3_v2")
+                                 "name, e.g. Standard_D4ds_v4")
 
 
 def test_attached_compute_is_refused() -> None:

@@ -49,7 +49,12 @@ def allowed_families(config: Mapping[str, Any]) -> tuple[VmFamily, ...]:
 
 def _why_not(size: VmSize) -> str:
     family = size.family
-    if not family.aml_supported:
+    if size.retirement is not None:
+        reason = f"retired or retiring on {size.retirement.text}{_successors(family)}"
+    elif family.capacity_restricted is not None:
+        reason = (f"capacity-restricted since {family.capacity_restricted.text}: new subscriptions cannot deploy "
+                  f"it{_successors(family)}")
+    elif not family.aml_supported:
         reason = "not a supported series for Azure ML managed compute"
     elif family.approval_required:
         reason = "approval-required, so allowed only when listed in allowedSeries"
@@ -58,17 +63,23 @@ def _why_not(size: VmSize) -> str:
     return f"{size.name} of series {family.series} ({reason})"
 
 
+def _successors(family: VmFamily) -> str:
+    return f"; successors: {', '.join(family.successors)}" if family.successors else ""
+
+
 RULE = Rule(
     name=NAME,
     description="AmlCompute clusters and compute instances must use a known VM size whose series is in "
-    "allowedSeries (default: series supported for Azure ML managed compute that are neither retired nor "
-    "historically approval-required). Clusters must set vmSize.",
+    "allowedSeries (default: current series supported for Azure ML managed compute: no retirement date, "
+    "past or announced, no capacity restriction, never approval-required: Ddsv4, Eav4, FX, HBv3, NCasT4_v3, "
+    "NDasrA100_v4, ND-H100-v5, ND-H200-v5). Clusters must set vmSize. A retired, retiring or "
+    "capacity-restricted series outside the list is reported with its date and successors.",
     severity="medium",
     level="mandatory",
     tags=("cost", "governance"),
     url="https://learn.microsoft.com/azure/machine-learning/concept-compute-target#supported-vm-series-and-sizes",
     remediation="Pick a size from an allowed series (`az ml compute list-sizes --location <region>` lists what "
-    "the region offers), e.g. Standard_DS3_v2 for CPU or Standard_NC4as_T4_v3 for GPU. To allow another "
+    "the region offers), e.g. Standard_D4ds_v4 for CPU or Standard_NC4as_T4_v3 for GPU. To allow another "
     "series, add it to allowedSeries in the pack config; series that historically required Azure approval "
     "(HB, HBv2, HC, M, NCv2, NCv3, ND, NDv2, NVv3) pass only when listed explicitly, after the support "
     "request and quota are in place.",
@@ -78,7 +89,7 @@ RULE = Rule(
             "type": "array",
             "items": {"type": "string"},
             "default": list(default_approved_series()),
-            "description": "VM series (as Azure docs name them, e.g. DSv2, NCasT4_v3) clusters and instances "
+            "description": "VM series (as Azure docs name them, e.g. Ddsv4, NCasT4_v3) clusters and instances "
             "may use; case-insensitive.",
         },
     },

@@ -13,7 +13,7 @@ from typing import Any
 from amlkit.errors import ConfigError, UnknownVmSize
 from amlkit.policies.azure import MANAGED, compute_of, compute_subject
 from amlkit.policies.framework import Finding, ResourceInput, Rule, must
-from amlkit.vmsizes import parse_vm_size
+from amlkit.vmsizes import VmSize, parse_vm_size
 
 NAME = "aml-compute-retired-vm-series"
 
@@ -23,27 +23,37 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
 
 
 def findings(resource: ResourceInput, today: datetime.date) -> Iterator[Finding]:
-    """Pure: a finding when the resource's size belongs to a series with a retirement date.
+    """Pure: a finding when the resource's size (or its series) retired on or before `today`.
 
-    A missing or unknown size is left to aml-compute-approved-vm-family, which reports both.
+    A missing or unknown size is left to aml-compute-approved-vm-family, which reports both; an announced
+    retirement still ahead is aml-compute-vm-series-retiring's.
     """
     compute = compute_of(resource.type, resource.props, MANAGED)
-    if compute is None or compute.vm_size is None:
+    size = known_size(compute.vm_size) if compute is not None else None
+    if size is None or size.retirement is None or size.retirement.date > today:
         return
-    try:
-        size = parse_vm_size(compute.vm_size)
-    except UnknownVmSize:
-        return
-    retired = size.family.retired
-    if retired is None:
-        return
-    when = f"retired on {retired}" if retired <= today else f"which retires on {retired}"
-    found = f"{size.name} of series {size.family.series}, {when}"
+    found = f"{size.name} of series {size.family.series}, retired on {size.retirement.text}{successors(size)}"
     yield Finding(must(compute_subject(resource.name, compute), "not use a VM series retired for Azure ML compute",
                        found))
 
 
-def as_of(config: Mapping[str, Any]) -> datetime.date:
+def known_size(raw: Any) -> VmSize | None:
+    """The catalogue size `raw` names; None when it is missing or unknown (another rule reports those)."""
+    if raw is None:
+        return None
+    try:
+        return parse_vm_size(raw)
+    except UnknownVmSize:
+        return None
+
+
+def successors(size: VmSize) -> str:
+    """'; successors: A, B' from the series' migration guidance, or '' when none is published."""
+    names = size.family.successors
+    return f"; successors: {', '.join(names)}" if names else ""
+
+
+def as_of(config: Mapping[str, Any], rule: str = NAME) -> datetime.date:
     """Config `asOf` as a date; today's date when it is not set."""
     raw = config.get("asOf")
     if raw is None:
@@ -51,28 +61,30 @@ def as_of(config: Mapping[str, Any]) -> datetime.date:
     try:
         return datetime.date.fromisoformat(raw)
     except (TypeError, ValueError):
-        raise ConfigError(None, f"{NAME}.asOf", "expected a date as YYYY-MM-DD", raw) from None
+        raise ConfigError(None, f"{rule}.asOf", "expected a date as YYYY-MM-DD", raw) from None
 
 
 RULE = Rule(
     name=NAME,
-    description="AmlCompute clusters and compute instances must not use a VM series retired (or scheduled "
-    "to retire) for Azure ML compute: NC, NCv2, ND, NV (incl. promo sizes) since 2023-08-31, Av1 and HB "
-    "since 2024-08-31, NCv3 since 2025-09-30.",
+    description="AmlCompute clusters and compute instances must not use a VM series (or size) already retired "
+    "on the review date, per the amlkit VM catalogue: e.g. A8-A11 (March 2021), H (2022-08-31), NC, NCv2, ND, "
+    "NV (2023-08-31), Av1 and HB (2024-08-31), NCv3 (2025-09-30), NVv3 and NVv4 (2026-09-30). The message "
+    "names the successors from Microsoft's migration guidance. Announced retirements still ahead are "
+    "aml-compute-vm-series-retiring's.",
     severity="high",
     level="mandatory",
     tags=("reliability", "governance"),
-    url="https://learn.microsoft.com/azure/machine-learning/concept-compute-target#supported-vm-series-and-sizes",
-    remediation="Recreate the compute on a supported current series: NCasT4_v3, NDasrA100_v4, ND-H100-v5 or "
-    "ND-H200-v5 instead of NC, NCv2, NCv3, ND or NV; Dv3 or DSv2 instead of A; HBv3 instead of HB. A "
-    "cluster's size cannot be changed in place: create a new cluster, move the jobs, delete the old one.",
+    url="https://learn.microsoft.com/azure/virtual-machines/sizes/lifecycle/retirements-and-capacity-restrictions",
+    remediation="Recreate the compute on one of the successors the message names (`amlkit sizes <size>` shows "
+    "them with their status). A cluster's size cannot be changed in place: create a new cluster, move the "
+    "jobs, delete the old one.",
     check=check,
     config={
         "asOf": {
             "type": "string",
             "pattern": r"^\d{4}-\d{2}-\d{2}$",
             "description": "Judge retirement dates as of this day (YYYY-MM-DD) instead of today, for "
-            "reproducible reviews. A series retiring after this day is reported as 'retires on'.",
+            "reproducible reviews. A series retiring after this day passes this rule.",
         },
     },
 )

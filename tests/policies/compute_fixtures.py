@@ -34,7 +34,7 @@ def instance_props(**inner: Any) -> dict[str, Any]:
             "computeType": "ComputeInstance",
             "disableLocalAuth": True,
             "properties": {
-                "vmSize": "Standard_DS3_v2",
+                "vmSize": "Standard_D4ds_v4",
                 "idleTimeBeforeShutdown": "PT60M",
                 "enableNodePublicIp": False,
                 "sshSettings": {"sshPublicAccess": "Disabled"},

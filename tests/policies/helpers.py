@@ -22,7 +22,7 @@ def cluster_props(**inner: Any) -> dict[str, Any]:
             "computeType": "AmlCompute",
             "disableLocalAuth": True,
             "properties": {
-                "vmSize": "Standard_DS3_v2",
+                "vmSize": "Standard_D4ds_v4",
                 "vmPriority": "Dedicated",
                 "scaleSettings": {
                     "minNodeCount": 0.0,

@@ -18,11 +18,22 @@ def size(value):
 
 
 CASES = [
-    ("happy-path-DSv2", HAPPY, None, []),
-    ("upper-case-name", size("STANDARD_DS3_V2"), None, []),
+    ("happy-path-Ddsv4", HAPPY, None, []),
+    ("upper-case-name", size("STANDARD_D4DS_V4"), None, []),
     ("gpu-T4-allowed", size("Standard_NC4as_T4_v3"), None, []),
     ("h100-allowed", size("Standard_ND96isr_H100_v5"), None, []),
-    ("constrained-Esv3-allowed", size("Standard_E4-2s_v3"), None, []),
+    ("restricted-and-retiring-DSv2", size("Standard_DS3_v2"), None,
+     [f"{CLUSTER} must use a VM size from an allowed series; found Standard_DS3_v2 of series DSv2 (retired or "
+      "retiring on 2028-05-01; successors: Dsv5, Ddsv5, Dasv5, Dadsv5, Dasv6, Dadsv6, Dsv6, Ddsv6, Esv6, Edsv6, "
+      "Easv6, Eadsv6)."]),
+    ("constrained-Esv3-retiring", size("Standard_E4-2s_v3"), None,
+     [f"{CLUSTER} must use a VM size from an allowed series; found Standard_E4-2s_v3 of series Esv3 (retired or "
+      "retiring on 2029-11-15; successors: Ev5, Esv5, Edv5, Edsv5, Easv5, Eadsv5)."]),
+    ("retired-H-no-longer-default", size("Standard_H16mr"), None,
+     [f"{CLUSTER} must use a VM size from an allowed series; found Standard_H16mr of series H (retired or "
+      "retiring on 2022-08-31; successors: HC, HBv2, HBv3, Dv4, Dav4, Ev4, Eav4)."]),
+    ("restricted-without-retirement-Esv3-listed-passes", size("Standard_E4-2s_v3"), {"allowedSeries": ["Esv3"]},
+     []),
     ("missing-vmSize", size(DELETE), None,
      [f"{CLUSTER} must set vmSize to a size from an allowed series; found none."]),
     ("unknown-size", size("Standard_Foo9"), None,
@@ -39,28 +50,38 @@ CASES = [
       "(approval-required, so allowed only when listed in allowedSeries)."]),
     ("retired-NC-not-in-default", size("Standard_NC6"), None,
      [f"{CLUSTER} must use a VM size from an allowed series; found Standard_NC6 of series NC "
-      "(not in allowedSeries)."]),
+      "(retired or retiring on 2023-08-31; successors: NCasT4_v3)."]),
     ("retired-approval-NCv3", size("standard_nc24s_v3"), None,
      [f"{CLUSTER} must use a VM size from an allowed series; found Standard_NC24s_v3 of series NCv3 "
-      "(approval-required, so allowed only when listed in allowedSeries)."]),
+      "(retired or retiring on 2025-09-30; successors: NCads_H100_v5, NCasT4_v3, NVadsA10_v5, NVads_V710_v5)."]),
+    ("current-unsupported-new-family", size("Standard_DC4s_v3"), None,
+     [f"{CLUSTER} must use a VM size from an allowed series; found Standard_DC4s_v3 of series DCsv3 "
+      "(retired or retiring on 2029-10-31)."]),
+    ("current-not-aml-supported-GB200", size("Standard_ND128isr_NDR_GB200_v6"), None,
+     [f"{CLUSTER} must use a VM size from an allowed series; found Standard_ND128isr_NDR_GB200_v6 of series "
+      "ND_GB200_v6 (not a supported series for Azure ML managed compute)."]),
     # config knobs
-    ("M-listed-explicitly", size("Standard_M8-2ms"), {"allowedSeries": ["DSv2", "M"]}, []),
+    ("M-listed-explicitly", size("Standard_M8-2ms"), {"allowedSeries": ["Ddsv4", "M"]}, []),
     ("retired-listed-passes-here", size("Standard_NC6"), {"allowedSeries": ["NC"]}, []),
     ("alias-NCsv3-listed", size("Standard_NC6s_v3"), {"allowedSeries": ["ncsv3"]}, []),
-    ("narrow-list-excludes-DSv2", HAPPY, {"allowedSeries": ["NCasT4_v3"]},
-     [f"{CLUSTER} must use a VM size from an allowed series; found Standard_DS3_v2 of series DSv2 "
+    ("narrow-list-excludes-Ddsv4", HAPPY, {"allowedSeries": ["NCasT4_v3"]},
+     [f"{CLUSTER} must use a VM size from an allowed series; found Standard_D4ds_v4 of series Ddsv4 "
       "(not in allowedSeries)."]),
     ("empty-list-allows-nothing", HAPPY, {"allowedSeries": []},
-     [f"{CLUSTER} must use a VM size from an allowed series; found Standard_DS3_v2 of series DSv2 "
+     [f"{CLUSTER} must use a VM size from an allowed series; found Standard_D4ds_v4 of series Ddsv4 "
       "(not in allowedSeries)."]),
-    ("listing-does-not-make-unknown-known", size("Standard_Foo9"), {"allowedSeries": ["DSv2"]},
+    ("listing-does-not-make-unknown-known", size("Standard_Foo9"), {"allowedSeries": ["Ddsv4"]},
      [f"{CLUSTER} must use a known Azure VM size; found 'Standard_Foo9', which is not a known Azure VM size name."]),
     # instances
     ("instance-happy", instance_props(), None, []),
     ("instance-missing-size-gets-azure-default", changed(instance_props(), SIZE, DELETE), None, []),
     ("instance-unapproved", instance_props(vmSize="Standard_NV12s_v3"), None,
      ["Compute instance 'cpu-cluster' must use a VM size from an allowed series; found Standard_NV12s_v3 of "
-      "series NVv3 (approval-required, so allowed only when listed in allowedSeries)."]),
+      "series NVv3 (retired or retiring on 2026-09-30; successors: NVadsA10_v5, NC_RTXPRO6000BSE_v6, NCasT4_v3, "
+      "NVads_V710_v5)."]),
+    ("instance-approval-NDv2", instance_props(vmSize="Standard_ND40rs_v2"), None,
+     ["Compute instance 'cpu-cluster' must use a VM size from an allowed series; found Standard_ND40rs_v2 of "
+      "series NDv2 (approval-required, so allowed only when listed in allowedSeries)."]),
     ("attached-kubernetes-ignored", attached_props(), None, []),
 ]
 

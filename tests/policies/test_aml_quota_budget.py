@@ -211,7 +211,7 @@ def test_constrained_sizes_count_active_vcpus():
 
 
 def test_compute_location_wins_over_location():
-    props = changed(cluster_props(), "properties.computeLocation", "northeurope")
+    props = changed(cluster_props(vmSize="Standard_DS3_v2"), "properties.computeLocation", "northeurope")
     stack = [resource("far", props)]
     assert found(stack, {"coreQuota": {"northeurope": {"DSv2": 15}}}) == [
         (at("far"), "Dedicated standardDSv2Family (DSv2) cores in northeurope must fit the core quota of 15; "
@@ -272,7 +272,8 @@ def test_missing_location_is_reported():
 
 
 def test_instances_are_dedicated_even_if_marked_low_priority():
-    stack = [resource("ci", changed(instance_props(), "properties.properties.vmPriority", "LowPriority"))]
+    props = changed(instance_props(vmSize="Standard_DS3_v2"), "properties.properties.vmPriority", "LowPriority")
+    stack = [resource("ci", props)]
     assert found(stack, {"coreQuota": {"westeurope": {"DSv2": 3}}, "lowPriorityCoreQuota": {"westeurope": 0}}) == [
         (at("ci"), f"{DSV2} 3; found 4: ci 1 node x 4 vCPUs = 4."),
     ]
@@ -350,7 +351,7 @@ def test_bad_config_fails_closed(config, key_path, problem):
 
 def test_through_the_pack_edge():
     policy = build_policies([RULE])[0]
-    props = unknown_checking_proxy(cluster_props())
+    props = unknown_checking_proxy(cluster_props(vmSize="Standard_DS3_v2"))
     compute = PolicyResource(COMPUTE_TYPE, props, at("cpu"), "cpu", None, None, None, [], {})
     config = {"coreQuota": {"westeurope": {"DSv2": 15.0}}, "lowPriorityCoreQuota": {}, "regionalComputeLimit": 500.0}
     reported = []

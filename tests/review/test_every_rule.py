@@ -2,8 +2,9 @@
 
 The fixture `tests/fixtures/every_rule` declares raw azure-native resources: offenders (`*-bad`,
 `mlw-open`, `aks-created`, `rg-lock`, `batch-lock`, `cpu-preview`) and compliant twins. Its
-`pack-config.json` sets the knobs some rules need to fire (Dedicated only, required tags, quotas)
-and pins retirement dates to 2026-01-01. A rule added to ALL_RULES without a case here fails
+`pack-config.json` sets the knobs some rules need to fire (Dedicated only, required tags, quotas, the
+M series allowed for the isolated twins, CUDA 12.0, isolated sizes required) and pins retirement dates to
+2026-01-01. A rule added to ALL_RULES without a case here fails
 `test_every_rule_of_the_pack_fires`.
 """
 
@@ -25,6 +26,8 @@ CLUSTER_BAD = [
     ("aml-cluster-max-nodes", M),
     ("aml-cluster-idle-scale-down", M),
     ("aml-compute-approved-vm-family", M),
+    ("aml-compute-vm-series-retiring", A),
+    ("aml-compute-isolated-size", M),
     ("aml-cluster-vm-priority", M),
     ("aml-compute-identity", M),
     ("aml-cluster-ssh-disabled", M),
@@ -38,6 +41,8 @@ CLUSTER_BAD = [
 INSTANCE_BAD = [
     ("aml-compute-approved-vm-family", M),
     ("aml-compute-retired-vm-series", M),
+    ("aml-gpu-cuda-compatible", M),
+    ("aml-compute-isolated-size", M),
     ("aml-compute-identity", M),
     ("aml-cluster-ssh-disabled", M),
     ("aml-compute-no-public-ip", A),
@@ -77,16 +82,26 @@ MESSAGES = {
     ("aml-cluster-idle-scale-down", "cpu-bad"): "AmlCompute cluster 'cpu-bad' must release idle nodes within "
     "900 seconds (nodeIdleTimeBeforeScaleDown); found PT2H (7200 seconds).",
     ("aml-compute-approved-vm-family", "cpu-bad"): "AmlCompute cluster 'cpu-bad' must use a VM size from an "
-    "allowed series; found Standard_M128ms of series M (approval-required, so allowed only when listed in "
-    "allowedSeries).",
+    "allowed series; found Standard_NV48s_v3 of series NVv3 (retired or retiring on 2026-09-30; successors: "
+    "NVadsA10_v5, NC_RTXPRO6000BSE_v6, NCasT4_v3, NVads_V710_v5).",
+    ("aml-compute-vm-series-retiring", "cpu-bad"): "AmlCompute cluster 'cpu-bad' must not use a VM series that "
+    "retires within 365 days; found Standard_NV48s_v3 of series NVv3, which retires on 2026-09-30 (in 272 days); "
+    "successors: NVadsA10_v5, NC_RTXPRO6000BSE_v6, NCasT4_v3, NVads_V710_v5.",
+    ("aml-gpu-cuda-compatible", "ci-bad"): "Compute instance 'ci-bad' must use a GPU that CUDA 12.0 supports; "
+    "found Standard_NC6 (NVIDIA Tesla K80, Kepler, which CUDA 12.0 dropped).",
+    ("aml-compute-isolated-size", "ci-bad"): "Compute instance 'ci-bad' must use an isolated VM size; found "
+    "Standard_NC6, which shares its host; isolated sizes offered: Standard_E80is_v4, Standard_E80ids_v4, "
+    "Standard_E104i_v5, Standard_E104is_v5, Standard_E104id_v5, Standard_E104ids_v5, Standard_E192is_v6, "
+    "Standard_E192ids_v6, Standard_F72s_v2, Standard_M128ms, Standard_M192is_v2, Standard_M192ims_v2, "
+    "Standard_M192ids_v2, Standard_M192idms_v2.",
     ("aml-cluster-same-region", "cpu-bad"): "AmlCompute cluster 'cpu-bad' must run in its workspace's region "
     "westeurope (workspace 'mlw-open'); found eastus.",
     ("aml-quota-budget", "cpu-bad"): "Low-priority cores in eastus must fit the low-priority core quota of 100; "
-    "found 64000: cpu-bad 500 nodes x 128 vCPUs = 64000.",
+    "found 24000: cpu-bad 500 nodes x 48 vCPUs = 24000.",
     ("aml-required-tags", "cpu-bad"): "Resource 'cpu-bad' (machinelearningservices:Compute) must carry the tags "
     "owner, cost-center; found no value for owner, cost-center.",
     ("aml-compute-retired-vm-series", "ci-bad"): "Compute instance 'ci-bad' must not use a VM series retired for "
-    "Azure ML compute; found Standard_NC6 of series NC, retired on 2023-08-31.",
+    "Azure ML compute; found Standard_NC6 of series NC, retired on 2023-08-31; successors: NCasT4_v3.",
     ("aml-compute-network-isolated", "ci-bad"): "Compute instance 'ci-bad' must have a subnet or belong to a "
     "workspace whose managed network is isolated (isolationMode AllowInternetOutbound or "
     "AllowOnlyApprovedOutbound); found no subnet, and workspace 'mlw-open' has isolationMode Disabled.",
@@ -124,7 +139,7 @@ def stack(result):
 
 
 def test_every_rule_of_the_pack_fires(stack):
-    assert len(ALL_RULES) == 27
+    assert len(ALL_RULES) == 30
     assert {v.policy for v in stack.violations} == set(RULES)
     assert sorted(p.name for p in stack.pack.policies) == sorted(RULES)
 
@@ -179,6 +194,6 @@ def test_the_preview_resource_reaches_the_pack_in_wire_form(stack):
             "osType": "Linux",
             "remoteLoginPortPublicAccess": "Disabled",
             "scaleSettings": {"maxNodeCount": 2.0, "minNodeCount": 0.0},
-            "vmSize": "Standard_D4ds_v4",
+            "vmSize": "Standard_M128ms",
         },
     }

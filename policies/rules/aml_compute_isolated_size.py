@@ -1,0 +1,77 @@
+"""aml-compute-isolated-size: when required, compute runs on an isolated size (one customer per host)."""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from amlkit.errors import ConfigError
+from amlkit.policies.azure import MANAGED, compute_of, compute_subject
+from amlkit.policies.framework import Finding, ResourceInput, Rule, must
+from amlkit.policies.rules.aml_compute_retired_vm_series import as_of, known_size
+from amlkit.vmsizes import all_sizes, status
+
+NAME = "aml-compute-isolated-size"
+
+
+def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
+    if required(config):
+        yield from findings(resource, as_of(config, NAME))
+
+
+def findings(resource: ResourceInput, today: datetime.date) -> Iterator[Finding]:
+    """Pure: a finding unless the size is an isolated size still offered on `today`.
+
+    A missing or unknown size is left to aml-compute-approved-vm-family."""
+    compute = compute_of(resource.type, resource.props, MANAGED)
+    size = known_size(compute.vm_size) if compute is not None else None
+    if size is None:
+        return
+    subject = compute_subject(resource.name, compute)
+    if not size.isolated:
+        yield Finding(must(subject, "use an isolated VM size", f"{size.name}, which shares its host; "
+                           f"isolated sizes offered: {', '.join(offered(today))}"))
+    elif status(size, today) == "retired":
+        yield Finding(must(subject, "use an isolated VM size that is still offered",
+                           f"{size.name}, retired on {size.retirement.text}"))  # type: ignore[union-attr]
+
+
+def offered(today: datetime.date) -> list[str]:
+    """Isolated sizes not retired on `today`, in catalogue order."""
+    return [s.name for s in all_sizes() if s.isolated and status(s, today) != "retired"]
+
+
+def required(config: Mapping[str, Any]) -> bool:
+    raw = config.get("required", False)
+    if not isinstance(raw, bool):
+        raise ConfigError(None, f"{NAME}.required", "expected true or false", raw)
+    return raw
+
+
+RULE = Rule(
+    name=NAME,
+    description="When required is true (default false), AmlCompute clusters and compute instances must use an "
+    "isolated VM size (dedicated to one customer) that is not retired: Azure ML's list (Standard_M128ms, "
+    "Standard_F72s_v2; NC24s_v3 and NC24rs_v3 retired 2025-09-30) and the isolated E and M v2 sizes of the "
+    "Azure VM docs.",
+    severity="high",
+    level="mandatory",
+    tags=("security", "governance"),
+    url="https://learn.microsoft.com/azure/machine-learning/concept-compute-target#compute-isolation",
+    remediation="Use one of the isolated sizes the message lists (`amlkit sizes` shows the isolation column), "
+    "or set required to false for environments without an isolation requirement.",
+    check=check,
+    config={
+        "required": {
+            "type": "boolean",
+            "default": False,
+            "description": "Require isolated sizes for every cluster and instance.",
+        },
+        "asOf": {
+            "type": "string",
+            "pattern": r"^\d{4}-\d{2}-\d{2}$",
+            "description": "Judge whether an isolated size is retired as of this day (YYYY-MM-DD) instead of today.",
+        },
+    },
+)

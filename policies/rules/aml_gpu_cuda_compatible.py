@@ -1,0 +1,78 @@
+"""aml-gpu-cuda-compatible: GPU sizes must run the platform's CUDA version.
+
+Off unless configured: without `cudaVersion` the rule checks nothing (its level stays mandatory, so setting
+`cudaVersion` alone turns it on; `enforcementLevel: disabled` turns it off as for any rule).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from amlkit.errors import ConfigError
+from amlkit.policies.azure import MANAGED, compute_of, compute_subject
+from amlkit.policies.framework import Finding, ResourceInput, Rule, must
+from amlkit.policies.rules.aml_compute_retired_vm_series import known_size
+from amlkit.vmsizes import VmSize, cuda_tuple, gpu_architecture
+
+NAME = "aml-gpu-cuda-compatible"
+PATTERN = r"^\d+\.\d+$"
+
+
+def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
+    cuda = cuda_version(config)
+    if cuda is None:
+        return
+    compute = compute_of(resource.type, resource.props, MANAGED)
+    size = known_size(compute.vm_size) if compute is not None else None
+    if size is None or size.family.gpu_generation is None:
+        return
+    problem = incompatibility(size, cuda)
+    if problem:
+        yield Finding(must(compute_subject(resource.name, compute), f"use a GPU that CUDA {cuda} supports",
+                           f"{size.name} ({size.family.gpu_model or size.family.series}, {problem})"))
+
+
+def incompatibility(size: VmSize, cuda: str) -> str | None:
+    """Why `cuda` cannot drive the size's GPU, or None when it can."""
+    arch = gpu_architecture(size.family.gpu_generation)  # type: ignore[arg-type]
+    if arch.cuda_min is None:
+        return f"an {arch.vendor} {arch.name} GPU, which CUDA does not support"
+    if cuda_tuple(cuda) < cuda_tuple(arch.cuda_min):
+        return f"{arch.name}, which needs CUDA {arch.cuda_min} or later"
+    if arch.cuda_dropped_in and cuda_tuple(cuda) >= cuda_tuple(arch.cuda_dropped_in):
+        return f"{arch.name}, which CUDA {arch.cuda_dropped_in} dropped"
+    return None
+
+
+def cuda_version(config: Mapping[str, Any]) -> str | None:
+    raw = config.get("cudaVersion")
+    if raw is None:
+        return None
+    if not isinstance(raw, str) or re.fullmatch(PATTERN, raw) is None:
+        raise ConfigError(None, f"{NAME}.cudaVersion", "expected a CUDA version such as '12.4'", raw)
+    return raw
+
+
+RULE = Rule(
+    name=NAME,
+    description="When cudaVersion (the CUDA version of the platform's training images) is configured, GPU "
+    "clusters and instances must use a size whose GPU architecture that CUDA supports: not older than the "
+    "architecture's first CUDA toolkit (e.g. Hopper 11.8, Blackwell 12.8), not dropped by it (Kepler in 12.0; "
+    "Maxwell, Pascal, Volta in 13.0), and not an AMD GPU. Off unless cudaVersion is set.",
+    severity="medium",
+    level="mandatory",
+    tags=("reliability", "governance"),
+    url="https://docs.nvidia.com/datacenter/tesla/drivers/cuda-toolkit-driver-and-architecture-matrix.html",
+    remediation="Pick a GPU size whose architecture your CUDA version supports (`amlkit sizes --gpu` lists "
+    "each size's minimum CUDA), or rebuild the training images on a CUDA version that supports the GPU.",
+    check=check,
+    config={
+        "cudaVersion": {
+            "type": "string",
+            "pattern": PATTERN,
+            "description": "CUDA version of the platform's training images, e.g. '12.4'. Unset: the rule is off.",
+        },
+    },
+)
