@@ -289,7 +289,7 @@ def config_reference() -> str:
 
 _KNOWN_SCHEMA_KEYS = frozenset({
     "type", "description", "default", "minimum", "maximum", "pattern", "enum", "items", "minItems",
-    "maxItems", "uniqueItems", "minLength", "maxLength", "additionalProperties",
+    "maxItems", "uniqueItems", "minLength", "maxLength", "additionalProperties", "properties", "required",
 })
 
 
@@ -303,6 +303,9 @@ def knob_type(spec: Mapping[str, Any], knob: str = "") -> str:
         text = "one of " + ", ".join(f"`{value}`" for value in spec["enum"])
     elif kind == "array":
         text = "list of " + knob_type(spec.get("items", {}), knob)
+    elif kind == "object" and "properties" in spec:  # a record: its keys (each documented where it is used)
+        text = "object with keys " + ", ".join(f"`{key}`" for key in spec["properties"])
+        text += f" (required: {', '.join(f'`{key}`' for key in spec['required'])})" if spec.get("required") else ""
     elif kind == "object":
         text = "mapping of text to " + knob_type(spec.get("additionalProperties", {}), knob)
     elif kind in ("integer", "string", "number", "boolean"):

@@ -1,7 +1,8 @@
 """`amlkit sizes [NAME...]`: what the VM catalogue knows about sizes, filtered.
 
-Shows per size: series, lifecycle status and dates (as of `--as-of`, default today), successors, approval
-under a policy pack config (the pack's defaults unless `--policy-pack-config` is given), capacity restriction,
+Shows per size: series, lifecycle status and dates (as of `--as-of`, default today), successors,
+approval under a policy pack config (the pack's defaults unless `--policy-pack-config` is given; that
+config's `extraFamilies` for aml-compute-approved-vm-family extend the catalogue), capacity restriction,
 isolation, vCPUs, GPU model / count / memory, minimum CUDA and quota family. An unknown NAME exits 2 with
 the closest known names.
 """
@@ -58,9 +59,9 @@ def sizes(
     """Show what amlkit's VM catalogue knows about sizes: lifecycle, successors, approval, GPU and CUDA facts."""
     with _guarded():
         today = _day(as_of)
-        allowed = _allowed(policy_pack_config)
-        selected = _named(names) if names else list(all_sizes())
-        families = {family_by_series(name) for name in family} if family else None
+        catalogue, allowed = _allowed(policy_pack_config)
+        selected = _named(names, catalogue) if names else list(all_sizes(catalogue))
+        families = {family_by_series(name, catalogue) for name in family} if family else None
         rows = [_row(size, today, allowed) for size in selected
                 if (not gpu or size.family.gpu_generation)
                 and (families is None or size.family in families)
@@ -83,7 +84,9 @@ def _day(raw: str | None) -> datetime.date:
         raise UsageError(f"--as-of: {raw!r} is not a date as YYYY-MM-DD") from None
 
 
-def _allowed(config: Path | None) -> set[VmFamily]:
+def _allowed(config: Path | None) -> tuple[Any, set[VmFamily]]:
+    """The catalogue (with the approved-family rule's `extraFamilies`) and the families its config allows."""
+    from amlkit.policies.catalogue import catalogue
     from amlkit.policies.rules.aml_compute_approved_vm_family import RULE, allowed_families
     from amlkit.review.packconfig import load_config_file
 
@@ -92,16 +95,17 @@ def _allowed(config: Path | None) -> set[VmFamily]:
         entry = load_config_file(config).get(APPROVED_RULE)
         if entry is not None and entry.properties:
             settings = {**settings, **entry.properties}
-    return set(allowed_families(settings))
+    extended = catalogue(settings, APPROVED_RULE)
+    return extended, set(allowed_families(settings, extended))
 
 
-def _named(names: Iterable[str]) -> list[VmSize]:
+def _named(names: Iterable[str], catalogue: Any) -> list[VmSize]:
     found = []
     for name in names:
         try:
-            found.append(parse_vm_size(name))
+            found.append(parse_vm_size(name, catalogue))
         except UnknownVmSize:
-            known = {size.name.casefold(): size.name for size in all_sizes()}
+            known = {size.name.casefold(): size.name for size in all_sizes(catalogue)}
             close = difflib.get_close_matches(name.casefold(), list(known), n=3, cutoff=0.6)
             hint = f"; closest known: {', '.join(known[c] for c in close)}" if close else ""
             raise UsageError(f"unknown VM size {name!r}{hint}") from None

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import datetime
 import functools
+import json
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from importlib import resources
@@ -107,21 +109,23 @@ class _Catalogue:
     architectures: Mapping[str, GpuArchitecture]
 
 
-def parse_vm_size(name: str) -> VmSize:
-    """The size called `name` (case-insensitive). Raises `UnknownVmSize` for anything else."""
+def parse_vm_size(name: str, catalogue: _Catalogue | None = None) -> VmSize:
+    """The size called `name` (case-insensitive). Raises `UnknownVmSize` for anything else.
+
+    `catalogue`: an `extended()` catalogue; default: the packaged one (the same for every function here)."""
     if not isinstance(name, str):
         raise UnknownVmSize(
             f"VM size must be a string such as 'Standard_D4ds_v4', got {type(name).__name__} {name!r}"
         )
-    size = _catalogue().sizes.get(name.casefold())
+    size = (catalogue or _catalogue()).sizes.get(name.casefold())
     if size is None:
         raise UnknownVmSize(f"unknown VM size {name!r}: not a known Azure VM size name")
     return size
 
 
-def family_by_series(series: str) -> VmFamily:
+def family_by_series(series: str, catalogue: _Catalogue | None = None) -> VmFamily:
     """The family called `series` or one of its aliases (case-insensitive, `-series` suffix allowed)."""
-    family = _catalogue().by_key.get(series_key(series)) if isinstance(series, str) else None
+    family = (catalogue or _catalogue()).by_key.get(series_key(series)) if isinstance(series, str) else None
     if family is None:
         raise UnknownVmSize(f"unknown VM series {series!r}: not a series in the amlkit VM catalogue")
     return family
@@ -136,8 +140,8 @@ def family_by_quota_family(quota_family: str) -> VmFamily:
     return family
 
 
-def all_families() -> tuple[VmFamily, ...]:
-    return _catalogue().families
+def all_families(catalogue: _Catalogue | None = None) -> tuple[VmFamily, ...]:
+    return (catalogue or _catalogue()).families
 
 
 def catalogue_as_of() -> datetime.date:
@@ -158,9 +162,9 @@ def default_approved_series() -> tuple[str, ...]:
     )
 
 
-def all_sizes() -> tuple[VmSize, ...]:
+def all_sizes(catalogue: _Catalogue | None = None) -> tuple[VmSize, ...]:
     """Every size the catalogue knows, in data-file order."""
-    return tuple(_catalogue().sizes.values())
+    return tuple((catalogue or _catalogue()).sizes.values())
 
 
 def status(size: VmSize, today: datetime.date) -> str:
@@ -194,13 +198,75 @@ def quota_key(quota_family: str) -> str:
 
 
 @functools.cache
-def _catalogue() -> _Catalogue:
+def _raw() -> Mapping[str, Any]:
     text = resources.files("amlkit").joinpath("data/vm_families.yaml").read_text(encoding="utf-8")
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: ~10x faster
-    return build_catalogue(yaml.load(text, Loader=loader))  # a safe loader either way
+    return yaml.load(text, Loader=loader)  # a safe loader either way
 
 
-def build_catalogue(data: Any, file: str = DATA_FILE) -> _Catalogue:
+@functools.cache
+def _catalogue() -> _Catalogue:
+    return build_catalogue(_raw())
+
+
+# --- extending the catalogue without a release (policy pack config `extraFamilies`) -------------------------
+
+
+def extended(extra: Any, key_path: str) -> _Catalogue:
+    """The packaged catalogue plus `extra`: a list of family entries in the data file's schema (JSON, so dates
+    are strings). An entry whose `series` (or alias) is a known series overrides the keys it gives (e.g. a
+    `retired` date); any other entry adds a family and needs `category`, `source` and `sizes`. Errors name
+    `<key_path>[i]...`. The same `extra` gives the same (cached) catalogue."""
+    if not extra:
+        return _catalogue()
+    if not isinstance(extra, list):
+        raise ConfigError(None, key_path, "expected a list of VM family entries", extra)
+    return _extended(json.dumps(extra, sort_keys=True, default=str), key_path)
+
+
+@functools.cache
+def _extended(extra_json: str, key_path: str) -> _Catalogue:
+    base = _raw()
+    families = [dict(entry) for entry in base["families"]]
+    index = {series_key(name): i for i, entry in enumerate(families)
+             for name in [entry["series"], *entry.get("aliases", [])]}
+    origin: dict[int, int] = {}
+    for number, entry in enumerate(json.loads(extra_json)):
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("series"), str):
+            raise ConfigError(None, f"{key_path}[{number}]", "expected an object with a series name", entry)
+        target = index.get(series_key(entry["series"]))
+        if target is None:
+            families.append(_from_json(entry))
+            target = len(families) - 1
+        else:
+            families[target] = {**families[target], **_from_json(entry), "series": families[target]["series"]}
+        origin[target] = number
+    try:
+        return build_catalogue({**base, "families": families}, file=None)  # type: ignore[arg-type]
+    except ConfigError as error:
+        match = re.match(r"families\[(\d+)\](.*)", error.key_path)
+        if match is None or int(match[1]) not in origin:
+            raise
+        raise ConfigError(None, f"{key_path}[{origin[int(match[1])]}]{match[2]}", error.problem,
+                          error.value) from None
+
+
+def _from_json(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """JSON object keys are strings: size maps keyed by n become int-keyed as in the data file."""
+    result = dict(entry)
+    if isinstance(result.get("sizes"), list):
+        result["sizes"] = [{key: _int_keys(value) for key, value in spec.items()} if isinstance(spec, Mapping)
+                           else spec for spec in result["sizes"]]
+    return result
+
+
+def _int_keys(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {int(k) if isinstance(k, str) and k.isdigit() else k: v for k, v in value.items()}
+    return value
+
+
+def build_catalogue(data: Any, file: str | None = DATA_FILE) -> _Catalogue:
     """Validate the parsed data file and index it; a bad entry raises `ConfigError` naming its key."""
     if not isinstance(data, Mapping):
         raise ConfigError(file, "families", "expected a non-empty list of VM families")
@@ -241,7 +307,7 @@ def build_catalogue(data: Any, file: str = DATA_FILE) -> _Catalogue:
     return _Catalogue(as_of, tuple(families), by_key, by_quota, sizes, architectures)
 
 
-def _sources(file: str, raw: Any) -> dict[str, Source]:
+def _sources(file: str | None, raw: Any) -> dict[str, Source]:
     if not isinstance(raw, Mapping) or not raw:
         raise ConfigError(file, "sources", "expected a map of source id -> {url, file?}")
     sources = {}
@@ -253,7 +319,7 @@ def _sources(file: str, raw: Any) -> dict[str, Source]:
     return sources
 
 
-def _source(file: str, path: str, raw: Any, sources: Mapping[str, Source]) -> Source:
+def _source(file: str | None, path: str, raw: Any, sources: Mapping[str, Source]) -> Source:
     """A source id from the `sources` table, or an inline https URL."""
     if isinstance(raw, str) and raw.startswith("https://"):
         return Source(raw)
@@ -262,7 +328,7 @@ def _source(file: str, path: str, raw: Any, sources: Mapping[str, Source]) -> So
     return sources[raw]
 
 
-def _dated(file: str, path: str, raw: Any, sources: Mapping[str, Source], key: str = "date") -> Dated:
+def _dated(file: str | None, path: str, raw: Any, sources: Mapping[str, Source], key: str = "date") -> Dated:
     if not isinstance(raw, Mapping) or key not in raw or "source" not in raw:
         raise ConfigError(file, path, f"expected {{{key}: YYYY-MM-DD or YYYY-MM, source: <id or URL>, ...}}")
     value = raw[key]
@@ -270,13 +336,14 @@ def _dated(file: str, path: str, raw: Any, sources: Mapping[str, Source], key: s
         day, text = value, value.isoformat()
     else:
         try:
-            day, text = datetime.date.fromisoformat(f"{value}-01"), str(value)
+            full = isinstance(value, str) and len(value) == 10
+            day, text = datetime.date.fromisoformat(value if full else f"{value}-01"), str(value)
         except (TypeError, ValueError):
             raise ConfigError(file, f"{path}.{key}", f"{value!r} is not a date (YYYY-MM-DD or YYYY-MM)") from None
     return Dated(day, text, _source(file, f"{path}.source", raw["source"], sources))
 
 
-def _architectures(file: str, raw: Any, sources: Mapping[str, Source]) -> dict[str, GpuArchitecture]:
+def _architectures(file: str | None, raw: Any, sources: Mapping[str, Source]) -> dict[str, GpuArchitecture]:
     if not isinstance(raw, Mapping):
         raise ConfigError(file, "gpu_architectures", "expected a map of architecture -> facts")
     found = {}
@@ -303,7 +370,7 @@ def cuda_tuple(text: str) -> tuple[int, int]:
     return int(major), int(minor)
 
 
-def _family(file: str, path: str, entry: Any, sources: Mapping[str, Source],
+def _family(file: str | None, path: str, entry: Any, sources: Mapping[str, Source],
             architectures: Mapping[str, GpuArchitecture]) -> VmFamily:
     if not isinstance(entry, Mapping):
         raise ConfigError(file, path, "expected a mapping describing one VM series")
@@ -347,7 +414,7 @@ def _family(file: str, path: str, entry: Any, sources: Mapping[str, Source],
     )
 
 
-def _sizes(file: str, path: str, entry: Mapping[str, Any], family: VmFamily,
+def _sizes(file: str | None, path: str, entry: Mapping[str, Any], family: VmFamily,
            sources: Mapping[str, Source]) -> Iterator[VmSize]:
     templates = entry.get("sizes")
     if not isinstance(templates, list) or not templates:
@@ -356,7 +423,8 @@ def _sizes(file: str, path: str, entry: Mapping[str, Any], family: VmFamily,
         yield from _expand(file, f"{path}.sizes[{index}]", spec, family, sources)
 
 
-def _expand(file: str, path: str, spec: Any, family: VmFamily, sources: Mapping[str, Source]) -> Iterator[VmSize]:
+def _expand(file: str | None, path: str, spec: Any, family: VmFamily,
+            sources: Mapping[str, Source]) -> Iterator[VmSize]:
     if not isinstance(spec, Mapping) or set(spec) - _SIZE_KEYS or "template" not in spec:
         raise ConfigError(file, path, "expected {template, vcpus, constrained?, gpus?, gpu_memory_gb?, retired?}")
     template = spec["template"]
@@ -381,13 +449,13 @@ def _expand(file: str, path: str, spec: Any, family: VmFamily, sources: Mapping[
             yield VmSize(template.replace("{n}", f"{number}-{active}"), family, active, None, None, retired)
 
 
-def _per_n(file: str, path: str, raw: Any, vcpus: Mapping[int, int]) -> dict[int, Any]:
+def _per_n(file: str | None, path: str, raw: Any, vcpus: Mapping[int, int]) -> dict[int, Any]:
     if not isinstance(raw, Mapping) or any(n not in vcpus for n in raw):
         raise ConfigError(file, path, "expected a map n -> value for listed n only")
     return dict(raw)
 
 
-def _vcpu_table(file: str, path: str, raw: Any) -> dict[int, int]:
+def _vcpu_table(file: str | None, path: str, raw: Any) -> dict[int, int]:
     table = {n: n for n in raw} if isinstance(raw, list) else raw
     if not isinstance(table, Mapping) or not table:
         raise ConfigError(file, path, "expected a list of vCPU counts or a map n -> vCPUs")
@@ -397,19 +465,19 @@ def _vcpu_table(file: str, path: str, raw: Any) -> dict[int, int]:
     return dict(table)
 
 
-def _flag(file: str, path: str, value: Any) -> bool:
+def _flag(file: str | None, path: str, value: Any) -> bool:
     if not isinstance(value, bool):
         raise ConfigError(file, path, f"{value!r} is not true or false")
     return value
 
 
-def _strings(file: str, path: str, value: Any) -> list[str]:
+def _strings(file: str | None, path: str, value: Any) -> list[str]:
     if not isinstance(value, list) or not all(isinstance(item, str) and item for item in value):
         raise ConfigError(file, path, "expected a list of non-empty strings")
     return value
 
 
-def _add_unique(file: str, path: str, index: dict[str, Any], key: str, value: Any, what: str) -> None:
+def _add_unique(file: str | None, path: str, index: dict[str, Any], key: str, value: Any, what: str) -> None:
     if key in index:
         raise ConfigError(file, path, f"{what} is defined twice")
     index[key] = value

@@ -247,6 +247,9 @@ def test_a_rule_knob_row() -> None:
         pytest.param({"type": "object", "additionalProperties": {"type": "object", "additionalProperties": {
             "type": "integer", "minimum": 0}}}, "mapping of text to mapping of text to integer, at least 0",
             id="nested-mapping"),
+        pytest.param({"type": "array", "items": {"type": "object", "required": ["series"], "properties": {
+            "series": {"type": "string"}, "sizes": {"type": "array"}}}},
+            "list of object with keys `series`, `sizes` (required: `series`)", id="records"),
     ],
 )
 def test_knob_type(spec: dict[str, Any], text: str) -> None:

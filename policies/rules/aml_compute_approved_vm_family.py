@@ -6,6 +6,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from amlkit.errors import ConfigError, UnknownVmSize
+from amlkit.policies import catalogue as catalogue_schema
 from amlkit.policies.azure import MANAGED, compute_of, compute_subject
 from amlkit.policies.framework import Finding, ResourceInput, Rule, must
 from amlkit.vmsizes import VmFamily, VmSize, default_approved_series, family_by_series, parse_vm_size
@@ -18,21 +19,22 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
     if compute is None:
         return
     subject = compute_subject(resource.name, compute)
+    catalogue = catalogue_schema.catalogue(config, NAME)
     raw = compute.vm_size
     if raw is None:
         if compute.is_cluster:  # an instance without vmSize gets Azure's default size
             yield Finding(must(subject, "set vmSize to a size from an allowed series", "none"))
         return
     try:
-        size = parse_vm_size(raw)
+        size = parse_vm_size(raw, catalogue)
     except UnknownVmSize:
         yield Finding(must(subject, "use a known Azure VM size", f"{raw!r}, which is not a known Azure VM size name"))
         return
-    if size.family not in allowed_families(config):
+    if size.family not in allowed_families(config, catalogue):
         yield Finding(must(subject, "use a VM size from an allowed series", _why_not(size)))
 
 
-def allowed_families(config: Mapping[str, Any]) -> tuple[VmFamily, ...]:
+def allowed_families(config: Mapping[str, Any], catalogue: Any = None) -> tuple[VmFamily, ...]:
     """The families config `allowedSeries` names; an entry that is not a known series is a config error."""
     series = config.get("allowedSeries")
     if not isinstance(series, list):
@@ -40,7 +42,7 @@ def allowed_families(config: Mapping[str, Any]) -> tuple[VmFamily, ...]:
     families = []
     for index, name in enumerate(series):
         try:
-            families.append(family_by_series(name))
+            families.append(family_by_series(name, catalogue))
         except UnknownVmSize:
             problem = f"unknown VM series {name!r}; use series names such as DSv2, Esv3, NCasT4_v3"
             raise ConfigError(None, f"{NAME}.allowedSeries[{index}]", problem, name) from None
@@ -92,5 +94,6 @@ RULE = Rule(
             "description": "VM series (as Azure docs name them, e.g. Ddsv4, NCasT4_v3) clusters and instances "
             "may use; case-insensitive.",
         },
+        "extraFamilies": catalogue_schema.SCHEMA,
     },
 )

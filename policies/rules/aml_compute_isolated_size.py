@@ -7,6 +7,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from amlkit.errors import ConfigError
+from amlkit.policies import catalogue as catalogue_schema
 from amlkit.policies.azure import MANAGED, compute_of, compute_subject
 from amlkit.policies.framework import Finding, ResourceInput, Rule, must
 from amlkit.policies.rules.aml_compute_retired_vm_series import as_of, known_size
@@ -17,29 +18,29 @@ NAME = "aml-compute-isolated-size"
 
 def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
     if required(config):
-        yield from findings(resource, as_of(config, NAME))
+        yield from findings(resource, as_of(config, NAME), catalogue_schema.catalogue(config, NAME))
 
 
-def findings(resource: ResourceInput, today: datetime.date) -> Iterator[Finding]:
+def findings(resource: ResourceInput, today: datetime.date, catalogue: Any = None) -> Iterator[Finding]:
     """Pure: a finding unless the size is an isolated size still offered on `today`.
 
     A missing or unknown size is left to aml-compute-approved-vm-family."""
     compute = compute_of(resource.type, resource.props, MANAGED)
-    size = known_size(compute.vm_size) if compute is not None else None
+    size = known_size(compute.vm_size, catalogue) if compute is not None else None
     if size is None:
         return
     subject = compute_subject(resource.name, compute)
     if not size.isolated:
         yield Finding(must(subject, "use an isolated VM size", f"{size.name}, which shares its host; "
-                           f"isolated sizes offered: {', '.join(offered(today))}"))
+                           f"isolated sizes offered: {', '.join(offered(today, catalogue))}"))
     elif status(size, today) == "retired":
         yield Finding(must(subject, "use an isolated VM size that is still offered",
                            f"{size.name}, retired on {size.retirement.text}"))  # type: ignore[union-attr]
 
 
-def offered(today: datetime.date) -> list[str]:
+def offered(today: datetime.date, catalogue: Any = None) -> list[str]:
     """Isolated sizes not retired on `today`, in catalogue order."""
-    return [s.name for s in all_sizes() if s.isolated and status(s, today) != "retired"]
+    return [s.name for s in all_sizes(catalogue) if s.isolated and status(s, today) != "retired"]
 
 
 def required(config: Mapping[str, Any]) -> bool:
@@ -73,5 +74,6 @@ RULE = Rule(
             "pattern": r"^\d{4}-\d{2}-\d{2}$",
             "description": "Judge whether an isolated size is retired as of this day (YYYY-MM-DD) instead of today.",
         },
+        "extraFamilies": catalogue_schema.SCHEMA,
     },
 )

@@ -11,6 +11,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from amlkit.errors import ConfigError, UnknownVmSize
+from amlkit.policies import catalogue as catalogue_schema
 from amlkit.policies.azure import MANAGED, compute_of, compute_subject
 from amlkit.policies.framework import Finding, ResourceInput, Rule, must
 from amlkit.vmsizes import VmSize, parse_vm_size
@@ -19,17 +20,17 @@ NAME = "aml-compute-retired-vm-series"
 
 
 def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
-    return findings(resource, as_of(config))
+    return findings(resource, as_of(config), catalogue_schema.catalogue(config, NAME))
 
 
-def findings(resource: ResourceInput, today: datetime.date) -> Iterator[Finding]:
+def findings(resource: ResourceInput, today: datetime.date, catalogue: Any = None) -> Iterator[Finding]:
     """Pure: a finding when the resource's size (or its series) retired on or before `today`.
 
     A missing or unknown size is left to aml-compute-approved-vm-family, which reports both; an announced
     retirement still ahead is aml-compute-vm-series-retiring's.
     """
     compute = compute_of(resource.type, resource.props, MANAGED)
-    size = known_size(compute.vm_size) if compute is not None else None
+    size = known_size(compute.vm_size, catalogue) if compute is not None else None
     if size is None or size.retirement is None or size.retirement.date > today:
         return
     found = f"{size.name} of series {size.family.series}, retired on {size.retirement.text}{successors(size)}"
@@ -37,12 +38,12 @@ def findings(resource: ResourceInput, today: datetime.date) -> Iterator[Finding]
                        found))
 
 
-def known_size(raw: Any) -> VmSize | None:
+def known_size(raw: Any, catalogue: Any = None) -> VmSize | None:
     """The catalogue size `raw` names; None when it is missing or unknown (another rule reports those)."""
     if raw is None:
         return None
     try:
-        return parse_vm_size(raw)
+        return parse_vm_size(raw, catalogue)
     except UnknownVmSize:
         return None
 
@@ -86,5 +87,6 @@ RULE = Rule(
             "description": "Judge retirement dates as of this day (YYYY-MM-DD) instead of today, for "
             "reproducible reviews. A series retiring after this day passes this rule.",
         },
+        "extraFamilies": catalogue_schema.SCHEMA,
     },
 )

@@ -11,6 +11,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from amlkit.errors import ConfigError
+from amlkit.policies import catalogue as catalogue_schema
 from amlkit.policies.azure import MANAGED, compute_of, compute_subject
 from amlkit.policies.framework import Finding, ResourceInput, Rule, must
 from amlkit.policies.rules.aml_compute_retired_vm_series import as_of, known_size, successors
@@ -20,13 +21,13 @@ DEFAULT_LEAD_DAYS = 365
 
 
 def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
-    return findings(resource, as_of(config, NAME), lead_days(config))
+    return findings(resource, as_of(config, NAME), lead_days(config), catalogue_schema.catalogue(config, NAME))
 
 
-def findings(resource: ResourceInput, today: datetime.date, lead: int) -> Iterator[Finding]:
+def findings(resource: ResourceInput, today: datetime.date, lead: int, catalogue: Any = None) -> Iterator[Finding]:
     """Pure: a finding when the size's retirement falls after `today` and within `lead` days of it."""
     compute = compute_of(resource.type, resource.props, MANAGED)
-    size = known_size(compute.vm_size) if compute is not None else None
+    size = known_size(compute.vm_size, catalogue) if compute is not None else None
     retirement = size.retirement if size is not None else None
     if retirement is None or not today < retirement.date <= today + datetime.timedelta(days=lead):
         return
@@ -69,5 +70,6 @@ RULE = Rule(
             "description": "Judge retirement dates as of this day (YYYY-MM-DD) instead of today, for "
             "reproducible reviews.",
         },
+        "extraFamilies": catalogue_schema.SCHEMA,
     },
 )

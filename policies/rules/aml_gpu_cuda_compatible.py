@@ -11,6 +11,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from amlkit.errors import ConfigError
+from amlkit.policies import catalogue as catalogue_schema
 from amlkit.policies.azure import MANAGED, compute_of, compute_subject
 from amlkit.policies.framework import Finding, ResourceInput, Rule, must
 from amlkit.policies.rules.aml_compute_retired_vm_series import known_size
@@ -25,7 +26,7 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
     if cuda is None:
         return
     compute = compute_of(resource.type, resource.props, MANAGED)
-    size = known_size(compute.vm_size) if compute is not None else None
+    size = known_size(compute.vm_size, catalogue_schema.catalogue(config, NAME)) if compute is not None else None
     if size is None or size.family.gpu_generation is None:
         return
     problem = incompatibility(size, cuda)
@@ -74,5 +75,6 @@ RULE = Rule(
             "pattern": PATTERN,
             "description": "CUDA version of the platform's training images, e.g. '12.4'. Unset: the rule is off.",
         },
+        "extraFamilies": catalogue_schema.SCHEMA,
     },
 )

@@ -142,10 +142,15 @@ def demand_of(resource: StackResource, compute: ComputeView) -> tuple[Demand | N
 def dedicated_breaches(demands: Iterable[Demand], budget: Budget) -> Iterator[Finding]:
     counted = [d for d in demands if d.size is not None and not d.low_priority]
     groups = _group(counted, lambda d: (d.region, d.size.family))  # type: ignore[union-attr]
-    for (region, family), members in sorted(groups.items(), key=lambda g: (g[0][0], g[0][1].quota_family)):
+    for (region, family), members in sorted(groups.items(), key=lambda g: (g[0][0], _quota_name(g[0][1]))):
         limit = budget.dedicated_limit(region, family)
-        subject = f"Dedicated {family.quota_family} ({family.series}) cores in {region}"
+        subject = f"Dedicated {_quota_name(family)} ({family.series}) cores in {region}"
         yield from _breach(subject, f"fit the core quota of {limit}", limit, members, lambda d: d.cores, _cores)
+
+
+def _quota_name(family: VmFamily) -> str:
+    """The quota family, or a placeholder for the families whose quota family no source read publishes."""
+    return family.quota_family or "quota family unknown"
 
 
 def low_priority_breaches(demands: Iterable[Demand], budget: Budget) -> Iterator[Finding]:

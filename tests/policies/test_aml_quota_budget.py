@@ -357,3 +357,12 @@ def test_through_the_pack_edge():
     reported = []
     policy.validate(StackValidationArgs([compute], config), lambda message, urn=None: reported.append((urn, message)))
     assert reported == [(at("cpu"), f"{DSV2} 15; found 16: cpu 4 nodes x 4 vCPUs = 16.")]
+
+
+def test_a_family_without_a_published_quota_family_is_counted_by_series():
+    stack = [cluster("conf", size="Standard_DC4s_v3", max_nodes=3), cluster("cpu", max_nodes=1)]
+    assert found(stack, {"coreQuota": {"westeurope": {"DCsv3": 8, "DSv2": 0}}}) == [
+        (at("conf"), "Dedicated quota family unknown (DCsv3) cores in westeurope must fit the core quota of 8; "
+         "found 12: conf 3 nodes x 4 vCPUs = 12."),
+        (at("cpu"), f"{DSV2} 0; found 4: cpu 1 node x 4 vCPUs = 4."),
+    ]

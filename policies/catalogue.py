@@ -1,0 +1,71 @@
+"""The VM catalogue as the size-reading rules see it: the packaged one plus the pack config's `extraFamilies`.
+
+A platform team extends or corrects the catalogue without waiting for an amlkit release by giving the same
+`extraFamilies` list to each rule that reads VM sizes (aml-compute-approved-vm-family,
+aml-compute-retired-vm-series, aml-compute-vm-series-retiring, aml-gpu-cuda-compatible,
+aml-compute-isolated-size). Entries use the data file's keys (`amlkit/data/vm_families.yaml`): an entry naming
+a known series overrides the keys it gives (e.g. a `retired` date with its source); another entry adds a
+family. The JSON schema below validates the shape; the catalogue loader then checks the facts (templates,
+dates, sources, unique names) and names `<rule>.extraFamilies[i]...` in its errors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from amlkit.vmsizes import CATEGORIES, _Catalogue, extended
+
+KEY = "extraFamilies"
+_DATE = {"type": "string", "pattern": r"^\d{4}-\d{2}(-\d{2})?$"}
+_SOURCE = {"type": "string", "minLength": 1}
+_STRINGS = {"type": "array", "items": {"type": "string", "minLength": 1}}
+_PER_N = {"type": "object", "additionalProperties": {"type": ["integer", "string"]}}
+_SIZE = {
+    "type": "object",
+    "required": ["template", "vcpus"],
+    "additionalProperties": False,
+    "properties": {
+        "template": {"type": "string", "pattern": r"\{n\}"},
+        "vcpus": {"type": ["array", "object"]},
+        "constrained": {"type": "object"},
+        "gpus": _PER_N,
+        "gpu_memory_gb": _PER_N,
+        "retired": {"type": "object", "required": ["date", "source"], "additionalProperties": False,
+                    "properties": {"date": _DATE, "source": _SOURCE}},
+    },
+}
+SCHEMA: dict[str, Any] = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "required": ["series"],
+        "additionalProperties": False,
+        "properties": {
+            "series": {"type": "string", "minLength": 1},
+            "aliases": _STRINGS,
+            "category": {"type": "string", "enum": list(CATEGORIES)},
+            "source": _SOURCE,
+            "quota_family": {"type": "string", "minLength": 1},
+            "aml_supported": {"type": "boolean"},
+            "approval_required": {"type": "boolean"},
+            "gpu_generation": {"type": "string"},
+            "gpu_model": {"type": "string"},
+            "retired": {"type": "object", "required": ["date", "source"], "additionalProperties": False,
+                        "properties": {"date": _DATE, "source": _SOURCE, "successors": _STRINGS}},
+            "capacity_restricted": {"type": "object", "required": ["since", "source"], "additionalProperties": False,
+                                    "properties": {"since": _DATE, "source": _SOURCE}},
+            "isolated_sizes": _STRINGS,
+            "sizes": {"type": "array", "minItems": 1, "items": _SIZE},
+        },
+    },
+    "description": "VM families to add to or correct in amlkit's catalogue without a release: entries with the "
+    "data file's keys (series, category, source, sizes, retired {date, source, successors}, "
+    "capacity_restricted {since, source}, aml_supported, gpu_generation, ...). An entry naming a known series "
+    "overrides the keys it gives; sources are https URLs. Give the same list to every size-reading rule.",
+}
+
+
+def catalogue(config: Mapping[str, Any], rule: str) -> _Catalogue:
+    """The catalogue for one rule's config (the packaged one when `extraFamilies` is not set)."""
+    return extended(config.get(KEY), f"{rule}.{KEY}")
