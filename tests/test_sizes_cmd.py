@@ -129,12 +129,12 @@ def test_render_table_never_truncates():
 def test_extra_families_of_the_policy_pack_config_are_shown(tmp_path):
     config = tmp_path / "pack.json"
     config.write_text(json.dumps({"aml-compute-approved-vm-family": {
-        "allowedSeries": ["Dsv7"],
-        "extraFamilies": [{"series": "Dsv7", "category": "general_purpose", "source": "https://example.com/dsv7",
-                           "sizes": [{"template": "Standard_D{n}s_v7", "vcpus": [2, 4]}]}],
+        "allowedSeries": ["Dlsv7"],
+        "extraFamilies": [{"series": "Dlsv7", "category": "general_purpose", "source": "https://example.com/dlsv7",
+                           "sizes": [{"template": "Standard_D{n}ls_v7", "vcpus": [2, 4]}]}],
     }}))
     rows = as_json("--approved", "--policy-pack-config", str(config))["sizes"]
     assert [(row["name"], row["series"], row["approved"], row["source"]) for row in rows] == [
-        ("Standard_D2s_v7", "Dsv7", True, "https://example.com/dsv7"),
-        ("Standard_D4s_v7", "Dsv7", True, "https://example.com/dsv7"),
+        ("Standard_D2ls_v7", "Dlsv7", True, "https://example.com/dlsv7"),
+        ("Standard_D4ls_v7", "Dlsv7", True, "https://example.com/dlsv7"),
     ]

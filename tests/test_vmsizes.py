@@ -119,6 +119,12 @@ SIZES = [
     ("Standard_ND128isr_NDR_GB200_v6", "ND_GB200_v6", 128), ("Standard_ND128isrG5_GB300_v6", "ND_GB300_v6", 128),
     ("Standard_NC320ds_xl_RTXPRO6000BSE_v6", "NC_RTXPRO6000BSE_v6", 320),
     ("Standard_NC128lds_xl_RTXPRO6000BSE_v6", "NC_RTXPRO6000BSE_v6", 128),
+    # v7 and Lv4 series
+    ("Standard_D372s_v7", "Dsv7", 372), ("Standard_D2ds_v7", "Ddsv7", 2), ("Standard_D160as_v7", "Dasv7", 160),
+    ("Standard_D4ads_v7", "Dadsv7", 4), ("Standard_E20s_v7", "Esv7", 20), ("Standard_E372is_v7", "Esv7", 372),
+    ("Standard_E372ids_v7", "Edsv7", 372), ("Standard_E248ds_v7", "Edsv7", 248), ("Standard_E160as_v7", "Easv7", 160),
+    ("Standard_E2ads_v7", "Eadsv7", 2), ("Standard_F1as_v7", "Fasv7", 1), ("Standard_F80als_v7", "Falsv7", 80),
+    ("Standard_F16ams_v7", "Famsv7", 16), ("Standard_L2s_v4", "Lsv4", 2), ("Standard_L96as_v4", "Lasv4", 96),
 ]
 
 
@@ -278,7 +284,10 @@ SUCCESSORS = {
     "NP": ("NDv2", "NCads_H100_v5", "NCasT4_v3"),
     "Dsv3": ("Dv5", "Dsv5", "Ddv5", "Ddsv5", "Dasv5", "Dadsv5"),
     "Esv3": ("Ev5", "Esv5", "Edv5", "Edsv5", "Easv5", "Eadsv5"),
-    "Lsv2": ("Lsv3", "Lasv3"),
+    "Lsv2": ("Lsv3", "Lasv3", "Lasv4"),  # the guide: "Lsv3/Lasv3, Lasv4/Lasv4"
+    "Ls": ("Lsv3", "Lasv3", "Lsv4", "Lasv4"),
+    "DSv2": ("Dsv5", "Ddsv5", "Dasv5", "Dadsv5", "Dasv6", "Dadsv6", "Dsv6", "Ddsv6", "Dasv7", "Dadsv7", "Esv6",
+             "Edsv6", "Easv6", "Eadsv6", "Easv7", "Eadsv7"),
 }
 ISOLATED = {
     "Standard_M128ms", "Standard_F72s_v2", "Standard_NC24s_v3", "Standard_NC24rs_v3",  # aml-compute-target
@@ -407,7 +416,7 @@ def test_catalogue_as_of():
 
 
 def test_catalogue_size_counts():
-    assert (len(all_families()), len(all_sizes())) == (125, 944)  # before issue 11: 116 families, 877 sizes
+    assert (len(all_families()), len(all_sizes())) == (138, 1079)  # before issue 11: 116 families, 877 sizes
 
 
 def test_every_gpu_family_has_a_generation_and_no_other_does():

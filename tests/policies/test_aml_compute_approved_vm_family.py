@@ -24,8 +24,8 @@ CASES = [
     ("h100-allowed", size("Standard_ND96isr_H100_v5"), None, []),
     ("restricted-and-retiring-DSv2", size("Standard_DS3_v2"), None,
      [f"{CLUSTER} must use a VM size from an allowed series; found Standard_DS3_v2 of series DSv2 (retired or "
-      "retiring on 2028-05-01; successors: Dsv5, Ddsv5, Dasv5, Dadsv5, Dasv6, Dadsv6, Dsv6, Ddsv6, Esv6, Edsv6, "
-      "Easv6, Eadsv6)."]),
+      "retiring on 2028-05-01; successors: Dsv5, Ddsv5, Dasv5, Dadsv5, Dasv6, Dadsv6, Dsv6, Ddsv6, Dasv7, Dadsv7, "
+      "Esv6, Edsv6, Easv6, Eadsv6, Easv7, Eadsv7)."]),
     ("constrained-Esv3-retiring", size("Standard_E4-2s_v3"), None,
      [f"{CLUSTER} must use a VM size from an allowed series; found Standard_E4-2s_v3 of series Esv3 (retired or "
       "retiring on 2029-11-15; successors: Ev5, Esv5, Edv5, Edsv5, Easv5, Eadsv5)."]),

@@ -19,9 +19,9 @@ from tests.policies.helpers import changed, cluster_props, messages
 
 SIZE = "properties.properties.vmSize"
 CLUSTER = "AmlCompute cluster 'cpu-cluster'"
-DSV7 = {"series": "Dsv7", "category": "general_purpose", "aml_supported": True,
-        "source": "https://learn.microsoft.com/azure/virtual-machines/sizes/general-purpose/dsv7-series",
-        "quota_family": "standardDSv7Family", "sizes": [{"template": "Standard_D{n}s_v7", "vcpus": [2, 4, 8]}]}
+DSV7 = {"series": "Dlsv7", "category": "general_purpose", "aml_supported": True,  # not in the packaged catalogue
+        "source": "https://learn.microsoft.com/azure/virtual-machines/sizes/general-purpose/dlsv7-series",
+        "sizes": [{"template": "Standard_D{n}ls_v7", "vcpus": [2, 4, 8, 16, 32, 48, 64, 96, 128, 192, 248]}]}
 DDSV4_RETIRES = {"series": "ddsv4",  # any spelling of a known series: an override
                  "retired": {"date": "2027-01-15", "source": "https://example.com/notice", "successors": ["Ddsv5"]}}
 
@@ -31,10 +31,10 @@ def size(value):
 
 
 def test_a_new_family_is_known_and_can_be_allowed():
-    config = {"allowedSeries": [*default_approved_series(), "Dsv7"], "extraFamilies": [DSV7]}
-    assert messages(aml_compute_approved_vm_family.RULE, size("standard_d4s_v7"), config) == []
-    assert messages(aml_compute_approved_vm_family.RULE, size("Standard_D4s_v7"), None) == [
-        f"{CLUSTER} must use a known Azure VM size; found 'Standard_D4s_v7', which is not a known Azure VM size name."]
+    config = {"allowedSeries": [*default_approved_series(), "Dlsv7"], "extraFamilies": [DSV7]}
+    assert messages(aml_compute_approved_vm_family.RULE, size("standard_d4ls_v7"), config) == []
+    assert messages(aml_compute_approved_vm_family.RULE, size("Standard_D4ls_v7"), None) == [
+        f"{CLUSTER} must use a known Azure VM size; found 'Standard_D4ls_v7', which is not a known Azure VM size name."]
 
 
 def test_an_override_changes_a_date_and_the_rules_follow_it():
@@ -53,7 +53,7 @@ def test_an_override_changes_a_date_and_the_rules_follow_it():
 def test_the_packaged_catalogue_is_untouched():
     catalogue({"extraFamilies": [DDSV4_RETIRES, DSV7]}, "rule")
     assert parse_vm_size("Standard_D4ds_v4").retirement is None
-    assert catalogue({}, "rule").sizes.get("standard_d4s_v7") is None
+    assert catalogue({}, "rule").sizes.get("standard_d4ls_v7") is None
 
 
 def test_the_same_list_gives_the_same_catalogue():
@@ -152,7 +152,7 @@ def test_the_readme_example_is_valid_and_works(tmp_path):
     levels = {policy.name: policy.level for policy in pack_info(None, path).policies}
     assert levels["aml-compute-vm-series-retiring"] == "advisory"
     approved = example["aml-compute-approved-vm-family"]
-    assert messages(aml_compute_approved_vm_family.RULE, size("Standard_D16s_v7"), approved) == []
+    assert messages(aml_compute_approved_vm_family.RULE, size("Standard_D16ls_v7"), approved) == []
     retiring = {**example["aml-compute-vm-series-retiring"], "asOf": "2030-01-01"}
     assert messages(aml_compute_vm_series_retiring.RULE, size("Standard_D4ds_v4"), retiring) == [
         f"{CLUSTER} must not use a VM series that retires within 365 days; found Standard_D4ds_v4 of series Ddsv4, "
