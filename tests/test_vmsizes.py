@@ -125,6 +125,10 @@ SIZES = [
     ("Standard_E372ids_v7", "Edsv7", 372), ("Standard_E248ds_v7", "Edsv7", 248), ("Standard_E160as_v7", "Easv7", 160),
     ("Standard_E2ads_v7", "Eadsv7", 2), ("Standard_F1as_v7", "Fasv7", 1), ("Standard_F80als_v7", "Falsv7", 80),
     ("Standard_F16ams_v7", "Famsv7", 16), ("Standard_L2s_v4", "Lsv4", 2), ("Standard_L96as_v4", "Lasv4", 96),
+    # confidential v3 and v6
+    ("Standard_DC1ds_v3", "DCdsv3", 1), ("Standard_DC96as_v6", "DCasv6", 96), ("Standard_DC2ads_v6", "DCadsv6", 2),
+    ("Standard_DC128es_v6", "DCesv6", 128), ("Standard_DC8eds_v6", "DCedsv6", 8), ("Standard_EC4as_v6", "ECasv6", 4),
+    ("Standard_EC96ads_v6", "ECadsv6", 96), ("Standard_EC64es_v6", "ECesv6", 64), ("Standard_EC2eds_v6", "ECedsv6", 2),
 ]
 
 
@@ -264,7 +268,7 @@ RETIRED = {
     **{s: ("2028-05-01", RETIREMENTS) for s in ("D", "DS", "Dv2", "DSv2", "Ls")},
     **{s: ("2028-11-15", RETIREMENTS) for s in ("Av2", "B", "F", "Fs", "Fsv2", "G", "GS", "Lsv2")},
     **{s: ("2029-11-15", RETIREMENTS) for s in ("Dv3", "Dsv3", "Ev3", "Esv3")},
-    "DCsv3": ("2029-10-31", RETIREMENTS),
+    "DCsv3": ("2029-10-31", RETIREMENTS), "DCdsv3": ("2029-10-31", RETIREMENTS),
     **{s: ("2023-08-31", CD + "lifecycle/retirement/n-series-migration.md")
        for s in ("NC", "NC Promo", "NCv2", "ND")},
     **{s: ("2023-08-31", AML_RETIRING)
@@ -285,6 +289,8 @@ SUCCESSORS = {
     "Dsv3": ("Dv5", "Dsv5", "Ddv5", "Ddsv5", "Dasv5", "Dadsv5"),
     "Esv3": ("Ev5", "Esv5", "Edv5", "Edsv5", "Easv5", "Eadsv5"),
     "Lsv2": ("Lsv3", "Lasv3", "Lasv4"),  # the guide: "Lsv3/Lasv3, Lasv4/Lasv4"
+    "DCsv3": ("DCasv6", "DCadsv6", "ECasv6", "ECadsv6", "DCesv6", "DCedsv6", "ECesv6", "ECedsv6"),
+    "NV Promo": ("NVv3", "NVv4"),  # the NV modernization guide; both targets have retired since
     "Ls": ("Lsv3", "Lasv3", "Lsv4", "Lasv4"),
     "DSv2": ("Dsv5", "Ddsv5", "Dasv5", "Dadsv5", "Dasv6", "Dadsv6", "Dsv6", "Ddsv6", "Dasv7", "Dadsv7", "Esv6",
              "Edsv6", "Easv6", "Eadsv6", "Easv7", "Eadsv7"),
@@ -336,10 +342,11 @@ def test_month_precision_dates_compare_from_the_first_of_the_month():
     assert family_by_series("A8-A11").retired == datetime.date(2021, 3, 1)
 
 
-def test_capacity_restrictions_since_july_2026():
+def test_capacity_restrictions():
     found = {f.series: (f.capacity_restricted.text, f.capacity_restricted.source.file)
              for f in all_families() if f.capacity_restricted}
-    assert found == {series: ("2026-07", RETIREMENTS) for series in RESTRICTED}
+    dcsv3 = ("2026-11-01", CD + "retirement/dcsv3-series-retirement.md")  # "Starting November 1, 2026"
+    assert found == {**{series: ("2026-07", RETIREMENTS) for series in RESTRICTED}, "DCsv3": dcsv3, "DCdsv3": dcsv3}
 
 
 @pytest.mark.parametrize(("series", "successors"), SUCCESSORS.items(), ids=list(SUCCESSORS))
@@ -348,7 +355,7 @@ def test_successors_follow_microsofts_migration_guidance(series, successors):
 
 
 def test_every_retiring_or_restricted_series_names_successors_unless_unsourced():
-    unsourced = {"A8-A11", "HB", "NV", "NV Promo", "DCsv3"}
+    unsourced = {"A8-A11", "HB"}
     for family in all_families():
         if (family.retirement or family.capacity_restricted) and family.series not in unsourced:
             assert family.successors, family.series
@@ -416,7 +423,7 @@ def test_catalogue_as_of():
 
 
 def test_catalogue_size_counts():
-    assert (len(all_families()), len(all_sizes())) == (138, 1079)  # before issue 11: 116 families, 877 sizes
+    assert (len(all_families()), len(all_sizes())) == (147, 1151)  # before issue 11: 116 families, 877 sizes
 
 
 def test_every_gpu_family_has_a_generation_and_no_other_does():

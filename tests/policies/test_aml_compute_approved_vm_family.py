@@ -54,9 +54,13 @@ CASES = [
     ("retired-approval-NCv3", size("standard_nc24s_v3"), None,
      [f"{CLUSTER} must use a VM size from an allowed series; found Standard_NC24s_v3 of series NCv3 "
       "(retired or retiring on 2025-09-30; successors: NCads_H100_v5, NCasT4_v3, NVadsA10_v5, NVads_V710_v5)."]),
-    ("current-unsupported-new-family", size("Standard_DC4s_v3"), None,
+    ("retiring-and-restricted-DCsv3", size("Standard_DC4s_v3"), None,
      [f"{CLUSTER} must use a VM size from an allowed series; found Standard_DC4s_v3 of series DCsv3 "
-      "(retired or retiring on 2029-10-31)."]),
+      "(retired or retiring on 2029-10-31; successors: DCasv6, DCadsv6, ECasv6, ECadsv6, DCesv6, DCedsv6, ECesv6, "
+      "ECedsv6)."]),
+    ("current-confidential-not-aml-supported", size("Standard_DC4as_v6"), None,
+     [f"{CLUSTER} must use a VM size from an allowed series; found Standard_DC4as_v6 of series DCasv6 "
+      "(not a supported series for Azure ML managed compute)."]),
     ("current-not-aml-supported-GB200", size("Standard_ND128isr_NDR_GB200_v6"), None,
      [f"{CLUSTER} must use a VM size from an allowed series; found Standard_ND128isr_NDR_GB200_v6 of series "
       "ND_GB200_v6 (not a supported series for Azure ML managed compute)."]),

@@ -33,13 +33,14 @@ CASES = [
     ("ND-retired", size("Standard_ND24rs"), AS_OF,
      [f"{CLUSTER} {MUST}; found Standard_ND24rs of series ND, retired on 2023-08-31; successors: NCasT4_v3, "
       "NDm_A100_v4."]),
-    ("NV-promo-retired-no-published-successor", size("Standard_NV6_Promo"), AS_OF,
-     [f"{CLUSTER} {MUST}; found Standard_NV6_Promo of series NV Promo, retired on 2023-08-31."]),
+    ("NV-promo-retired", size("Standard_NV6_Promo"), AS_OF,
+     [f"{CLUSTER} {MUST}; found Standard_NV6_Promo of series NV Promo, retired on 2023-08-31; successors: "
+      "NVv3, NVv4."]),
     ("Av1-retired", size("Standard_A4"), AS_OF,
      [f"{CLUSTER} {MUST}; found Standard_A4 of series A, retired on 2024-08-31; successors: Av2."]),
     ("Basic-A-retired", size("Basic_A2"), AS_OF,
      [f"{CLUSTER} {MUST}; found Basic_A2 of series Basic A, retired on 2024-08-31; successors: Av2."]),
-    ("HB-retired", size("Standard_HB60rs"), AS_OF,
+    ("HB-retired-no-published-successor", size("Standard_HB60rs"), AS_OF,
      [f"{CLUSTER} {MUST}; found Standard_HB60rs of series HB, retired on 2024-08-31."]),
     ("H-retired-2022", size("Standard_H16r"), AS_OF,
      [f"{CLUSTER} {MUST}; found Standard_H16r of series H, retired on 2022-08-31; successors: HC, HBv2, HBv3, "
@@ -65,7 +66,8 @@ CASES = [
     ("missing-size-left-to-approved-family-rule", size(DELETE), AS_OF, []),
     ("unknown-size-left-to-approved-family-rule", size("Standard_NC6_v9"), AS_OF, []),
     ("instance-retired", instance_props(vmSize="Standard_NV12"), AS_OF,
-     [f"Compute instance 'cpu-cluster' {MUST}; found Standard_NV12 of series NV, retired on 2023-08-31."]),
+     [f"Compute instance 'cpu-cluster' {MUST}; found Standard_NV12 of series NV, retired on 2023-08-31; successors: "
+      "NVv3, NVv4."]),
     ("instance-happy", instance_props(), AS_OF, []),
     ("attached-ignored", attached_props(), AS_OF, []),
 ]
