@@ -21,7 +21,16 @@ import typer
 
 from amlkit.commands import _guarded
 from amlkit.errors import UnknownVmSize, UsageError
-from amlkit.vmsizes import VmFamily, VmSize, all_sizes, catalogue_as_of, family_by_series, min_cuda, parse_vm_size
+from amlkit.vmsizes import (
+    Catalogue,
+    VmFamily,
+    VmSize,
+    all_sizes,
+    catalogue_as_of,
+    family_by_series,
+    min_cuda,
+    parse_vm_size,
+)
 from amlkit.vmsizes import status as size_status
 
 APPROVED_RULE = "aml-compute-approved-vm-family"
@@ -84,7 +93,7 @@ def _day(raw: str | None) -> datetime.date:
         raise UsageError(f"--as-of: {raw!r} is not a date as YYYY-MM-DD") from None
 
 
-def _allowed(config: Path | None) -> tuple[Any, set[VmFamily]]:
+def _allowed(config: Path | None) -> tuple[Catalogue, set[VmFamily]]:
     """The catalogue (with the approved-family rule's `extraFamilies`) and the families its config allows."""
     from amlkit.policies.catalogue import catalogue
     from amlkit.policies.rules.aml_compute_approved_vm_family import RULE, allowed_families
@@ -99,7 +108,7 @@ def _allowed(config: Path | None) -> tuple[Any, set[VmFamily]]:
     return extended, set(allowed_families(settings, extended))
 
 
-def _named(names: Iterable[str], catalogue: Any) -> list[VmSize]:
+def _named(names: Iterable[str], catalogue: Catalogue) -> list[VmSize]:
     found = []
     for name in names:
         try:

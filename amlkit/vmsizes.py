@@ -100,7 +100,7 @@ class VmSize:
 
 
 @dataclass(frozen=True)
-class _Catalogue:
+class Catalogue:
     as_of: datetime.date
     families: tuple[VmFamily, ...]
     by_key: Mapping[str, VmFamily]  # series and aliases, folded
@@ -109,7 +109,7 @@ class _Catalogue:
     architectures: Mapping[str, GpuArchitecture]
 
 
-def parse_vm_size(name: str, catalogue: _Catalogue | None = None) -> VmSize:
+def parse_vm_size(name: str, catalogue: Catalogue | None = None) -> VmSize:
     """The size called `name` (case-insensitive). Raises `UnknownVmSize` for anything else.
 
     `catalogue`: an `extended()` catalogue; default: the packaged one (the same for every function here)."""
@@ -123,7 +123,7 @@ def parse_vm_size(name: str, catalogue: _Catalogue | None = None) -> VmSize:
     return size
 
 
-def family_by_series(series: str, catalogue: _Catalogue | None = None) -> VmFamily:
+def family_by_series(series: str, catalogue: Catalogue | None = None) -> VmFamily:
     """The family called `series` or one of its aliases (case-insensitive, `-series` suffix allowed)."""
     family = (catalogue or _catalogue()).by_key.get(series_key(series)) if isinstance(series, str) else None
     if family is None:
@@ -140,7 +140,7 @@ def family_by_quota_family(quota_family: str) -> VmFamily:
     return family
 
 
-def all_families(catalogue: _Catalogue | None = None) -> tuple[VmFamily, ...]:
+def all_families(catalogue: Catalogue | None = None) -> tuple[VmFamily, ...]:
     return (catalogue or _catalogue()).families
 
 
@@ -162,7 +162,7 @@ def default_approved_series() -> tuple[str, ...]:
     )
 
 
-def all_sizes(catalogue: _Catalogue | None = None) -> tuple[VmSize, ...]:
+def all_sizes(catalogue: Catalogue | None = None) -> tuple[VmSize, ...]:
     """Every size the catalogue knows, in data-file order."""
     return tuple((catalogue or _catalogue()).sizes.values())
 
@@ -205,14 +205,14 @@ def _raw() -> Mapping[str, Any]:
 
 
 @functools.cache
-def _catalogue() -> _Catalogue:
+def _catalogue() -> Catalogue:
     return build_catalogue(_raw())
 
 
 # --- extending the catalogue without a release (policy pack config `extraFamilies`) -------------------------
 
 
-def extended(extra: Any, key_path: str) -> _Catalogue:
+def extended(extra: Any, key_path: str) -> Catalogue:
     """The packaged catalogue plus `extra`: a list of family entries in the data file's schema (JSON, so dates
     are strings). An entry whose `series` (or alias) is a known series overrides the keys it gives (e.g. a
     `retired` date); any other entry adds a family and needs `category`, `source` and `sizes`. Errors name
@@ -225,7 +225,7 @@ def extended(extra: Any, key_path: str) -> _Catalogue:
 
 
 @functools.cache
-def _extended(extra_json: str, key_path: str) -> _Catalogue:
+def _extended(extra_json: str, key_path: str) -> Catalogue:
     base = _raw()
     families = [dict(entry) for entry in base["families"]]
     index = {series_key(name): i for i, entry in enumerate(families)
@@ -266,7 +266,7 @@ def _int_keys(value: Any) -> Any:
     return value
 
 
-def build_catalogue(data: Any, file: str | None = DATA_FILE) -> _Catalogue:
+def build_catalogue(data: Any, file: str | None = DATA_FILE) -> Catalogue:
     """Validate the parsed data file and index it; a bad entry raises `ConfigError` naming its key."""
     if not isinstance(data, Mapping):
         raise ConfigError(file, "families", "expected a non-empty list of VM families")
@@ -304,7 +304,7 @@ def build_catalogue(data: Any, file: str | None = DATA_FILE) -> _Catalogue:
         for successor in family.successors:
             if series_key(successor) not in by_key:
                 raise ConfigError(file, f"families[{index}].retired.successors", f"{successor!r} is not a series here")
-    return _Catalogue(as_of, tuple(families), by_key, by_quota, sizes, architectures)
+    return Catalogue(as_of, tuple(families), by_key, by_quota, sizes, architectures)
 
 
 def _sources(file: str | None, raw: Any) -> dict[str, Source]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from amlkit.vmsizes import CATEGORIES, _Catalogue, extended
+from amlkit.vmsizes import CATEGORIES, Catalogue, extended
 
 KEY = "extraFamilies"
 _DATE = {"type": "string", "pattern": r"^\d{4}-\d{2}(-\d{2})?$"}
@@ -66,6 +66,6 @@ SCHEMA: dict[str, Any] = {
 }
 
 
-def catalogue(config: Mapping[str, Any], rule: str) -> _Catalogue:
+def catalogue(config: Mapping[str, Any], rule: str) -> Catalogue:
     """The catalogue for one rule's config (the packaged one when `extraFamilies` is not set)."""
     return extended(config.get(KEY), f"{rule}.{KEY}")

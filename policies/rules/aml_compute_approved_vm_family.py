@@ -9,7 +9,7 @@ from amlkit.errors import ConfigError, UnknownVmSize
 from amlkit.policies import catalogue as catalogue_schema
 from amlkit.policies.azure import MANAGED, compute_of, compute_subject
 from amlkit.policies.framework import Finding, ResourceInput, Rule, must
-from amlkit.vmsizes import VmFamily, VmSize, default_approved_series, family_by_series, parse_vm_size
+from amlkit.vmsizes import Catalogue, VmFamily, VmSize, default_approved_series, family_by_series, parse_vm_size
 
 NAME = "aml-compute-approved-vm-family"
 
@@ -34,7 +34,7 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
         yield Finding(must(subject, "use a VM size from an allowed series", _why_not(size)))
 
 
-def allowed_families(config: Mapping[str, Any], catalogue: Any = None) -> tuple[VmFamily, ...]:
+def allowed_families(config: Mapping[str, Any], catalogue: Catalogue | None = None) -> tuple[VmFamily, ...]:
     """The families config `allowedSeries` names; an entry that is not a known series is a config error."""
     series = config.get("allowedSeries")
     if not isinstance(series, list):

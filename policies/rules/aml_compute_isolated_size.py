@@ -11,7 +11,7 @@ from amlkit.policies import catalogue as catalogue_schema
 from amlkit.policies.azure import MANAGED, compute_of, compute_subject
 from amlkit.policies.framework import Finding, ResourceInput, Rule, must
 from amlkit.policies.rules.aml_compute_retired_vm_series import as_of, known_size
-from amlkit.vmsizes import all_sizes, status
+from amlkit.vmsizes import Catalogue, all_sizes, status
 
 NAME = "aml-compute-isolated-size"
 
@@ -21,7 +21,7 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
         yield from findings(resource, as_of(config, NAME), catalogue_schema.catalogue(config, NAME))
 
 
-def findings(resource: ResourceInput, today: datetime.date, catalogue: Any = None) -> Iterator[Finding]:
+def findings(resource: ResourceInput, today: datetime.date, catalogue: Catalogue | None = None) -> Iterator[Finding]:
     """Pure: a finding unless the size is an isolated size still offered on `today`.
 
     A missing or unknown size is left to aml-compute-approved-vm-family."""
@@ -38,7 +38,7 @@ def findings(resource: ResourceInput, today: datetime.date, catalogue: Any = Non
                            f"{size.name}, retired on {size.retirement.text}"))  # type: ignore[union-attr]
 
 
-def offered(today: datetime.date, catalogue: Any = None) -> list[str]:
+def offered(today: datetime.date, catalogue: Catalogue | None = None) -> list[str]:
     """Isolated sizes not retired on `today`, in catalogue order."""
     return [s.name for s in all_sizes(catalogue) if s.isolated and status(s, today) != "retired"]
 

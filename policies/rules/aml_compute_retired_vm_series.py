@@ -14,7 +14,7 @@ from amlkit.errors import ConfigError, UnknownVmSize
 from amlkit.policies import catalogue as catalogue_schema
 from amlkit.policies.azure import MANAGED, compute_of, compute_subject
 from amlkit.policies.framework import Finding, ResourceInput, Rule, must
-from amlkit.vmsizes import VmSize, parse_vm_size
+from amlkit.vmsizes import Catalogue, VmSize, parse_vm_size
 
 NAME = "aml-compute-retired-vm-series"
 
@@ -23,7 +23,7 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
     return findings(resource, as_of(config), catalogue_schema.catalogue(config, NAME))
 
 
-def findings(resource: ResourceInput, today: datetime.date, catalogue: Any = None) -> Iterator[Finding]:
+def findings(resource: ResourceInput, today: datetime.date, catalogue: Catalogue | None = None) -> Iterator[Finding]:
     """Pure: a finding when the resource's size (or its series) retired on or before `today`.
 
     A missing or unknown size is left to aml-compute-approved-vm-family, which reports both; an announced
@@ -38,7 +38,7 @@ def findings(resource: ResourceInput, today: datetime.date, catalogue: Any = Non
                        found))
 
 
-def known_size(raw: Any, catalogue: Any = None) -> VmSize | None:
+def known_size(raw: Any, catalogue: Catalogue | None = None) -> VmSize | None:
     """The catalogue size `raw` names; None when it is missing or unknown (another rule reports those)."""
     if raw is None:
         return None

@@ -15,6 +15,7 @@ from amlkit.policies import catalogue as catalogue_schema
 from amlkit.policies.azure import MANAGED, compute_of, compute_subject
 from amlkit.policies.framework import Finding, ResourceInput, Rule, must
 from amlkit.policies.rules.aml_compute_retired_vm_series import as_of, known_size, successors
+from amlkit.vmsizes import Catalogue
 
 NAME = "aml-compute-vm-series-retiring"
 DEFAULT_LEAD_DAYS = 365
@@ -24,7 +25,8 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
     return findings(resource, as_of(config, NAME), lead_days(config), catalogue_schema.catalogue(config, NAME))
 
 
-def findings(resource: ResourceInput, today: datetime.date, lead: int, catalogue: Any = None) -> Iterator[Finding]:
+def findings(resource: ResourceInput, today: datetime.date, lead: int,
+             catalogue: Catalogue | None = None) -> Iterator[Finding]:
     """Pure: a finding when the size's retirement falls after `today` and within `lead` days of it."""
     compute = compute_of(resource.type, resource.props, MANAGED)
     size = known_size(compute.vm_size, catalogue) if compute is not None else None
