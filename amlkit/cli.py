@@ -201,10 +201,11 @@ def exit_code(review: Review) -> int:
 def render_report(review: Review, fmt: ReportFormat, project_dir: Path, pack_source: str,
                   with_plan: bool) -> Text | str:
     """The report in `fmt`; the table is rich Text (coloured on a terminal only)."""
-    from amlkit.review import report_json, report_markdown, report_sarif, report_table
+    from amlkit.review import report_json, report_markdown, report_plan, report_sarif, report_table
     from amlkit.review.plan import render_plan
 
-    plans = {s.stack: render_plan(s) for s in review.stacks if with_plan and not s.error}
+    plans = {s.stack: report_plan.render(s) if s.plan is not None else render_plan(s)
+             for s in review.stacks if with_plan and not s.error}
     if fmt is ReportFormat.table:
         return report_table.render(review, pack_source, plans)
     if fmt is ReportFormat.json:

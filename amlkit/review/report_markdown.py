@@ -103,6 +103,8 @@ def _stack_head(stack: StackReview) -> str:
 
 def _stack_section(stack: StackReview, plan: str | None, budget: _Budget) -> str:
     parts = [_stack_head(stack)]
+    if stack.plan is not None and not stack.error:
+        parts.append(_changes(stack))
     if plan is not None and budget.take(plan_part := _details("Plan", _fence(plan))):
         parts.append(plan_part)
     if stack.error:
@@ -123,6 +125,20 @@ def _stack_section(stack: StackReview, plan: str | None, budget: _Budget) -> str
     details += [_unknown_details(u) for u in unknown]
     parts += [part for part in details if budget.take(part)]
     return "\n\n".join(parts)
+
+
+def _changes(stack: StackReview) -> str:
+    """The plan's changes, destructive first (never cut: a reviewer must see every replace and delete)."""
+    from amlkit.review import report_plan
+
+    plan = stack.plan
+    summary_text = report_plan.summary_text(plan).replace("\n   ", ",").replace("Resources:,", "Resources:")
+    head = f"**Plan** against {_cell(plan.base)}: {_cell(summary_text)}"
+    rows = [[_cell(op), f"`{_code(name)}`", f"`{_code(type_)}`", _cell(why)]
+            for op, name, type_, why in report_plan.markdown_rows(plan)]
+    if not rows:
+        return head + "\n\nNo changes."
+    return head + "\n\n" + _table(["Change", "Resource", "Type", "Why"], rows)
 
 
 def _violation_details(v: Violation, policy: PolicyInfo | None) -> str:

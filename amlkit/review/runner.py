@@ -2,7 +2,9 @@
 
 Usage: `python -m amlkit.review.runner` with a JSON request on stdin:
 `{"program": <dir or file>, "project": <name>, "stack": <name>, "config": {"ns:key": "string"},
-"secret_keys": [...], "alias_shortcut": true}`. The result is JSON lines on stdout, streamed as the
+"secret_keys": [...], "alias_shortcut": true}`, optionally `"state": [<StateResource dict>...]` (answer
+deployed resources from a state, see amlkit.review.statemocks) and `"packages": {"amlkit.components":
+<dir>}` (import a package from another directory, for `--base`). The result is JSON lines on stdout, streamed as the
 program registers resources (so the policy pack can analyze them meanwhile, as the engine does):
 `{"resource": {...}}` per registration, then `{"done": true}` or
 `{"error": {"kind": "program" | "config", "message": ..., "traceback": ...}}`.
@@ -66,13 +68,32 @@ def run(request: dict[str, Any], emit: Callable[[dict[str, Any]], None] | None =
     sys.argv = [str(entry)]
 
     pulumi.runtime.set_all_config(request["config"], secret_keys=request["secret_keys"])
+    use_packages(request.get("packages") or {})
     monitor = RecordingMonitor(AzureMocks(), request["stack"], request["project"], emit)
+    if request.get("state") is not None:  # plan against a deployed state (amlkit.review.statemocks)
+        from amlkit.review.statemocks import StateMocks, StateMonitor
+
+        monitor = StateMonitor(StateMocks(), request["stack"], request["project"], request["state"], emit)
     set_mocks(AzureMocks(), project=request["project"], stack=request["stack"], preview=True, monitor=monitor)
     if request.get("alias_shortcut", True):
         skip_unused_alias_urns()
         skip_source_positions()
     _sync_await(run_pulumi_func(lambda: runpy.run_path(str(entry), run_name="__main__")))
     return monitor.records
+
+
+def use_packages(packages: dict[str, str]) -> None:
+    """Import each named package from the given directory instead of the installed one (`--base` runs
+    a program with `amlkit.components` as they were at the base revision)."""
+    import importlib.util
+
+    for name, directory in packages.items():
+        init = Path(directory) / "__init__.py"
+        spec = importlib.util.spec_from_file_location(name, init, submodule_search_locations=[directory])
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
 
 
 def skip_unused_alias_urns() -> None:
