@@ -92,6 +92,7 @@ class Plan:
     steps: tuple[Step, ...] = ()
     stack_urn: str = ""
     stack_op: str = "same"  # the root Stack: create when the base has none
+    outputs: tuple[Change, ...] = ()  # the stack outputs: changed ones with their kind, the rest "same"
 
     def summary(self) -> dict[str, int]:
         """Step counts by op, the root Stack row included (as pulumi counts it)."""
@@ -111,14 +112,26 @@ class Plan:
 
 
 def make_plan(records: Sequence[Mapping[str, Any]], base: Iterable[StateResource], label: str,
-              stack_urn: str, secrets: Secrets) -> Plan:
+              stack_urn: str, secrets: Secrets, outputs: Mapping[str, Any] | None = None) -> Plan:
     """The plan of one stack: a step per registration, then a delete per deployed resource left over."""
     deployed = {r.urn: r for r in base if not r.pending_delete}
     steps = [step(record, deployed.get(record["urn"]), secrets) for record in records]
     declared = {record["urn"] for record in records}
     steps += [deleted(old) for old in deployed.values() if old.urn not in declared and _plannable(old)]
-    stack_op = "same" if any(r.type == STACK_TYPE for r in deployed.values()) else "create"
-    return Plan(label, tuple(sorted(steps, key=lambda s: s.urn)), stack_urn, stack_op)
+    root = next((r for r in deployed.values() if r.type == STACK_TYPE), None)
+    stack_op = "same" if root is not None else "create"
+    shown = output_changes(root.outputs if root else {}, dict(outputs or {}), secrets)
+    return Plan(label, tuple(sorted(steps, key=lambda s: s.urn)), stack_urn, stack_op, shown)
+
+
+def output_changes(old: Mapping[str, Any], new: Mapping[str, Any], secrets: Secrets) -> tuple[Change, ...]:
+    """Every stack output, by name: add, delete, update, or `same` (values redacted)."""
+    found = []
+    for name in sorted(set(old) | set(new)):
+        changes, _ = compare(old.get(name), new.get(name))
+        kind = "same" if not changes else _kind(old.get(name), new.get(name))
+        found.append(Change(name, kind, _shown(old.get(name), secrets), _shown(new.get(name), secrets)))
+    return tuple(found)
 
 
 def _plannable(old: StateResource) -> bool:
@@ -310,10 +323,11 @@ def _fixed_paths() -> dict[str, Sequence[str]]:
 
 # --- a base made of the program's own registrations ------------------------------------------------------
 
-def base_from_records(records: Iterable[Mapping[str, Any]], stack_urn: str) -> list[StateResource]:
+def base_from_records(records: Iterable[Mapping[str, Any]], stack_urn: str,
+                      outputs: Mapping[str, Any] | None = None) -> list[StateResource]:
     """Deployed resources as a program's registrations at a base revision describe them (for `--base`),
-    with the root Stack the engine always has."""
-    return [StateResource(urn=stack_urn, type=STACK_TYPE, custom=False)] + [
+    with the root Stack the engine always has (and the stack outputs the program exported)."""
+    return [StateResource(urn=stack_urn, type=STACK_TYPE, custom=False, outputs=dict(outputs or {}))] + [
         StateResource(
             urn=r["urn"], type=r["type"], custom=bool(r.get("custom", True)), parent=r.get("parent"),
             inputs=dict(r.get("inputs") or {}), protect=bool((r.get("options") or {}).get("protect")),

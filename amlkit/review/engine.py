@@ -154,7 +154,7 @@ def _review_stack(project: Project, config: StackConfig, options: _Options) -> S
             secrets = _secrets(records)
             result.resources = [_record(r, secrets) for r in records]
             if baseline is not None:
-                result.plan = _plan(records, baseline, project.name, config.stack)
+                result.plan = _plan(records, runner.stack_outputs, baseline, project.name, config.stack)
             analysis = session.finish(records)
     except ReviewFailed as failure:
         # a failing policy or program may quote input values: scrub every secret seen so far
@@ -199,8 +199,8 @@ def _base_of(tree: baseline.Checkout, project_name: str, stack: str, options: _O
         return Baseline(tree.label, (), answer=False, error=f"stack {stack}: at {tree.label}: {message}")
     finally:
         runner.close()
-    return Baseline(tree.label, tuple(diff.base_from_records(records, baseline.stack_urn(project_name, stack))),
-                    answer=False)
+    base = diff.base_from_records(records, baseline.stack_urn(project_name, stack), runner.stack_outputs)
+    return Baseline(tree.label, tuple(base), answer=False)
 
 
 def _state_request(base: Baseline | None) -> dict[str, Any]:
@@ -210,10 +210,12 @@ def _state_request(base: Baseline | None) -> dict[str, Any]:
     return {"state": [r.to_dict() for r in base.resources]}
 
 
-def _plan(records: list[dict[str, Any]], base: Baseline, project: str, stack: str) -> diff.Plan:
-    values = [r["inputs"] for r in records] + [v for r in base.resources for v in (r.inputs, r.outputs)]
+def _plan(records: list[dict[str, Any]], outputs: dict[str, Any], base: Baseline, project: str,
+          stack: str) -> diff.Plan:
+    values = [r["inputs"] for r in records] + [outputs] + [v for r in base.resources for v in (r.inputs, r.outputs)]
     secrets = Secrets.from_inputs(values, extra=[SECRET_PLACEHOLDER])
-    return diff.make_plan(records, base.resources, base.label, baseline.stack_urn(project, stack), secrets)
+    return diff.make_plan(records, base.resources, base.label, baseline.stack_urn(project, stack), secrets,
+                          outputs)
 
 
 def _secrets(records: list[dict[str, Any]]) -> Secrets:
@@ -265,6 +267,7 @@ class _Runner:
             [sys.executable, "-m", "amlkit.review.runner"], cwd=project.dir,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
         )
+        self.stack_outputs: dict[str, Any] = {}  # what the program exports, wire form
         self.deadline = time.monotonic() + options.timeout
         assert self.process.stdin is not None
         self.process.stdin.write(json.dumps(request).encode())
@@ -279,6 +282,8 @@ class _Runner:
         for message in self._messages():
             if "resource" in message:
                 yield message["resource"]
+            elif "stack_outputs" in message:
+                self.stack_outputs = message["stack_outputs"]
             elif message.get("done"):
                 return
             elif "error" in message:

@@ -56,8 +56,27 @@ def render(stack: StackReview) -> Text:
             out.append(f"      error: {first}\n", style="red")
             for line in rest:
                 out.append(f"      {line}\n", style="red")
+    if plan.outputs:
+        out.append("\nOutputs:\n", style="bold")
+        width = max(len(c.path) for c in plan.outputs)
+        for change in plan.outputs:
+            out.append(f"  {_output_line(change, width)}\n", style=STYLES.get(_OUTPUT_OPS[change.kind], ""))
     out.append("\n" + summary_text(plan) + "\n")
     return out
+
+
+_OUTPUT_OPS = {"add": "create", "delete": "delete", "update": "update", "same": "same"}
+
+
+def _output_line(change: Change, width: int) -> str:
+    name = change.path.ljust(width)
+    if change.kind == "same":
+        return f"  {name}: {value_text(change.new)}"
+    if change.kind == "add":
+        return f"+ {name}: {value_text(change.new)}"
+    if change.kind == "delete":
+        return f"- {name}: {value_text(change.old)}"
+    return f"~ {name}: {value_text(change.old)} => {value_text(change.new)}"
 
 
 def summary_text(plan: Plan) -> str:
