@@ -7,9 +7,10 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from amlkit.review.mocks import arm_id, physical_name
-from amlkit.review.secrets import SECRET_SIG, SECRET_SIG_KEY
+from amlkit.review.mocks import arm_id, physical_name, shaped_identity
+from amlkit.review.secrets import SECRET_SIG, SECRET_SIG_KEY, UNKNOWN
 
+PRINCIPAL = "22222222-2222-2222-2222-222222222222"  # what Azure returned as an identity's principalId
 MANIFEST = {"time": "2026-11-20T10:00:00Z", "magic": "0" * 64, "version": "v3.272.0"}
 
 
@@ -24,7 +25,7 @@ def exported(value: Any, encrypted: bool = False) -> Any:
         return {key: exported(item, encrypted) for key, item in value.items()}
     if isinstance(value, list):
         return [exported(item, encrypted) for item in value]
-    return value
+    return PRINCIPAL if value == UNKNOWN else value  # deployed: the only unknown input is a principalId
 
 
 def state_resources(records: Iterable[Mapping[str, Any]], project: str, stack: str,
@@ -45,12 +46,22 @@ def state_resources(records: Iterable[Mapping[str, Any]], project: str, stack: s
             name = physical_name(r["type"], r["name"], r["inputs"])
             entry["id"] = arm_id(r["type"], name, r["inputs"])
             entry["outputs"] = {**inputs, "id": entry["id"], "name": name, "location": "westeurope"}
+            if "identity" in inputs:  # outputs as Azure shapes them (user identities as a map)
+                entry["outputs"]["identity"] = shaped_identity(inputs["identity"])
+            if r["type"].endswith(":UserAssignedIdentity"):
+                entry["outputs"].update(principalId=PRINCIPAL, clientId=PRINCIPAL, tenantId=PRINCIPAL)
             entry["provider"] = f"{provider}::prov-id"
         for option, key in (("protect", "protect"), ("retainOnDelete", "retainOnDelete")):
             if r["options"].get(option):
                 entry[key] = True
         resources.append(entry)
     return resources
+
+
+def find(resources: list[dict[str, Any]], name: str) -> dict[str, Any]:
+    """The state resource with this logical name."""
+    (found,) = [r for r in resources if r["urn"].rsplit("::", 1)[-1] == name]
+    return found
 
 
 def write_state(path: Path, resources: list[dict[str, Any]], version: int = 3) -> Path:
