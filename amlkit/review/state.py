@@ -80,8 +80,8 @@ def load_state(path: Path) -> State:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ConfigError(file, "", f"not valid JSON (a truncated or partial export?): {exc.msg} at line "
-                          f"{exc.lineno} column {exc.colno}; expected the output of `pulumi stack export`") from exc
+        raise ConfigError(file, "", f"not valid JSON (a truncated or partial export?): {exc.msg} (line "
+                          f"{exc.lineno}, column {exc.colno}); expected the output of `pulumi stack export`") from exc
     if not isinstance(data, dict) or "version" not in data:
         raise ConfigError(file, "version", "missing: not a `pulumi stack export` file "
                           "(expected an object with `version` and `deployment`)")
