@@ -48,7 +48,8 @@ def _write(tmp_path: Path, text: str) -> Path:
 
 
 BAD = [
-    pytest.param(lambda: json.dumps({"version": 3, "deployment": {"manifest": MANIFEST, "resources": resources()}})[:-40],
+    pytest.param(lambda: json.dumps({"version": 3, "deployment": {"manifest": MANIFEST,
+                                                                  "resources": resources()}})[:-40],
                  "state.json: not valid JSON (a truncated or partial export?): Unterminated string starting at "
                  "(line 1, column 536); expected the output of `pulumi stack export`", id="truncated"),
     pytest.param(lambda: json.dumps({"version": 4, "deployment": {}}),
