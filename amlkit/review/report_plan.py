@@ -233,5 +233,6 @@ def markdown_rows(plan: Plan) -> list[list[str]]:
             ", ".join(f"{CHANGE_MARKERS[c.kind]}{c.path}" for c in s.changes)
         flags = [f for f, on in (("protected", s.protect), ("retained", s.retain_on_delete)) if on]
         op = ("⛔ " if s.error else "") + s.op + (f" ({', '.join(flags)})" if flags else "")
-        rows.append([op, s.name, s.type, ("REFUSED by the engine: protected. " if s.error else "") + why])
+        refused = "REFUSED by the engine: protected" if s.error else ""
+        rows.append([op, s.name, s.type, "; ".join(part for part in (refused, why) if part)])
     return rows
