@@ -2,7 +2,8 @@
 
 Exit codes (the same for every command and format):
   0  no mandatory violation (advisory, waived and unknown findings do not fail)
-  1  mandatory policy violations
+  1  mandatory policy violations, or a plan (--state / --base) the engine would refuse: a protected
+     resource replaced or deleted
   2  bad usage or an invalid stack / policy-pack config (one clear message on stderr)
   3  the program or the policy pack failed, or amlkit itself did: never a clean-looking report
 
