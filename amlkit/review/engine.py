@@ -191,7 +191,10 @@ def _base_of(tree: baseline.Checkout, project_name: str, stack: str, options: _O
     if not project.stack_file(stack).is_file() or project.name != project_name:
         return Baseline(tree.label, (), answer=False)
     extra = {"packages": {"amlkit.components": str(tree.components)}} if tree.components else {}
-    runner = _Runner(project, load_stack_config(project, stack), options, extra)
+    try:
+        runner = _Runner(project, load_stack_config(project, stack), options, extra)
+    except ConfigError as failure:  # the stack file at the base is broken: this stack cannot be planned
+        return Baseline(tree.label, (), answer=False, error=f"stack {stack}: at {tree.label}: {failure}")
     try:
         records = _stable(list(runner.records()))
     except (ReviewFailed, ConfigError) as failure:

@@ -126,3 +126,21 @@ def test_runner_imports_a_package_from_the_base_tree(tmp_path: Path) -> None:
     result = run_runner({"program": str(program), "project": "p", "stack": "dev", "config": {}, "secret_keys": [],
                          "packages": {"amlkit.components": str(package)}})
     assert [r["name"] for r in result["resources"]] == ["from-base"]
+
+
+def test_a_program_failing_at_the_base_fails_that_stack_only(repo: Path) -> None:
+    program = repo / "infra" / "__main__.py"
+    good = program.read_text()
+    program.write_text(good + "\nraise ValueError('broken at the base')\n")
+    git(repo, "-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "-am", "broken")
+    git(repo, "tag", "broken")
+    program.write_text(good)
+    done = preview(repo, "-s", "prod", "-s", "dev", "--base", "broken")
+    commit = git(repo, "rev-parse", "--short=7", "broken").strip()
+    assert done.returncode == 3
+    assert done.stderr.splitlines() == [
+        f"amlkit: stack dev was NOT reviewed: at git broken ({commit}): the program failed: ValueError: broken at "
+        "the base",
+        f"amlkit: stack prod was NOT reviewed: at git broken ({commit}): the program failed: ValueError: broken at "
+        "the base",
+    ]
