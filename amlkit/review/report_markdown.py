@@ -104,7 +104,7 @@ def _stack_head(stack: StackReview) -> str:
 def _stack_section(stack: StackReview, plan: str | None, budget: _Budget) -> str:
     parts = [_stack_head(stack)]
     if stack.plan is not None and not stack.error:
-        parts.append(_changes(stack))
+        parts.append(_changes(stack, budget))
     if plan is not None and budget.take(plan_part := _details("Plan", _fence(plan))):
         parts.append(plan_part)
     if stack.error:
@@ -127,8 +127,9 @@ def _stack_section(stack: StackReview, plan: str | None, budget: _Budget) -> str
     return "\n\n".join(parts)
 
 
-def _changes(stack: StackReview) -> str:
-    """The plan's changes, destructive first (never cut: a reviewer must see every replace and delete)."""
+def _changes(stack: StackReview, budget: _Budget) -> str:
+    """The plan's changes, destructive first. Refused, replace and delete rows always appear (a reviewer
+    must see each); creates and updates that do not fit the size limit are left out and counted."""
     from amlkit.review import report_plan
 
     plan = stack.plan
@@ -136,6 +137,7 @@ def _changes(stack: StackReview) -> str:
     head = f"**Plan** against {_cell(plan.base)}: {_cell(summary_text)}"
     rows = [[_cell(op), f"`{_code(name)}`", f"`{_code(type_)}`", _cell(why)]
             for op, name, type_, why in report_plan.markdown_rows(plan)]
+    rows = [row for row in rows if row[0].startswith(("⛔", "replace", "delete")) or budget.take(_row(row))]
     if not rows:
         return head + "\n\nNo changes."
     return head + "\n\n" + _table(["Change", "Resource", "Type", "Why"], rows)

@@ -134,3 +134,11 @@ def test_markdown_puts_destructive_changes_first() -> None:
             "| delete (retained) | `old-compute` | `azure-native:machinelearningservices:Compute` |  |\n"
             "| create | `rg-lock` | `azure-native:authorization:ManagementLockAtResourceGroupLevel` |  |\n"
             "| update | `ml-rg` | `azure-native:resources:ResourceGroup` | ~tags.owner |\n") in text
+
+
+def test_markdown_keeps_every_destructive_change_within_the_size_limit() -> None:
+    text = report_markdown.render(Review([stack()]), max_chars=100)
+    assert "| ⛔ delete (protected) | `old-vault` |" in text
+    assert "| replace | `cpu-compute` |" in text and "| delete (retained) | `old-compute` |" in text
+    assert "| create | `rg-lock` |" not in text and "| update | `ml-rg` |" not in text
+    assert "item(s) left out to keep this comment within GitHub's size limit" in text
