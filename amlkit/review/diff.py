@@ -24,12 +24,12 @@ keeps encrypted cannot be compared and is listed in `Step.not_compared`, never r
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from amlkit.review.secrets import REDACTED, UNKNOWN, Secrets, is_secret
-from amlkit.review.state import ENCRYPTED, STACK_TYPE, StateResource
+from amlkit.review.state import ENCRYPTED, STACK_TYPE, StateResource, urn_owner
 
 OPS = ("create", "update", "replace", "delete", "same")
 DESTRUCTIVE = ("replace", "delete")
@@ -70,6 +70,7 @@ class Step:
     delete_before_replace: bool = False
     error: str | None = None  # the engine refuses this step (a protected resource)
     not_compared: tuple[str, ...] = ()  # paths of secrets the state keeps encrypted
+    aliased_from: str | None = None  # the deployed URN when found through one of the resource's aliases
 
     @property
     def diff_reasons(self) -> list[str]:
@@ -115,8 +116,12 @@ def make_plan(records: Sequence[Mapping[str, Any]], base: Iterable[StateResource
               stack_urn: str, secrets: Secrets, outputs: Mapping[str, Any] | None = None) -> Plan:
     """The plan of one stack: a step per registration, then a delete per deployed resource left over."""
     deployed = {r.urn: r for r in base if not r.pending_delete}
-    steps = [step(record, deployed.get(record["urn"]), secrets) for record in records]
     declared = {record["urn"] for record in records}
+    steps = []
+    for record in records:
+        old = find_deployed(record, deployed, stack_urn, declared)
+        declared.add(old.urn if old else record["urn"])
+        steps.append(step(record, old, secrets))
     steps += [deleted(old) for old in deployed.values() if old.urn not in declared and _plannable(old)]
     root = next((r for r in deployed.values() if r.type == STACK_TYPE), None)
     stack_op = "same" if root is not None else "create"
@@ -132,6 +137,33 @@ def output_changes(old: Mapping[str, Any], new: Mapping[str, Any], secrets: Secr
         kind = "same" if not changes else _kind(old.get(name), new.get(name))
         found.append(Change(name, kind, _shown(old.get(name), secrets), _shown(new.get(name), secrets)))
     return tuple(found)
+
+
+def find_deployed(record: Mapping[str, Any], deployed: Mapping[str, StateResource], stack_urn: str,
+                  taken: Iterable[str] = ()) -> StateResource | None:
+    """The deployed resource of a registration: same URN, else the first of its aliases' URNs that is
+    deployed and not registered itself (as the engine matches a renamed or retyped resource)."""
+    if record["urn"] in deployed:
+        return deployed[record["urn"]]
+    for urn in alias_urns(record, stack_urn):
+        if urn in deployed and urn not in taken:
+            return deployed[urn]
+    return None
+
+
+def alias_urns(record: Mapping[str, Any], stack_urn: str) -> Iterator[str]:
+    """The URNs a registration's aliases name (specs: unset fields are the resource's own; an empty
+    `parentUrn` keeps its parent)."""
+    from amlkit.review.mocks import engine_urn
+
+    project, stack = urn_owner(stack_urn)
+    for alias in (record.get("options") or {}).get("aliases") or []:
+        if "urn" in alias:
+            yield alias["urn"]
+            continue
+        parent = "" if alias.get("noParent") else (alias.get("parentUrn") or record.get("parent") or "")
+        yield engine_urn(alias.get("stack") or stack, alias.get("project") or project, parent,
+                         alias.get("type") or record["type"], alias.get("name") or record["name"])
 
 
 def _plannable(old: StateResource) -> bool:
@@ -153,6 +185,8 @@ def step(record: Mapping[str, Any], old: StateResource | None, secrets: Secrets)
     }
     if old is None:
         return Step("create", **common)
+    if old.urn != record["urn"]:
+        common["aliased_from"] = old.urn
     found, not_compared = compare(old.inputs, record.get("inputs") or {})
     found = [c for c in found if not _covered(options.get("ignoreChanges") or [], c[0])]
     changes = tuple(

@@ -124,6 +124,8 @@ def _info(step: Step, stack: StackReview, policies: list[str]) -> list[str]:
     if step.op in ("update", "replace"):
         marks = " ".join(f"{CHANGE_MARKERS[c.kind]}{c.path}" for c in step.changes)
         found.append(f"[diff: {marks}]")
+    if step.aliased_from:
+        found.append(f"aliased from {step.aliased_from.split('::', 2)[2]}")
     if step.op == "replace" and step.delete_before_replace:
         found.append("delete before replace")
     if step.op == "create":
@@ -211,6 +213,8 @@ def _step_json(step: Step) -> dict[str, Any]:
     data["retainOnDelete"] = step.retain_on_delete
     if step.not_compared:
         data["notCompared"] = list(step.not_compared)
+    if step.aliased_from:
+        data["aliasedFrom"] = step.aliased_from
     if step.error:
         data["error"] = step.error
     return data

@@ -14,7 +14,7 @@ from typing import Any
 
 from pulumi.runtime.mocks import MockResourceArgs
 
-from amlkit.review.diff import answers_from_state
+from amlkit.review.diff import answers_from_state, find_deployed
 from amlkit.review.mocks import AzureMocks, RecordingMonitor, record
 from amlkit.review.secrets import UNKNOWN, is_secret
 from amlkit.review.state import ENCRYPTED, StateResource
@@ -41,12 +41,14 @@ class StateMonitor(RecordingMonitor):
         super().__init__(mocks, stack, project, emit)
         self.state = {r["urn"]: StateResource.from_dict(r) for r in state}
         self.answers = mocks
+        self.stack_urn = f"urn:pulumi:{stack}::{project}::pulumi:pulumi:Stack::{project}-{stack}"
 
     def RegisterResource(self, request):  # noqa: N802 - the gRPC method name
         urn = self.make_urn(request.parent, request.type, request.name)
-        old = self.state.get(urn)
+        registration = record(request, urn)
+        old = find_deployed(registration, self.state, self.stack_urn)
         answer = None
-        if old is not None and old.custom and answers_from_state(record(request, urn), old):
+        if old is not None and old.custom and answers_from_state(registration, old):
             answer = (old.id or None, answerable(old.outputs))
         self.answers.local.answer = answer
         try:

@@ -285,3 +285,18 @@ def test_compare(old: dict[str, Any], new: dict[str, Any], expected: list[tuple[
     changes, not_compared = diff.compare(old, new)
     assert [(path, kind) for path, kind, _, _ in changes] == expected
     assert not_compared == []
+
+
+def test_a_resource_deployed_under_an_alias_is_the_same_resource(tmp_path: Path) -> None:
+    """The state has the resource group under an older, versioned type token that azure-native lists
+    as an alias: the engine matches it, so it is not a delete plus a create."""
+    resources = deployed(RAW, "dev")
+    group = find(resources, "rg")
+    group["urn"] = group["urn"].replace("azure-native:resources:ResourceGroup",
+                                        "azure-native:resources/v20151101:ResourceGroup")
+    group["type"] = "azure-native:resources/v20151101:ResourceGroup"
+    _, plan = plan_of(RAW, "dev", resources, tmp_path)
+    steps = by_name(plan)
+    assert steps["rg"].op == "same" and steps["rg"].aliased_from == group["urn"]
+    assert [s.op for s in plan.steps].count("delete") == 0
+    assert changed(plan) == {"cpu-unknown-min": "update"}  # its min nodes derive from an output no state has
