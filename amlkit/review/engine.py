@@ -267,7 +267,9 @@ class _Runner:
             "alias_shortcut": options.alias_shortcut, **(extra or {}),
         }
         self.process = processes.spawn(
-            [sys.executable, "-m", "amlkit.review.runner"], cwd=project.dir,
+            # -P: the project directory (cwd) never shadows the installed amlkit (at `--base`, the
+            # checkout of amlkit's own repository holds an older amlkit/)
+            [sys.executable, "-P", "-m", "amlkit.review.runner"], cwd=project.dir,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
         )
         self.stack_outputs: dict[str, Any] = {}  # what the program exports, wire form

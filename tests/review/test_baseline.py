@@ -144,3 +144,35 @@ def test_a_program_failing_at_the_base_fails_that_stack_only(repo: Path) -> None
         f"amlkit: stack prod was NOT reviewed: at git broken ({commit}): the program failed: ValueError: broken at "
         "the base",
     ]
+
+
+def test_base_of_amlkits_own_repository_uses_the_components_at_rev(tmp_path: Path) -> None:
+    """In a checkout of amlkit itself, the program at REV runs with `components/` as they were at REV."""
+    root = tmp_path / "amlkit-repo"
+    shutil.copytree(Path(__file__).parents[2] / "components", root / "components",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    (root / "amlkit" / "review").mkdir(parents=True)
+    (root / "amlkit" / "review" / "README").write_text("marks the repository as amlkit's own\n")
+    (root / "Pulumi.yaml").write_text("name: own\nruntime: python\n")
+    (root / "Pulumi.dev.yaml").write_text("config: {}\n")
+    (root / "__main__.py").write_text(
+        "from amlkit.components import ComputeCluster\n"
+        "ComputeCluster('cpu', {'resource_group_name': 'rg', 'workspace_name': 'mlw', 'vm_size': 'Standard_D4ds_v4',"
+        " 'max_nodes': 2, 'enable_node_public_ip': True})\n")
+    cluster = root / "components" / "compute_cluster.py"
+    current = cluster.read_text()
+    cluster.write_text(current.replace('vm_priority=args.get("vm_priority", "Dedicated")',
+                                       'vm_priority=args.get("vm_priority", "LowPriority")'))
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    git(root, "-c", "user.email=t@example.com", "-c", "user.name=t", "add", ".")
+    git(root, "-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "-m", "base")
+    cluster.write_text(current)
+    report = tmp_path / "plan.json"
+    done = subprocess.run([str(AMLKIT), "preview", "-C", str(root), "-s", "dev", "--base", "HEAD", "-f", "json",
+                           "-o", str(report)], capture_output=True, text=True, timeout=300)
+    assert done.stderr == ""
+    (data,) = json.loads(report.read_text())["stacks"]
+    (step,) = [s for s in data["steps"] if s["op"] != "same"]
+    assert step["urn"].endswith("::cpu-compute") and step["op"] == "replace"
+    assert step["detailedDiff"] == {"properties.properties.vmPriority": {
+        "kind": "update-replace", "inputDiff": True, "old": "LowPriority", "new": "Dedicated"}}
