@@ -2,7 +2,8 @@
 
 Exit codes (the same for every command and format):
   0  no mandatory violation (advisory, waived and unknown findings do not fail)
-  1  mandatory policy violations
+  1  mandatory policy violations, or a plan (--state / --base) the engine would refuse: a protected
+     resource replaced or deleted
   2  bad usage or an invalid stack / policy-pack config (one clear message on stderr)
   3  the program or the policy pack failed, or amlkit itself did: never a clean-looking report
 
@@ -73,6 +74,14 @@ Output = Annotated[Path | None, typer.Option("--output", "-o", help="Write the r
 Jobs = Annotated[int, typer.Option("--jobs", "-j", min=1, metavar="N", help="Stacks reviewed in parallel.")]
 Timeout = Annotated[float, typer.Option("--timeout", min=1.0, metavar="SECONDS", help="Seconds allowed per stack.")]
 Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Show tracebacks of failures.")]
+States = Annotated[list[Path] | None, typer.Option(
+    "--state", metavar="FILE", exists=True, dir_okay=False,
+    help="A `pulumi stack export` of a reviewed stack (repeatable, one per stack): plan create, update, "
+    "replace and delete against it. Without --stack, only the stacks of the given states are reviewed.")]
+Base = Annotated[str | None, typer.Option(
+    "--base", metavar="REV", help="Plan against the program and stack files at this git revision "
+    "(e.g. origin/main), for pull requests without deployed state.")]
+NoColor = Annotated[bool, typer.Option("--no-color", help="Plain text, no colour (as NO_COLOR=1).")]
 StackFiles = Annotated[list[Path] | None, typer.Argument(
     metavar="[STACK_FILE]...", exists=True, dir_okay=False,
     help="Stack files (Pulumi.<stack>.yaml) to review, each in its own project; instead of --project-dir "
@@ -115,11 +124,17 @@ def preview(
     jobs: Jobs = 1,
     timeout: Timeout = 120.0,
     verbose: Verbose = False,
+    state: States = None,
+    base: Base = None,
+    no_color: NoColor = False,
 ) -> None:
     """Show what each stack would create (grouped under its parent, with the settings people review),
-    then the policy review."""
+    or with --state / --base what it would create, update, replace and delete; then the policy review."""
+    if no_color:
+        os.environ["NO_COLOR"] = "1"
+    plan_against = {"states": state or [], "base": base}
     _review_and_report(stack_files, project_dir, stack, policy_pack, policy_pack_config, format, output, jobs,
-                       timeout, verbose, with_plan=True)
+                       timeout, verbose, with_plan=True, plan_against=plan_against)
 
 
 @app.command()
@@ -160,9 +175,14 @@ def _engine() -> ModuleType:
 
 
 def _review(project_dir: Path, stacks: list[str] | None, policy_pack: Path | None, config: Path | None,
-            jobs: int, timeout: float, verbose: bool) -> Review:
+            jobs: int, timeout: float, verbose: bool, plan_against: dict | None = None) -> Review:
+    plan_against = {key: value for key, value in (plan_against or {}).items() if value}
+    if plan_against.get("states") and not stacks:
+        from amlkit.review.state import load_state
+
+        stacks = sorted({load_state(path).stack for path in plan_against["states"]} - {""}) or None
     review = _engine().review(project_dir, stacks or None, policy_pack=policy_pack, policy_pack_config=config,
-                              jobs=jobs, timeout=timeout, verbose=verbose)
+                              jobs=jobs, timeout=timeout, verbose=verbose, **plan_against)
     if not review.stacks:
         raise UsageError(f"{project_dir}: no stacks to review (no Pulumi.<stack>.yaml found, and no --stack given)")
     return review
@@ -170,13 +190,16 @@ def _review(project_dir: Path, stacks: list[str] | None, policy_pack: Path | Non
 
 def _review_and_report(stack_files: list[Path] | None, project_dir: Path, stacks: list[str] | None,
                        policy_pack: Path | None, config: Path | None, fmt: ReportFormat, output: Path | None,
-                       jobs: int, timeout: float, verbose: bool, with_plan: bool) -> None:
+                       jobs: int, timeout: float, verbose: bool, with_plan: bool,
+                       plan_against: dict | None = None) -> None:
     """`preview` (with_plan) and `check`: review the stack files or the project's stacks, then report."""
     with _guarded(verbose):
         if stack_files:
+            if plan_against and any(plan_against.values()):
+                raise UsageError("--state and --base take --project-dir and --stack, not stack files")
             review = _review_files(stack_files, stacks, policy_pack, config, jobs, timeout, verbose)
         else:
-            review = _review(project_dir, stacks, policy_pack, config, jobs, timeout, verbose)
+            review = _review(project_dir, stacks, policy_pack, config, jobs, timeout, verbose, plan_against)
         _report(review, fmt, output, project_dir, policy_pack, with_plan=with_plan)
 
 
@@ -202,10 +225,11 @@ def exit_code(review: Review) -> int:
 def render_report(review: Review, fmt: ReportFormat, project_dir: Path, pack_source: str,
                   with_plan: bool) -> Text | str:
     """The report in `fmt`; the table is rich Text (coloured on a terminal only)."""
-    from amlkit.review import report_json, report_markdown, report_sarif, report_table
+    from amlkit.review import report_json, report_markdown, report_plan, report_sarif, report_table
     from amlkit.review.plan import render_plan
 
-    plans = {s.stack: render_plan(s) for s in review.stacks if with_plan and not s.error}
+    plans = {s.stack: report_plan.render(s) if s.plan is not None else render_plan(s)
+             for s in review.stacks if with_plan and not s.error}
     if fmt is ReportFormat.table:
         return report_table.render(review, pack_source, plans)
     if fmt is ReportFormat.json:

@@ -15,13 +15,14 @@ import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from amlkit.errors import ConfigError, ReviewFailed, UsageError
 from amlkit.policies.framework import parse_waived
-from amlkit.review import driver, processes
+from amlkit.review import baseline, diff, driver, processes
+from amlkit.review.baseline import Baseline
 from amlkit.review.model import PackInfo, PolicyInfo, ResourceRecord, Review, StackReview, Unknown, Violation
 from amlkit.review.packconfig import PolicyConfig, load_config_file
 from amlkit.review.project import SECRET_PLACEHOLDER, Project, StackConfig, load_project, load_stack_config
@@ -60,6 +61,8 @@ def review(
     timeout: float = 120.0,
     verbose: bool = False,
     alias_shortcut: bool = True,
+    states: Sequence[Path] = (),
+    base: str | None = None,
 ) -> Review:
     """Review stacks of a Pulumi Python project offline: program under mocks, pack over gRPC.
 
@@ -71,6 +74,8 @@ def review(
     parallel (same result as serial). timeout: seconds for the program run, for the pack to print its
     port, and for EACH analyzer call. verbose: program failures carry the traceback. alias_shortcut:
     False runs the SDK's unused alias-URN and stack-walk work too (for comparisons only).
+    states: `pulumi stack export` files, one per stack, to plan against (see amlkit.review.diff);
+    base: a git revision whose program and stack files to plan against instead (`--base`).
 
     Raises ConfigError (exit 2) for an invalid stack file, pack config or an amlkit ConfigError the
     program raised; program and pack failures are reported on the StackReview (`error`, exit 3).
@@ -86,6 +91,8 @@ def review(
     options = _Options(pack_dir, policy_pack_config, timeout, verbose, alias_shortcut)
     for config in configs:  # a missing per-stack config file fails before any work too
         _pack_config_path(options, config.stack, config.environment())
+    if states or base is not None:
+        options = replace(options, baselines=_baselines(project, names, states, base, options))
     if jobs == 1 or len(configs) == 1:
         with processes.cancel_on_interrupt():
             return Review([_review_stack(project, config, options) for config in configs])
@@ -120,6 +127,7 @@ class _Options:
     timeout: float
     verbose: bool
     alias_shortcut: bool
+    baselines: dict[str, Baseline] | None = None  # stack -> what its plan is made against
 
 
 def _review_stack(project: Project, config: StackConfig, options: _Options) -> StackReview:
@@ -128,7 +136,11 @@ def _review_stack(project: Project, config: StackConfig, options: _Options) -> S
     result = StackReview(config.stack, project.name, environment, project.relative(config.file))
     config_path = _pack_config_path(options, config.stack, environment)
     file_config = load_config_file(config_path) if config_path else None
-    runner = _Runner(project, config, options)
+    baseline = (options.baselines or {}).get(config.stack)
+    if baseline is not None and baseline.error:
+        result.error = baseline.error
+        return result
+    runner = _Runner(project, config, options, _state_request(baseline))
     streamed: list[dict[str, Any]] = []
     try:
         with driver.PackProcess(options.pack_dir, project.name, config.stack, config.values,
@@ -141,6 +153,8 @@ def _review_stack(project: Project, config: StackConfig, options: _Options) -> S
             records = _stable(streamed)
             secrets = _secrets(records)
             result.resources = [_record(r, secrets) for r in records]
+            if baseline is not None:
+                result.plan = _plan(records, runner.stack_outputs, baseline, project.name, config.stack)
             analysis = session.finish(records)
     except ReviewFailed as failure:
         # a failing policy or program may quote input values: scrub every secret seen so far
@@ -151,6 +165,60 @@ def _review_stack(project: Project, config: StackConfig, options: _Options) -> S
     result.pack = _pack_info(analysis)
     _findings(result, analysis, records, secrets, project.name)
     return result
+
+
+# --- plans (amlkit.review.baseline, amlkit.review.diff) -------------------------------------------------
+
+def _baselines(project: Project, names: Sequence[str], states: Sequence[Path], base: str | None,
+               options: _Options) -> dict[str, Baseline]:
+    if states and base is not None:
+        raise UsageError("give --state or --base, not both")
+    if states:
+        return baseline.from_state_files(states, project.name, names)
+    assert base is not None
+    baselines: dict[str, Baseline] = {}
+    with baseline.checkout(project.dir, base) as tree, processes.cancel_on_interrupt():
+        for stack in names:
+            baselines[stack] = _base_of(tree, project.name, stack, options)
+    return baselines
+
+
+def _base_of(tree: baseline.Checkout, project_name: str, stack: str, options: _Options) -> Baseline:
+    """The stack as the program at the base revision registers it; nothing when it did not exist."""
+    if not (tree.project_dir / "Pulumi.yaml").is_file() and not (tree.project_dir / "Pulumi.yml").is_file():
+        return Baseline(tree.label, (), answer=False)
+    project = load_project(tree.project_dir)
+    if not project.stack_file(stack).is_file() or project.name != project_name:
+        return Baseline(tree.label, (), answer=False)
+    extra = {"packages": {"amlkit.components": str(tree.components)}} if tree.components else {}
+    try:
+        runner = _Runner(project, load_stack_config(project, stack), options, extra)
+    except ConfigError as failure:  # the stack file at the base is broken: this stack cannot be planned
+        return Baseline(tree.label, (), answer=False, error=f"stack {stack}: at {tree.label}: {failure}")
+    try:
+        records = _stable(list(runner.records()))
+    except (ReviewFailed, ConfigError) as failure:
+        message = str(failure).removeprefix(f"stack {stack}: ")
+        return Baseline(tree.label, (), answer=False, error=f"stack {stack}: at {tree.label}: {message}")
+    finally:
+        runner.close()
+    base = diff.base_from_records(records, baseline.stack_urn(project_name, stack), runner.stack_outputs)
+    return Baseline(tree.label, tuple(base), answer=False)
+
+
+def _state_request(base: Baseline | None) -> dict[str, Any]:
+    """The runner answers deployed resources from a real state (never from a `--base` run)."""
+    if base is None or not base.answer:
+        return {}
+    return {"state": [r.to_dict() for r in base.resources]}
+
+
+def _plan(records: list[dict[str, Any]], outputs: dict[str, Any], base: Baseline, project: str,
+          stack: str) -> diff.Plan:
+    values = [r["inputs"] for r in records] + [outputs] + [v for r in base.resources for v in (r.inputs, r.outputs)]
+    secrets = Secrets.from_inputs(values, extra=[SECRET_PLACEHOLDER])
+    return diff.make_plan(records, base.resources, base.label, baseline.stack_urn(project, stack), secrets,
+                          outputs)
 
 
 def _secrets(records: list[dict[str, Any]]) -> Secrets:
@@ -188,19 +256,23 @@ def _pack_dir(policy_pack: Path | None) -> Path:
 class _Runner:
     """The program's child process: a JSON request on stdin, JSON lines back (see amlkit.review.runner)."""
 
-    def __init__(self, project: Project, config: StackConfig, options: _Options) -> None:
+    def __init__(self, project: Project, config: StackConfig, options: _Options,
+                 extra: dict[str, Any] | None = None) -> None:
         self.stack = config.stack
         self.options = options
         self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 - closed in close(); a file never blocks
         request = {
             "program": str(project.main), "project": project.name, "stack": config.stack,
             "config": config.values, "secret_keys": list(config.secret_keys),
-            "alias_shortcut": options.alias_shortcut,
+            "alias_shortcut": options.alias_shortcut, **(extra or {}),
         }
         self.process = processes.spawn(
-            [sys.executable, "-m", "amlkit.review.runner"], cwd=project.dir,
+            # -P: the project directory (cwd) never shadows the installed amlkit (at `--base`, the
+            # checkout of amlkit's own repository holds an older amlkit/)
+            [sys.executable, "-P", "-m", "amlkit.review.runner"], cwd=project.dir,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
         )
+        self.stack_outputs: dict[str, Any] = {}  # what the program exports, wire form
         self.deadline = time.monotonic() + options.timeout
         assert self.process.stdin is not None
         self.process.stdin.write(json.dumps(request).encode())
@@ -215,6 +287,8 @@ class _Runner:
         for message in self._messages():
             if "resource" in message:
                 yield message["resource"]
+            elif "stack_outputs" in message:
+                self.stack_outputs = message["stack_outputs"]
             elif message.get("done"):
                 return
             elif "error" in message:

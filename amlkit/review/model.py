@@ -82,6 +82,7 @@ class StackReview:
     violations: list[Violation] = field(default_factory=list)
     unknown: list[Unknown] = field(default_factory=list)
     error: str | None = None  # set when the program or the pack failed: never a clean review
+    plan: Any = None  # amlkit.review.diff.Plan with --state / --base, else None
 
     def count(self, level: Level) -> int:
         return sum(1 for v in self.violations if v.level == level)
@@ -109,7 +110,9 @@ class Review:
         return any(s.error for s in self.stacks)
 
     def exit_code(self) -> int:
-        """0 clean or advisory only, 1 mandatory violations, 3 a program or pack failed."""
+        """0 clean or advisory only, 1 mandatory violations or a plan the engine would refuse (a protected
+        resource replaced or deleted), 3 a program or pack failed."""
         if self.failed:
             return 3
-        return 1 if self.count("mandatory") else 0
+        refused = any(s.plan is not None and s.plan.errors for s in self.stacks)
+        return 1 if self.count("mandatory") or refused else 0

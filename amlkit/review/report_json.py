@@ -13,7 +13,13 @@ Shape (format version 1; fields are only ever added, never renamed, within a ver
           "resources": [{"urn", "type", "name", "parent"}],          # sorted by urn
           "violations": [{"policy", "level", "severity", "urn", "type", "resource", "message"}
                          + {"reason", "expires"} when level is "waived"],
-          "unknown": [{"policy", "urn", "type", "resource", "message"}]
+          "unknown": [{"policy", "urn", "type", "resource", "message"}],
+          "planBase": null | "state <file>" | "git <rev> (<commit>)",     # with --state / --base
+          "steps": null | [{"op", "urn", "type", "protect", "retainOnDelete"}
+                           + {"diffReasons", "detailedDiff"} when properties changed
+                           + {"replaceReasons", "replaceWhy", "deleteBeforeReplace"} when op is replace
+                           + {"error"} when the engine refuses the step, {"notCompared"}],
+          "changeSummary": null | {"create": 1, "update": 1, "replace": 1, "delete": 1, "same": 14}
         }
       ],
       "summary": {"mandatory": 0, "advisory": 0, "waived": 0, "unknown": 0, "failed": 0}
@@ -23,7 +29,10 @@ Shape (format version 1; fields are only ever added, never renamed, within a ver
 level (mandatory, advisory, waived), then policy, type, resource name, urn, message; unknowns by
 policy, type, resource name, urn. `summary.failed` counts stacks whose review failed (`error` set):
 such a review is never clean, whatever the counts say. Resource inputs are not part of the report,
-so no input value (secret or not) can leak through it.
+so no input value (secret or not) can leak through it; the plan's `detailedDiff` carries `old` and
+`new` values already redacted (`[secret]`, `[unknown]`). `steps` are sorted by urn; `op` is create |
+update | replace | delete | same; `detailedDiff` kinds are pulumi's (add, delete, update, and the
+same with `-replace`); `changeSummary` counts the root Stack too and leaves out zero counts.
 """
 
 from __future__ import annotations
@@ -117,7 +126,17 @@ def _stack(stack: StackReview) -> dict[str, Any]:
             {"policy": u.policy, "urn": u.urn, "type": u.type, "resource": u.resource, "message": u.message}
             for u in ordered_unknown(stack)
         ],
+        **_plan(stack),
     }
+
+
+def _plan(stack: StackReview) -> dict[str, Any]:
+    from amlkit.review import report_plan
+
+    if stack.plan is None:
+        return {"planBase": None, "steps": None, "changeSummary": None}
+    return {"planBase": stack.plan.base, "steps": report_plan.steps_json(stack.plan),
+            "changeSummary": report_plan.change_summary(stack.plan)}
 
 
 def _violation(v: Violation) -> dict[str, Any]:

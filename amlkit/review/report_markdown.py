@@ -103,6 +103,8 @@ def _stack_head(stack: StackReview) -> str:
 
 def _stack_section(stack: StackReview, plan: str | None, budget: _Budget) -> str:
     parts = [_stack_head(stack)]
+    if stack.plan is not None and not stack.error:
+        parts.append(_changes(stack, budget))
     if plan is not None and budget.take(plan_part := _details("Plan", _fence(plan))):
         parts.append(plan_part)
     if stack.error:
@@ -123,6 +125,22 @@ def _stack_section(stack: StackReview, plan: str | None, budget: _Budget) -> str
     details += [_unknown_details(u) for u in unknown]
     parts += [part for part in details if budget.take(part)]
     return "\n\n".join(parts)
+
+
+def _changes(stack: StackReview, budget: _Budget) -> str:
+    """The plan's changes, destructive first. Refused, replace and delete rows always appear (a reviewer
+    must see each); creates and updates that do not fit the size limit are left out and counted."""
+    from amlkit.review import report_plan
+
+    plan = stack.plan
+    summary_text = report_plan.summary_text(plan).replace("\n   ", ",").replace("Resources:,", "Resources:")
+    head = f"**Plan** against {_cell(plan.base)}: {_cell(summary_text)}"
+    rows = [[_cell(op), f"`{_code(name)}`", f"`{_code(type_)}`", _cell(why)]
+            for op, name, type_, why in report_plan.markdown_rows(plan)]
+    rows = [row for row in rows if row[0].startswith(("⛔", "replace", "delete")) or budget.take(_row(row))]
+    if not rows:
+        return head + "\n\nNo changes."
+    return head + "\n\n" + _table(["Change", "Resource", "Type", "Why"], rows)
 
 
 def _violation_details(v: Violation, policy: PolicyInfo | None) -> str:

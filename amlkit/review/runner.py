@@ -2,9 +2,11 @@
 
 Usage: `python -m amlkit.review.runner` with a JSON request on stdin:
 `{"program": <dir or file>, "project": <name>, "stack": <name>, "config": {"ns:key": "string"},
-"secret_keys": [...], "alias_shortcut": true}`. The result is JSON lines on stdout, streamed as the
+"secret_keys": [...], "alias_shortcut": true}`, optionally `"state": [<StateResource dict>...]` (answer
+deployed resources from a state, see amlkit.review.statemocks) and `"packages": {"amlkit.components":
+<dir>}` (import a package from another directory, for `--base`). The result is JSON lines on stdout, streamed as the
 program registers resources (so the policy pack can analyze them meanwhile, as the engine does):
-`{"resource": {...}}` per registration, then `{"done": true}` or
+`{"resource": {...}}` per registration, `{"stack_outputs": {...}}` when the program exports, then `{"done": true}` or
 `{"error": {"kind": "program" | "config", "message": ..., "traceback": ...}}`.
 Anything the program prints goes to stderr, so it can never corrupt the result.
 """
@@ -42,7 +44,7 @@ def main() -> int:
     os.dup2(2, 1)  # the program's prints (and any library's) go to stderr
     request = json.load(sys.stdin)
     try:
-        run(request, lambda record: emit({"resource": record}))
+        run(request, lambda record: emit({"resource": record}), lambda outputs: emit({"stack_outputs": outputs}))
         emit({"done": True})
     except BaseException as error:  # noqa: BLE001 - every failure is reported, closed
         emit({"error": describe(error)})
@@ -50,7 +52,8 @@ def main() -> int:
     return 0
 
 
-def run(request: dict[str, Any], emit: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+def run(request: dict[str, Any], emit: Callable[[dict[str, Any]], None] | None = None,
+        emit_outputs: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
     """Set config and mocks as the CLI would, run the program; every registration goes to `emit`."""
     import pulumi.runtime
     from pulumi.runtime.mocks import set_mocks
@@ -66,13 +69,47 @@ def run(request: dict[str, Any], emit: Callable[[dict[str, Any]], None] | None =
     sys.argv = [str(entry)]
 
     pulumi.runtime.set_all_config(request["config"], secret_keys=request["secret_keys"])
+    use_packages(request.get("packages") or {})
     monitor = RecordingMonitor(AzureMocks(), request["stack"], request["project"], emit)
+    if request.get("state") is not None:  # plan against a deployed state (amlkit.review.statemocks)
+        from amlkit.review.statemocks import StateMocks, StateMonitor
+
+        monitor = StateMonitor(StateMocks(), request["stack"], request["project"], request["state"], emit)
     set_mocks(AzureMocks(), project=request["project"], stack=request["stack"], preview=True, monitor=monitor)
     if request.get("alias_shortcut", True):
         skip_unused_alias_urns()
         skip_source_positions()
     _sync_await(run_pulumi_func(lambda: runpy.run_path(str(entry), run_name="__main__")))
+    if emit_outputs is not None:
+        emit_outputs(stack_outputs())
     return monitor.records
+
+
+def stack_outputs() -> dict[str, Any]:
+    """What `pulumi.export` set on the root Stack, in wire form (the mocks register the Stack before the
+    program runs, so its outputs never reach the monitor)."""
+    from google.protobuf import json_format
+    from pulumi.runtime import rpc
+    from pulumi.runtime.settings import get_root_resource
+    from pulumi.runtime.sync_await import _sync_await
+
+    root = get_root_resource()
+    outputs = dict(getattr(root, "outputs", None) or {})
+    return json_format.MessageToDict(_sync_await(rpc.serialize_properties(outputs, {})))
+
+
+def use_packages(packages: dict[str, str]) -> None:
+    """Import each named package from the given directory instead of the installed one (`--base` runs
+    a program with `amlkit.components` as they were at the base revision)."""
+    import importlib.util
+
+    for name, directory in packages.items():
+        init = Path(directory) / "__init__.py"
+        spec = importlib.util.spec_from_file_location(name, init, submodule_search_locations=[directory])
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
 
 
 def skip_unused_alias_urns() -> None:
