@@ -43,10 +43,10 @@ def test_base_plans_the_pull_request(repo: Path, tmp_path: Path) -> None:
     stack.write_text(stack.read_text().replace("maxNodes: 8", "maxNodes: 12") +
                      "    - name: cpu-new\n      minNodes: 0\n      maxNodes: 2\n")
     program = repo / "infra" / "__main__.py"
-    program.write_text(program.read_text().replace('vm_size="Standard_DS3_v2",\n                scale_settings=ml.'
-                                                   'ScaleSettingsArgs(min_node_count=min_nodes',
-                                                   'vm_size="Standard_DS4_v2",\n                scale_settings=ml.'
-                                                   'ScaleSettingsArgs(min_node_count=min_nodes'))
+    before = 'vm_size="Standard_D4ds_v4",\n                scale_settings=ml.ScaleSettingsArgs(min_node_count=min_nodes'
+    source = program.read_text()
+    assert source.count(before) == 1  # the edit below must change the program
+    program.write_text(source.replace(before, before.replace("D4ds_v4", "D8ds_v4")))
     report = tmp_path / "plan.json"
     done = preview(repo, "-s", "prod", "--base", "base", "-f", "json", "-o", str(report))
     assert done.stderr == ""
@@ -63,8 +63,8 @@ def test_base_plans_the_pull_request(repo: Path, tmp_path: Path) -> None:
     assert warm["diffReasons"] == ["properties"] and warm["replaceReasons"] == ["properties"]
     assert warm["detailedDiff"] == {
         "properties.properties.scaleSettings.maxNodeCount": {"kind": "update", "inputDiff": True, "old": 8, "new": 12},
-        "properties.properties.vmSize": {"kind": "update-replace", "inputDiff": True, "old": "Standard_DS3_v2",
-                                         "new": "Standard_DS4_v2"},
+        "properties.properties.vmSize": {"kind": "update-replace", "inputDiff": True, "old": "Standard_D4ds_v4",
+                                         "new": "Standard_D8ds_v4"},
     }
     assert warm["error"].startswith(f'unable to replace resource "{warm["urn"]}"\nas it is currently marked')
     assert git(repo, "worktree", "list").count("\n") == 1  # the temporary worktree is gone
