@@ -26,9 +26,11 @@ test: lint
 bench: install
 	$(BIN)/python bench/review_speed.py
 
-# Regenerate the configuration and rule references between the README's GENERATED markers.
+# Regenerate the configuration and rule references (README.md) and the component reference
+# (docs/components.md) between their GENERATED markers.
 docs: install
 	$(BIN)/python -m amlkit.docs --write README.md
+	$(BIN)/python -m amlkit.docs --write docs/components.md
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info

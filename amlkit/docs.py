@@ -6,10 +6,14 @@
   bullets of each model validator's docstring).
 - The rule reference comes from `amlkit.policies.ALL_RULES`: level, severity, tags, description,
   remediation, source and config knobs of every rule.
+- The component reference (docs/components.md) comes from the components' Args TypedDicts: every
+  argument with its type, default, doc (the field's docstring) and the ARM input it sets (the
+  module's `ARGS`), every nested type, and every output.
 
-`python -m amlkit.docs --write README.md` replaces the text between
-`<!-- BEGIN GENERATED: <block> ... -->` and `<!-- END GENERATED: <block> -->` (and nothing else);
-`--check README.md` exits 1 with a diff when a block is stale. `tests/test_docs.py` runs the check.
+`python -m amlkit.docs --write README.md` (or `docs/components.md`) replaces the text between
+`<!-- BEGIN GENERATED: <block> ... -->` and `<!-- END GENERATED: <block> -->` (and nothing else) of
+each block the file holds; `--check FILE` exits 1 with a diff when a block is stale.
+`tests/test_docs.py` runs the check on both files.
 """
 
 from __future__ import annotations
@@ -37,6 +41,10 @@ from amlkit.policies.framework import WAIVER_SCHEMA, Rule
 from amlkit.schema import SECRET_PATHS, Allowed, EnvironmentSpec, Model
 
 BLOCKS = ("config-reference", "rule-reference")
+"""The README's blocks."""
+COMPONENT_BLOCKS = ("component-reference",)
+"""The blocks of docs/components.md."""
+ALL_BLOCKS = BLOCKS + COMPONENT_BLOCKS
 LOCATION_KEY = "azure-native:location"
 LOADER_DEFAULTS = {"amlkit:environment": "the stack name, lowercased"}
 """Defaults the stack loaders fill in before validation (`amlkit.stackfile`), by key path."""
@@ -385,11 +393,90 @@ def rule_reference(rules: Sequence[Rule] = ALL_RULES) -> str:
     return "\n".join(lines)
 
 
+# --- component reference -------------------------------------------------------------------------
+
+
+def _components() -> list[tuple[type, type, Mapping[str, Any]]]:
+    """(component, Args type, ArgInfo by argument) of each public component."""
+    from amlkit.components import compute_cluster, compute_instance, workspace
+
+    return [
+        (workspace.Workspace, workspace.WorkspaceArgs, workspace.ARGS),
+        (compute_cluster.ComputeCluster, compute_cluster.ComputeClusterArgs, compute_cluster.ARGS),
+        (compute_instance.ComputeInstance, compute_instance.ComputeInstanceArgs, compute_instance.ARGS),
+    ]
+
+
+def _summary(owner: type) -> str:
+    """The docstring before the generated `Fields:` list."""
+    return inspect.cleandoc(owner.__doc__ or "").split("\nFields:\n")[0].strip()
+
+
+def _code(text: str) -> str:
+    return f"`{text}`"
+
+
+def argument_rows(args_type: type, infos: Mapping[str, Any]) -> list[list[str]]:
+    """One row per argument: name, type, default, doc, ARM input."""
+    from amlkit.components.args import field_docs, fields, type_text
+
+    docs = field_docs(args_type)
+    rows = []
+    for name, (annotation, required) in fields(args_type).items():
+        info = infos[name]
+        default = REQUIRED if required else _inline(info.default)
+        rows.append([f"`{name}`", _code(type_text(annotation)), default, _inline(docs[name]),
+                     _inline(info.arm) or "(component behaviour)"])
+    return rows
+
+
+def nested_rows(spec_type: type) -> list[list[str]]:
+    from amlkit.components.args import field_docs, fields, type_text
+
+    docs = field_docs(spec_type)
+    return [[f"`{name}`", _code(type_text(annotation)), "yes" if required else "no", _inline(docs[name])]
+            for name, (annotation, required) in fields(spec_type).items()]
+
+
+def component_section(component: type, args_type: type, infos: Mapping[str, Any]) -> list[str]:
+    from amlkit.components.args import nested_types, resolved_hints, type_text
+
+    token = inspect.getmodule(component).TYPE_TOKEN  # type: ignore[union-attr]
+    lines = [f"### `{component.__name__}`", "", f"Pulumi type `{token}`; arguments: `{args_type.__name__}`.", ""]
+    lines += [_inline(paragraph) + "\n" for paragraph in _summary(component).split("\n\n")]
+    lines += _table(["Argument", "Type", "Default", "Description", "ARM input (azure-native)"],
+                    argument_rows(args_type, infos))
+    for spec_type in nested_types(args_type):
+        lines += ["", f"`{spec_type.__name__}`: {_inline(_summary(spec_type))}", ""]
+        lines += _table(["Key", "Type", "Required", "Description"], nested_rows(spec_type))
+    outputs = [f"`{name}` ({_code(type_text(annotation))})"
+               for name, annotation in resolved_hints(component).items() if not name.startswith("_")]
+    lines += ["", "Outputs: " + ", ".join(outputs) + ".", ""]
+    return lines
+
+
+def component_reference() -> str:
+    """Every component: summary, arguments (type, default, doc, ARM input), nested types, outputs."""
+    lines: list[str] = []
+    for component, args_type, infos in _components():
+        lines += component_section(component, args_type, infos)
+    return "\n".join(lines).rstrip("\n")
+
+
 # --- README blocks ---------------------------------------------------------------------------------
 
 
-def generated_blocks() -> dict[str, str]:
-    return {"config-reference": config_reference(), "rule-reference": rule_reference()}
+def generated_blocks(names: Sequence[str] = BLOCKS) -> dict[str, str]:
+    makers = {"config-reference": config_reference, "rule-reference": rule_reference,
+              "component-reference": component_reference}
+    return {name: makers[name]() for name in names}
+
+
+def blocks_in(text: str) -> tuple[str, ...]:
+    """The generated blocks a file holds (a marker of them appears); a file with none: the README's,
+    so the missing markers are reported."""
+    present = tuple(name for name in ALL_BLOCKS if any(marker.search(text) for marker in _markers(name)))
+    return present or BLOCKS
 
 
 def _markers(name: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
@@ -447,16 +534,15 @@ def _write(path: Path, text: str) -> None:
 def check(path: Path) -> str:
     """A unified diff of the file against its regenerated blocks; empty when they are current."""
     current = _read(path)
-    wanted = replace_blocks(current, generated_blocks(), str(path))
+    wanted = replace_blocks(current, generated_blocks(blocks_in(current)), str(path))
     return "".join(difflib.unified_diff(current.splitlines(keepends=True), wanted.splitlines(keepends=True),
                                         f"{path} (current)", f"{path} (generated)"))
 
 
 def write(path: Path) -> bool:
     """Rewrite the file's generated blocks; True when it changed. Reads the file right before writing."""
-    blocks = generated_blocks()
     current = _read(path)
-    wanted = replace_blocks(current, blocks, str(path))
+    wanted = replace_blocks(current, generated_blocks(blocks_in(current)), str(path))
     if wanted == current:
         return False
     _write(path, wanted)
@@ -465,7 +551,8 @@ def write(path: Path) -> bool:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m amlkit.docs", description="Generate the configuration "
-                                     "and rule references between the README's GENERATED markers.")
+                                     "and rule references (README.md) and the component reference "
+                                     "(docs/components.md) between a file's GENERATED markers.")
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--write", metavar="FILE", type=Path, help="rewrite the generated blocks of FILE")
     mode.add_argument("--check", metavar="FILE", type=Path, help="exit 1 with a diff when FILE's blocks are stale")

@@ -26,6 +26,28 @@ class ConfigError(AmlkitError):
         super().__init__(f"{where}{key}{problem}")
 
 
+class ComponentArgError(ConfigError):
+    """A component argument is wrong: names the component, the argument (key path), the bad value and
+    what is allowed; an unknown key names the closest allowed key.
+
+    `component` is the component's class and Pulumi name (`ComputeCluster "cpu"`); `arg` the argument's
+    key path (`ssh_settings.admin_username`); `key_path` is both (`ComputeCluster "cpu": min_node`), so
+    code that shows a ConfigError's file, key path and problem names the component too. `allowed` says
+    in words what the argument takes (for an unknown key: every allowed key); `closest` is the nearest
+    allowed key of an unknown one, or None.
+    """
+
+    def __init__(
+        self, component: str, key_path: str, problem: str, value: Any = None, *,
+        allowed: str | None = None, closest: str | None = None,
+    ) -> None:
+        self.component = component
+        self.arg = key_path
+        self.allowed = allowed
+        self.closest = closest
+        super().__init__(None, f"{component}: {key_path}", problem, value)
+
+
 class UsageError(AmlkitError):
     """The command line itself is wrong (unknown stack, missing directory, bad flag value)."""
 

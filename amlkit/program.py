@@ -19,7 +19,12 @@ class StackConfigError(ConfigError, pulumi.RunError):
 
     @classmethod
     def from_error(cls, error: ConfigError) -> StackConfigError:
-        return cls(error.file, error.key_path, error.problem, error.value)
+        """The same error; a component argument error keeps its component, arg, allowed and closest."""
+        made = cls(error.file, error.key_path, error.problem, error.value)
+        for name in ("component", "arg", "allowed", "closest"):
+            if hasattr(error, name):
+                setattr(made, name, getattr(error, name))
+        return made
 
 
 def build(spec: EnvironmentSpec) -> None:

@@ -13,11 +13,13 @@ survive it as written (see `package_schema` and tests/test_provider.py):
   (`'str' object has no attribute '__mro__'`), and `Required[...]` inside a string is invisible to
   `TypedDict`, so every input would become optional;
 - `Literal[...]` fields fail (`issubclass() arg 1 must be a class`);
-- `pulumi.Input[str] | bool | None` (Workspace.container_registry) is silently narrowed to a string.
+- `pulumi.Input[str] | bool` (Workspace.container_registry) is silently narrowed to a string.
 
 So the host does not hand the component classes to the analyzer directly. It hands it *schema views*:
 for each component, a class of the same name whose annotations are the components' own, resolved,
-with `Literal[...]` turned into a string enum and a mixed union into `Any`. Building a view
+with `Literal[...]` turned into a string enum and a mixed union into `Any`, and without the Python-only
+`workspace` argument (a Workspace component object; other languages pass `resource_group_name`,
+`workspace_name` and `workspace_location` instead). Building a view
 constructs the real component (with enum members turned back into plain strings), so behaviour,
 validation and child resources are exactly those of the Python component.
 """
@@ -25,9 +27,7 @@ validation and child resources are exactly those of the Python component.
 from __future__ import annotations
 
 import enum
-import inspect
 import re
-import sys
 import types
 import typing
 from collections.abc import Awaitable, Mapping, Sequence
@@ -37,6 +37,7 @@ import pulumi
 import pulumi.output
 
 from amlkit import __version__
+from amlkit.components.args import resolved_hints as _hints
 
 NAME = "amlkit"
 NAMESPACE = "amlkit"
@@ -49,45 +50,6 @@ def components() -> list[type[pulumi.ComponentResource]]:
     from amlkit.components import ComputeCluster, ComputeInstance, Workspace
 
     return [Workspace, ComputeCluster, ComputeInstance]
-
-
-# --- resolving annotations -------------------------------------------------------------------------
-
-
-def _hints(owner: Any) -> dict[str, Any]:
-    """The owner's own annotations, evaluated (they are strings under `from __future__ import annotations`)."""
-    module = sys.modules[owner.__module__]
-    local = {"Output": pulumi.Output, "T": pulumi.output.T}  # pulumi.Input refers to 'Output[T]'
-    raw = dict(inspect.get_annotations(owner))
-    resolved: dict[str, Any] = {}
-    for name, annotation in raw.items():
-        text = annotation.__forward_arg__ if isinstance(annotation, typing.ForwardRef) else annotation
-        value = eval(text, vars(module), local) if isinstance(text, str) else text  # noqa: S307 - own annotations
-        resolved[name] = _resolve_forward_refs(value, vars(module), local)
-    return resolved
-
-
-def _resolve_forward_refs(annotation: Any, module: Mapping[str, Any], local: Mapping[str, Any]) -> Any:
-    if isinstance(annotation, typing.ForwardRef):
-        return eval(annotation.__forward_arg__, dict(module), dict(local))  # noqa: S307 - SDK's own 'Output[T]'
-    args = get_args(annotation)
-    if not args:
-        return annotation
-    resolved = tuple(_resolve_forward_refs(arg, module, local) for arg in args)
-    return _rebuild(annotation, resolved)
-
-
-def _rebuild(annotation: Any, args: tuple[Any, ...]) -> Any:
-    origin = get_origin(annotation)
-    if origin in (typing.Union, types.UnionType):
-        return typing.Union[args]  # noqa: UP007 - built from a tuple
-    if origin is Literal:
-        return Literal[args]
-    if origin in (Required, NotRequired):
-        return origin[args[0]]
-    if origin is Awaitable:
-        return Awaitable[args[0]]
-    return annotation.copy_with(args) if hasattr(annotation, "copy_with") else origin[args]
 
 
 # --- schema views ----------------------------------------------------------------------------------
@@ -153,11 +115,19 @@ class _Views:
         hints = _hints(source)
         total = getattr(source, "__total__", True)
         fields = {name: self.view(_required_marker(annotation, total), source, name)
-                  for name, annotation in hints.items()}
+                  for name, annotation in hints.items() if not _python_only(annotation)}
         view = TypedDict(source.__name__, fields, total=total)  # type: ignore[operator]
         view.__module__, view.__qualname__, view.__doc__ = source.__module__, source.__qualname__, source.__doc__
         self.typed_dicts[source] = view
         return view
+
+
+def _python_only(annotation: Any) -> bool:
+    """A field that takes a Python component object (e.g. `workspace: Workspace`): other languages
+    pass the plain arguments it stands for instead."""
+    if get_origin(annotation) in (Required, NotRequired):
+        annotation = get_args(annotation)[0]
+    return isinstance(annotation, type) and issubclass(annotation, pulumi.ComponentResource)
 
 
 def _required_marker(annotation: Any, total: bool) -> Any:

@@ -769,7 +769,7 @@ class InstanceSpec(Model):
     schedules: Annotated[list_of(ScheduleEntry, 4), BeforeValidator(_schedules)] = []
     """Start/stop schedules; the az ml form `{compute_start_stop: [...]}` is accepted too."""
     identity: IdentitySpec | None = None
-    """The instance's managed identity; unset: none."""
+    """The instance's managed identity; unset: a system-assigned identity."""
     location: Region | None = None
     """Region of the instance; it must be the workspace's."""
     network_settings: NetworkSettingsSpec | None = None

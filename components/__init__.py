@@ -1,28 +1,53 @@
 """Pulumi component resources for Azure Machine Learning: workspace, compute cluster, compute instance,
 and the environment that builds them from a validated stack spec."""
 
-from amlkit.components.compute_cluster import ComputeCluster, ComputeClusterArgs, RoleAssignmentSpec
+from amlkit.components.compute_cluster import (
+    ClusterSshSettings,
+    ComputeCluster,
+    ComputeClusterArgs,
+    NetworkSettings,
+    RoleAssignmentSpec,
+)
 from amlkit.components.compute_instance import (
+    AssignedUserSpec,
     ComputeInstance,
     ComputeInstanceArgs,
-    CronSpec,
-    RecurrenceSpec,
+    InstanceSshSettings,
+    RecurrenceScheduleSpec,
     ScheduleSpec,
+    TriggerSpec,
 )
 from amlkit.components.environment import Environment, EnvironmentArgs
-from amlkit.components.workspace import Workspace, WorkspaceArgs
+from amlkit.components.workspace import (
+    CustomerManagedKey,
+    IdentitySpec,
+    ManagedNetwork,
+    ServerlessCompute,
+    UserAssignedIdentity,
+    Workspace,
+    WorkspaceArgs,
+)
 
 __all__ = [
+    "AssignedUserSpec",
+    "ClusterSshSettings",
     "ComputeCluster",
     "ComputeClusterArgs",
     "ComputeInstance",
     "ComputeInstanceArgs",
-    "CronSpec",
+    "CustomerManagedKey",
     "Environment",
     "EnvironmentArgs",
-    "RecurrenceSpec",
+    "IdentitySpec",
+    "InstanceSshSettings",
+    "ManagedNetwork",
+    "NetworkSettings",
+    "RecurrenceScheduleSpec",
     "RoleAssignmentSpec",
     "ScheduleSpec",
+    "ServerlessCompute",
+    "TriggerSpec",
+    "UserAssignedIdentity",
     "Workspace",
     "WorkspaceArgs",
 ]

@@ -12,11 +12,12 @@ from pulumi_azure_native import authorization
 from pulumi_azure_native import machinelearningservices as ml
 
 from amlkit.components import naming
+from amlkit.components.args import REQUIRED, ArgInfo, check, document, document_nested, label, named
+from amlkit.components.workspace import IdentitySpec, Workspace
 from amlkit.errors import ConfigError
 
 TYPE_TOKEN = "amlkit:index:ComputeCluster"
-VM_PRIORITIES = ("Dedicated", "LowPriority")
-SSH_ACCESS = ("Enabled", "Disabled")
+PRIORITIES = {"dedicated": "Dedicated", "low_priority": "LowPriority"}
 
 # Built-in role definition GUIDs (https://learn.microsoft.com/azure/role-based-access-control/built-in-roles).
 BUILT_IN_ROLES: dict[str, str] = {
@@ -56,65 +57,126 @@ class RoleAssignmentSpec(TypedDict):
     """A well-known role name (e.g. `AcrPull`, `Storage Blob Data Reader`) or a role definition GUID."""
 
 
+class NetworkSettings(TypedDict):
+    """`network_settings` of a compute, as in az ml."""
+
+    subnet: pulumi.Input[str]
+    """ARM id of the subnet the nodes join."""
+
+
+class ClusterSshSettings(TypedDict, total=False):
+    """`ssh_settings` of a cluster, as in az ml: the administrator account on every node."""
+
+    admin_username: str
+    """Administrator account on the nodes. Default `azureuser`."""
+    ssh_key_value: pulumi.Input[str]
+    """OpenSSH public key of the administrator."""
+    admin_password: pulumi.Output[str]
+    """Administrator password: only as a pulumi secret Output; a plain string is refused."""
+
+
 class ComputeClusterArgs(TypedDict, total=False):
-    """Inputs of `ComputeCluster`. Required fields first; every optional field has a secure default."""
+    """Inputs of `ComputeCluster`, named as in the stack file (`amlkit:clusters`, az ml's compute YAML).
 
-    resource_group_name: Required[pulumi.Input[str]]
-    """Resource group of the ML workspace."""
-    workspace_name: Required[pulumi.Input[str]]
-    """Name of the ML workspace the cluster belongs to."""
-    vm_size: Required[str]
+    Give `workspace` (the Workspace component) or `resource_group_name` and `workspace_name`.
+    """
+
+    size: Required[str]
     """VM size of the nodes, e.g. `Standard_D4ds_v4`."""
-    max_nodes: Required[int]
-    """Maximum node count."""
+    max_instances: Required[int]
+    """Most nodes the cluster scales to (at least 1)."""
 
-    compute_name: str
-    """Azure name of the compute (2-16 chars). Default: derived from the component name."""
+    workspace: Workspace
+    """The `Workspace` component the cluster belongs to (Python only): gives `resource_group_name`,
+    `workspace_name`, `workspace_location` and `workspace_managed_network`."""
+    resource_group_name: pulumi.Input[str]
+    """Resource group of the ML workspace (required without `workspace`)."""
+    workspace_name: pulumi.Input[str]
+    """Name of the ML workspace the cluster belongs to (required without `workspace`)."""
+    workspace_location: pulumi.Input[str]
+    """Region of the workspace: where the compute resource lives (Azure's default region of a compute)."""
+    name: str
+    """Azure name of the compute (2-16 chars)."""
     location: pulumi.Input[str]
-    """Region of the compute resource. Default: the workspace's (Azure's default)."""
-    compute_location: pulumi.Input[str]
-    """Region the nodes run in (ARM `computeLocation`). Default: same as the workspace."""
+    """Region the nodes run in; a region other than the workspace's is sent as `computeLocation`."""
     description: pulumi.Input[str]
     """Free-text description."""
-    vm_priority: Literal["Dedicated", "LowPriority"]
-    """Node priority. Default `Dedicated`."""
-    min_nodes: int
-    """Minimum node count. Default 0 (scale to zero)."""
-    idle_seconds_before_scale_down: int
-    """Idle seconds before a node is released. Default 120."""
-    subnet_id: pulumi.Input[str]
-    """Subnet the nodes join. Default: none."""
+    tier: Literal["dedicated", "low_priority"]
+    """VM priority: `low_priority` nodes are cheaper but can be evicted at any time."""
+    min_instances: int
+    """Nodes kept running (and billed) when idle; 0 scales to zero."""
+    idle_time_before_scale_down: int
+    """Seconds a node stays idle before it is released."""
+    network_settings: NetworkSettings
+    """Customer virtual network the nodes join (`{subnet: <subnet ARM id>}`)."""
     workspace_managed_network: bool
-    """True when the workspace uses a managed network (then nodes need no public IP). Default False."""
+    """True when the workspace uses a managed network (then nodes need no public IP)."""
     enable_node_public_ip: bool
-    """Public IPs on nodes. Default False when a subnet or managed network is given; else required."""
-    remote_login_port_public_access: Literal["Enabled", "Disabled"]
-    """Public SSH port on nodes. Default `Disabled`."""
-    admin_username: str
-    """Admin user on every node. Default: none."""
-    admin_ssh_public_key: pulumi.Input[str]
-    """SSH public key of the admin user."""
-    admin_password: pulumi.Output[str]
-    """Admin password: only as a pulumi secret Output; a plain string is refused."""
-    disable_local_auth: bool
-    """Disable local (key/SSH) authentication. Default True."""
-    system_assigned_identity: bool
-    """Give the cluster a system-assigned identity. Default True unless user-assigned ids are given."""
-    user_assigned_identity_ids: Sequence[pulumi.Input[str]]
-    """User-assigned identities (exclusive with a system-assigned identity)."""
+    """Public IPs on the nodes: an explicit choice unless there is a subnet or managed network."""
+    ssh_public_access_enabled: bool
+    """Open the SSH port of the nodes to public access."""
+    ssh_settings: ClusterSshSettings
+    """Administrator account for SSH (needs local authentication)."""
+    local_auth_enabled: bool
+    """Local (SSH key or password) authentication on the nodes."""
+    identity: IdentitySpec
+    """The cluster's managed identity."""
     role_assignments: Sequence[RoleAssignmentSpec]
     """Roles granted to the cluster's system-assigned identity."""
     tags: Mapping[str, str]
     """Tags on the compute resource."""
 
 
+ARGS: dict[str, ArgInfo] = {
+    "size": ArgInfo(REQUIRED, "properties.properties.vmSize"),
+    "max_instances": ArgInfo(REQUIRED, "properties.properties.scaleSettings.maxNodeCount"),
+    "workspace": ArgInfo("none", "(resourceGroupName, workspaceName, location)"),
+    "resource_group_name": ArgInfo("the workspace's", "resourceGroupName"),
+    "workspace_name": ArgInfo("the workspace's", "workspaceName"),
+    "workspace_location": ArgInfo("the workspace's; without `workspace`: `location`", "location"),
+    "name": ArgInfo("derived from the component name", "computeName"),
+    "location": ArgInfo("the workspace's region", "properties.computeLocation when not the workspace's region; "
+                                                    "location without a workspace region"),
+    "description": ArgInfo("none", "properties.description"),
+    "tier": ArgInfo("`dedicated`", "properties.properties.vmPriority (`Dedicated` | `LowPriority`)"),
+    "min_instances": ArgInfo("0", "properties.properties.scaleSettings.minNodeCount"),
+    "idle_time_before_scale_down": ArgInfo(
+        "120", "properties.properties.scaleSettings.nodeIdleTimeBeforeScaleDown (`PT<seconds>S`)"),
+    "network_settings": ArgInfo("none", "properties.properties.subnet.id"),
+    "workspace_managed_network": ArgInfo("the workspace's; without `workspace`: False", ""),
+    "enable_node_public_ip": ArgInfo(
+        "False with a subnet or managed network, else required", "properties.properties.enableNodePublicIp"),
+    "ssh_public_access_enabled": ArgInfo(
+        "False", "properties.properties.remoteLoginPortPublicAccess (`Enabled` | `Disabled`)"),
+    "ssh_settings": ArgInfo("none", "properties.properties.userAccountCredentials "
+                                    "(adminUserName, adminUserSshPublicKey, adminUserPassword)"),
+    "local_auth_enabled": ArgInfo("True only with `ssh_settings`", "properties.disableLocalAuth (negated)"),
+    "identity": ArgInfo("`{type: system_assigned}`", "identity.type, identity.userAssignedIdentities"),
+    "role_assignments": ArgInfo("none", "child Microsoft.Authorization/roleAssignments"),
+    "tags": ArgInfo("none", "tags"),
+}
+for _nested in (NetworkSettings, ClusterSshSettings, RoleAssignmentSpec):
+    document_nested(_nested)
+document(ComputeClusterArgs, ARGS)
+
+# Former argument names (before the stack file's az ml names were adopted) -> today's, for error hints.
+RENAMED = {
+    "vm_size": "size", "max_nodes": "max_instances", "min_nodes": "min_instances", "compute_name": "name",
+    "vm_priority": "tier", "idle_seconds_before_scale_down": "idle_time_before_scale_down",
+    "subnet_id": "network_settings", "remote_login_port_public_access": "ssh_public_access_enabled",
+    "admin_username": "ssh_settings", "admin_ssh_public_key": "ssh_settings", "admin_password": "ssh_settings",
+    "disable_local_auth": "local_auth_enabled", "system_assigned_identity": "identity",
+    "user_assigned_identity_ids": "identity", "compute_location": "location",
+}
+
+
 class ComputeCluster(pulumi.ComponentResource):
     """An AmlCompute cluster: scale to zero, no public SSH, no local auth by default.
 
-    Node public IP: when neither `enable_node_public_ip` nor a private network (`subnet_id` or
+    Node public IP: when neither `enable_node_public_ip` nor a private network (`network_settings` or
     `workspace_managed_network`) is given, the caller must decide explicitly: Azure's default is a
     public IP on every node, and False needs a private network, so there is no safe silent default.
-    Size, priority, network, SSH, credentials, local auth and location cannot change in place: a
+    Size, tier, network, SSH, credentials, local auth and location cannot change in place: a
     change replaces the cluster (old one deleted first). Scale settings, identity and tags update.
     """
 
@@ -125,17 +187,20 @@ class ComputeCluster(pulumi.ComponentResource):
     def __init__(
         self, name: str, args: ComputeClusterArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
+        component = label("ComputeCluster", name)
+        check(ComputeClusterArgs, component, args, RENAMED)
+        with named(component):
+            args = with_workspace(args)
+            validate(args)
+            compute_name = naming.resource_name(
+                args.get("name"), naming.prefixed_name("", name, 16), naming.COMPUTE_CLUSTER, "name",
+            )
         super().__init__(TYPE_TOKEN, name, None, opts)
-        validate(args)
-        compute_name = naming.resource_name(
-            args.get("compute_name"), naming.prefixed_name("", name, 16), naming.COMPUTE_CLUSTER,
-            "compute_name",
-        )
         compute = workspace_compute(self, name, args, compute_name, REPLACE_ON_CHANGES, ml.AmlComputeArgs(
             compute_type="AmlCompute",
-            compute_location=args.get("compute_location"),
+            compute_location=compute_location(args),
             description=args.get("description"),
-            disable_local_auth=args.get("disable_local_auth", True),
+            disable_local_auth=not local_auth(args),
             properties=cluster_properties(args),
         ))
         self.compute_id = compute.id
@@ -150,6 +215,51 @@ class ComputeCluster(pulumi.ComponentResource):
         })
 
 
+def with_workspace(args: Mapping[str, Any]) -> dict[str, Any]:
+    """The args with what `workspace` gives filled in (explicit args win); None values dropped."""
+    present = {key: value for key, value in args.items() if value is not None}
+    workspace = present.pop("workspace", None)
+    if workspace is not None:
+        present = {
+            "resource_group_name": workspace.resource_group_name,
+            "workspace_name": workspace.workspace_name,
+            "workspace_location": workspace.location,
+            "workspace_managed_network": workspace.has_managed_network,
+            **present,
+        }
+    for key in ("resource_group_name", "workspace_name"):
+        if key not in present:
+            raise ConfigError(None, key, "is required without workspace (the Workspace component)")
+    if "workspace_location" not in present and "location" not in present:
+        raise ConfigError(
+            None, "location",
+            "is required without workspace or workspace_location (Azure puts a compute in its workspace's "
+            "region, which the component cannot see)",
+        )
+    return present
+
+
+def resource_location(args: Mapping[str, Any]) -> pulumi.Input[str]:
+    """The compute resource's region: the workspace's, else the given location."""
+    return args.get("workspace_location") or args["location"]
+
+
+def compute_location(args: Mapping[str, Any]) -> pulumi.Input[str] | None:
+    """`location` when it is not the workspace's region (a cross-region cluster), else unset."""
+    location, home = args.get("location"), args.get("workspace_location")
+    if location is None or home is None:
+        return None
+    if isinstance(location, str) and isinstance(home, str):
+        return location if location != home else None
+    return pulumi.Output.all(location, home).apply(lambda pair: pair[0] if pair[0] != pair[1] else None)
+
+
+def local_auth(args: Mapping[str, Any]) -> bool:
+    """As set, else on only when `ssh_settings` is given."""
+    explicit = args.get("local_auth_enabled")
+    return args.get("ssh_settings") is not None if explicit is None else bool(explicit)
+
+
 def workspace_compute(
     owner: pulumi.ComponentResource, name: str, args: Mapping[str, Any], compute_name: str,
     replace_on_changes: Sequence[str], properties: Any,
@@ -161,7 +271,7 @@ def workspace_compute(
         resource_group_name=args["resource_group_name"],
         workspace_name=args["workspace_name"],
         compute_name=compute_name,
-        location=args.get("location"),
+        location=resource_location(args),
         identity=compute_identity(args),
         tags=dict(args.get("tags") or {}),
         properties=properties,
@@ -171,19 +281,24 @@ def workspace_compute(
     )
 
 
-def cluster_properties(args: ComputeClusterArgs) -> ml.AmlComputePropertiesArgs:
-    subnet = args.get("subnet_id")
+def subnet_of(args: Mapping[str, Any]) -> pulumi.Input[str] | None:
+    settings = args.get("network_settings")
+    return settings["subnet"] if settings else None
+
+
+def cluster_properties(args: Mapping[str, Any]) -> ml.AmlComputePropertiesArgs:
+    subnet = subnet_of(args)
     return ml.AmlComputePropertiesArgs(
-        vm_size=args["vm_size"],
-        vm_priority=args.get("vm_priority", "Dedicated"),
+        vm_size=args["size"],
+        vm_priority=PRIORITIES[args.get("tier", "dedicated")],
         scale_settings=ml.ScaleSettingsArgs(
-            min_node_count=args.get("min_nodes", 0),
-            max_node_count=args["max_nodes"],
-            node_idle_time_before_scale_down=seconds_iso(args.get("idle_seconds_before_scale_down", 120)),
+            min_node_count=args.get("min_instances", 0),
+            max_node_count=args["max_instances"],
+            node_idle_time_before_scale_down=seconds_iso(args.get("idle_time_before_scale_down", 120)),
         ),
         subnet=ml.ResourceIdArgs(id=subnet) if subnet else None,
         enable_node_public_ip=node_public_ip(args),
-        remote_login_port_public_access=args.get("remote_login_port_public_access", "Disabled"),
+        remote_login_port_public_access="Enabled" if args.get("ssh_public_access_enabled") else "Disabled",
         user_account_credentials=credentials(args),
     )
 
@@ -194,41 +309,43 @@ def seconds_iso(seconds: int) -> str:
 
 
 def compute_identity(args: Mapping[str, Any]) -> ml.ManagedServiceIdentityArgs | None:
-    """System-assigned by default; user-assigned when ids are given; none when switched off."""
-    ids = list(args.get("user_assigned_identity_ids") or [])
-    if ids:
+    """System-assigned by default; user-assigned with the given ids; none with `type: none`."""
+    identity = args.get("identity") or {"type": "system_assigned"}
+    if identity["type"] == "user_assigned":
+        ids = [entry["resource_id"] for entry in identity.get("user_assigned_identities") or []]
         return ml.ManagedServiceIdentityArgs(type="UserAssigned", user_assigned_identities=ids)
-    if args.get("system_assigned_identity", True):
+    if identity["type"] == "system_assigned":
         return ml.ManagedServiceIdentityArgs(type="SystemAssigned")
     return None
 
 
 def node_public_ip(args: Mapping[str, Any]) -> bool:
     """The explicit choice, else False on a private network; no private network needs a choice."""
-    private = bool(args.get("subnet_id")) or bool(args.get("workspace_managed_network"))
+    private = bool(subnet_of(args)) or bool(args.get("workspace_managed_network"))
     explicit = args.get("enable_node_public_ip")
     if explicit is None and not private:
         raise ConfigError(
             None, "enable_node_public_ip",
-            "must be set when there is no subnet_id or workspace managed network "
+            "must be set when there is no network_settings.subnet or workspace managed network "
             "(Azure's default gives every node a public IP)",
         )
     if explicit is False and not private:
         raise ConfigError(
-            None, "enable_node_public_ip", "False needs a subnet_id or a workspace managed network", False
+            None, "enable_node_public_ip", "False needs network_settings.subnet or a workspace managed network",
+            False,
         )
     return False if explicit is None else bool(explicit)
 
 
-def credentials(args: ComputeClusterArgs) -> ml.UserAccountCredentialsArgs | None:
+def credentials(args: Mapping[str, Any]) -> ml.UserAccountCredentialsArgs | None:
     """The admin user, with an SSH key and/or a password that is always a secret."""
-    username = args.get("admin_username")
-    if not username:
+    ssh = args.get("ssh_settings")
+    if not ssh:
         return None
-    password = args.get("admin_password")
+    password = ssh.get("admin_password")
     return ml.UserAccountCredentialsArgs(
-        admin_user_name=username,
-        admin_user_ssh_public_key=args.get("admin_ssh_public_key"),
+        admin_user_name=ssh.get("admin_username", "azureuser"),
+        admin_user_ssh_public_key=ssh.get("ssh_key_value"),
         admin_user_password=pulumi.Output.secret(password) if password is not None else None,
     )
 
@@ -280,72 +397,58 @@ def role_assignment(
 
 
 def validate_identity(args: Mapping[str, Any]) -> None:
-    """System XOR user-assigned; role assignments need the system identity."""
-    if args.get("user_assigned_identity_ids") and args.get("system_assigned_identity"):
+    """User-assigned ids only (and always) with `type: user_assigned`; role assignments need the
+    system identity."""
+    identity = args.get("identity") or {"type": "system_assigned"}
+    ids = identity.get("user_assigned_identities")
+    if identity["type"] == "user_assigned" and not ids:
+        raise ConfigError(None, "identity.user_assigned_identities", "is required when type is user_assigned")
+    if identity["type"] != "user_assigned" and ids:
         raise ConfigError(
-            None, "system_assigned_identity",
-            "a compute takes a system-assigned identity or user-assigned identities, not both",
+            None, "identity.type", "must be user_assigned to use user_assigned_identities", identity["type"]
         )
-    system = not args.get("user_assigned_identity_ids") and args.get("system_assigned_identity", True)
-    if args.get("role_assignments") and not system:
+    if args.get("role_assignments") and identity["type"] != "system_assigned":
         raise ConfigError(
             None, "role_assignments",
             "need the system-assigned identity; grant roles to a user-assigned identity where it is defined",
         )
 
 
-def validate(args: ComputeClusterArgs) -> None:
+def validate(args: Mapping[str, Any]) -> None:
     """Check every field's rule; raise a ConfigError naming the field and what is allowed."""
-    for key in ("resource_group_name", "workspace_name", "vm_size"):
-        if not args.get(key):
-            raise ConfigError(None, key, "is required")
-    max_nodes = _count(args, "max_nodes", required=True, minimum=1)
-    min_nodes = _count(args, "min_nodes", required=False, minimum=0)
-    if min_nodes is not None and max_nodes is not None and min_nodes > max_nodes:
-        raise ConfigError(None, "min_nodes", f"must not exceed max_nodes ({max_nodes})", min_nodes)
-    _count(args, "idle_seconds_before_scale_down", required=False, minimum=0)
-    _one_of(args, "vm_priority", VM_PRIORITIES)
-    _one_of(args, "remote_login_port_public_access", SSH_ACCESS)
+    if not args.get("size"):
+        raise ConfigError(None, "size", "is required")
+    max_instances = _count(args, "max_instances", minimum=1)
+    min_instances = _count(args, "min_instances", minimum=0)
+    if min_instances is not None and max_instances is not None and min_instances > max_instances:
+        raise ConfigError(None, "min_instances", f"must not exceed max_instances ({max_instances})", min_instances)
+    _count(args, "idle_time_before_scale_down", minimum=0)
     validate_identity(args)
     for index, spec in enumerate(args.get("role_assignments") or []):
         if not spec.get("scope"):
             raise ConfigError(None, f"role_assignments[{index}].scope", "is required")
         role_definition_guid(spec.get("role", ""))
     node_public_ip(args)
-    _validate_admin(args)
+    _validate_ssh(args)
 
 
-def _validate_admin(args: ComputeClusterArgs) -> None:
-    password = args.get("admin_password")
-    if password is not None and not isinstance(password, pulumi.Output):
+def _validate_ssh(args: Mapping[str, Any]) -> None:
+    ssh = args.get("ssh_settings")
+    if ssh is None:
+        return
+    if ssh.get("ssh_key_value") is None and ssh.get("admin_password") is None:
+        raise ConfigError(None, "ssh_settings.ssh_key_value", "is required (or a secret admin_password)")
+    if args.get("local_auth_enabled") is False:
         raise ConfigError(
-            None, "admin_password",
-            "must be a pulumi secret Output (pulumi.Output.secret or a secret config value), "
-            "never a plain string",
-        )
-    has_secret = args.get("admin_ssh_public_key") is not None or password is not None
-    if args.get("admin_username") and not has_secret:
-        raise ConfigError(None, "admin_ssh_public_key", "is required with admin_username")
-    if has_secret and not args.get("admin_username"):
-        raise ConfigError(None, "admin_username", "is required with an SSH key or password")
-    if args.get("admin_username") and args.get("disable_local_auth", True):
-        raise ConfigError(
-            None, "disable_local_auth",
-            "must be False to use an admin user (SSH login is local authentication)", True,
+            None, "local_auth_enabled",
+            "must be True or unset with ssh_settings (SSH login is local authentication)", False,
         )
 
 
-def _count(args: Mapping[str, Any], key: str, required: bool, minimum: int) -> int | None:
+def _count(args: Mapping[str, Any], key: str, minimum: int) -> int | None:
     if key not in args:
-        if required:
-            raise ConfigError(None, key, "is required")
         return None
     value = args[key]
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+    if value < minimum:
         raise ConfigError(None, key, f"must be a whole number >= {minimum}", value)
     return value
-
-
-def _one_of(args: Mapping[str, Any], key: str, allowed: Sequence[str]) -> None:
-    if key in args and args[key] not in allowed:
-        raise ConfigError(None, key, f"must be one of {', '.join(allowed)}", args[key])

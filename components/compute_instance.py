@@ -9,20 +9,20 @@ import pulumi
 from pulumi_azure_native import machinelearningservices as ml
 
 from amlkit.components import naming
+from amlkit.components.args import REQUIRED, ArgInfo, check, document, document_nested, label, named
 from amlkit.components.compute_cluster import (
-    compute_identity,
+    NetworkSettings,
     node_public_ip,
     role_assignment,
+    subnet_of,
     validate_identity,
+    with_workspace,
     workspace_compute,
 )
+from amlkit.components.workspace import IdentitySpec, Workspace
 from amlkit.errors import ConfigError
 
 TYPE_TOKEN = "amlkit:index:ComputeInstance"
-SSH_ACCESS = ("Enabled", "Disabled")
-ACTIONS = ("Start", "Stop")
-FREQUENCIES = ("Minute", "Hour", "Day", "Week", "Month")
-WEEK_DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 MIN_IDLE_MINUTES, MAX_IDLE_MINUTES = 15, 3 * 24 * 60
 MAX_SCHEDULES = 4
 
@@ -38,102 +38,162 @@ REPLACE_ON_CHANGES = [
 ]
 
 
-class RecurrenceSpec(TypedDict, total=False):
-    """A recurrence trigger: every `interval` `frequency` at the given hours and minutes."""
+class RecurrenceScheduleSpec(TypedDict, total=False):
+    """`schedule` of a recurrence trigger, as in az ml."""
 
-    frequency: Required[Literal["Minute", "Hour", "Day", "Week", "Month"]]
-    """Unit of the recurrence."""
-    interval: Required[int]
-    """Number of units between runs."""
     hours: Sequence[int]
-    """Hours of the day (0-23)."""
+    """Hours of the day the schedule fires (0-23)."""
     minutes: Sequence[int]
-    """Minutes of the hour (0-59)."""
-    week_days: Sequence[str]
-    """Days of the week, e.g. `Monday`."""
-    time_zone: str
-    """Windows time zone name. Default `UTC`."""
+    """Minutes of the hour the schedule fires (0-59)."""
+    week_days: Sequence[Literal["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]]
+    """Days of the week the schedule fires."""
+
+
+class TriggerSpec(TypedDict, total=False):
+    """`trigger` of a schedule, as in az ml: `type: cron` with `expression`, or `type: recurrence` with
+    `frequency`, `interval` and `schedule`."""
+
+    type: Required[Literal["cron", "recurrence"]]
+    """`cron` (with `expression`) or `recurrence` (with `frequency` and `interval`)."""
+    expression: str
+    """Cron expression of a `cron` trigger (NCronTab), e.g. `0 19 * * 1-5`."""
+    frequency: Literal["minute", "hour", "day", "week", "month"]
+    """Unit of a `recurrence` trigger's interval."""
+    interval: int
+    """Fire every `interval` units of `frequency`."""
+    schedule: RecurrenceScheduleSpec
+    """Hours, minutes and week days of a `recurrence` trigger."""
     start_time: str
-    """First run, `yyyy-MM-ddTHH:mm:ss`."""
-
-
-class CronSpec(TypedDict, total=False):
-    """A cron trigger (NCronTab expression)."""
-
-    expression: Required[str]
-    """Cron expression, e.g. `0 19 * * 1-5`."""
+    """Local time the trigger starts from, `yyyy-MM-ddTHH:mm:ss`."""
     time_zone: str
-    """Windows time zone name. Default `UTC`."""
-    start_time: str
-    """First run, `yyyy-MM-ddTHH:mm:ss`."""
+    """Time zone of the schedule (a Windows time zone name). Default `UTC`."""
 
 
 class ScheduleSpec(TypedDict, total=False):
-    """A start or stop schedule: exactly one of `cron` and `recurrence`."""
+    """One start/stop schedule, as in az ml's `schedules.compute_start_stop` entries."""
 
-    action: Required[Literal["Start", "Stop"]]
-    """What the schedule does."""
-    cron: CronSpec
-    """Cron trigger."""
-    recurrence: RecurrenceSpec
-    """Recurrence trigger."""
-    enabled: bool
-    """Whether the schedule is active. Default True."""
+    action: Required[Literal["start", "stop"]]
+    """Start or stop the instance."""
+    trigger: Required[TriggerSpec]
+    """When the action runs."""
+    state: Literal["enabled", "disabled"]
+    """A disabled schedule is kept but does not fire. Default `enabled`."""
+
+
+class AssignedUserSpec(TypedDict):
+    """`assigned_user` of an instance: the user it is created for (az ml `create_on_behalf_of`)."""
+
+    object_id: pulumi.Input[str]
+    """Entra object id of the user the instance is created for."""
+    tenant_id: pulumi.Input[str]
+    """Entra tenant id of that user."""
+
+
+class InstanceSshSettings(TypedDict):
+    """`ssh_settings` of an instance, as in az ml."""
+
+    ssh_key_value: pulumi.Input[str]
+    """OpenSSH public key of the `azureuser` account."""
 
 
 class ComputeInstanceArgs(TypedDict, total=False):
-    """Inputs of `ComputeInstance`. Required fields first; every optional field has a secure default."""
+    """Inputs of `ComputeInstance`, named as in the stack file (`amlkit:instances`, az ml's compute YAML).
 
-    resource_group_name: Required[pulumi.Input[str]]
-    """Resource group of the ML workspace."""
-    workspace_name: Required[pulumi.Input[str]]
-    """Name of the ML workspace the instance belongs to."""
-    vm_size: Required[str]
+    Give `workspace` (the Workspace component) or `resource_group_name` and `workspace_name`.
+    """
+
+    size: Required[str]
     """VM size, e.g. `Standard_D4ds_v4`."""
 
-    compute_name: str
-    """Azure name of the instance (3-24 chars). Default: derived from the component name."""
+    workspace: Workspace
+    """The `Workspace` component the instance belongs to (Python only): gives `resource_group_name`,
+    `workspace_name`, `workspace_location` and `workspace_managed_network`."""
+    resource_group_name: pulumi.Input[str]
+    """Resource group of the ML workspace (required without `workspace`)."""
+    workspace_name: pulumi.Input[str]
+    """Name of the ML workspace the instance belongs to (required without `workspace`)."""
+    workspace_location: pulumi.Input[str]
+    """Region of the workspace (Azure's default region of a compute)."""
+    name: str
+    """Azure name of the instance (3-24 chars, unique in the region)."""
     location: pulumi.Input[str]
-    """Region of the compute resource (must be the workspace's). Default: the workspace's."""
+    """Region of the instance; it must be the workspace's."""
     description: pulumi.Input[str]
     """Free-text description."""
-    idle_minutes_before_shutdown: int
-    """Stop after this many idle minutes (15 to 4320). Default 60."""
+    idle_time_before_shutdown_minutes: int
+    """Idle minutes before the instance shuts down (15 to 4320)."""
     schedules: Sequence[ScheduleSpec]
     """Up to four start/stop schedules."""
-    assigned_user_object_id: pulumi.Input[str]
-    """Entra object id of the user the instance is created for (personal instance)."""
-    assigned_user_tenant_id: pulumi.Input[str]
-    """Entra tenant id of that user. Required with `assigned_user_object_id`."""
-    subnet_id: pulumi.Input[str]
-    """Subnet the instance joins. Default: none."""
+    assigned_user: AssignedUserSpec
+    """The user the instance is created for (a personal instance)."""
+    network_settings: NetworkSettings
+    """Customer virtual network the instance joins (`{subnet: <subnet ARM id>}`)."""
     workspace_managed_network: bool
-    """True when the workspace uses a managed network (then no public IP). Default False."""
+    """True when the workspace uses a managed network (then no public IP)."""
     enable_node_public_ip: bool
-    """Public IP on the instance. Default False when a subnet or managed network is given; else required."""
-    ssh_public_access: Literal["Enabled", "Disabled"]
-    """Public SSH access. Default `Disabled`."""
-    admin_ssh_public_key: pulumi.Input[str]
-    """SSH public key for the `azureuser` account (needs `ssh_public_access` Enabled)."""
-    disable_local_auth: bool
-    """Disable local authentication. Default True."""
-    system_assigned_identity: bool
-    """Give the instance a system-assigned identity. Default True unless user-assigned ids are given."""
-    user_assigned_identity_ids: Sequence[pulumi.Input[str]]
-    """User-assigned identity (exclusive with a system-assigned identity)."""
+    """Public IP on the instance: an explicit choice unless there is a subnet or managed network."""
+    ssh_public_access_enabled: bool
+    """Open the SSH port to public access (needs `ssh_settings`)."""
+    ssh_settings: InstanceSshSettings
+    """The SSH key; only with `ssh_public_access_enabled: True`."""
+    local_auth_enabled: bool
+    """Local (SSH) authentication on the instance."""
+    identity: IdentitySpec
+    """The instance's managed identity."""
     workspace_id: pulumi.Input[str]
-    """ARM id of the workspace. When given, the instance's system-assigned identity gets Contributor on it:
+    """ARM id of the workspace. When known, the instance's system-assigned identity gets Contributor on it:
     Azure ML stops an idle instance that has a managed identity only if that identity holds Contributor on
-    the workspace. (Grant a user-assigned identity its role where the identity is defined.) Default: none."""
+    the workspace. (Grant a user-assigned identity its role where the identity is defined.)"""
     tags: Mapping[str, str]
     """Tags on the compute resource."""
+
+
+ARGS: dict[str, ArgInfo] = {
+    "size": ArgInfo(REQUIRED, "properties.properties.vmSize"),
+    "workspace": ArgInfo("none", "(resourceGroupName, workspaceName, location)"),
+    "resource_group_name": ArgInfo("the workspace's", "resourceGroupName"),
+    "workspace_name": ArgInfo("the workspace's", "workspaceName"),
+    "workspace_location": ArgInfo("the workspace's; without `workspace`: `location`", "location"),
+    "name": ArgInfo("derived (`ci-<name>-<hash>`)", "computeName"),
+    "location": ArgInfo("the workspace's region", "location"),
+    "description": ArgInfo("none", "properties.description"),
+    "idle_time_before_shutdown_minutes": ArgInfo(
+        "60", "properties.properties.idleTimeBeforeShutdown (`PT<minutes>M`)"),
+    "schedules": ArgInfo("none", "properties.properties.schedules.computeStartStop"),
+    "assigned_user": ArgInfo("none", "properties.properties.personalComputeInstanceSettings.assignedUser"),
+    "network_settings": ArgInfo("none", "properties.properties.subnet.id"),
+    "workspace_managed_network": ArgInfo("the workspace's; without `workspace`: False", ""),
+    "enable_node_public_ip": ArgInfo(
+        "False with a subnet or managed network, else required", "properties.properties.enableNodePublicIp"),
+    "ssh_public_access_enabled": ArgInfo(
+        "False", "properties.properties.sshSettings.sshPublicAccess (`Enabled` | `Disabled`)"),
+    "ssh_settings": ArgInfo("none", "properties.properties.sshSettings.adminPublicKey"),
+    "local_auth_enabled": ArgInfo("`ssh_public_access_enabled`", "properties.disableLocalAuth (negated)"),
+    "identity": ArgInfo("`{type: system_assigned}`", "identity.type, identity.userAssignedIdentities"),
+    "workspace_id": ArgInfo("the `workspace` component's id; without it: none (no grant)",
+                            "child Microsoft.Authorization/roleAssignments (Contributor on the workspace)"),
+    "tags": ArgInfo("none", "tags"),
+}
+for _nested in (RecurrenceScheduleSpec, TriggerSpec, ScheduleSpec, AssignedUserSpec, InstanceSshSettings):
+    document_nested(_nested)
+document(ComputeInstanceArgs, ARGS)
+
+# Former argument names -> today's, for error hints.
+RENAMED = {
+    "vm_size": "size", "compute_name": "name", "idle_minutes_before_shutdown": "idle_time_before_shutdown_minutes",
+    "assigned_user_object_id": "assigned_user", "assigned_user_tenant_id": "assigned_user",
+    "subnet_id": "network_settings", "ssh_public_access": "ssh_public_access_enabled",
+    "admin_ssh_public_key": "ssh_settings", "disable_local_auth": "local_auth_enabled",
+    "system_assigned_identity": "identity", "user_assigned_identity_ids": "identity",
+}
 
 
 class ComputeInstance(pulumi.ComponentResource):
     """A compute instance: idle shutdown, no public SSH, no local auth by default.
 
-    With `workspace_id`, its system-assigned identity gets Contributor on the workspace (child
-    `<name>-workspace-contributor`), without which Azure ML never stops the idle instance.
+    With `workspace_id` (given, or from `workspace`), its system-assigned identity gets Contributor on
+    the workspace (child `<name>-workspace-contributor`), without which Azure ML never stops the idle
+    instance.
 
     Node public IP follows the cluster's rule: off on a private network, an explicit choice
     otherwise. Size, network, SSH settings, assigned user, local auth and location replace the
@@ -148,23 +208,30 @@ class ComputeInstance(pulumi.ComponentResource):
     def __init__(
         self, name: str, args: ComputeInstanceArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
+        component = label("ComputeInstance", name)
+        check(ComputeInstanceArgs, component, args, RENAMED)
+        with named(component):
+            workspace = args.get("workspace")
+            if workspace is not None and args.get("workspace_id") is None:
+                args = {**args, "workspace_id": workspace.workspace_id}
+            args = with_workspace(args)
+            validate(args)
+            compute_name = naming.resource_name(
+                args.get("name"), naming.compute_instance_name(name), naming.COMPUTE_INSTANCE, "name",
+            )
         super().__init__(TYPE_TOKEN, name, None, opts)
-        validate(args)
-        compute_name = naming.resource_name(
-            args.get("compute_name"), naming.compute_instance_name(name), naming.COMPUTE_INSTANCE,
-            "compute_name",
-        )
-        compute = workspace_compute(self, name, args, compute_name, REPLACE_ON_CHANGES, ml.ComputeInstanceArgs(
+        placed = {**args, "workspace_location": args.get("location") or args.get("workspace_location")}
+        compute = workspace_compute(self, name, placed, compute_name, REPLACE_ON_CHANGES, ml.ComputeInstanceArgs(
             compute_type="ComputeInstance",
             description=args.get("description"),
-            disable_local_auth=args.get("disable_local_auth", True),
+            disable_local_auth=not local_auth(args),
             properties=instance_properties(args),
         ))
         self.compute_id = compute.id
         self.compute_name = compute.name
         self.principal_id = compute.identity.apply(lambda i: i.principal_id if i else None)
         workspace_id = args.get("workspace_id")
-        system_identity = compute_identity(args) is not None and not args.get("user_assigned_identity_ids")
+        system_identity = (args.get("identity") or {"type": "system_assigned"})["type"] == "system_assigned"
         if workspace_id is not None and system_identity:
             role_assignment(f"{name}-workspace-contributor", name, {"scope": workspace_id, "role": "Contributor"},
                             self.principal_id, self)
@@ -175,18 +242,25 @@ class ComputeInstance(pulumi.ComponentResource):
         })
 
 
-def instance_properties(args: ComputeInstanceArgs) -> ml.ComputeInstancePropertiesArgs:
-    subnet = args.get("subnet_id")
+def local_auth(args: Mapping[str, Any]) -> bool:
+    """As set, else on only with public SSH access."""
+    explicit = args.get("local_auth_enabled")
+    return bool(args.get("ssh_public_access_enabled")) if explicit is None else bool(explicit)
+
+
+def instance_properties(args: Mapping[str, Any]) -> ml.ComputeInstancePropertiesArgs:
+    subnet = subnet_of(args)
     schedules = [start_stop_schedule(s) for s in args.get("schedules") or []]
+    ssh = args.get("ssh_settings") or {}
     return ml.ComputeInstancePropertiesArgs(
-        vm_size=args["vm_size"],
-        idle_time_before_shutdown=minutes_iso(args.get("idle_minutes_before_shutdown", 60)),
+        vm_size=args["size"],
+        idle_time_before_shutdown=minutes_iso(args.get("idle_time_before_shutdown_minutes", 60)),
         schedules=ml.ComputeSchedulesArgs(compute_start_stop=schedules) if schedules else None,
         subnet=ml.ResourceIdArgs(id=subnet) if subnet else None,
         enable_node_public_ip=node_public_ip(args),
         ssh_settings=ml.ComputeInstanceSshSettingsArgs(
-            ssh_public_access=args.get("ssh_public_access", "Disabled"),
-            admin_public_key=args.get("admin_ssh_public_key"),
+            ssh_public_access="Enabled" if args.get("ssh_public_access_enabled") else "Disabled",
+            admin_public_key=ssh.get("ssh_key_value"),
         ),
         personal_compute_instance_settings=personal_settings(args),
         # Only the instance's user reaches its applications (Jupyter, VS Code); Azure's default shares them.
@@ -199,64 +273,64 @@ def minutes_iso(minutes: int) -> str:
     return f"PT{minutes}M"
 
 
-def personal_settings(args: ComputeInstanceArgs) -> ml.PersonalComputeInstanceSettingsArgs | None:
-    object_id = args.get("assigned_user_object_id")
-    if not object_id:
+def personal_settings(args: Mapping[str, Any]) -> ml.PersonalComputeInstanceSettingsArgs | None:
+    user = args.get("assigned_user")
+    if not user:
         return None
     return ml.PersonalComputeInstanceSettingsArgs(
-        assigned_user=ml.AssignedUserArgs(object_id=object_id, tenant_id=args["assigned_user_tenant_id"])
+        assigned_user=ml.AssignedUserArgs(object_id=user["object_id"], tenant_id=user["tenant_id"])
     )
 
 
-def start_stop_schedule(spec: ScheduleSpec) -> ml.ComputeStartStopScheduleArgs:
-    """One start/stop schedule, cron or recurrence."""
-    status = "Enabled" if spec.get("enabled", True) else "Disabled"
-    cron = spec.get("cron")
-    if cron is not None:
+def start_stop_schedule(spec: Mapping[str, Any]) -> ml.ComputeStartStopScheduleArgs:
+    """One az ml start/stop schedule in ARM's form, cron or recurrence."""
+    trigger = spec["trigger"]
+    common = {
+        "action": spec["action"].capitalize(),
+        "status": "Enabled" if spec.get("state", "enabled") == "enabled" else "Disabled",
+    }
+    if trigger["type"] == "cron":
         return ml.ComputeStartStopScheduleArgs(
-            action=spec["action"],
             trigger_type="Cron",
-            status=status,
             cron=ml.CronArgs(
-                expression=cron["expression"],
-                time_zone=cron.get("time_zone", "UTC"),
-                start_time=cron.get("start_time"),
+                expression=trigger["expression"],
+                time_zone=trigger.get("time_zone", "UTC"),
+                start_time=trigger.get("start_time"),
             ),
+            **common,
         )
-    recurrence = spec["recurrence"]
+    when = trigger.get("schedule") or {}
     return ml.ComputeStartStopScheduleArgs(
-        action=spec["action"],
         trigger_type="Recurrence",
-        status=status,
         recurrence=ml.RecurrenceArgs(
-            frequency=recurrence["frequency"],
-            interval=recurrence["interval"],
-            time_zone=recurrence.get("time_zone", "UTC"),
-            start_time=recurrence.get("start_time"),
+            frequency=trigger["frequency"].capitalize(),
+            interval=trigger["interval"],
+            time_zone=trigger.get("time_zone", "UTC"),
+            start_time=trigger.get("start_time"),
             schedule=ml.ComputeRecurrenceScheduleArgs(
-                hours=list(recurrence.get("hours", [])),
-                minutes=list(recurrence.get("minutes", [])),
-                week_days=list(recurrence["week_days"]) if "week_days" in recurrence else None,
+                hours=list(when.get("hours", [])),
+                minutes=list(when.get("minutes", [])),
+                week_days=[day.capitalize() for day in when["week_days"]] if when.get("week_days") else None,
             ),
         ),
+        **common,
     )
 
 
-def validate(args: ComputeInstanceArgs) -> None:
+def validate(args: Mapping[str, Any]) -> None:
     """Check every field's rule; raise a ConfigError naming the field and what is allowed."""
-    for key in ("resource_group_name", "workspace_name", "vm_size"):
-        if not args.get(key):
-            raise ConfigError(None, key, "is required")
-    idle = args.get("idle_minutes_before_shutdown", 60)
-    if isinstance(idle, bool) or not isinstance(idle, int) or not MIN_IDLE_MINUTES <= idle <= MAX_IDLE_MINUTES:
+    if not args.get("size"):
+        raise ConfigError(None, "size", "is required")
+    idle = args.get("idle_time_before_shutdown_minutes", 60)
+    if not MIN_IDLE_MINUTES <= idle <= MAX_IDLE_MINUTES:
         raise ConfigError(
-            None, "idle_minutes_before_shutdown",
+            None, "idle_time_before_shutdown_minutes",
             f"must be a whole number of minutes from {MIN_IDLE_MINUTES} to {MAX_IDLE_MINUTES}", idle,
         )
-    if bool(args.get("assigned_user_object_id")) != bool(args.get("assigned_user_tenant_id")):
-        raise ConfigError(
-            None, "assigned_user_tenant_id", "assigned_user_object_id and assigned_user_tenant_id go together"
-        )
+    location, home = args.get("location"), args.get("workspace_location")
+    if isinstance(location, str) and isinstance(home, str) and location != home:
+        raise ConfigError(None, "location", f"must be the workspace's region ({home}): an instance cannot run "
+                                            "in another region", location)
     validate_identity(args)
     node_public_ip(args)
     _validate_ssh(args)
@@ -264,50 +338,43 @@ def validate(args: ComputeInstanceArgs) -> None:
     if len(schedules) > MAX_SCHEDULES:
         raise ConfigError(None, "schedules", f"at most {MAX_SCHEDULES} schedules", len(schedules))
     for index, spec in enumerate(schedules):
-        _validate_schedule(spec, f"schedules[{index}]")
+        _validate_trigger(spec["trigger"], f"schedules[{index}].trigger")
 
 
-def _validate_ssh(args: ComputeInstanceArgs) -> None:
-    access = args.get("ssh_public_access", "Disabled")
-    if access not in SSH_ACCESS:
-        raise ConfigError(None, "ssh_public_access", f"must be one of {', '.join(SSH_ACCESS)}", access)
-    if access == "Enabled" and not args.get("admin_ssh_public_key"):
-        raise ConfigError(None, "admin_ssh_public_key", "is required when ssh_public_access is Enabled")
-    if access == "Disabled" and args.get("admin_ssh_public_key"):
-        raise ConfigError(None, "admin_ssh_public_key", "needs ssh_public_access Enabled")
-    if access == "Enabled" and args.get("disable_local_auth", True):
+def _validate_ssh(args: Mapping[str, Any]) -> None:
+    enabled = bool(args.get("ssh_public_access_enabled"))
+    if enabled and not args.get("ssh_settings"):
+        raise ConfigError(None, "ssh_settings", "is required when ssh_public_access_enabled is True")
+    if not enabled and args.get("ssh_settings"):
+        raise ConfigError(None, "ssh_settings", "needs ssh_public_access_enabled True")
+    if enabled and args.get("local_auth_enabled") is False:
         raise ConfigError(
-            None, "disable_local_auth", "must be False to enable SSH (SSH login is local authentication)", True
+            None, "local_auth_enabled", "must be True or unset to enable SSH (SSH login is local authentication)",
+            False,
         )
 
 
-def _validate_schedule(spec: Mapping[str, Any], key: str) -> None:
-    if spec.get("action") not in ACTIONS:
-        raise ConfigError(None, f"{key}.action", f"must be one of {', '.join(ACTIONS)}", spec.get("action"))
-    if ("cron" in spec) == ("recurrence" in spec):
-        raise ConfigError(None, key, "needs exactly one of cron and recurrence")
-    if "cron" in spec and not spec["cron"].get("expression"):
-        raise ConfigError(None, f"{key}.cron.expression", "is required")
-    if "recurrence" in spec:
-        _validate_recurrence(spec["recurrence"], f"{key}.recurrence")
+def _validate_trigger(trigger: Mapping[str, Any], key: str) -> None:
+    if trigger["type"] == "cron":
+        if not trigger.get("expression"):
+            raise ConfigError(None, f"{key}.expression", "is required when type is cron")
+        for extra in ("frequency", "interval", "schedule"):
+            if extra in trigger:
+                raise ConfigError(None, f"{key}.{extra}", "is only read when type is recurrence")
+        return
+    if "expression" in trigger:
+        raise ConfigError(None, f"{key}.expression", "is only read when type is cron")
+    for needed in ("frequency", "interval"):
+        if needed not in trigger:
+            raise ConfigError(None, f"{key}.{needed}", "is required when type is recurrence")
+    if trigger["interval"] < 1:
+        raise ConfigError(None, f"{key}.interval", "must be a whole number >= 1", trigger["interval"])
+    when = trigger.get("schedule") or {}
+    _whole_numbers(when.get("hours", []), 0, 23, f"{key}.schedule.hours")
+    _whole_numbers(when.get("minutes", []), 0, 59, f"{key}.schedule.minutes")
 
 
-def _validate_recurrence(recurrence: Mapping[str, Any], key: str) -> None:
-    if recurrence.get("frequency") not in FREQUENCIES:
-        raise ConfigError(
-            None, f"{key}.frequency", f"must be one of {', '.join(FREQUENCIES)}", recurrence.get("frequency")
-        )
-    interval = recurrence.get("interval")
-    if isinstance(interval, bool) or not isinstance(interval, int) or interval < 1:
-        raise ConfigError(None, f"{key}.interval", "must be a whole number >= 1", interval)
-    _whole_numbers(recurrence.get("hours", []), 0, 23, f"{key}.hours")
-    _whole_numbers(recurrence.get("minutes", []), 0, 59, f"{key}.minutes")
-    bad_days = [d for d in recurrence.get("week_days", []) if d not in WEEK_DAYS]
-    if bad_days:
-        raise ConfigError(None, f"{key}.week_days", f"must be among {', '.join(WEEK_DAYS)}", bad_days)
-
-
-def _whole_numbers(values: Sequence[Any], low: int, high: int, key: str) -> None:
-    bad = [v for v in values if isinstance(v, bool) or not isinstance(v, int) or not low <= v <= high]
+def _whole_numbers(values: Sequence[int], low: int, high: int, key: str) -> None:
+    bad = [v for v in values if not low <= v <= high]
     if bad:
         raise ConfigError(None, key, f"must be whole numbers from {low} to {high}", bad)

@@ -18,100 +18,198 @@ from pulumi_azure_native import (
 from pulumi_azure_native import machinelearningservices as ml
 
 from amlkit.components import naming
+from amlkit.components.args import REQUIRED, ArgInfo, check, document, document_nested, label, named
 from amlkit.errors import ConfigError
 
 TYPE_TOKEN = "amlkit:index:Workspace"
-KINDS = ("Default", "Hub", "Project")
-PUBLIC_NETWORK_ACCESS = ("Enabled", "Disabled")
-ISOLATION_MODES = ("Disabled", "AllowInternetOutbound", "AllowOnlyApprovedOutbound")
-REGISTRY_SKUS = ("Basic", "Standard", "Premium")
+KINDS = {"default": "Default", "hub": "Hub", "project": "Project"}
+ISOLATION_MODES = {
+    "disabled": "Disabled",
+    "allow_internet_outbound": "AllowInternetOutbound",
+    "allow_only_approved_outbound": "AllowOnlyApprovedOutbound",
+}
+
+
+class UserAssignedIdentity(TypedDict):
+    """One user-assigned identity, as in az ml: `{resource_id: <identity ARM id>}`."""
+
+    resource_id: pulumi.Input[str]
+    """ARM id of the user-assigned managed identity."""
+
+
+class IdentitySpec(TypedDict, total=False):
+    """`identity` of a workspace or compute, as in az ml: `type` plus user-assigned identities."""
+
+    type: Required[Literal["system_assigned", "user_assigned", "none"]]
+    """Which managed identity: one system-assigned identity, user-assigned ones, or none (computes only)."""
+    user_assigned_identities: Sequence[UserAssignedIdentity]
+    """The user-assigned identities (only with `type: user_assigned`)."""
+
+
+class ManagedNetwork(TypedDict):
+    """`managed_network` of a workspace, as in az ml."""
+
+    isolation_mode: Literal["disabled", "allow_internet_outbound", "allow_only_approved_outbound"]
+    """Outbound isolation of the managed network; once enabled it cannot be disabled."""
+
+
+class ServerlessCompute(TypedDict, total=False):
+    """`serverless_compute` of a workspace, as in az ml."""
+
+    custom_subnet: pulumi.Input[str]
+    """Subnet serverless jobs run in; unset: the Azure-managed network."""
+    no_public_ip: bool
+    """Serverless compute nodes get no public IP."""
+
+
+class CustomerManagedKey(TypedDict, total=False):
+    """`customer_managed_key` of a workspace, as in az ml (plus the identity that reads the key)."""
+
+    key_vault: Required[pulumi.Input[str]]
+    """ARM id of the key vault holding the encryption key."""
+    key_uri: Required[pulumi.Input[str]]
+    """Key identifier of the customer-managed key (data encryption at rest)."""
+    user_assigned_identity: pulumi.Input[str]
+    """User-assigned identity that reads the key; unset: the workspace identity."""
 
 
 class WorkspaceArgs(TypedDict, total=False):
-    """Inputs of `Workspace`. Required fields first; every optional field has a secure default."""
+    """Inputs of `Workspace`, named as in the stack file (`amlkit:workspace`, az ml's workspace YAML).
+
+    Required fields first; every optional field has a secure default.
+    """
 
     resource_group_name: Required[pulumi.Input[str]]
     """Resource group that holds the workspace and every dependency this component creates."""
     location: Required[pulumi.Input[str]]
-    """Azure region of the workspace and its dependencies, e.g. `westeurope`."""
+    """Azure region of the workspace and its dependencies (and, by default, of its computes)."""
 
-    workspace_name: str
-    """Azure name of the ML workspace (3-33 chars). Default: derived from the component name."""
-    kind: Literal["Default", "Hub", "Project"]
-    """Workspace kind. Default `Default`. `Project` needs `hub_id`."""
+    name: str
+    """Azure name of the ML workspace (3-33 chars)."""
+    kind: Literal["default", "hub", "project"]
+    """`hub` shares its resources and network with `project` workspaces; `default` stands alone."""
     hub_id: pulumi.Input[str]
-    """ARM id of the hub workspace a `Project` belongs to (ARM `hubResourceId`)."""
-    friendly_name: pulumi.Input[str]
-    """Display name shown in the studio. Default: none."""
+    """ARM id of the hub a `project` workspace belongs to."""
+    display_name: pulumi.Input[str]
+    """Name shown in the studio."""
     description: pulumi.Input[str]
     """Free-text description of the workspace."""
     tenant_id: pulumi.Input[str]
-    """Entra tenant of a created key vault. Default: the tenant of the deploying identity."""
+    """Entra tenant of a created key vault."""
 
-    storage_account_id: pulumi.Input[str]
-    """ARM id of an existing storage account to reuse. Default: create one."""
+    storage_account: pulumi.Input[str]
+    """ARM id of an existing storage account to use; unset: one is created."""
     storage_account_name: str
-    """Name of the created storage account (3-24 lowercase alphanumerics). Default: derived."""
-    key_vault_id: pulumi.Input[str]
-    """ARM id of an existing key vault to reuse. Default: create one."""
+    """Name of the created storage account (3-24 lowercase letters and digits)."""
+    key_vault: pulumi.Input[str]
+    """ARM id of an existing key vault to use; unset: one is created."""
     key_vault_name: str
-    """Name of the created key vault (3-24 chars). Default: derived."""
-    log_analytics_workspace_id: pulumi.Input[str]
-    """ARM id of an existing Log Analytics workspace to reuse. Default: create one."""
+    """Name of the created key vault (3-24 chars)."""
+    log_analytics_workspace: pulumi.Input[str]
+    """ARM id of an existing Log Analytics workspace; unset: one is created."""
     log_analytics_workspace_name: str
-    """Name of the created Log Analytics workspace. Default: derived."""
+    """Name of the created Log Analytics workspace."""
     log_retention_days: int
-    """Retention of a created Log Analytics workspace, in days. Default 30."""
-    application_insights_id: pulumi.Input[str]
-    """ARM id of an existing Application Insights component to reuse. Default: create one."""
+    """Retention of a created Log Analytics workspace, in days."""
+    application_insights: pulumi.Input[str]
+    """ARM id of an existing Application Insights component; unset: one is created."""
     application_insights_name: str
-    """Name of the created Application Insights component. Default: derived."""
-    container_registry: pulumi.Input[str] | bool | None
-    """An existing registry's ARM id, True to create one (admin user off), False/None for none."""
+    """Name of the created Application Insights component."""
+    container_registry: pulumi.Input[str] | bool
+    """An existing registry's ARM id, True to create one (admin user off), False for none."""
     container_registry_name: str
-    """Name of the created container registry (5-50 alphanumerics). Default: derived."""
+    """Name of the created container registry (5-50 letters and digits)."""
     container_registry_sku: Literal["Basic", "Standard", "Premium"]
-    """SKU of a created registry. Default `Premium` (the only one that takes private endpoints)."""
+    """SKU of a created registry (`Premium` is the only one that takes private endpoints)."""
     storage_sku: str
-    """SKU of a created storage account. Default `Standard_LRS`."""
+    """SKU of a created storage account."""
     storage_shared_key_access: bool
-    """Allow shared-key (account key, SAS) access to a created storage account. Default False."""
+    """Allow shared-key (account key, SAS) access to a created storage account."""
 
-    user_assigned_identity_ids: Sequence[pulumi.Input[str]]
-    """User-assigned identities. Given: identity `UserAssigned`; absent: `SystemAssigned`."""
-    primary_user_assigned_identity_id: pulumi.Input[str]
-    """The workspace's primary user-assigned identity. Default: the first of the ids."""
-    public_network_access: Literal["Enabled", "Disabled"]
-    """Public network access to the workspace. Default `Disabled`."""
-    managed_network_isolation_mode: Literal["Disabled", "AllowInternetOutbound", "AllowOnlyApprovedOutbound"]
-    """Managed network isolation. Default `AllowOnlyApprovedOutbound` (cannot be disabled later)."""
-    serverless_compute_subnet_id: pulumi.Input[str]
-    """Subnet for serverless compute. Default: none (Azure-managed network)."""
-    serverless_compute_no_public_ip: bool
-    """Serverless compute nodes without public IPs. Default True."""
-    cmk_key_vault_id: pulumi.Input[str]
-    """Key vault of the customer-managed key. Both `cmk_*` ids or neither."""
-    cmk_key_uri: pulumi.Input[str]
-    """Key identifier (URI) of the customer-managed key."""
-    cmk_user_assigned_identity_id: pulumi.Input[str]
-    """User-assigned identity that reads the customer-managed key. Default: the workspace identity."""
+    identity: IdentitySpec
+    """The workspace's managed identity (`type: none` is refused: a workspace needs one)."""
+    primary_user_assigned_identity: pulumi.Input[str]
+    """With user-assigned identities: the one the workspace uses by default."""
+    public_network_access: Literal["enabled", "disabled"]
+    """Access to the workspace (and the dependencies created for it) from public networks."""
+    managed_network: ManagedNetwork
+    """The workspace's managed virtual network (`{isolation_mode: ...}`)."""
+    serverless_compute: ServerlessCompute
+    """Network settings of serverless compute jobs."""
+    customer_managed_key: CustomerManagedKey
+    """Encrypt workspace data with your own key; unset: Microsoft-managed keys."""
     hbi_workspace: bool
-    """High business impact workspace (less telemetry, encrypted scratch disks). Default True."""
+    """High business impact: less diagnostic data, encrypted local scratch disks."""
     enable_diagnostics: bool
-    """Send the workspace's logs and metrics to Log Analytics. Default True."""
-    lock_resources: bool
-    """CanNotDelete locks on the created workspace, storage account and key vault. Default False."""
+    """Send the workspace's logs and metrics to Log Analytics."""
+    locks: bool
+    """CanNotDelete locks on the created workspace, storage account and key vault (never the group)."""
     protect_data: bool
-    """Protect workspace, storage and key vault from deletion; keep storage on delete. Default False."""
+    """Protect workspace, storage and key vault from deletion; keep storage on delete."""
     tags: Mapping[str, str]
     """Tags on every resource this component creates."""
+
+
+ARGS: dict[str, ArgInfo] = {
+    "resource_group_name": ArgInfo(REQUIRED, "resourceGroupName (of every child)"),
+    "location": ArgInfo(REQUIRED, "location (of every child)"),
+    "name": ArgInfo("derived from the component name", "workspaceName"),
+    "kind": ArgInfo("`default`", "kind (`Default` | `Hub` | `Project`)"),
+    "hub_id": ArgInfo("none (required with `kind: project`)", "hubResourceId"),
+    "display_name": ArgInfo("none", "friendlyName"),
+    "description": ArgInfo("none", "description"),
+    "tenant_id": ArgInfo("the tenant of the deploying identity", "key vault properties.tenantId"),
+    "storage_account": ArgInfo("a created one", "storageAccount"),
+    "storage_account_name": ArgInfo("derived (`st<name><hash>`)", "storage account accountName"),
+    "key_vault": ArgInfo("a created one", "keyVault"),
+    "key_vault_name": ArgInfo("derived (`kv-<name>-<hash>`)", "key vault vaultName"),
+    "log_analytics_workspace": ArgInfo("a created one", "diagnostic setting workspaceId, App Insights "
+                                                        "workspaceResourceId"),
+    "log_analytics_workspace_name": ArgInfo("derived (`log-<name>`)", "Log Analytics workspaceName"),
+    "log_retention_days": ArgInfo("30", "Log Analytics retentionInDays"),
+    "application_insights": ArgInfo("a created one", "applicationInsights"),
+    "application_insights_name": ArgInfo("derived (`appi-<name>`)", "App Insights resourceName"),
+    "container_registry": ArgInfo("False (Azure creates one on first image build)", "containerRegistry"),
+    "container_registry_name": ArgInfo("derived (`cr<name><hash>`)", "registry registryName"),
+    "container_registry_sku": ArgInfo("`Premium`", "registry sku.name"),
+    "storage_sku": ArgInfo("`Standard_LRS`", "storage account sku.name"),
+    "storage_shared_key_access": ArgInfo(
+        "False", "storage account allowSharedKeyAccess; workspace systemDatastoresAuthMode"),
+    "identity": ArgInfo("`{type: system_assigned}`", "identity.type, identity.userAssignedIdentities"),
+    "primary_user_assigned_identity": ArgInfo("the first user-assigned identity", "primaryUserAssignedIdentity"),
+    "public_network_access": ArgInfo("`disabled`", "publicNetworkAccess (`Enabled` | `Disabled`), and of "
+                                                   "the created dependencies"),
+    "managed_network": ArgInfo("`{isolation_mode: allow_only_approved_outbound}`", "managedNetwork.isolationMode"),
+    "serverless_compute": ArgInfo("no public IP when there is a private network", "serverlessComputeSettings"),
+    "customer_managed_key": ArgInfo("none (Microsoft-managed keys)", "encryption"),
+    "hbi_workspace": ArgInfo("True", "hbiWorkspace"),
+    "enable_diagnostics": ArgInfo("True", "child Microsoft.Insights/diagnosticSettings"),
+    "locks": ArgInfo("False", "child Microsoft.Authorization/locks (CanNotDelete)"),
+    "protect_data": ArgInfo("False", "resource options protect, retainOnDelete"),
+    "tags": ArgInfo("none", "tags (of every child)"),
+}
+for _nested in (UserAssignedIdentity, IdentitySpec, ManagedNetwork, ServerlessCompute, CustomerManagedKey):
+    document_nested(_nested)
+document(WorkspaceArgs, ARGS)
+
+# Former argument names -> today's, for error hints.
+RENAMED = {
+    "workspace_name": "name", "friendly_name": "display_name", "storage_account_id": "storage_account",
+    "key_vault_id": "key_vault", "log_analytics_workspace_id": "log_analytics_workspace",
+    "application_insights_id": "application_insights", "user_assigned_identity_ids": "identity",
+    "primary_user_assigned_identity_id": "primary_user_assigned_identity",
+    "managed_network_isolation_mode": "managed_network", "serverless_compute_subnet_id": "serverless_compute",
+    "serverless_compute_no_public_ip": "serverless_compute", "cmk_key_vault_id": "customer_managed_key",
+    "cmk_key_uri": "customer_managed_key", "cmk_user_assigned_identity_id": "customer_managed_key",
+    "lock_resources": "locks",
+}
 
 
 class Workspace(pulumi.ComponentResource):
     """An Azure ML workspace with its storage account, key vault, monitoring and registry.
 
     Each dependency is created here unless the caller passes the ARM id of an existing one. A
-    `Project` workspace takes its storage, key vault, monitoring, registry and network from its hub,
+    `project` workspace takes its storage, key vault, monitoring, registry and network from its hub,
     so none is created for it (only the Log Analytics workspace its diagnostics go to).
 
     Deleting: a deleted workspace is soft-deleted and kept for 14 days; its name cannot be reused
@@ -132,17 +230,29 @@ class Workspace(pulumi.ComponentResource):
     container_registry_id: pulumi.Output[str | None]
     principal_id: pulumi.Output[str | None]
 
+    resource_group_name: pulumi.Output[str]
+    location: pulumi.Output[str]
+
     def __init__(self, name: str, args: WorkspaceArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        component = label("Workspace", name)
+        check(WorkspaceArgs, component, args, RENAMED)
+        args = {key: value for key, value in args.items() if value is not None}  # type: ignore[assignment]
+        with named(component):
+            validate(args)
+            workspace_name = naming.resource_name(
+                args.get("name"), naming.prefixed_name("", name, 33), naming.ML_WORKSPACE, "name",
+            )
         super().__init__(TYPE_TOKEN, name, None, opts)
-        validate(args)
         self._name = name
         self._args = args
+        self._workspace_name = workspace_name
+        self.has_managed_network = has_managed_network(args)  # read by computes given `workspace`
         self._tags = dict(args.get("tags") or {})
         # Not `_protect`: pulumi.Resource keeps its own protect flag there and children inherit it.
         self._protect_data = bool(args.get("protect_data", False))
         self._locked: list[tuple[str, pulumi.CustomResource]] = []
 
-        project = args.get("kind") == "Project"
+        project = args.get("kind") == "project"
         needs_logs = not project or args.get("enable_diagnostics", True)
         log_analytics_id = self._log_analytics_id() if needs_logs else None
         deps: dict[str, pulumi.Input[str] | None] = {
@@ -159,11 +269,13 @@ class Workspace(pulumi.ComponentResource):
         workspace = self._workspace(deps)
         if args.get("enable_diagnostics", True):
             self._diagnostics(workspace, log_analytics_id)
-        if args.get("lock_resources", False):
+        if args.get("locks", False):
             self._locks()
 
         self.workspace_id = workspace.id
         self.workspace_name = workspace.name
+        self.resource_group_name = pulumi.Output.from_input(args["resource_group_name"])
+        self.location = pulumi.Output.from_input(args["location"])
         self.storage_account_id = pulumi.Output.from_input(deps["storage_account"])
         self.key_vault_id = pulumi.Output.from_input(deps["key_vault"])
         self.application_insights_id = pulumi.Output.from_input(deps["application_insights"])
@@ -173,6 +285,8 @@ class Workspace(pulumi.ComponentResource):
         self.register_outputs({
             "workspace_id": self.workspace_id,
             "workspace_name": self.workspace_name,
+            "resource_group_name": self.resource_group_name,
+            "location": self.location,
             "storage_account_id": self.storage_account_id,
             "key_vault_id": self.key_vault_id,
             "application_insights_id": self.application_insights_id,
@@ -194,10 +308,10 @@ class Workspace(pulumi.ComponentResource):
     def _dependency_access(self) -> str:
         """Created dependencies are as reachable as the workspace: a private workspace reaches them
         through the private endpoints its managed network (or the caller's network) provides."""
-        return self._args.get("public_network_access", "Disabled")
+        return public_access(self._args)
 
     def _log_analytics_id(self) -> pulumi.Input[str]:
-        existing = self._args.get("log_analytics_workspace_id")
+        existing = self._args.get("log_analytics_workspace")
         if existing:
             return existing
         name = naming.resource_name(
@@ -217,7 +331,7 @@ class Workspace(pulumi.ComponentResource):
         return logs.id
 
     def _application_insights_id(self, log_analytics_id: pulumi.Input[str] | None) -> pulumi.Input[str]:
-        existing = self._args.get("application_insights_id")
+        existing = self._args.get("application_insights")
         if existing:
             return existing
         name = naming.resource_name(
@@ -239,7 +353,7 @@ class Workspace(pulumi.ComponentResource):
         return component.id
 
     def _storage_account_id(self) -> pulumi.Input[str]:
-        existing = self._args.get("storage_account_id")
+        existing = self._args.get("storage_account")
         if existing:
             return existing
         name = naming.resource_name(
@@ -275,7 +389,7 @@ class Workspace(pulumi.ComponentResource):
         return account.id
 
     def _key_vault_id(self) -> pulumi.Input[str]:
-        existing = self._args.get("key_vault_id")
+        existing = self._args.get("key_vault")
         if existing:
             return existing
         name = naming.resource_name(
@@ -330,17 +444,13 @@ class Workspace(pulumi.ComponentResource):
 
     def _workspace(self, deps: Mapping[str, pulumi.Input[str] | None]) -> ml.Workspace:
         args = self._args
-        project = args.get("kind") == "Project"
-        name = naming.resource_name(
-            args.get("workspace_name"), naming.prefixed_name("", self._name, 33), naming.ML_WORKSPACE,
-            "workspace_name",
-        )
+        project = args.get("kind") == "project"
         workspace = ml.Workspace(
             f"{self._name}-workspace",
-            workspace_name=name,
-            kind=args.get("kind", "Default"),
+            workspace_name=self._workspace_name,
+            kind=KINDS[args.get("kind", "default")],
             hub_resource_id=args.get("hub_id"),
-            friendly_name=args.get("friendly_name"),
+            friendly_name=args.get("display_name"),
             description=args.get("description"),
             identity=workspace_identity(args),
             primary_user_assigned_identity=primary_identity(args),
@@ -348,7 +458,7 @@ class Workspace(pulumi.ComponentResource):
             key_vault=deps["key_vault"],
             application_insights=deps["application_insights"],
             container_registry=deps["container_registry"],
-            public_network_access=args.get("public_network_access", "Disabled"),
+            public_network_access=public_access(args),
             allow_public_access_when_behind_vnet=False,
             managed_network=None if project else ml.ManagedNetworkSettingsArgs(
                 isolation_mode=isolation_mode(args)
@@ -377,110 +487,135 @@ class Workspace(pulumi.ComponentResource):
     def _locks(self) -> None:
         """CanNotDelete locks on each resource created here; never on the resource group, which
         would stall compute cluster scaling."""
-        for label, resource in self._locked:
+        for kind, resource in self._locked:
             authorization.ManagementLockByScope(
-                f"{self._name}-{label}-lock",
+                f"{self._name}-{kind}-lock",
                 scope=resource.id,
                 level=authorization.LockLevel.CAN_NOT_DELETE,
-                lock_name=f"{label}-cannot-delete",
-                notes=f"Protects the {label} of Azure ML workspace component {self._name}.",
+                lock_name=f"{kind}-cannot-delete",
+                notes=f"Protects the {kind} of Azure ML workspace component {self._name}.",
                 opts=self._opts(),
             )
 
 
-def workspace_identity(args: WorkspaceArgs) -> ml.ManagedServiceIdentityArgs:
+def public_access(args: Mapping[str, Any]) -> str:
+    """ARM's `Enabled` / `Disabled` for `public_network_access` (default disabled)."""
+    return "Enabled" if args.get("public_network_access", "disabled") == "enabled" else "Disabled"
+
+
+def user_identity_ids(args: Mapping[str, Any]) -> list[pulumi.Input[str]]:
+    identity = args.get("identity") or {}
+    return [entry["resource_id"] for entry in identity.get("user_assigned_identities") or []]
+
+
+def workspace_identity(args: Mapping[str, Any]) -> ml.ManagedServiceIdentityArgs:
     """UserAssigned with the given ids, else SystemAssigned."""
-    ids = list(args.get("user_assigned_identity_ids") or [])
+    ids = user_identity_ids(args)
     if ids:
         return ml.ManagedServiceIdentityArgs(type="UserAssigned", user_assigned_identities=ids)
     return ml.ManagedServiceIdentityArgs(type="SystemAssigned")
 
 
-def primary_identity(args: WorkspaceArgs) -> pulumi.Input[str] | None:
+def primary_identity(args: Mapping[str, Any]) -> pulumi.Input[str] | None:
     """The explicit primary user-assigned identity, else the first one, else none."""
-    ids = list(args.get("user_assigned_identity_ids") or [])
-    return args.get("primary_user_assigned_identity_id") or (ids[0] if ids else None)
+    ids = user_identity_ids(args)
+    return args.get("primary_user_assigned_identity") or (ids[0] if ids else None)
 
 
-def isolation_mode(args: WorkspaceArgs) -> str:
-    return args.get("managed_network_isolation_mode", "AllowOnlyApprovedOutbound")
+def isolation_mode(args: Mapping[str, Any]) -> str:
+    """ARM's isolation mode (default `AllowOnlyApprovedOutbound`)."""
+    network = args.get("managed_network") or {"isolation_mode": "allow_only_approved_outbound"}
+    return ISOLATION_MODES[network["isolation_mode"]]
 
 
-def serverless_settings(args: WorkspaceArgs) -> ml.ServerlessComputeSettingsArgs | None:
+def serverless_settings(args: Mapping[str, Any]) -> ml.ServerlessComputeSettingsArgs | None:
     """No public IP for serverless compute whenever it has a private network to use.
 
     Without a custom subnet or a managed network serverless nodes need a public IP, so the
     setting is only sent when the caller asks for it explicitly.
     """
-    subnet = args.get("serverless_compute_subnet_id")
+    serverless = args.get("serverless_compute") or {}
+    subnet = serverless.get("custom_subnet")
     private = subnet is not None or (
-        args.get("kind") != "Project" and isolation_mode(args) != "Disabled"
+        args.get("kind") != "project" and isolation_mode(args) != "Disabled"
     )
-    if not private and "serverless_compute_no_public_ip" not in args:
+    if not private and "no_public_ip" not in serverless:
         return None
     return ml.ServerlessComputeSettingsArgs(
         serverless_compute_custom_subnet=subnet,
-        serverless_compute_no_public_ip=args.get("serverless_compute_no_public_ip", private),
+        serverless_compute_no_public_ip=serverless.get("no_public_ip", private),
     )
 
 
-def encryption(args: WorkspaceArgs) -> ml.EncryptionPropertyArgs | None:
-    if "cmk_key_vault_id" not in args:
+def encryption(args: Mapping[str, Any]) -> ml.EncryptionPropertyArgs | None:
+    key = args.get("customer_managed_key")
+    if not key:
         return None
-    identity = args.get("cmk_user_assigned_identity_id")
+    identity = key.get("user_assigned_identity")
     return ml.EncryptionPropertyArgs(
         status="Enabled",
         key_vault_properties=ml.KeyVaultPropertiesArgs(
-            key_vault_arm_id=args["cmk_key_vault_id"], key_identifier=args["cmk_key_uri"]
+            key_vault_arm_id=key["key_vault"], key_identifier=key["key_uri"]
         ),
         identity=ml.IdentityForCmkArgs(user_assigned_identity=identity) if identity else None,
     )
 
 
-def system_datastores_auth_mode(args: WorkspaceArgs) -> str | None:
+def system_datastores_auth_mode(args: Mapping[str, Any]) -> str | None:
     """`identity` when this component creates a storage account without shared keys."""
-    creates_storage = args.get("kind") != "Project" and not args.get("storage_account_id")
+    creates_storage = args.get("kind") != "project" and not args.get("storage_account")
     if creates_storage and not args.get("storage_shared_key_access", False):
         return "identity"
     return None
 
 
-def validate(args: WorkspaceArgs) -> None:
+def has_managed_network(args: Mapping[str, Any]) -> bool:
+    """Whether computes of this workspace sit in its managed network (a project's network is its hub's)."""
+    return args.get("kind") != "project" and isolation_mode(args) != "Disabled"
+
+
+def validate(args: Mapping[str, Any]) -> None:
     """Check the cross-field rules; raise a ConfigError naming the field and the allowed values."""
     for key in ("resource_group_name", "location"):
         if not args.get(key):
             raise ConfigError(None, key, "is required")
-    _one_of(args, "kind", KINDS)
-    _one_of(args, "public_network_access", PUBLIC_NETWORK_ACCESS)
-    _one_of(args, "managed_network_isolation_mode", ISOLATION_MODES)
-    _one_of(args, "container_registry_sku", REGISTRY_SKUS)
-    project = args.get("kind") == "Project"
+    project = args.get("kind") == "project"
     if project and not args.get("hub_id"):
-        raise ConfigError(None, "hub_id", "is required when kind is Project")
+        raise ConfigError(None, "hub_id", "is required when kind is project")
     if not project and args.get("hub_id"):
-        raise ConfigError(None, "hub_id", "is only allowed when kind is Project", args.get("hub_id"))
+        raise ConfigError(None, "hub_id", "is only allowed when kind is project", args.get("hub_id"))
     registry = args.get("container_registry")
-    if registry is not None and not isinstance(registry, (bool, str, pulumi.Output)):
-        raise ConfigError(
-            None, "container_registry", "must be an existing registry's ARM id, True or False", registry
-        )
     if isinstance(registry, str) and not registry:
         raise ConfigError(None, "container_registry", "an empty id: give an ARM id, True or False")
-    if ("cmk_key_vault_id" in args) != ("cmk_key_uri" in args):
-        raise ConfigError(None, "cmk_key_uri", "cmk_key_vault_id and cmk_key_uri go together")
-    primary = args.get("primary_user_assigned_identity_id")
-    ids = list(args.get("user_assigned_identity_ids") or [])
+    identity = args.get("identity") or {"type": "system_assigned"}
+    if identity["type"] == "none":
+        raise ConfigError(None, "identity.type", "must be system_assigned or user_assigned (a workspace needs "
+                                                 "an identity)", "none")
+    ids = identity.get("user_assigned_identities")
+    if identity["type"] == "user_assigned" and not ids:
+        raise ConfigError(None, "identity.user_assigned_identities", "is required when type is user_assigned")
+    if identity["type"] != "user_assigned" and ids:
+        raise ConfigError(None, "identity.type", "must be user_assigned to use user_assigned_identities",
+                          identity["type"])
+    primary = args.get("primary_user_assigned_identity")
     if primary and not ids:
+        raise ConfigError(None, "primary_user_assigned_identity", "needs identity.user_assigned_identities")
+    listed = [entry["resource_id"] for entry in ids or []]
+    known = isinstance(primary, str) and all(isinstance(i, str) for i in listed)
+    if primary and known and primary.lower() not in {i.lower() for i in listed}:
         raise ConfigError(
-            None, "primary_user_assigned_identity_id", "needs user_assigned_identity_ids"
+            None, "primary_user_assigned_identity", "must be one of identity.user_assigned_identities", primary
         )
-    known = isinstance(primary, str) and all(isinstance(i, str) for i in ids)
-    if primary and known and primary.lower() not in {i.lower() for i in ids}:
-        raise ConfigError(
-            None, "primary_user_assigned_identity_id", "must be one of user_assigned_identity_ids", primary
-        )
+    for key, rule in CHILD_NAMES.items():
+        if key in args:
+            naming.checked(args[key], rule, key)
 
 
-def _one_of(args: Mapping[str, Any], key: str, allowed: Sequence[str]) -> None:
-    if key in args and args[key] not in allowed:
-        raise ConfigError(None, key, f"must be one of {', '.join(allowed)}", args[key])
+# Arguments naming a created child, and Azure's naming rule for each: checked before anything registers.
+CHILD_NAMES = {
+    "storage_account_name": naming.STORAGE_ACCOUNT,
+    "key_vault_name": naming.KEY_VAULT,
+    "log_analytics_workspace_name": naming.LOG_ANALYTICS,
+    "application_insights_name": naming.APP_INSIGHTS,
+    "container_registry_name": naming.CONTAINER_REGISTRY,
+}

@@ -22,6 +22,7 @@ from amlkit.stackfile import load_stack_file
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
+COMPONENTS_MD = ROOT / "docs" / "components.md"
 REGENERATE = "stale: run `python -m amlkit.docs --write README.md` and commit README.md"
 
 
@@ -43,6 +44,72 @@ def test_check_command_passes_on_the_committed_readme() -> None:
                             capture_output=True, text=True, check=False, cwd=ROOT)
     assert (result.returncode, result.stderr) == (0, ""), result.stdout
     assert result.stdout == f"{README}: generated blocks are up to date\n"
+
+
+def test_component_reference_equals_the_generated_text() -> None:
+    text = COMPONENTS_MD.read_text(encoding="utf-8")
+    assert docs.read_block(text, "component-reference") == docs.component_reference(), (
+        "stale: run `python -m amlkit.docs --write docs/components.md` and commit docs/components.md")
+
+
+def test_check_command_passes_on_the_committed_component_reference() -> None:
+    result = subprocess.run([sys.executable, "-m", "amlkit.docs", "--check", str(COMPONENTS_MD)],
+                            capture_output=True, text=True, check=False, cwd=ROOT)
+    assert (result.returncode, result.stderr) == (0, ""), result.stdout
+    assert result.stdout == f"{COMPONENTS_MD}: generated blocks are up to date\n"
+
+
+def test_make_docs_regenerates_both_files() -> None:
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    recipe = makefile.split("\ndocs: install\n")[1].split("\n\n")[0]
+    assert recipe.splitlines() == ["\t$(BIN)/python -m amlkit.docs --write README.md",
+                                   "\t$(BIN)/python -m amlkit.docs --write docs/components.md"]
+
+
+# --- component reference ---------------------------------------------------------------------------
+
+
+def test_a_component_argument_row() -> None:
+    from amlkit.components import compute_cluster
+
+    rows = {row[0]: row for row in docs.argument_rows(compute_cluster.ComputeClusterArgs, compute_cluster.ARGS)}
+    assert rows["`tier`"] == [
+        "`tier`", "`'dedicated' | 'low_priority'`", "`dedicated`",
+        "VM priority: `low_priority` nodes are cheaper but can be evicted at any time.",
+        "properties.properties.vmPriority (`Dedicated` | `LowPriority`)",
+    ]
+    assert rows["`size`"][2] == docs.REQUIRED
+    assert rows["`workspace_managed_network`"][4] == "(component behaviour)"
+
+
+def test_every_component_argument_and_nested_key_has_a_row() -> None:
+    from amlkit.components.args import fields, nested_types
+
+    reference = docs.component_reference()
+    for component, args_type, _ in docs._components():
+        section = reference.split(f"### `{component.__name__}`\n")[1].split("\n### ")[0]
+        for name in fields(args_type):
+            assert f"\n| `{name}` | " in section, (component.__name__, name)
+        for spec_type in nested_types(args_type):
+            assert f"\n`{spec_type.__name__}`: " in section
+            for name in fields(spec_type):
+                assert f"\n| `{name}` | " in section, (spec_type.__name__, name)
+
+
+def test_the_component_outputs_are_listed() -> None:
+    outputs = ("Outputs: `compute_id` (`Output[str]`), `compute_name` (`Output[str]`), "
+               "`principal_id` (`Output[str | None]`).")
+    assert docs.component_reference().count(outputs) == 2
+
+
+def test_a_file_with_only_the_component_block_gets_only_that_block(tmp_path: Path) -> None:
+    page = tmp_path / "components.md"
+    page.write_text("# C\n\n<!-- BEGIN GENERATED: component-reference -->\nold\n"
+                    "<!-- END GENERATED: component-reference -->\n", encoding="utf-8")
+    assert docs.main(["--write", str(page)]) == 0
+    assert page.read_text(encoding="utf-8") == (
+        "# C\n\n<!-- BEGIN GENERATED: component-reference -->\n\n" + docs.component_reference()
+        + "\n\n<!-- END GENERATED: component-reference -->\n")
 
 
 # --- configuration reference -----------------------------------------------------------------------

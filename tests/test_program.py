@@ -245,3 +245,25 @@ def test_config_error_surfaces_as_one_line_run_error(engine_stack):
     assert str(error) == ("Pulumi.prod.yaml: amlkit:clusters[0].max_instances: got 70000; "
                           "allowed: an integer from 1 to 65000")
     assert "\n" not in str(error)
+
+
+def test_a_component_argument_error_keeps_its_fields_as_a_stack_config_error():
+    from amlkit.errors import ComponentArgError
+
+    original = ComponentArgError('ComputeCluster "cpu"', "min_node", "unknown argument; did you mean min_instances?",
+                                 allowed="size, max_instances", closest="min_instances")
+    error = program.StackConfigError.from_error(original)
+    assert str(error) == str(original) == (
+        'ComputeCluster "cpu": min_node: unknown argument; did you mean min_instances?')
+    assert (error.component, error.arg, error.allowed, error.closest) == (
+        'ComputeCluster "cpu"', "min_node", "size, max_instances", "min_instances")
+    assert isinstance(error, pulumi.RunError)
+
+
+def test_a_component_raises_a_run_error_so_pulumi_prints_one_line():
+    from amlkit.components import ComputeCluster
+    from amlkit.errors import ComponentArgError
+
+    with pytest.raises(ComponentArgError) as caught:
+        ComputeCluster("cpu", {"size": "Standard_DS3_v2", "max_instances": 4, "min_node": 2})
+    assert isinstance(caught.value, pulumi.RunError)

@@ -15,6 +15,7 @@ import yaml
 from pulumi.errors import InputPropertyError
 from pulumi.provider.experimental.analyzer import Analyzer
 from pulumi.provider.experimental.component import ComponentProvider
+from pulumi.provider.server import ComponentInitError
 from pulumi.runtime.proto import provider_pb2, provider_pb2_grpc
 
 from amlkit import __version__
@@ -50,8 +51,10 @@ def test_resource_tokens_are_the_components_own(schema: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize(("token", "required"), [
     ("amlkit:index:Workspace", ["location", "resourceGroupName"]),
-    ("amlkit:index:ComputeCluster", ["maxNodes", "resourceGroupName", "vmSize", "workspaceName"]),
-    ("amlkit:index:ComputeInstance", ["resourceGroupName", "vmSize", "workspaceName"]),
+    # resource group and workspace name are required without the Python-only `workspace`: the component
+    # says so (test_construct_names_what_other_languages_must_pass)
+    ("amlkit:index:ComputeCluster", ["maxInstances", "size"]),
+    ("amlkit:index:ComputeInstance", ["size"]),
 ])
 def test_required_inputs(schema: dict[str, Any], token: str, required: list[str]) -> None:
     assert schema["resources"][token]["requiredInputs"] == required
@@ -60,7 +63,8 @@ def test_required_inputs(schema: dict[str, Any], token: str, required: list[str]
 @pytest.mark.parametrize(("token", "outputs", "required"), [
     ("amlkit:index:Workspace", ["workspaceId", "workspaceName", "storageAccountId", "keyVaultId",
                                 "applicationInsightsId", "logAnalyticsWorkspaceId", "containerRegistryId",
-                                "principalId"], ["workspaceId", "workspaceName"]),
+                                "principalId", "resourceGroupName", "location"],
+     ["location", "resourceGroupName", "workspaceId", "workspaceName"]),
     ("amlkit:index:ComputeCluster", ["computeId", "computeName", "principalId"], ["computeId", "computeName"]),
     ("amlkit:index:ComputeInstance", ["computeId", "computeName", "principalId"], ["computeId", "computeName"]),
 ])
@@ -73,12 +77,16 @@ def test_outputs(schema: dict[str, Any], token: str, outputs: list[str], require
 
 def test_inputs_keep_their_docstrings_and_types(schema: dict[str, Any]) -> None:
     cluster = schema["resources"]["amlkit:index:ComputeCluster"]["inputProperties"]
-    assert cluster["maxNodes"] == {"description": "Maximum node count.", "type": "integer", "plain": True}
-    assert cluster["resourceGroupName"] == {"description": "Resource group of the ML workspace.", "type": "string"}
-    assert cluster["vmPriority"]["$ref"] == "#/types/amlkit:index:ComputeClusterVmPriority"
+    assert cluster["maxInstances"] == {"description": "Most nodes the cluster scales to (at least 1).",
+                                       "type": "integer", "plain": True}
+    assert cluster["resourceGroupName"] == {
+        "description": "Resource group of the ML workspace (required without `workspace`).", "type": "string"}
+    assert cluster["tier"]["$ref"] == "#/types/amlkit:index:ComputeClusterTier"
     assert cluster["roleAssignments"]["items"]["$ref"] == "#/types/amlkit:index:RoleAssignmentSpec"
     assert cluster["tags"]["additionalProperties"]["type"] == "string"
-    assert cluster["userAssignedIdentityIds"]["items"]["type"] == "string"
+    assert cluster["identity"]["$ref"] == "#/types/amlkit:index:IdentitySpec"
+    assert cluster["networkSettings"]["$ref"] == "#/types/amlkit:index:NetworkSettings"
+    assert "workspace" not in cluster
     instance = schema["resources"]["amlkit:index:ComputeInstance"]["inputProperties"]
     assert instance["schedules"]["items"]["$ref"] == "#/types/amlkit:index:ScheduleSpec"
     workspace = schema["resources"]["amlkit:index:Workspace"]["inputProperties"]
@@ -86,15 +94,17 @@ def test_inputs_keep_their_docstrings_and_types(schema: dict[str, Any]) -> None:
 
 
 @pytest.mark.parametrize(("token", "values"), [
-    ("WorkspaceKind", ["Default", "Hub", "Project"]),
-    ("WorkspacePublicNetworkAccess", ["Enabled", "Disabled"]),
-    ("WorkspaceManagedNetworkIsolationMode", ["Disabled", "AllowInternetOutbound", "AllowOnlyApprovedOutbound"]),
+    ("WorkspaceKind", ["default", "hub", "project"]),
+    ("WorkspacePublicNetworkAccess", ["enabled", "disabled"]),
+    ("ManagedNetworkIsolationMode", ["disabled", "allow_internet_outbound", "allow_only_approved_outbound"]),
     ("WorkspaceContainerRegistrySku", ["Basic", "Standard", "Premium"]),
-    ("ComputeClusterVmPriority", ["Dedicated", "LowPriority"]),
-    ("ComputeClusterRemoteLoginPortPublicAccess", ["Enabled", "Disabled"]),
-    ("ComputeInstanceSshPublicAccess", ["Enabled", "Disabled"]),
-    ("ScheduleAction", ["Start", "Stop"]),
-    ("RecurrenceFrequency", ["Minute", "Hour", "Day", "Week", "Month"]),
+    ("ComputeClusterTier", ["dedicated", "low_priority"]),
+    ("IdentityType", ["system_assigned", "user_assigned", "none"]),
+    ("ScheduleAction", ["start", "stop"]),
+    ("ScheduleState", ["enabled", "disabled"]),
+    ("TriggerType", ["cron", "recurrence"]),
+    ("TriggerFrequency", ["minute", "hour", "day", "week", "month"]),
+    ("RecurrenceScheduleWeekDays", ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]),
 ])
 def test_literal_fields_become_string_enums(schema: dict[str, Any], token: str, values: list[str]) -> None:
     enum_type = schema["types"][f"amlkit:index:{token}"]
@@ -104,15 +114,21 @@ def test_literal_fields_become_string_enums(schema: dict[str, Any], token: str, 
 
 @pytest.mark.parametrize(("token", "required", "properties"), [
     ("RoleAssignmentSpec", ["role", "scope"], ["scope", "role"]),
-    ("ScheduleSpec", ["action"], ["action", "cron", "recurrence", "enabled"]),
-    ("CronSpec", ["expression"], ["expression", "timeZone", "startTime"]),
-    ("RecurrenceSpec", ["frequency", "interval"],
-     ["frequency", "interval", "hours", "minutes", "weekDays", "timeZone", "startTime"]),
+    ("ScheduleSpec", ["action", "trigger"], ["action", "trigger", "state"]),
+    ("TriggerSpec", ["type"], ["type", "expression", "frequency", "interval", "schedule", "startTime", "timeZone"]),
+    ("RecurrenceScheduleSpec", None, ["hours", "minutes", "weekDays"]),
+    ("IdentitySpec", ["type"], ["type", "userAssignedIdentities"]),
+    ("UserAssignedIdentity", ["resourceId"], ["resourceId"]),
+    ("NetworkSettings", ["subnet"], ["subnet"]),
+    ("ClusterSshSettings", None, ["adminUsername", "sshKeyValue", "adminPassword"]),
+    ("AssignedUserSpec", ["objectId", "tenantId"], ["objectId", "tenantId"]),
+    ("ManagedNetwork", ["isolationMode"], ["isolationMode"]),
+    ("CustomerManagedKey", ["keyUri", "keyVault"], ["keyVault", "keyUri", "userAssignedIdentity"]),
 ])
-def test_nested_types(schema: dict[str, Any], token: str, required: list[str], properties: list[str]) -> None:
+def test_nested_types(schema: dict[str, Any], token: str, required: list[str] | None, properties: list[str]) -> None:
     object_type = schema["types"][f"amlkit:index:{token}"]
     assert object_type["type"] == "object"
-    assert object_type["required"] == required
+    assert object_type.get("required") == required
     assert list(object_type["properties"]) == properties
 
 
@@ -137,8 +153,9 @@ def provider() -> ComponentProvider:
 
 
 def test_construct_builds_the_real_cluster_with_plain_strings() -> None:
-    inputs = {"resourceGroupName": "rg-ml", "workspaceName": "mlw-dev", "vmSize": "Standard_DS3_v2",
-              "maxNodes": 4.0, "vmPriority": "LowPriority", "subnetId": SUBNET, "enableNodePublicIp": False}
+    inputs = {"resourceGroupName": "rg-ml", "workspaceName": "mlw-dev", "workspaceLocation": "westeurope",
+              "size": "Standard_DS3_v2", "maxInstances": 4.0, "tier": "low_priority",
+              "networkSettings": {"subnet": SUBNET}, "enableNodePublicIp": False}
     recorded = run(lambda: {"state": provider().construct("gpu", "amlkit:index:ComputeCluster", inputs).state})
     compute = recorded.get("azure-native:machinelearningservices:Compute", "gpu-compute")
     assert compute.parent == "gpu"
@@ -151,23 +168,31 @@ def test_construct_builds_the_real_cluster_with_plain_strings() -> None:
 
 
 def test_construct_refuses_a_missing_required_input() -> None:
-    with pytest.raises(InputPropertyError, match="Missing required input 'maxNodes' on 'ComputeCluster'"):
+    with pytest.raises(InputPropertyError, match="Missing required input 'maxInstances' on 'ComputeCluster'"):
         provider().construct("gpu", "amlkit:index:ComputeCluster",
-                             {"resourceGroupName": "rg", "workspaceName": "ws", "vmSize": "Standard_DS3_v2"})
+                             {"resourceGroupName": "rg", "workspaceName": "ws", "size": "Standard_DS3_v2"})
+
+
+def test_construct_names_what_other_languages_must_pass() -> None:
+    with pytest.raises(ComponentInitError) as caught:
+        run(lambda: {"state": provider().construct("gpu", "amlkit:index:ComputeCluster", {
+            "workspaceName": "ws", "size": "Standard_DS3_v2", "maxInstances": 2.0}).state})
+    assert str(caught.value) == (
+        'ComputeCluster "gpu": resource_group_name: is required without workspace (the Workspace component)')
 
 
 def test_construct_refuses_a_value_outside_the_enum() -> None:
-    with pytest.raises(InputPropertyError, match="for enum 'ComputeClusterVmPriority'"):
+    with pytest.raises(InputPropertyError, match="for enum 'ComputeClusterTier'"):
         provider().construct("gpu", "amlkit:index:ComputeCluster",
-                             {"resourceGroupName": "rg", "workspaceName": "ws", "vmSize": "Standard_DS3_v2",
-                              "maxNodes": 2.0, "vmPriority": "Spot"})
+                             {"resourceGroupName": "rg", "workspaceName": "ws", "size": "Standard_DS3_v2",
+                              "maxInstances": 2.0, "tier": "LowPriority"})
 
 
 def test_construct_instance_with_nested_enums_and_numbers() -> None:
-    inputs = {"resourceGroupName": "rg-ml", "workspaceName": "mlw-dev", "vmSize": "Standard_DS3_v2",
-              "enableNodePublicIp": True, "idleMinutesBeforeShutdown": 30.0,
-              "schedules": [{"action": "Stop", "recurrence": {"frequency": "Day", "interval": 1.0,
-                                                             "hours": [19.0], "minutes": [0.0]}}]}
+    inputs = {"resourceGroupName": "rg-ml", "workspaceName": "mlw-dev", "location": "westeurope",
+              "size": "Standard_DS3_v2", "enableNodePublicIp": True, "idleTimeBeforeShutdownMinutes": 30.0,
+              "schedules": [{"action": "stop", "trigger": {"type": "recurrence", "frequency": "day", "interval": 1.0,
+                                                           "schedule": {"hours": [19.0], "minutes": [0.0]}}}]}
     recorded = run(lambda: {"state": provider().construct("alice", "amlkit:index:ComputeInstance", inputs).state})
     properties = recorded.get("azure-native:machinelearningservices:Compute", "alice-compute").inputs["properties"]
     assert properties["properties"]["idleTimeBeforeShutdown"] == "PT30M"

@@ -23,6 +23,8 @@ from pulumi_azure_native import authorization, managedidentity, network, resourc
 
 from amlkit.components import ComputeCluster, ComputeInstance, Workspace
 
+# Our stack files say `priority: Dedicated | LowPriority` (ARM's words); the components take az ml's tier.
+PRIORITY_TIERS = {"Dedicated": "dedicated", "LowPriority": "low_priority"}
 NETWORK_CONTRIBUTOR = "4d97b98b-1d4f-4787-a291-c67834d212e7"  # built-in role definition GUID
 
 
@@ -79,24 +81,23 @@ def build(config: PlatformConfig, environment: str, location: str) -> None:
     workspace = Workspace("mlw", {
         "resource_group_name": ml_rg.name,
         "location": location,
-        "workspace_name": f"mlw-acme-{environment}",
-        "public_network_access": config.workspace.publicNetworkAccess,
+        "name": f"mlw-acme-{environment}",
+        "public_network_access": "enabled" if config.workspace.publicNetworkAccess == "Enabled" else "disabled",
         # Computes join our subnet, so no managed network (Azure cannot switch one off again later).
-        "managed_network_isolation_mode": "Disabled",
-        "serverless_compute_subnet_id": subnet.id,
-        "serverless_compute_no_public_ip": True,
-        "user_assigned_identity_ids": [identity.id],
-        "primary_user_assigned_identity_id": identity.id,
+        "managed_network": {"isolation_mode": "disabled"},
+        "serverless_compute": {"custom_subnet": subnet.id, "no_public_ip": True},
+        "identity": {"type": "user_assigned", "user_assigned_identities": [{"resource_id": identity.id}]},
+        "primary_user_assigned_identity": identity.id,
         "hbi_workspace": config.workspace.hbi,
-        "lock_resources": config.workspace.lockResources,
+        "locks": config.workspace.lockResources,
         "protect_data": config.workspace.protectData,
         "tags": tags,
     })
     after_role = pulumi.ResourceOptions(depends_on=[join_subnet])
     for cluster in config.clusters:
-        cluster_of(cluster, environment, location, ml_rg.name, workspace.workspace_name, subnet.id, tags, after_role)
+        cluster_of(cluster, environment, workspace, subnet.id, tags, after_role)
     for instance in config.instances:
-        instance_of(instance, str(config.tenantId), location, ml_rg.name, workspace, subnet.id, tags, after_role)
+        instance_of(instance, str(config.tenantId), workspace, subnet.id, tags, after_role)
 
     pulumi.export("resource_group_name", ml_rg.name)
     pulumi.export("workspace_name", workspace.workspace_name)
@@ -104,39 +105,33 @@ def build(config: PlatformConfig, environment: str, location: str) -> None:
     pulumi.export("workspace_identity_id", identity.id)
 
 
-def cluster_of(cluster: ClusterConfig, environment: str, location: str, resource_group: pulumi.Output[str],
-               workspace: pulumi.Output[str], subnet_id: pulumi.Output[str], tags: dict[str, str],
-               opts: pulumi.ResourceOptions) -> ComputeCluster:
+def cluster_of(cluster: ClusterConfig, environment: str, workspace: Workspace, subnet_id: pulumi.Output[str],
+               tags: dict[str, str], opts: pulumi.ResourceOptions) -> ComputeCluster:
     return ComputeCluster(f"{cluster.name}-cluster", {
-        "resource_group_name": resource_group,
-        "workspace_name": workspace,
-        "vm_size": cluster.size,
-        "max_nodes": cluster.maxNodes,
-        "compute_name": f"{cluster.name}-{environment}"[:16],
-        "location": location,
-        "vm_priority": cluster.priority,
-        "idle_seconds_before_scale_down": cluster.idleSeconds,
-        "subnet_id": subnet_id,
+        "workspace": workspace,  # its resource group, name and region
+        "size": cluster.size,
+        "max_instances": cluster.maxNodes,
+        "name": f"{cluster.name}-{environment}"[:16],
+        "tier": PRIORITY_TIERS[cluster.priority],
+        "idle_time_before_scale_down": cluster.idleSeconds,
+        "network_settings": {"subnet": subnet_id},
         "tags": tags,
     }, opts)
 
 
-def instance_of(instance: InstanceConfig, tenant_id: str, location: str, resource_group: pulumi.Output[str],
-                workspace: Workspace, subnet_id: pulumi.Output[str], tags: dict[str, str],
-                opts: pulumi.ResourceOptions) -> ComputeInstance:
+def instance_of(instance: InstanceConfig, tenant_id: str, workspace: Workspace, subnet_id: pulumi.Output[str],
+                tags: dict[str, str], opts: pulumi.ResourceOptions) -> ComputeInstance:
     return ComputeInstance(f"{instance.name}-instance", {
-        "resource_group_name": resource_group,
-        "workspace_name": workspace.workspace_name,
-        # Contributor on the workspace for the instance's identity: without it, idle shutdown never stops it
-        "workspace_id": workspace.workspace_id,
-        "vm_size": instance.size,
-        "compute_name": instance.name,
-        "location": location,
-        "idle_minutes_before_shutdown": instance.idleMinutes,
-        "schedules": [{"action": "Stop", "cron": {"expression": "0 19 * * *", "time_zone": "W. Europe Standard Time"}}],
-        "assigned_user_object_id": str(instance.objectId),
-        "assigned_user_tenant_id": tenant_id,
-        "subnet_id": subnet_id,
+        # its resource group, name and region, and its id: the instance's identity gets Contributor on the
+        # workspace, without which idle shutdown never stops the instance
+        "workspace": workspace,
+        "size": instance.size,
+        "name": instance.name,
+        "idle_time_before_shutdown_minutes": instance.idleMinutes,
+        "schedules": [{"action": "stop", "trigger": {"type": "cron", "expression": "0 19 * * *",
+                                                     "time_zone": "W. Europe Standard Time"}}],
+        "assigned_user": {"object_id": str(instance.objectId), "tenant_id": tenant_id},
+        "network_settings": {"subnet": subnet_id},
         "tags": tags,
     }, opts)
 

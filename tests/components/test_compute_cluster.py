@@ -11,7 +11,7 @@ from pulumi.runtime import rpc
 
 from amlkit.components import ComputeCluster, ComputeClusterArgs, Workspace
 from amlkit.components.compute_cluster import BUILT_IN_ROLES
-from amlkit.errors import ConfigError
+from amlkit.errors import ComponentArgError
 from tests.components.harness import Recorded, arm_id, principal_of, run
 
 COMPUTE = "azure-native:machinelearningservices:Compute"
@@ -21,6 +21,7 @@ SUBNET = "/subscriptions/0000/resourceGroups/rg-net/providers/Microsoft.Network/
 UAI = "/subscriptions/0000/resourceGroups/rg-id/providers/Microsoft.ManagedIdentity/userAssignedIdentities/uai"
 ACR_ID = "/subscriptions/0000/resourceGroups/rg-ml/providers/Microsoft.ContainerRegistry/registries/cr"
 ST_ID = "/subscriptions/0000/resourceGroups/rg-ml/providers/Microsoft.Storage/storageAccounts/st"
+USER_IDENTITY = {"type": "user_assigned", "user_assigned_identities": [{"resource_id": UAI}]}
 CPU_ID = arm_id("Microsoft.MachineLearningServices/workspaces", "mlw") + "/computes/cpu"
 
 REPLACE_PATHS = [
@@ -37,14 +38,14 @@ REPLACE_PATHS = [
 
 
 def base(**extra: Any) -> ComputeClusterArgs:
-    args = {"resource_group_name": "rg-ml", "workspace_name": "mlw", "vm_size": "Standard_DS3_v2",
-            "max_nodes": 4, "subnet_id": SUBNET, **extra}
+    args = {"resource_group_name": "rg-ml", "workspace_name": "mlw", "workspace_location": "westeurope",
+            "size": "Standard_DS3_v2", "max_instances": 4, "network_settings": {"subnet": SUBNET}, **extra}
     return args  # type: ignore[return-value]
 
 
-def build(name: str = "cpu", **extra: Any) -> Recorded:
+def build(resource: str = "cpu", **extra: Any) -> Recorded:
     def program() -> dict[str, Any]:
-        cluster = ComputeCluster(name, base(**extra))
+        cluster = ComputeCluster(resource, base(**extra))
         return {"compute_id": cluster.compute_id, "compute_name": cluster.compute_name,
                 "principal_id": cluster.principal_id}
 
@@ -60,6 +61,7 @@ def test_default_cluster_inputs_are_secure_and_scale_to_zero() -> None:
         "resourceGroupName": "rg-ml",
         "workspaceName": "mlw",
         "computeName": "cpu",
+        "location": "westeurope",
         "tags": {},
         "identity": {"type": "SystemAssigned"},
         "properties": {
@@ -91,8 +93,8 @@ def test_scale_settings_identity_and_tags_update_in_place() -> None:
 
 
 def test_scale_and_placement_settings_reach_the_compute() -> None:
-    rec = build(min_nodes=1, max_nodes=10, idle_seconds_before_scale_down=900, vm_priority="LowPriority",
-                location="westeurope", compute_location="northeurope", description="batch", tags={"team": "a"})
+    rec = build(min_instances=1, max_instances=10, idle_time_before_scale_down=900, tier="low_priority",
+                location="northeurope", description="batch", tags={"team": "a"})
     compute = rec.get(COMPUTE, "cpu-compute").inputs
     assert inner(rec)["scaleSettings"] == {"minNodeCount": 1.0, "maxNodeCount": 10.0,
                                            "nodeIdleTimeBeforeScaleDown": "PT900S"}
@@ -102,10 +104,10 @@ def test_scale_and_placement_settings_reach_the_compute() -> None:
 
 
 NODE_IP_CASES = [
-    ({"subnet_id": SUBNET}, False),
-    ({"subnet_id": None, "workspace_managed_network": True}, False),
-    ({"subnet_id": None, "enable_node_public_ip": True}, True),
-    ({"subnet_id": SUBNET, "enable_node_public_ip": True}, True),
+    ({}, False),
+    ({"network_settings": None, "workspace_managed_network": True}, False),
+    ({"network_settings": None, "enable_node_public_ip": True}, True),
+    ({"enable_node_public_ip": True}, True),
 ]
 
 
@@ -116,14 +118,14 @@ def test_node_public_ip(extra: dict[str, Any], expected: bool) -> None:
 
 
 def test_managed_network_cluster_has_no_subnet() -> None:
-    assert "subnet" not in inner(build(subnet_id=None, workspace_managed_network=True))
+    assert "subnet" not in inner(build(network_settings=None, workspace_managed_network=True))
 
 
 IDENTITY_CASES = [
     ({}, {"type": "SystemAssigned"}, principal_of("cpu-compute")),
-    ({"system_assigned_identity": True}, {"type": "SystemAssigned"}, principal_of("cpu-compute")),
-    ({"user_assigned_identity_ids": [UAI]}, {"type": "UserAssigned", "userAssignedIdentities": [UAI]}, None),
-    ({"system_assigned_identity": False}, None, None),
+    ({"identity": {"type": "system_assigned"}}, {"type": "SystemAssigned"}, principal_of("cpu-compute")),
+    ({"identity": USER_IDENTITY}, {"type": "UserAssigned", "userAssignedIdentities": [UAI]}, None),
+    ({"identity": {"type": "none"}}, None, None),
 ]
 
 
@@ -141,16 +143,15 @@ def test_outputs_are_registered_exactly() -> None:
     assert rec.component_outputs["cpu"] == rec.outputs
 
 
-def test_admin_user_with_ssh_key_needs_local_auth_on() -> None:
-    rec = build(admin_username="azureuser", admin_ssh_public_key="ssh-rsa AAAA", disable_local_auth=False)
+def test_ssh_settings_turn_local_auth_on() -> None:
+    rec = build(ssh_settings={"ssh_key_value": "ssh-rsa AAAA"})
     assert inner(rec)["userAccountCredentials"] == {"adminUserName": "azureuser",
                                                     "adminUserSshPublicKey": "ssh-rsa AAAA"}
     assert rec.get(COMPUTE, "cpu-compute").inputs["properties"]["disableLocalAuth"] is False
 
 
 def test_admin_password_is_sent_as_a_secret() -> None:
-    rec = build(admin_username="azureuser", admin_password=pulumi.Output.secret("S3cret!pass"),
-                disable_local_auth=False)
+    rec = build(ssh_settings={"admin_username": "azureuser", "admin_password": pulumi.Output.secret("S3cret!pass")})
     properties = rec.get(COMPUTE, "cpu-compute").inputs["properties"]
     # the engine sees the whole `properties` input as a secret, the password inside it
     assert rpc.is_rpc_secret(properties)
@@ -180,7 +181,7 @@ def test_role_assignment_names_are_stable_across_runs_and_distinct_across_cluste
     spec = [{"scope": ACR_ID, "role": "AcrPull"}]
     first = build(role_assignments=spec).get(ROLE, "cpu-role-0").inputs["roleAssignmentName"]
     again = build(role_assignments=spec).get(ROLE, "cpu-role-0").inputs["roleAssignmentName"]
-    other = build(name="gpu", role_assignments=spec).get(ROLE, "gpu-role-0").inputs["roleAssignmentName"]
+    other = build(resource="gpu", role_assignments=spec).get(ROLE, "gpu-role-0").inputs["roleAssignmentName"]
     assert first == again != other
 
 
@@ -207,52 +208,121 @@ def test_two_clusters_never_collide() -> None:
 
 
 def test_long_names_are_shortened_with_a_hash_and_overridable() -> None:
-    long = build(name="training-cluster-for-team-europe")
+    long = build(resource="training-cluster-for-team-europe")
     name = long.outputs["compute_name"]
     assert len(name) <= 16 and name.startswith("training-")
-    assert build(compute_name="gpu-a100").outputs["compute_name"] == "gpu-a100"
+    assert build(name="gpu-a100").outputs["compute_name"] == "gpu-a100"
 
 
+C = 'ComputeCluster "cpu": '
+HELP = "(help(ComputeClusterArgs) lists every argument)"
 INVALID = [
-    ({"max_nodes": 0}, "max_nodes: must be a whole number >= 1"),
-    ({"max_nodes": True}, "max_nodes: must be a whole number >= 1"),
-    ({"min_nodes": 5}, "min_nodes: must not exceed max_nodes (4)"),
-    ({"min_nodes": -1}, "min_nodes: must be a whole number >= 0"),
-    ({"idle_seconds_before_scale_down": 1.5}, "idle_seconds_before_scale_down: must be a whole number >= 0"),
-    ({"vm_priority": "Spot"}, "vm_priority: must be one of Dedicated, LowPriority"),
-    ({"remote_login_port_public_access": "NotSpecified"},
-     "remote_login_port_public_access: must be one of Enabled, Disabled"),
-    ({"vm_size": ""}, "vm_size: is required"),
-    ({"subnet_id": None}, "enable_node_public_ip: must be set when there is no subnet_id"),
-    ({"subnet_id": None, "enable_node_public_ip": False},
-     "enable_node_public_ip: False needs a subnet_id or a workspace managed network"),
-    ({"user_assigned_identity_ids": [UAI], "system_assigned_identity": True},
-     "system_assigned_identity: a compute takes a system-assigned identity or user-assigned identities"),
-    ({"user_assigned_identity_ids": [UAI], "role_assignments": [{"scope": ACR_ID, "role": "AcrPull"}]},
-     "role_assignments: need the system-assigned identity"),
-    ({"role_assignments": [{"scope": ACR_ID, "role": "Owner-ish"}]}, "role_assignments.role: unknown role"),
-    ({"role_assignments": [{"scope": "", "role": "AcrPull"}]}, "role_assignments[0].scope: is required"),
-    ({"admin_username": "azureuser"}, "admin_ssh_public_key: is required with admin_username"),
-    ({"admin_ssh_public_key": "ssh-rsa AAAA"}, "admin_username: is required with an SSH key or password"),
-    ({"admin_username": "azureuser", "admin_ssh_public_key": "ssh-rsa AAAA"},
-     "disable_local_auth: must be False to use an admin user"),
-    ({"compute_name": "1cluster"}, "compute_name: invalid Azure name '1cluster'"),
+    ({"min_node": 2}, C + f"min_node: unknown argument; did you mean min_instances? {HELP}"),
+    ({"vm_priorty": "low_priority"}, C + f"vm_priorty: unknown argument; did you mean tier? {HELP}"),
+    ({"max_nodes": 4}, C + f"max_nodes: unknown argument; did you mean max_instances? {HELP}"),
+    ({"subnet_id": SUBNET}, C + f"subnet_id: unknown argument; did you mean network_settings? {HELP}"),
+    ({"ssh_settings": {"admin_usernme": "x"}},
+     C + "ssh_settings.admin_usernme: unknown argument; did you mean admin_username? "
+         "(help(ClusterSshSettings) lists every argument)"),
+    ({"max_instances": "four"}, C + "max_instances: must be a whole number, got 'four'"),
+    ({"max_instances": True}, C + "max_instances: must be a whole number, got True"),
+    ({"max_instances": 0}, C + "max_instances: must be a whole number >= 1, got 0"),
+    ({"max_instances": None}, C + "max_instances: is required"),
+    ({"min_instances": 5}, C + "min_instances: must not exceed max_instances (4), got 5"),
+    ({"min_instances": -1}, C + "min_instances: must be a whole number >= 0, got -1"),
+    ({"idle_time_before_scale_down": 1.5}, C + "idle_time_before_scale_down: must be a whole number, got 1.5"),
+    ({"tier": "LowPriority"}, C + "tier: must be one of 'dedicated', 'low_priority', got 'LowPriority'"),
+    ({"ssh_public_access_enabled": "Disabled"}, C + "ssh_public_access_enabled: must be True or False, got 'Disabled'"),
+    ({"size": ""}, C + "size: is required"),
+    ({"network_settings": {}}, C + "network_settings.subnet: is required"),
+    ({"tags": {"team": 1}}, C + "tags: must be a mapping of a string to a string, got {'team': 1}"),
+    ({"network_settings": None},
+     C + "enable_node_public_ip: must be set when there is no network_settings.subnet or workspace managed network "
+         "(Azure's default gives every node a public IP)"),
+    ({"network_settings": None, "enable_node_public_ip": False},
+     C + "enable_node_public_ip: False needs network_settings.subnet or a workspace managed network"),
+    ({"identity": {"type": "user_assigned"}},
+     C + "identity.user_assigned_identities: is required when type is user_assigned"),
+    ({"identity": {"type": "system_assigned", "user_assigned_identities": [{"resource_id": UAI}]}},
+     C + "identity.type: must be user_assigned to use user_assigned_identities, got 'system_assigned'"),
+    ({"identity": USER_IDENTITY, "role_assignments": [{"scope": ACR_ID, "role": "AcrPull"}]},
+     C + "role_assignments: need the system-assigned identity; grant roles to a user-assigned identity where it "
+         "is defined"),
+    ({"role_assignments": [{"scope": ACR_ID, "role": "Owner-ish"}]},
+     C + "role_assignments.role: unknown role 'Owner-ish': use a role definition GUID or one of " +
+     ", ".join(sorted(BUILT_IN_ROLES))),
+    ({"role_assignments": [{"scope": "", "role": "AcrPull"}]}, C + "role_assignments[0].scope: is required"),
+    ({"ssh_settings": {"admin_username": "azureuser"}},
+     C + "ssh_settings.ssh_key_value: is required (or a secret admin_password)"),
+    ({"ssh_settings": {"ssh_key_value": "ssh-rsa AAAA"}, "local_auth_enabled": False},
+     C + "local_auth_enabled: must be True or unset with ssh_settings (SSH login is local authentication), "
+         "got False"),
+    ({"name": "1cluster"},
+     C + "name: invalid Azure name '1cluster': allowed is 2-16 letters, digits and hyphens, starting with a letter"),
+    ({"workspace_name": None}, C + "workspace_name: is required without workspace (the Workspace component)"),
+    ({"workspace_location": None},
+     C + "location: is required without workspace or workspace_location (Azure puts a compute in its "
+         "workspace's region, which the component cannot see)"),
+    ({"workspace": "mlw"}, C + "workspace: must be a Workspace component, got 'mlw'"),
 ]
 
 
-@pytest.mark.parametrize(("extra", "message"), INVALID, ids=[f"{m.split(':')[0]}-{i}" for i, (_, m) in
+@pytest.mark.parametrize(("extra", "message"), INVALID, ids=[f"{m.split(': ')[1]}-{i}" for i, (_, m) in
                                                              enumerate(INVALID)])
-def test_bad_input_is_a_config_error_naming_the_field(extra: dict[str, Any], message: str) -> None:
-    with pytest.raises(ConfigError) as caught:
+def test_bad_input_is_an_error_naming_the_component_the_argument_and_the_value(
+    extra: dict[str, Any], message: str,
+) -> None:
+    with pytest.raises(ComponentArgError) as caught:
         build(**extra)
-    assert str(caught.value).startswith(message)
+    assert str(caught.value) == message
+    assert caught.value.component == 'ComputeCluster "cpu"'
+
+
+def test_an_unknown_key_carries_the_closest_allowed_key_and_every_allowed_key() -> None:
+    with pytest.raises(ComponentArgError) as caught:
+        build(min_node=2)
+    error = caught.value
+    assert (error.arg, error.closest, error.value, error.exit_code) == ("min_node", "min_instances", None, 2)
+    assert error.allowed == ", ".join(ComputeClusterArgs.__annotations__)
 
 
 def test_a_plain_password_is_refused_and_never_echoed() -> None:
-    with pytest.raises(ConfigError) as caught:
-        build(admin_username="azureuser", admin_password="hunter2-plain", disable_local_auth=False)
-    assert str(caught.value).startswith("admin_password: must be a pulumi secret Output")
-    assert "hunter2" not in str(caught.value) and caught.value.value is None
+    with pytest.raises(ComponentArgError) as caught:
+        build(ssh_settings={"admin_username": "azureuser", "admin_password": "hunter2-plain"})
+    assert str(caught.value) == (
+        C + "ssh_settings.admin_password: must be a pulumi secret Output (pulumi.Output.secret or a secret config "
+        "value), never a plain string, got a plain value")
+    assert "hunter2" not in repr(vars(caught.value)) and caught.value.value is None
+
+
+def test_outputs_are_accepted_wherever_the_argument_is_an_input() -> None:
+    def program() -> None:
+        ComputeCluster("cpu", base(resource_group_name=pulumi.Output.from_input("rg-ml"),
+                                   network_settings={"subnet": pulumi.Output.from_input(SUBNET)}))
+
+    assert inner(run(program))["subnet"] == {"id": SUBNET}
+
+
+def test_the_workspace_component_gives_group_name_region_and_managed_network() -> None:
+    def program() -> None:
+        ws = Workspace("mlw", {"resource_group_name": "rg-ml", "location": "westeurope"})
+        ComputeCluster("cpu", {"workspace": ws, "size": "Standard_DS3_v2", "max_instances": 4})
+
+    compute = run(program).get(COMPUTE, "cpu-compute").inputs
+    assert (compute["resourceGroupName"], compute["workspaceName"], compute["location"]) == (
+        "rg-ml", "mlw", "westeurope")
+    assert "computeLocation" not in compute["properties"]
+    assert compute["properties"]["properties"]["enableNodePublicIp"] is False
+
+
+def test_a_region_other_than_the_workspaces_is_the_compute_location() -> None:
+    def program() -> None:
+        ws = Workspace("mlw", {"resource_group_name": "rg-ml", "location": "westeurope"})
+        ComputeCluster("cpu", {"workspace": ws, "size": "Standard_DS3_v2", "max_instances": 4,
+                               "location": "northeurope"})
+
+    compute = run(program).get(COMPUTE, "cpu-compute").inputs
+    assert (compute["location"], compute["properties"]["computeLocation"]) == ("westeurope", "northeurope")
 
 
 @pytest.mark.parametrize("preview", [False, True], ids=["up", "preview"])
@@ -269,3 +339,39 @@ def test_role_scope_may_be_another_resources_output(preview: bool) -> None:
     assert role["roleAssignmentName"] == str(uuid.uuid5(
         uuid.NAMESPACE_URL, f"amlkit/cpu/{registry}/7f951dda-4ed3-4680-a7ca-43fe172d538d"))
     assert rec.get(COMPUTE, "cpu-compute").inputs["workspaceName"] == "mlw"
+
+
+# Each argument (stack file name) and the exact ARM input of `cpu-compute` it sets.
+ARM_INPUTS = [
+    ({"size": "Standard_NC6s_v3"}, ("properties", "properties", "vmSize"), "Standard_NC6s_v3"),
+    ({"max_instances": 7}, ("properties", "properties", "scaleSettings", "maxNodeCount"), 7.0),
+    ({"min_instances": 2}, ("properties", "properties", "scaleSettings", "minNodeCount"), 2.0),
+    ({"idle_time_before_scale_down": 300},
+     ("properties", "properties", "scaleSettings", "nodeIdleTimeBeforeScaleDown"), "PT300S"),
+    ({"tier": "low_priority"}, ("properties", "properties", "vmPriority"), "LowPriority"),
+    ({"tier": "dedicated"}, ("properties", "properties", "vmPriority"), "Dedicated"),
+    ({"network_settings": {"subnet": SUBNET + "2"}}, ("properties", "properties", "subnet"), {"id": SUBNET + "2"}),
+    ({"ssh_public_access_enabled": True}, ("properties", "properties", "remoteLoginPortPublicAccess"), "Enabled"),
+    ({"ssh_settings": {"admin_username": "ops", "ssh_key_value": "ssh-rsa K"}},
+     ("properties", "properties", "userAccountCredentials"),
+     {"adminUserName": "ops", "adminUserSshPublicKey": "ssh-rsa K"}),
+    ({"ssh_settings": {"ssh_key_value": "ssh-rsa K"}}, ("properties", "disableLocalAuth"), False),
+    ({"local_auth_enabled": True}, ("properties", "disableLocalAuth"), False),
+    ({"identity": USER_IDENTITY}, ("identity",), {"type": "UserAssigned", "userAssignedIdentities": [UAI]}),
+    ({"name": "gpu-a100"}, ("computeName",), "gpu-a100"),
+    ({"location": "northeurope"}, ("properties", "computeLocation"), "northeurope"),
+    ({"location": "westeurope"}, ("properties", "computeLocation"), None),
+    ({"workspace_location": "swedencentral"}, ("location",), "swedencentral"),
+    ({"workspace_location": None, "location": "swedencentral"}, ("location",), "swedencentral"),
+    ({"description": "batch"}, ("properties", "description"), "batch"),
+    ({"tags": {"team": "a"}}, ("tags",), {"team": "a"}),
+]
+
+
+@pytest.mark.parametrize(("extra", "path", "expected"), ARM_INPUTS,
+                         ids=[f"{next(iter(e))}-{i}" for i, (e, _, _) in enumerate(ARM_INPUTS)])
+def test_each_argument_sets_its_arm_input(extra: dict[str, Any], path: tuple[str, ...], expected: Any) -> None:
+    value: Any = build(**extra).get(COMPUTE, "cpu-compute").inputs
+    for key in path:
+        value = value.get(key) if isinstance(value, dict) else None
+    assert value == expected

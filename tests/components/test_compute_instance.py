@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from amlkit.components import ComputeInstance, ComputeInstanceArgs
-from amlkit.errors import ConfigError
-from tests.components.harness import Recorded, principal_of, run
+from amlkit.components import ComputeInstance, ComputeInstanceArgs, Workspace
+from amlkit.errors import ComponentArgError
+from tests.components.harness import Recorded, arm_id, principal_of, run
 
 COMPUTE = "azure-native:machinelearningservices:Compute"
 SUBNET = "/subscriptions/0000/resourceGroups/rg-net/providers/Microsoft.Network/virtualNetworks/vnet/subnets/aml"
@@ -32,14 +32,14 @@ REPLACE_PATHS = [
 
 
 def base(**extra: Any) -> ComputeInstanceArgs:
-    args = {"resource_group_name": "rg-ml", "workspace_name": "mlw", "vm_size": "Standard_DS3_v2",
-            "subnet_id": SUBNET, **extra}
+    args = {"resource_group_name": "rg-ml", "workspace_name": "mlw", "workspace_location": "westeurope",
+            "size": "Standard_DS3_v2", "network_settings": {"subnet": SUBNET}, **extra}
     return args  # type: ignore[return-value]
 
 
-def build(name: str = "alice", **extra: Any) -> Recorded:
+def build(resource: str = "alice", **extra: Any) -> Recorded:
     def program() -> dict[str, Any]:
-        instance = ComputeInstance(name, base(**extra))
+        instance = ComputeInstance(resource, base(**extra))
         return {"compute_id": instance.compute_id, "compute_name": instance.compute_name,
                 "principal_id": instance.principal_id}
 
@@ -55,6 +55,7 @@ def test_default_instance_inputs_are_secure() -> None:
         "resourceGroupName": "rg-ml",
         "workspaceName": "mlw",
         "computeName": CI_NAME,
+        "location": "westeurope",
         "tags": {},
         "identity": {"type": "SystemAssigned"},
         "properties": {
@@ -91,20 +92,22 @@ def test_outputs_are_registered_exactly() -> None:
 
 
 def test_idle_shutdown_is_iso_minutes() -> None:
-    assert inner(build(idle_minutes_before_shutdown=15))["idleTimeBeforeShutdown"] == "PT15M"
+    assert inner(build(idle_time_before_shutdown_minutes=15))["idleTimeBeforeShutdown"] == "PT15M"
 
 
 def test_personal_instance_for_an_assigned_user() -> None:
-    rec = build(assigned_user_object_id=USER, assigned_user_tenant_id=TENANT)
+    rec = build(assigned_user={"object_id": USER, "tenant_id": TENANT})
     assert inner(rec)["personalComputeInstanceSettings"] == {
         "assignedUser": {"objectId": USER, "tenantId": TENANT}}
 
 
 def test_cron_and_recurrence_schedules() -> None:
     rec = build(schedules=[
-        {"action": "Stop", "cron": {"expression": "0 19 * * 1-5", "time_zone": "W. Europe Standard Time"}},
-        {"action": "Start", "recurrence": {"frequency": "Week", "interval": 1, "hours": [7], "minutes": [30],
-                                           "week_days": ["Monday", "Friday"]}, "enabled": False},
+        {"action": "stop", "trigger": {"type": "cron", "expression": "0 19 * * 1-5",
+                                       "time_zone": "W. Europe Standard Time"}},
+        {"action": "start", "trigger": {"type": "recurrence", "frequency": "week", "interval": 1,
+                                        "schedule": {"hours": [7], "minutes": [30], "week_days": ["monday", "friday"]}},
+         "state": "disabled"},
     ])
     assert inner(rec)["schedules"] == {"computeStartStop": [
         {"action": "Stop", "triggerType": "Cron", "status": "Enabled",
@@ -116,14 +119,15 @@ def test_cron_and_recurrence_schedules() -> None:
 
 
 def test_ssh_can_be_opened_explicitly_with_a_key_and_local_auth() -> None:
-    rec = build(ssh_public_access="Enabled", admin_ssh_public_key="ssh-rsa AAAA", disable_local_auth=False)
+    rec = build(ssh_public_access_enabled=True, ssh_settings={"ssh_key_value": "ssh-rsa AAAA"})
     assert inner(rec)["sshSettings"] == {"sshPublicAccess": "Enabled", "adminPublicKey": "ssh-rsa AAAA"}
+    assert rec.get(COMPUTE, "alice-compute").inputs["properties"]["disableLocalAuth"] is False
 
 
 NODE_IP_CASES = [
-    ({"subnet_id": SUBNET}, False),
-    ({"subnet_id": None, "workspace_managed_network": True}, False),
-    ({"subnet_id": None, "enable_node_public_ip": True}, True),
+    ({}, False),
+    ({"network_settings": None, "workspace_managed_network": True}, False),
+    ({"network_settings": None, "enable_node_public_ip": True}, True),
 ]
 
 
@@ -134,8 +138,9 @@ def test_node_public_ip(extra: dict[str, Any], expected: bool) -> None:
 
 IDENTITY_CASES = [
     ({}, {"type": "SystemAssigned"}),
-    ({"user_assigned_identity_ids": [UAI]}, {"type": "UserAssigned", "userAssignedIdentities": [UAI]}),
-    ({"system_assigned_identity": False}, None),
+    ({"identity": {"type": "user_assigned", "user_assigned_identities": [{"resource_id": UAI}]}},
+     {"type": "UserAssigned", "userAssignedIdentities": [UAI]}),
+    ({"identity": {"type": "none"}}, None),
 ]
 
 
@@ -156,45 +161,110 @@ def test_two_instances_never_collide() -> None:
 
 
 def test_name_can_be_overridden() -> None:
-    assert build(compute_name="ci-alice").outputs["compute_name"] == "ci-alice"
+    assert build(name="ci-alice").outputs["compute_name"] == "ci-alice"
 
 
+CI = 'ComputeInstance "alice": '
+CRON = {"type": "cron", "expression": "0 19 * * *"}
 INVALID = [
-    ({"idle_minutes_before_shutdown": 10}, "idle_minutes_before_shutdown: must be a whole number of minutes from 15"),
-    ({"idle_minutes_before_shutdown": 4321}, "idle_minutes_before_shutdown: must be a whole number of minutes"),
-    ({"assigned_user_object_id": USER}, "assigned_user_tenant_id: assigned_user_object_id and"),
-    ({"ssh_public_access": "Open"}, "ssh_public_access: must be one of Enabled, Disabled"),
-    ({"ssh_public_access": "Enabled", "disable_local_auth": False},
-     "admin_ssh_public_key: is required when ssh_public_access is Enabled"),
-    ({"admin_ssh_public_key": "ssh-rsa AAAA"}, "admin_ssh_public_key: needs ssh_public_access Enabled"),
-    ({"ssh_public_access": "Enabled", "admin_ssh_public_key": "ssh-rsa AAAA"},
-     "disable_local_auth: must be False to enable SSH"),
-    ({"subnet_id": None}, "enable_node_public_ip: must be set when there is no subnet_id"),
-    ({"user_assigned_identity_ids": [UAI], "system_assigned_identity": True}, "system_assigned_identity: "),
-    ({"schedules": [{"action": "Stop", "cron": {"expression": "0 19 * * *"}}] * 5},
-     "schedules: at most 4 schedules"),
-    ({"schedules": [{"action": "Pause", "cron": {"expression": "0 19 * * *"}}]},
-     "schedules[0].action: must be one of Start, Stop"),
-    ({"schedules": [{"action": "Stop"}]}, "schedules[0]: needs exactly one of cron and recurrence"),
-    ({"schedules": [{"action": "Stop", "cron": {"expression": ""}}]}, "schedules[0].cron.expression: is required"),
-    ({"schedules": [{"action": "Stop", "recurrence": {"frequency": "Daily", "interval": 1}}]},
-     "schedules[0].recurrence.frequency: must be one of Minute, Hour, Day, Week, Month"),
-    ({"schedules": [{"action": "Stop", "recurrence": {"frequency": "Day", "interval": 0}}]},
-     "schedules[0].recurrence.interval: must be a whole number >= 1"),
-    ({"schedules": [{"action": "Stop", "recurrence": {"frequency": "Day", "interval": 1, "hours": [24]}}]},
-     "schedules[0].recurrence.hours: must be whole numbers from 0 to 23"),
-    ({"schedules": [{"action": "Stop", "recurrence": {"frequency": "Week", "interval": 1, "week_days": ["Mon"]}}]},
-     "schedules[0].recurrence.week_days: must be among Monday"),
-    ({"compute_name": "ci_bad"}, "compute_name: invalid Azure name 'ci_bad'"),
+    ({"vm_size": "Standard_DS3_v2"},
+     CI + "vm_size: unknown argument; did you mean size? (help(ComputeInstanceArgs) lists every argument)"),
+    ({"idle_time_before_shutdown_minutes": 10},
+     CI + "idle_time_before_shutdown_minutes: must be a whole number of minutes from 15 to 4320, got 10"),
+    ({"idle_time_before_shutdown_minutes": "60"},
+     CI + "idle_time_before_shutdown_minutes: must be a whole number, got '60'"),
+    ({"assigned_user": {"object_id": USER}}, CI + "assigned_user.tenant_id: is required"),
+    ({"ssh_public_access_enabled": "Enabled"}, CI + "ssh_public_access_enabled: must be True or False, got 'Enabled'"),
+    ({"ssh_public_access_enabled": True}, CI + "ssh_settings: is required when ssh_public_access_enabled is True"),
+    ({"ssh_settings": {"ssh_key_value": "ssh-rsa AAAA"}}, CI + "ssh_settings: needs ssh_public_access_enabled True"),
+    ({"ssh_public_access_enabled": True, "ssh_settings": {"ssh_key_value": "ssh-rsa AAAA"},
+      "local_auth_enabled": False},
+     CI + "local_auth_enabled: must be True or unset to enable SSH (SSH login is local authentication), got False"),
+    ({"network_settings": None},
+     CI + "enable_node_public_ip: must be set when there is no network_settings.subnet or workspace managed network "
+         "(Azure's default gives every node a public IP)"),
+    ({"identity": {"type": "user_assigned"}},
+     CI + "identity.user_assigned_identities: is required when type is user_assigned"),
+    ({"schedules": [{"action": "stop", "trigger": CRON}] * 5}, CI + "schedules: at most 4 schedules, got 5"),
+    ({"schedules": [{"action": "pause", "trigger": CRON}]},
+     CI + "schedules[0].action: must be one of 'start', 'stop', got 'pause'"),
+    ({"schedules": [{"action": "stop"}]}, CI + "schedules[0].trigger: is required"),
+    ({"schedules": [{"action": "stop", "trigger": {"type": "cron"}}]},
+     CI + "schedules[0].trigger.expression: is required when type is cron"),
+    ({"schedules": [{"action": "stop", "trigger": {**CRON, "interval": 1}}]},
+     CI + "schedules[0].trigger.interval: is only read when type is recurrence"),
+    ({"schedules": [{"action": "stop", "trigger": {"type": "recurrence", "frequency": "daily", "interval": 1}}]},
+     CI + "schedules[0].trigger.frequency: must be one of 'minute', 'hour', 'day', 'week', 'month', got 'daily'"),
+    ({"schedules": [{"action": "stop", "trigger": {"type": "recurrence", "frequency": "day"}}]},
+     CI + "schedules[0].trigger.interval: is required when type is recurrence"),
+    ({"schedules": [{"action": "stop", "trigger": {"type": "recurrence", "frequency": "day", "interval": 0}}]},
+     CI + "schedules[0].trigger.interval: must be a whole number >= 1, got 0"),
+    ({"schedules": [{"action": "stop", "trigger": {"type": "recurrence", "frequency": "day", "interval": 1,
+                                                   "schedule": {"hours": [24]}}}]},
+     CI + "schedules[0].trigger.schedule.hours: must be whole numbers from 0 to 23, got [24]"),
+    ({"schedules": [{"action": "stop", "trigger": {"type": "recurrence", "frequency": "week", "interval": 1,
+                                                   "schedule": {"week_days": ["mon"]}}}]},
+     CI + "schedules[0].trigger.schedule.week_days: must be a list, each one of 'monday', 'tuesday', 'wednesday', "
+         "'thursday', 'friday', 'saturday', 'sunday', got ['mon']"),
+    ({"schedules": [{"action": "stop", "trigger": CRON, "enabled": False}]},
+     CI + "schedules[0].enabled: unknown argument; did you mean state? (help(ScheduleSpec) lists every argument)"),
+    ({"location": "northeurope"},
+     CI + "location: must be the workspace's region (westeurope): an instance cannot run in another region, "
+          "got 'northeurope'"),
+    ({"name": "ci_bad"},
+     CI + "name: invalid Azure name 'ci_bad': allowed is 3-24 letters, digits and hyphens, starting with a letter, "
+         "ending with a letter or digit"),
 ]
 
 
-@pytest.mark.parametrize(("extra", "message"), INVALID, ids=[f"{m.split(':')[0]}-{i}" for i, (_, m) in
+@pytest.mark.parametrize(("extra", "message"), INVALID, ids=[f"{m.split(': ')[1]}-{i}" for i, (_, m) in
                                                              enumerate(INVALID)])
-def test_bad_input_is_a_config_error_naming_the_field(extra: dict[str, Any], message: str) -> None:
-    with pytest.raises(ConfigError) as caught:
+def test_bad_input_is_an_error_naming_the_component_the_argument_and_the_value(
+    extra: dict[str, Any], message: str,
+) -> None:
+    with pytest.raises(ComponentArgError) as caught:
         build(**extra)
-    assert str(caught.value).startswith(message)
+    assert str(caught.value) == message
+    assert caught.value.component == 'ComputeInstance "alice"'
+
+
+def test_the_workspace_component_gives_group_name_region_and_managed_network() -> None:
+    def program() -> None:
+        ws = Workspace("mlw", {"resource_group_name": "rg-ml", "location": "westeurope"})
+        ComputeInstance("alice", {"workspace": ws, "size": "Standard_DS3_v2"})
+
+    compute = run(program).get(COMPUTE, "alice-compute").inputs
+    assert (compute["resourceGroupName"], compute["workspaceName"], compute["location"]) == (
+        "rg-ml", "mlw", "westeurope")
+    assert compute["properties"]["properties"]["enableNodePublicIp"] is False
+
+
+# Each argument (stack file name) and the exact ARM input of `alice-compute` it sets.
+ARM_INPUTS = [
+    ({"size": "Standard_E4s_v3"}, ("properties", "properties", "vmSize"), "Standard_E4s_v3"),
+    ({"idle_time_before_shutdown_minutes": 90}, ("properties", "properties", "idleTimeBeforeShutdown"), "PT90M"),
+    ({"assigned_user": {"object_id": USER, "tenant_id": TENANT}},
+     ("properties", "properties", "personalComputeInstanceSettings"),
+     {"assignedUser": {"objectId": USER, "tenantId": TENANT}}),
+    ({"network_settings": {"subnet": SUBNET + "2"}}, ("properties", "properties", "subnet"), {"id": SUBNET + "2"}),
+    ({"ssh_public_access_enabled": True, "ssh_settings": {"ssh_key_value": "ssh-rsa K"}},
+     ("properties", "properties", "sshSettings"), {"sshPublicAccess": "Enabled", "adminPublicKey": "ssh-rsa K"}),
+    ({"local_auth_enabled": True}, ("properties", "disableLocalAuth"), False),
+    ({"identity": {"type": "none"}}, ("identity",), None),
+    ({"name": "ci-alice"}, ("computeName",), "ci-alice"),
+    ({"location": "westeurope"}, ("location",), "westeurope"),
+    ({"workspace_location": None, "location": "swedencentral"}, ("location",), "swedencentral"),
+    ({"description": "notebooks"}, ("properties", "description"), "notebooks"),
+]
+
+
+@pytest.mark.parametrize(("extra", "path", "expected"), ARM_INPUTS,
+                         ids=[f"{next(iter(e))}-{i}" for i, (e, _, _) in enumerate(ARM_INPUTS)])
+def test_each_argument_sets_its_arm_input(extra: dict[str, Any], path: tuple[str, ...], expected: Any) -> None:
+    value: Any = build(**extra).get(COMPUTE, "alice-compute").inputs
+    for key in path:
+        value = value.get(key) if isinstance(value, dict) else None
+    assert value == expected
 
 
 # --- Contributor on the workspace: Azure ML stops an idle instance with an identity only with it ------------
@@ -217,10 +287,21 @@ def test_workspace_id_grants_the_system_identity_contributor_on_the_workspace() 
     }
 
 
+def test_the_workspace_component_gives_the_id_the_grant_needs() -> None:
+    def program() -> None:
+        ws = Workspace("mlw", {"resource_group_name": "rg-ml", "location": "westeurope"})
+        ComputeInstance("alice", {"workspace": ws, "size": "Standard_DS3_v2"})
+
+    role = run(program).get(ROLE, "alice-workspace-contributor")
+    assert (role.inputs["scope"], role.inputs["principalId"]) == (
+        arm_id("Microsoft.MachineLearningServices/workspaces", "mlw"), principal_of("alice-compute"))
+
+
 @pytest.mark.parametrize("extra", [
     {},
-    {"workspace_id": WORKSPACE_ID, "user_assigned_identity_ids": [UAI]},
-    {"workspace_id": WORKSPACE_ID, "system_assigned_identity": False},
+    {"workspace_id": WORKSPACE_ID, "identity": {"type": "user_assigned", "user_assigned_identities": [
+        {"resource_id": UAI}]}},
+    {"workspace_id": WORKSPACE_ID, "identity": {"type": "none"}},
 ], ids=["no-workspace-id", "user-assigned-identity", "no-identity"])
 def test_no_contributor_grant_without_workspace_id_or_system_identity(extra: dict[str, Any]) -> None:
     assert build(**extra).of_type(ROLE) == []

@@ -133,22 +133,25 @@ def test_workspace_args_map_the_az_ml_vocabulary():
                                  "key_uri": "https://kv-cmk.vault.azure.net/keys/cmk"},
     })
     assert workspace_args(spec, "rg-ml-qa") == {
-        "resource_group_name": "rg-ml-qa", "location": "westeurope", "workspace_name": "mlw-qa", "kind": "Hub",
-        "container_registry": True, "user_assigned_identity_ids": [UAI],
-        "primary_user_assigned_identity_id": UAI, "public_network_access": "Enabled",
-        "managed_network_isolation_mode": "AllowInternetOutbound", "serverless_compute_subnet_id": SUBNET,
-        "serverless_compute_no_public_ip": True,
-        "cmk_key_vault_id": f"{SUB}/rg/providers/Microsoft.KeyVault/vaults/kv-cmk",
-        "cmk_key_uri": "https://kv-cmk.vault.azure.net/keys/cmk", "hbi_workspace": True, "lock_resources": True,
+        "resource_group_name": "rg-ml-qa", "location": "westeurope", "name": "mlw-qa", "kind": "hub",
+        "container_registry": True,
+        "identity": {"type": "user_assigned", "user_assigned_identities": [{"resource_id": UAI}]},
+        "primary_user_assigned_identity": UAI, "public_network_access": "enabled",
+        "managed_network": {"isolation_mode": "allow_internet_outbound"},
+        "serverless_compute": {"custom_subnet": SUBNET, "no_public_ip": True},
+        "customer_managed_key": {"key_vault": f"{SUB}/rg/providers/Microsoft.KeyVault/vaults/kv-cmk",
+                                 "key_uri": "https://kv-cmk.vault.azure.net/keys/cmk"},
+        "hbi_workspace": True, "locks": True,
         "protect_data": False, "tags": {"owner": "ml-platform", "tier": "stack", "environment": "qa"},
     }
 
 
 def test_workspace_args_defaults_are_secure():
     args = workspace_args(spec_of(), "rg")
-    assert (args["public_network_access"], args["managed_network_isolation_mode"], args["container_registry"],
-            args["lock_resources"]) == ("Disabled", "AllowOnlyApprovedOutbound", False, False)
-    assert "user_assigned_identity_ids" not in args and "hbi_workspace" not in args
+    assert (args["public_network_access"], args["managed_network"], args["container_registry"], args["locks"],
+            args["identity"]) == ("disabled", {"isolation_mode": "allow_only_approved_outbound"}, False, False,
+                                  {"type": "system_assigned"})
+    assert "hbi_workspace" not in args
 
 
 def test_cluster_args_map_the_az_ml_vocabulary():
@@ -159,14 +162,20 @@ def test_cluster_args_map_the_az_ml_vocabulary():
         "network_settings": {"subnet": SUBNET}, "enable_node_public_ip": False, "description": "gpu jobs",
     }])
     assert cluster_args(spec, spec.clusters[0], "rg-ml-qa", "mlw-qa") == {
-        "resource_group_name": "rg-ml-qa", "workspace_name": "mlw-qa", "vm_size": "Standard_NC4as_T4_v3",
-        "max_nodes": 2, "compute_name": "gpu", "location": "westeurope", "compute_location": "northeurope",
-        "description": "gpu jobs", "vm_priority": "LowPriority", "min_nodes": 0,
-        "idle_seconds_before_scale_down": 600, "subnet_id": SUBNET, "workspace_managed_network": True,
-        "enable_node_public_ip": False, "remote_login_port_public_access": "Disabled", "disable_local_auth": True,
-        "system_assigned_identity": False, "user_assigned_identity_ids": [UAI],
+        "resource_group_name": "rg-ml-qa", "workspace_name": "mlw-qa", "workspace_location": "westeurope",
+        "workspace_managed_network": True, "size": "Standard_NC4as_T4_v3", "max_instances": 2, "name": "gpu",
+        "location": "northeurope", "description": "gpu jobs", "tier": "low_priority", "min_instances": 0,
+        "idle_time_before_scale_down": 600, "network_settings": {"subnet": SUBNET},
+        "enable_node_public_ip": False, "ssh_public_access_enabled": False, "local_auth_enabled": False,
+        "identity": {"type": "user_assigned", "user_assigned_identities": [{"resource_id": UAI}]},
         "tags": {"owner": "ml-platform", "tier": "stack", "environment": "qa"},
     }
+
+
+def test_a_cluster_in_another_region_reaches_azure_as_compute_location():
+    spec = spec_of(clusters=[{"name": "gpu", "size": "Standard_DS3_v2", "location": "northeurope"}])
+    compute = build(spec).get(COMPUTE, "qa-cluster-gpu-compute").inputs
+    assert (compute["location"], compute["properties"]["computeLocation"]) == ("westeurope", "northeurope")
 
 
 def test_cluster_ssh_settings_enable_local_auth_and_wrap_the_password():
@@ -174,16 +183,17 @@ def test_cluster_ssh_settings_enable_local_auth_and_wrap_the_password():
                               "ssh_settings": {"ssh_key_value": "ssh-ed25519 AAAA me",
                                                "admin_password": Secret("pw")}}])
     args = cluster_args(spec, spec.clusters[0], "rg", "ws")
-    assert (args["remote_login_port_public_access"], args["admin_username"], args["admin_ssh_public_key"],
-            args["disable_local_auth"]) == ("Enabled", "azureuser", "ssh-ed25519 AAAA me", False)
-    assert isinstance(args["admin_password"], pulumi.Output)
+    ssh = args["ssh_settings"]
+    assert (args["ssh_public_access_enabled"], ssh["admin_username"], ssh["ssh_key_value"],
+            args["local_auth_enabled"]) == (True, "azureuser", "ssh-ed25519 AAAA me", True)
+    assert isinstance(ssh["admin_password"], pulumi.Output)
 
 
 def test_cluster_local_auth_enabled_without_ssh_settings():
     spec = spec_of(clusters=[{"name": "cpu", "size": "Standard_DS3_v2", "local_auth_enabled": True,
                               "network_settings": {"subnet": SUBNET}}])
     args = cluster_args(spec, spec.clusters[0], "rg", "ws")
-    assert (args["disable_local_auth"], "admin_username" in args) == (False, False)
+    assert (args["local_auth_enabled"], "ssh_settings" in args) == (True, False)
 
 
 def test_instance_args_map_schedules_and_the_assigned_user():
@@ -198,16 +208,18 @@ def test_instance_args_map_schedules_and_the_assigned_user():
         ],
     }])
     assert instance_args(spec, spec.instances[0], "rg-ml-qa", "mlw-qa") == {
-        "resource_group_name": "rg-ml-qa", "workspace_name": "mlw-qa", "vm_size": "Standard_DS3_v2",
-        "compute_name": "ci-alice", "location": "westeurope", "idle_minutes_before_shutdown": 30,
+        "resource_group_name": "rg-ml-qa", "workspace_name": "mlw-qa", "workspace_location": "westeurope",
+        "workspace_managed_network": True, "size": "Standard_DS3_v2", "name": "ci-alice",
+        "idle_time_before_shutdown_minutes": 30,
         "schedules": [
-            {"action": "Stop", "enabled": True, "cron": {"expression": "0 19 * * *", "time_zone": "UTC"}},
-            {"action": "Start", "enabled": False, "recurrence": {
-                "frequency": "Week", "interval": 1, "hours": [8], "minutes": [0], "week_days": ["Monday", "Friday"],
+            {"action": "stop", "state": "enabled",
+             "trigger": {"type": "cron", "expression": "0 19 * * *", "time_zone": "UTC"}},
+            {"action": "start", "state": "disabled", "trigger": {
+                "type": "recurrence", "frequency": "week", "interval": 1,
+                "schedule": {"hours": [8], "minutes": [0], "week_days": ["monday", "friday"]},
                 "time_zone": "W. Europe Standard Time"}},
         ],
-        "assigned_user_object_id": GUID, "assigned_user_tenant_id": GUID, "workspace_managed_network": True,
-        "ssh_public_access": "Disabled", "disable_local_auth": True,
+        "assigned_user": {"object_id": GUID, "tenant_id": GUID}, "ssh_public_access_enabled": False,
         "tags": {"owner": "ml-platform", "tier": "stack", "environment": "qa"},
     }
 
@@ -216,8 +228,8 @@ def test_schedule_spec_keeps_the_start_time():
     spec = spec_of(instances=[{"name": "ci-bob", "size": "Standard_DS3_v2", "schedules": [
         {"action": "stop", "trigger": {"type": "cron", "expression": "0 19 * * *",
                                        "start_time": "2026-01-05T08:00:00"}}]}])
-    assert schedule_spec(spec.instances[0].schedules[0])["cron"] == {
-        "expression": "0 19 * * *", "time_zone": "UTC", "start_time": "2026-01-05T08:00:00"}
+    assert schedule_spec(spec.instances[0].schedules[0])["trigger"] == {
+        "type": "cron", "expression": "0 19 * * *", "time_zone": "UTC", "start_time": "2026-01-05T08:00:00"}
 
 
 def test_offline_secret_is_an_unknown_secret_and_a_known_one_stays_secret():
@@ -228,3 +240,13 @@ def test_offline_secret_is_an_unknown_secret_and_a_known_one_stays_secret():
 async def _in_loop(make: Any) -> tuple[bool, bool]:
     output = make()
     return await output.is_known(), await output.is_secret()
+
+
+def test_an_instance_without_identity_gets_a_system_assigned_one_as_documented():
+    from amlkit.schema import InstanceSpec
+
+    compute = build(spec_of()).get(COMPUTE, "qa-instance-ci-alice-compute").inputs
+    assert compute["identity"] == {"type": "SystemAssigned"}
+    assert InstanceSpec.model_fields["identity"].description == (
+        "The instance's managed identity; unset: a system-assigned identity.")
+

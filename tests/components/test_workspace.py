@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from amlkit.components import Workspace, WorkspaceArgs
-from amlkit.errors import ConfigError
+from amlkit.errors import ComponentArgError
 from tests.components.harness import RG_ID, TENANT, Recorded, arm_id, principal_of, run
 
 WS = "azure-native:machinelearningservices:Workspace"
@@ -33,18 +33,19 @@ WS_ID = arm_id("Microsoft.MachineLearningServices/workspaces", "mlw")
 OTHER = "/subscriptions/0000/resourceGroups/rg-shared/providers"
 UAI = f"{OTHER}/Microsoft.ManagedIdentity/userAssignedIdentities/uai-ml"
 UAI2 = f"{OTHER}/Microsoft.ManagedIdentity/userAssignedIdentities/uai-two"
+USER_IDENTITY = {"type": "user_assigned", "user_assigned_identities": [{"resource_id": UAI}, {"resource_id": UAI2}]}
 
 OUTPUT_NAMES = {
     "workspace_id", "workspace_name", "storage_account_id", "key_vault_id", "application_insights_id",
-    "log_analytics_workspace_id", "container_registry_id", "principal_id",
+    "log_analytics_workspace_id", "container_registry_id", "principal_id", "resource_group_name", "location",
 }
 
 
-def build(name: str = "mlw", **extra: Any) -> Recorded:
+def build(resource: str = "mlw", **extra: Any) -> Recorded:
     args: WorkspaceArgs = {"resource_group_name": "rg-ml", "location": "westeurope", **extra}  # type: ignore[typeddict-item]
 
     def program() -> dict[str, Any]:
-        ws = Workspace(name, args)
+        ws = Workspace(resource, args)
         return {key: getattr(ws, key) for key in OUTPUT_NAMES}
 
     return run(program)
@@ -58,7 +59,7 @@ def test_default_children_are_exactly_the_dependencies_the_workspace_and_its_dia
 
 
 def test_every_child_is_parented_to_the_component_and_unprotected_by_default() -> None:
-    rec = build(container_registry=True, lock_resources=True)
+    rec = build(container_registry=True, locks=True)
     children = [r for r in rec.registrations if r.type != COMPONENT]
     assert len(children) == 10
     for child in children:
@@ -171,21 +172,22 @@ def test_outputs_are_the_ids_names_and_system_principal() -> None:
         "workspace_id": WS_ID, "workspace_name": "mlw", "storage_account_id": ST_ID, "key_vault_id": KV_ID,
         "application_insights_id": APPI_ID, "log_analytics_workspace_id": LOG_ID,
         "container_registry_id": CR_ID, "principal_id": principal_of("mlw-workspace"),
+        "resource_group_name": "rg-ml", "location": "westeurope",
     }
     # register_outputs carries exactly the attributes (None values are not serialized)
     assert rec.component_outputs["mlw"] == rec.outputs
 
 
 def test_registered_outputs_never_name_anything_but_the_attributes() -> None:
-    rec = build(user_assigned_identity_ids=[UAI])
+    rec = build(identity={"type": "user_assigned", "user_assigned_identities": [{"resource_id": UAI}]})
     assert set(rec.component_outputs["mlw"]) == OUTPUT_NAMES - {"container_registry_id", "principal_id"}
     assert (rec.outputs["container_registry_id"], rec.outputs["principal_id"]) == (None, None)
 
 
 REUSE_CASES = [
-    ("storage_account_id", f"{OTHER}/Microsoft.Storage/storageAccounts/stshared", STORAGE, "storageAccount"),
-    ("key_vault_id", f"{OTHER}/Microsoft.KeyVault/vaults/kv-shared", VAULT, "keyVault"),
-    ("application_insights_id", f"{OTHER}/Microsoft.Insights/components/appi-shared", APPI,
+    ("storage_account", f"{OTHER}/Microsoft.Storage/storageAccounts/stshared", STORAGE, "storageAccount"),
+    ("key_vault", f"{OTHER}/Microsoft.KeyVault/vaults/kv-shared", VAULT, "keyVault"),
+    ("application_insights", f"{OTHER}/Microsoft.Insights/components/appi-shared", APPI,
      "applicationInsights"),
     ("container_registry", f"{OTHER}/Microsoft.ContainerRegistry/registries/crshared", ACR,
      "containerRegistry"),
@@ -201,7 +203,7 @@ def test_an_existing_dependency_is_reused_not_created(arg: str, existing: str, t
 
 def test_an_existing_log_analytics_workspace_feeds_app_insights_and_diagnostics() -> None:
     existing = f"{OTHER}/Microsoft.OperationalInsights/workspaces/log-shared"
-    rec = build(log_analytics_workspace_id=existing)
+    rec = build(log_analytics_workspace=existing)
     assert rec.of_type(LOGS) == []
     assert rec.get(APPI, "mlw-appinsights").inputs["workspaceResourceId"] == existing
     assert rec.get(DIAG, "mlw-diagnostics").inputs["workspaceId"] == existing
@@ -209,7 +211,7 @@ def test_an_existing_log_analytics_workspace_feeds_app_insights_and_diagnostics(
 
 
 def test_reused_storage_keeps_the_workspace_default_datastore_auth() -> None:
-    rec = build(storage_account_id=f"{OTHER}/Microsoft.Storage/storageAccounts/stshared")
+    rec = build(storage_account=f"{OTHER}/Microsoft.Storage/storageAccounts/stshared")
     assert "systemDatastoresAuthMode" not in rec.get(WS, "mlw-workspace").inputs
 
 
@@ -232,7 +234,7 @@ def test_created_container_registry_has_no_admin_user() -> None:
 
 
 def test_public_workspace_leaves_its_dependencies_public_too() -> None:
-    rec = build(public_network_access="Enabled", container_registry=True)
+    rec = build(public_network_access="enabled", container_registry=True)
     assert rec.get(WS, "mlw-workspace").inputs["publicNetworkAccess"] == "Enabled"
     assert rec.get(STORAGE, "mlw-storage").inputs["publicNetworkAccess"] == "Enabled"
     assert rec.get(VAULT, "mlw-keyvault").inputs["properties"]["publicNetworkAccess"] == "enabled"
@@ -241,9 +243,9 @@ def test_public_workspace_leaves_its_dependencies_public_too() -> None:
 
 IDENTITY_CASES = [
     ({}, {"type": "SystemAssigned"}, None),
-    ({"user_assigned_identity_ids": [UAI, UAI2]},
+    ({"identity": USER_IDENTITY},
      {"type": "UserAssigned", "userAssignedIdentities": [UAI, UAI2]}, UAI),
-    ({"user_assigned_identity_ids": [UAI, UAI2], "primary_user_assigned_identity_id": UAI2},
+    ({"identity": USER_IDENTITY, "primary_user_assigned_identity": UAI2},
      {"type": "UserAssigned", "userAssignedIdentities": [UAI, UAI2]}, UAI2),
 ]
 
@@ -257,7 +259,7 @@ def test_identity_shapes(extra: dict[str, Any], identity: dict[str, Any], primar
 
 
 def test_locks_are_can_not_delete_on_each_created_resource_never_on_the_group() -> None:
-    rec = build(lock_resources=True)
+    rec = build(locks=True)
     locks = {r.name: r.inputs for r in rec.of_type(LOCK)}
     assert {name: (i["scope"], i["level"]) for name, i in locks.items()} == {
         "mlw-workspace-lock": (WS_ID, "CanNotDelete"),
@@ -269,8 +271,8 @@ def test_locks_are_can_not_delete_on_each_created_resource_never_on_the_group() 
 
 
 def test_reused_resources_are_never_locked() -> None:
-    rec = build(lock_resources=True, storage_account_id=f"{OTHER}/Microsoft.Storage/storageAccounts/stx",
-                key_vault_id=f"{OTHER}/Microsoft.KeyVault/vaults/kvx")
+    rec = build(locks=True, storage_account=f"{OTHER}/Microsoft.Storage/storageAccounts/stx",
+                key_vault=f"{OTHER}/Microsoft.KeyVault/vaults/kvx")
     assert [r.name for r in rec.of_type(LOCK)] == ["mlw-workspace-lock"]
 
 
@@ -297,7 +299,7 @@ def test_two_instances_never_collide() -> None:
     def program() -> None:
         for name in ("team-a", "team-b"):
             Workspace(name, {"resource_group_name": "rg-ml", "location": "westeurope",
-                             "container_registry": True, "lock_resources": True})
+                             "container_registry": True, "locks": True})
 
     rec = run(program)
     logical = [(r.type, r.name) for r in rec.registrations]
@@ -310,7 +312,7 @@ def test_two_instances_never_collide() -> None:
 
 def test_names_are_stable_valid_and_overridable() -> None:
     rec = build(storage_account_name="stmine", key_vault_name="kv-mine", container_registry=True,
-                container_registry_name="crmine01", workspace_name="mlw-mine",
+                container_registry_name="crmine01", name="mlw-mine",
                 log_analytics_workspace_name="log-mine", application_insights_name="appi-mine")
     assert [rec.outputs[k].rsplit("/", 1)[1] for k in (
         "storage_account_id", "key_vault_id", "container_registry_id", "workspace_id",
@@ -319,7 +321,7 @@ def test_names_are_stable_valid_and_overridable() -> None:
 
 
 def test_long_component_names_still_give_valid_azure_names() -> None:
-    rec = build(name="Research_Platform-Europe-Workspace-Production-01", container_registry=True)
+    rec = build(resource="Research_Platform-Europe-Workspace-Production-01", container_registry=True)
     st = rec.of_type(STORAGE)[0].outputs["name"]
     kv = rec.of_type(VAULT)[0].outputs["name"]
     ws = rec.of_type(WS)[0].outputs["name"]
@@ -330,7 +332,7 @@ def test_long_component_names_still_give_valid_azure_names() -> None:
 
 def test_project_workspace_uses_its_hub_and_creates_no_dependencies() -> None:
     hub = arm_id("Microsoft.MachineLearningServices/workspaces", "hub")
-    rec = build(kind="Project", hub_id=hub)
+    rec = build(kind="project", hub_id=hub)
     assert rec.names() == sorted([(COMPONENT, "mlw"), (LOGS, "mlw-logs"), (WS, "mlw-workspace"),
                                   (DIAG, "mlw-diagnostics")])
     inputs = rec.get(WS, "mlw-workspace").inputs
@@ -342,10 +344,11 @@ def test_network_and_encryption_settings_reach_the_workspace() -> None:
     subnet = f"{OTHER}/Microsoft.Network/virtualNetworks/vnet/subnets/serverless"
     key_vault = f"{OTHER}/Microsoft.KeyVault/vaults/kv-cmk"
     inputs = build(
-        managed_network_isolation_mode="AllowInternetOutbound", serverless_compute_subnet_id=subnet,
-        cmk_key_vault_id=key_vault, cmk_key_uri="https://kv-cmk.vault.azure.net/keys/ml/1",
-        cmk_user_assigned_identity_id=UAI, user_assigned_identity_ids=[UAI], hbi_workspace=False,
-        kind="Hub", friendly_name="ML hub", description="shared hub", tags={"env": "prod"},
+        managed_network={"isolation_mode": "allow_internet_outbound"}, serverless_compute={"custom_subnet": subnet},
+        customer_managed_key={"key_vault": key_vault, "key_uri": "https://kv-cmk.vault.azure.net/keys/ml/1",
+                              "user_assigned_identity": UAI},
+        identity={"type": "user_assigned", "user_assigned_identities": [{"resource_id": UAI}]}, hbi_workspace=False,
+        kind="hub", display_name="ML hub", description="shared hub", tags={"env": "prod"},
     ).get(WS, "mlw-workspace").inputs
     assert inputs["managedNetwork"]["isolationMode"] == "AllowInternetOutbound"
     assert inputs["serverlessComputeSettings"] == {
@@ -361,34 +364,104 @@ def test_network_and_encryption_settings_reach_the_workspace() -> None:
 
 
 def test_serverless_settings_are_left_out_when_there_is_no_private_network() -> None:
-    inputs = build(managed_network_isolation_mode="Disabled").get(WS, "mlw-workspace").inputs
+    inputs = build(managed_network={"isolation_mode": "disabled"}).get(WS, "mlw-workspace").inputs
     assert "serverlessComputeSettings" not in inputs
     assert inputs["managedNetwork"] == {"isolationMode": "Disabled", "enableNetworkMonitor": False}
 
 
+W = 'Workspace "mlw": '
 INVALID = [
-    ({"kind": "Lakehouse"}, "kind: must be one of Default, Hub, Project"),
-    ({"kind": "Project"}, "hub_id: is required when kind is Project"),
-    ({"hub_id": "/x/hub"}, "hub_id: is only allowed when kind is Project"),
-    ({"public_network_access": "Open"}, "public_network_access: must be one of Enabled, Disabled"),
-    ({"managed_network_isolation_mode": "On"},
-     "managed_network_isolation_mode: must be one of Disabled, AllowInternetOutbound, AllowOnlyApprovedOutbound"),
-    ({"container_registry": 3}, "container_registry: must be an existing registry's ARM id, True or False"),
-    ({"container_registry": ""}, "container_registry: an empty id: give an ARM id, True or False"),
-    ({"cmk_key_vault_id": "/x/kv"}, "cmk_key_uri: cmk_key_vault_id and cmk_key_uri go together"),
-    ({"primary_user_assigned_identity_id": UAI}, "primary_user_assigned_identity_id: needs user_assigned"),
-    ({"user_assigned_identity_ids": [UAI], "primary_user_assigned_identity_id": UAI2},
-     "primary_user_assigned_identity_id: must be one of user_assigned_identity_ids"),
+    ({"kind": "Lakehouse"}, W + "kind: must be one of 'default', 'hub', 'project', got 'Lakehouse'"),
+    ({"kind": "project"}, W + "hub_id: is required when kind is project"),
+    ({"hub_id": "/x/hub"}, W + "hub_id: is only allowed when kind is project, got '/x/hub'"),
+    ({"public_network_access": "Enabled"},
+     W + "public_network_access: must be one of 'enabled', 'disabled', got 'Enabled'"),
+    ({"managed_network": {"isolation_mode": "On"}},
+     W + "managed_network.isolation_mode: must be one of 'disabled', 'allow_internet_outbound', "
+         "'allow_only_approved_outbound', got 'On'"),
+    ({"managed_network_isolation_mode": "Disabled"},
+     W + "managed_network_isolation_mode: unknown argument; did you mean managed_network? "
+         "(help(WorkspaceArgs) lists every argument)"),
+    ({"lock_resources": True},
+     W + "lock_resources: unknown argument; did you mean locks? (help(WorkspaceArgs) lists every argument)"),
+    ({"container_registry": 3},
+     W + "container_registry: must be a string or True or False (or a pulumi Output), got 3"),
+    ({"container_registry": ""}, W + "container_registry: an empty id: give an ARM id, True or False"),
+    ({"customer_managed_key": {"key_vault": "/x/kv"}}, W + "customer_managed_key.key_uri: is required"),
+    ({"primary_user_assigned_identity": UAI},
+     W + "primary_user_assigned_identity: needs identity.user_assigned_identities"),
+    ({"identity": {"type": "user_assigned", "user_assigned_identities": [{"resource_id": UAI}]},
+      "primary_user_assigned_identity": UAI2},
+     W + f"primary_user_assigned_identity: must be one of identity.user_assigned_identities, got {UAI2!r}"),
+    ({"identity": {"type": "none"}},
+     W + "identity.type: must be system_assigned or user_assigned (a workspace needs an identity), got 'none'"),
+    ({"identity": {"type": "user_assigned"}},
+     W + "identity.user_assigned_identities: is required when type is user_assigned"),
+    ({"identity": {"type": "system_assigned", "user_assigned_identities": [{"resource_id": UAI}]}},
+     W + "identity.type: must be user_assigned to use user_assigned_identities, got 'system_assigned'"),
     ({"storage_account_name": "St-Bad"},
-     "storage_account_name: invalid Azure name 'St-Bad': allowed is 3-24 lowercase letters and digits"),
-    ({"key_vault_name": "kv--x"}, "key_vault_name: invalid Azure name 'kv--x'"),
-    ({"location": ""}, "location: is required"),
+     W + "storage_account_name: invalid Azure name 'St-Bad': allowed is 3-24 lowercase letters and digits"),
+    ({"key_vault_name": "kv--x"}, W + "key_vault_name: invalid Azure name 'kv--x': allowed is 3-24 letters, "
+                                      "digits and single hyphens, starting with a letter, ending with a letter or "
+                                      "digit"),
+    ({"location": ""}, W + "location: is required"),
+    ({"location": None}, W + "location: is required"),
+    ({"log_retention_days": "30"}, W + "log_retention_days: must be a whole number, got '30'"),
 ]
 
 
-@pytest.mark.parametrize(("extra", "message"), INVALID, ids=[m.split(":")[0] + "-" + str(i)
+@pytest.mark.parametrize(("extra", "message"), INVALID, ids=[m.split(": ")[1] + "-" + str(i)
                                                              for i, (_, m) in enumerate(INVALID)])
-def test_bad_input_is_a_config_error_naming_the_field(extra: dict[str, Any], message: str) -> None:
-    with pytest.raises(ConfigError) as caught:
+def test_bad_input_is_an_error_naming_the_component_the_field_and_the_value(
+    extra: dict[str, Any], message: str,
+) -> None:
+    with pytest.raises(ComponentArgError) as caught:
         build(**extra)
-    assert str(caught.value).startswith(message)
+    assert str(caught.value) == message
+    assert caught.value.component == 'Workspace "mlw"'
+
+
+def test_an_invalid_workspace_registers_nothing() -> None:
+    registered: list[str] = []
+
+    def program() -> None:
+        try:
+            Workspace("mlw", {"resource_group_name": "rg-ml", "location": "westeurope", "kind": "Lakehouse"})
+        except ComponentArgError as error:
+            registered.append(str(error))
+
+    assert run(program).registrations == []
+    assert registered == [W + "kind: must be one of 'default', 'hub', 'project', got 'Lakehouse'"]
+
+
+SHARED_ST = f"{OTHER}/Microsoft.Storage/storageAccounts/stshared"
+KV_CMK = f"{OTHER}/Microsoft.KeyVault/vaults/kv-cmk"
+# Each argument (stack file name) and the exact input of `mlw-workspace` it sets.
+ARM_INPUTS = [
+    ({"name": "mlw-team"}, "workspaceName", "mlw-team"),
+    ({"kind": "hub"}, "kind", "Hub"),
+    ({"kind": "project", "hub_id": WS_ID}, "hubResourceId", WS_ID),
+    ({"display_name": "Team ML"}, "friendlyName", "Team ML"),
+    ({"description": "team"}, "description", "team"),
+    ({"public_network_access": "enabled"}, "publicNetworkAccess", "Enabled"),
+    ({"managed_network": {"isolation_mode": "allow_internet_outbound"}}, "managedNetwork",
+     {"isolationMode": "AllowInternetOutbound", "enableNetworkMonitor": False}),
+    ({"serverless_compute": {"no_public_ip": False}}, "serverlessComputeSettings",
+     {"serverlessComputeNoPublicIP": False}),
+    ({"customer_managed_key": {"key_vault": KV_CMK, "key_uri": "https://k/keys/a"}}, "encryption",
+     {"status": "Enabled", "keyVaultProperties": {"keyVaultArmId": KV_CMK, "keyIdentifier": "https://k/keys/a"}}),
+    ({"identity": USER_IDENTITY}, "primaryUserAssignedIdentity", UAI),
+    ({"identity": USER_IDENTITY, "primary_user_assigned_identity": UAI2}, "primaryUserAssignedIdentity", UAI2),
+    ({"storage_account": SHARED_ST}, "storageAccount", SHARED_ST),
+    ({"key_vault": KV_CMK}, "keyVault", KV_CMK),
+    ({"application_insights": APPI_ID + "x"}, "applicationInsights", APPI_ID + "x"),
+    ({"container_registry": True}, "containerRegistry", CR_ID),
+    ({"hbi_workspace": False}, "hbiWorkspace", False),
+    ({"location": "swedencentral"}, "location", "swedencentral"),
+]
+
+
+@pytest.mark.parametrize(("extra", "key", "expected"), ARM_INPUTS,
+                         ids=[f"{next(iter(e))}-{i}" for i, (e, _, _) in enumerate(ARM_INPUTS)])
+def test_each_argument_sets_its_arm_input(extra: dict[str, Any], key: str, expected: Any) -> None:
+    assert build(**extra).get(WS, "mlw-workspace").inputs.get(key) == expected

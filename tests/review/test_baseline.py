@@ -157,12 +157,14 @@ def test_base_of_amlkits_own_repository_uses_the_components_at_rev(tmp_path: Pat
     (root / "Pulumi.dev.yaml").write_text("config: {}\n")
     (root / "__main__.py").write_text(
         "from amlkit.components import ComputeCluster\n"
-        "ComputeCluster('cpu', {'resource_group_name': 'rg', 'workspace_name': 'mlw', 'vm_size': 'Standard_D4ds_v4',"
-        " 'max_nodes': 2, 'enable_node_public_ip': True})\n")
+        "ComputeCluster('cpu', {'resource_group_name': 'rg', 'workspace_name': 'mlw', 'workspace_location': "
+        "'westeurope', 'size': 'Standard_D4ds_v4', 'max_instances': 2, 'enable_node_public_ip': True})\n")
     cluster = root / "components" / "compute_cluster.py"
     current = cluster.read_text()
-    cluster.write_text(current.replace('vm_priority=args.get("vm_priority", "Dedicated")',
-                                       'vm_priority=args.get("vm_priority", "LowPriority")'))
+    base = current.replace('vm_priority=PRIORITIES[args.get("tier", "dedicated")]',
+                           'vm_priority=PRIORITIES[args.get("tier", "low_priority")]')
+    assert base != current
+    cluster.write_text(base)
     subprocess.run(["git", "init", "-q", str(root)], check=True)
     git(root, "-c", "user.email=t@example.com", "-c", "user.name=t", "add", ".")
     git(root, "-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "-m", "base")

@@ -1,0 +1,241 @@
+"""`amlkit.components.args`: strict typed arguments, help() text, and one vocabulary with the stack file."""
+
+from __future__ import annotations
+
+import pydoc
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal, Required, TypedDict
+
+import pulumi
+import pytest
+from pydantic import BaseModel
+
+from amlkit import schema
+from amlkit.components import (
+    AssignedUserSpec,
+    ClusterSshSettings,
+    ComputeClusterArgs,
+    ComputeInstanceArgs,
+    CustomerManagedKey,
+    IdentitySpec,
+    InstanceSshSettings,
+    ManagedNetwork,
+    NetworkSettings,
+    RecurrenceScheduleSpec,
+    ScheduleSpec,
+    ServerlessCompute,
+    TriggerSpec,
+    UserAssignedIdentity,
+    WorkspaceArgs,
+    compute_cluster,
+    compute_instance,
+    workspace,
+)
+from amlkit.components.args import ArgInfo, check, closest_key, describe, document, field_docs, fields
+from amlkit.errors import ComponentArgError, ConfigError
+
+ARGS_TYPES = [(WorkspaceArgs, workspace.ARGS), (ComputeClusterArgs, compute_cluster.ARGS),
+              (ComputeInstanceArgs, compute_instance.ARGS)]
+NESTED = [UserAssignedIdentity, IdentitySpec, ManagedNetwork, ServerlessCompute, CustomerManagedKey, NetworkSettings,
+          ClusterSshSettings, RecurrenceScheduleSpec, TriggerSpec, ScheduleSpec, AssignedUserSpec,
+          InstanceSshSettings]
+
+
+# --- help() ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("args_type", "infos"), ARGS_TYPES, ids=lambda t: getattr(t, "__name__", ""))
+def test_help_lists_every_field_with_its_type_default_doc_and_arm_input(
+    args_type: type, infos: Mapping[str, ArgInfo],
+) -> None:
+    text = pydoc.render_doc(args_type, renderer=pydoc.plaintext)
+    docs = field_docs(args_type)
+    assert set(docs) == set(fields(args_type)) == set(infos)
+    for name, (_, required) in fields(args_type).items():
+        default = "required" if required else f"default: {infos[name].default}"
+        assert f"|      {name} (" in text and f"; {default})" in text, name
+        for line in docs[name].splitlines():
+            assert f"|          {line}" in text, name
+        if infos[name].arm:
+            assert f"|          ARM: {infos[name].arm}" in text, name
+
+
+def test_help_of_the_cluster_args_shows_a_field_exactly() -> None:
+    text = pydoc.render_doc(ComputeClusterArgs, renderer=pydoc.plaintext)
+    assert (" |      min_instances (int; default: 0)\n"
+            " |          Nodes kept running (and billed) when idle; 0 scales to zero.\n"
+            " |          ARM: properties.properties.scaleSettings.minNodeCount\n") in text
+
+
+@pytest.mark.parametrize("spec_type", NESTED, ids=lambda t: t.__name__)
+def test_help_of_a_nested_type_lists_every_key_and_its_doc(spec_type: type) -> None:
+    text = pydoc.render_doc(spec_type, renderer=pydoc.plaintext)
+    for name, doc in field_docs(spec_type).items():
+        assert f"|      {name} (" in text and f"|          {doc.splitlines()[0]}" in text
+    assert set(field_docs(spec_type)) == set(fields(spec_type))
+
+
+def test_an_undocumented_field_fails_at_import() -> None:
+    class Args(TypedDict, total=False):
+        """Inputs."""
+
+        size: Required[str]
+        """Documented."""
+        count: int
+
+    with pytest.raises(TypeError) as caught:
+        document(Args, {"size": ArgInfo("required", "vmSize"), "extra": ArgInfo("1", "")})
+    assert str(caught.value) == "Args: fields without doc or ArgInfo ['count'], ArgInfo without field ['extra']"
+
+
+# --- one vocabulary --------------------------------------------------------------------------------
+
+# (stack file model, component Args type, keys only one side has and why)
+VOCABULARY = [
+    (schema.WorkspaceSpec, WorkspaceArgs, set()),
+    (schema.ClusterSpec, ComputeClusterArgs, {"type"}),  # az ml's compute type: the component is the type
+    (schema.InstanceSpec, ComputeInstanceArgs, {"type"}),
+    (schema.IdentitySpec, IdentitySpec, set()),
+    (schema.UserAssignedIdentity, UserAssignedIdentity, set()),
+    (schema.ManagedNetworkSpec, ManagedNetwork, set()),
+    (schema.ServerlessComputeSpec, ServerlessCompute, set()),
+    (schema.CustomerManagedKeySpec, CustomerManagedKey, set()),
+    (schema.NetworkSettingsSpec, NetworkSettings, set()),
+    (schema.ClusterSshSettings, ClusterSshSettings, set()),
+    (schema.InstanceSshSettings, InstanceSshSettings, set()),
+    (schema.AssignedUserSpec, AssignedUserSpec, set()),
+    (schema.ScheduleEntry, ScheduleSpec, set()),
+    (schema.TriggerSpec, TriggerSpec, set()),
+    (schema.RecurrenceScheduleSpec, RecurrenceScheduleSpec, set()),
+]
+
+
+@pytest.mark.parametrize(("model", "args_type", "stack_only"), VOCABULARY, ids=lambda t: getattr(t, "__name__", ""))
+def test_every_stack_file_key_is_a_component_argument_of_the_same_name(
+    model: type[BaseModel], args_type: type, stack_only: set[str],
+) -> None:
+    assert set(model.accepted_keys()) - set(fields(args_type)) == stack_only  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(("model", "args_type", "key"), [
+    (schema.ClusterSpec, ComputeClusterArgs, "tier"),
+    (schema.WorkspaceSpec, WorkspaceArgs, "kind"),
+    (schema.WorkspaceSpec, WorkspaceArgs, "public_network_access"),
+    (schema.ManagedNetworkSpec, ManagedNetwork, "isolation_mode"),
+    (schema.IdentitySpec, IdentitySpec, "type"),
+    (schema.ScheduleEntry, ScheduleSpec, "action"),
+    (schema.ScheduleEntry, ScheduleSpec, "state"),
+    (schema.TriggerSpec, TriggerSpec, "frequency"),
+])
+def test_a_choice_takes_the_same_values_in_both(model: type[BaseModel], args_type: type, key: str) -> None:
+    stack_values = schema_values(model, key)
+    component_values = set(describe(fields(args_type)[key][0]).removeprefix("one of ").replace("'", "").split(", "))
+    assert stack_values - {"none"} <= component_values and component_values - {"none"} <= stack_values | {"none"}
+
+
+def schema_values(model: type[BaseModel], key: str) -> set[str]:
+    from amlkit.docs import allowed_of
+
+    allowed = allowed_of(model.model_fields[key])
+    assert allowed is not None and allowed.values
+    return set(allowed.values)
+
+
+# --- checking --------------------------------------------------------------------------------------
+
+
+class Inner(TypedDict):
+    """A nested spec."""
+
+    subnet: pulumi.Input[str]
+    """Subnet id."""
+
+
+class Args(TypedDict, total=False):
+    """Inputs of a test component."""
+
+    size: Required[str]
+    """Size."""
+    count: int
+    """Count."""
+    flag: bool
+    """Flag."""
+    mode: Literal["on", "off"]
+    """Mode."""
+    ids: Sequence[pulumi.Input[str]]
+    """Ids."""
+    tags: Mapping[str, str]
+    """Tags."""
+    inner: Inner
+    """Inner."""
+    items: Sequence[Inner]
+    """Items."""
+    secret: pulumi.Output[str]
+    """Secret."""
+
+
+C = 'Test "t": '
+CHECKS = [
+    ({"size": "S", "count": "2"}, C + "count: must be a whole number, got '2'"),
+    ({"size": "S", "count": 2.0}, C + "count: must be a whole number, got 2.0"),
+    ({"size": "S", "flag": 1}, C + "flag: must be True or False, got 1"),
+    ({"size": "S", "mode": "ON"}, C + "mode: must be one of 'on', 'off', got 'ON'"),
+    ({"size": "S", "ids": "id"}, C + "ids: must be a list, each a string (or a pulumi Output), got 'id'"),
+    ({"size": "S", "tags": {"a": None}}, C + "tags: must be a mapping of a string to a string, got {'a': None}"),
+    ({"size": "S", "inner": "x"}, C + "inner: must be a mapping with keys subnet, got 'x'"),
+    ({"size": "S", "inner": {}}, C + "inner.subnet: is required"),
+    ({"size": "S", "items": [{"subnet": "a"}, {"subnt": "b"}]},
+     C + "items[1].subnt: unknown argument; did you mean subnet? (help(Inner) lists every argument)"),
+    ({"size": "S", "secret": "plain-text"},
+     C + "secret: must be a pulumi secret Output (pulumi.Output.secret or a secret config value), never a plain "
+         "string, got a plain value"),
+    ({}, C + "size: is required"),
+    ({"size": "S", "sise": 1}, C + "sise: unknown argument; did you mean size? (help(Args) lists every argument)"),
+    ("size=S", C + "args: must be a mapping (Args), got 'size=S'"),
+]
+
+
+@pytest.mark.parametrize(("args", "message"), CHECKS, ids=[m.split(": ")[1] + str(i) for i, (_, m) in
+                                                            enumerate(CHECKS)])
+def test_check_refuses_with_an_exact_message(args: Any, message: str) -> None:
+    with pytest.raises(ComponentArgError) as caught:
+        check(Args, 'Test "t"', args)
+    assert str(caught.value) == message
+    assert isinstance(caught.value, ConfigError) and caught.value.exit_code == 2
+
+
+def test_check_accepts_outputs_awaitables_none_and_plain_values() -> None:
+    async def later() -> str:
+        return "x"
+
+    awaitable = later()
+    check(Args, 'Test "t"', {
+        "size": "S", "count": 3, "flag": False, "mode": "on", "ids": [pulumi.Output.from_input("a"), awaitable, "b"],
+        "tags": {}, "inner": {"subnet": pulumi.Output.from_input("s")}, "items": [], "secret": None,
+    })
+    awaitable.close()
+
+
+def test_a_secret_value_is_never_kept_on_the_error() -> None:
+    with pytest.raises(ComponentArgError) as caught:
+        check(Args, 'Test "t"', {"size": "S", "secret": "hunter2"})
+    assert "hunter2" not in repr(vars(caught.value)) + str(caught.value)
+
+
+@pytest.mark.parametrize(("key", "closest"), [
+    ("min_node", "min_instances"),  # through the former name min_nodes
+    ("vm_priorty", "tier"),  # through the former name vm_priority
+    ("max_instance", "max_instances"),
+    ("sizes", "size"),
+    ("zzzz", "size"),  # nothing close: still the nearest allowed key
+])
+def test_closest_key(key: str, closest: str) -> None:
+    assert closest_key(key, list(fields(ComputeClusterArgs)), compute_cluster.RENAMED) == closest
+
+
+@pytest.mark.parametrize("module", [workspace, compute_cluster, compute_instance], ids=lambda m: m.__name__)
+def test_former_names_point_at_current_arguments(module: Any) -> None:
+    args_type = {workspace: WorkspaceArgs, compute_cluster: ComputeClusterArgs,
+                 compute_instance: ComputeInstanceArgs}[module]
+    assert set(module.RENAMED.values()) <= set(fields(args_type))
+    assert not set(module.RENAMED) & set(fields(args_type))

@@ -1,0 +1,61 @@
+"""The documented defaults of the components trip no mandatory rule (issue 10, case 6).
+
+tests/fixtures/minimal_components builds a Workspace, a ComputeCluster and a ComputeInstance with only
+their required arguments. Reviewed through the real engine under the pack's defaults (stack `minimal`
+has no config of its own in the pack), it shows exactly the advisories docs/components.md lists.
+Before: `aml-quota-budget` also reported "must set location (or computeLocation)" on each compute.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from amlkit.review.engine import review
+from amlkit.review.model import StackReview
+
+ROOT = Path(__file__).resolve().parents[2]
+MINIMAL = ROOT / "tests" / "fixtures" / "minimal_components"
+REFERENCE = ROOT / "docs" / "components.md"
+
+ADVISORIES = {
+    ("aml-workspace-cmk", "advisory", "mlw-workspace",
+     "Workspace 'mlw-workspace' must be encrypted with a customer-managed key; found no "
+     "encryption.keyVaultProperties.keyIdentifier."),
+    ("aml-workspace-user-assigned-identity", "advisory", "mlw-workspace",
+     "Workspace 'mlw-workspace' must use a user-assigned identity (identity type including UserAssigned and "
+     "primaryUserAssignedIdentity set to one of identity.userAssignedIdentities); found identity type "
+     "SystemAssigned."),
+}
+
+
+@pytest.fixture(scope="module")
+def reviewed() -> StackReview:
+    (stack,) = review(MINIMAL, ["minimal"]).stacks
+    return stack
+
+
+def test_the_minimal_program_has_only_the_documented_advisories(reviewed: StackReview) -> None:
+    assert reviewed.error is None
+    assert {(v.policy, v.level, v.resource, v.message) for v in reviewed.violations} == ADVISORIES
+    assert reviewed.unknown == []
+    assert reviewed.outcome == "warnings"
+
+
+def test_the_instance_gets_contributor_on_its_workspace_from_the_workspace_argument(reviewed: StackReview) -> None:
+    grants = [r for r in reviewed.resources if r.type == "azure-native:authorization:RoleAssignment"]
+    assert [(r.name, r.inputs["scope"].rsplit("/", 2)[-2:]) for r in grants] == [
+        ("dev-workspace-contributor", ["workspaces", "mlw"])]
+
+
+def test_every_compute_says_its_region(reviewed: StackReview) -> None:
+    computes = [r for r in reviewed.resources if r.type == "azure-native:machinelearningservices:Compute"]
+    assert sorted((r.name, r.inputs["location"]) for r in computes) == [
+        ("cpu-compute", "westeurope"), ("dev-compute", "westeurope")]
+
+
+def test_the_component_reference_lists_exactly_these_advisories() -> None:
+    section = REFERENCE.read_text(encoding="utf-8").split("## Defaults and their advisories\n")[1].split("\n## ")[0]
+    listed = {line.split("|")[1].strip().strip("`") for line in section.splitlines() if line.startswith("| `aml-")}
+    assert listed == {policy for policy, *_ in ADVISORIES}
