@@ -23,7 +23,17 @@ from amlkit.errors import ConfigError, ReviewFailed, UsageError
 from amlkit.policies.framework import parse_waived
 from amlkit.review import baseline, diff, driver, processes
 from amlkit.review.baseline import Baseline
-from amlkit.review.model import PackInfo, PolicyInfo, ResourceRecord, Review, StackReview, Unknown, Violation
+from amlkit.review.lookups import Lookups, load_lookups
+from amlkit.review.model import (
+    Lookup,
+    PackInfo,
+    PolicyInfo,
+    ResourceRecord,
+    Review,
+    StackReview,
+    Unknown,
+    Violation,
+)
 from amlkit.review.packconfig import PolicyConfig, load_config_file
 from amlkit.review.project import SECRET_PLACEHOLDER, Project, StackConfig, load_project, load_stack_config
 from amlkit.review.project import list_stacks as _list_stacks
@@ -88,7 +98,8 @@ def review(
         raise UsageError(f"{project.dir}: no stacks (no Pulumi.<stack>.yaml in {project.stack_config_dir})")
     pack_dir = _pack_dir(policy_pack)
     configs = [load_stack_config(project, name) for name in names]  # bad stack files fail before any work
-    options = _Options(pack_dir, policy_pack_config, timeout, verbose, alias_shortcut)
+    options = _Options(pack_dir, policy_pack_config, timeout, verbose, alias_shortcut,
+                       lookups=load_lookups(project.dir))
     for config in configs:  # a missing per-stack config file fails before any work too
         _pack_config_path(options, config.stack, config.environment())
     if states or base is not None:
@@ -128,6 +139,7 @@ class _Options:
     verbose: bool
     alias_shortcut: bool
     baselines: dict[str, Baseline] | None = None  # stack -> what its plan is made against
+    lookups: Lookups | None = None  # the project's lookups file (amlkit.review.lookups)
 
 
 def _review_stack(project: Project, config: StackConfig, options: _Options) -> StackReview:
@@ -153,6 +165,7 @@ def _review_stack(project: Project, config: StackConfig, options: _Options) -> S
             records = _stable(streamed)
             secrets = _secrets(records)
             result.resources = [_record(r, secrets) for r in records]
+            result.lookups = _lookups(runner.lookups, secrets)
             if baseline is not None:
                 result.plan = _plan(records, runner.stack_outputs, baseline, project.name, config.stack)
             analysis = session.finish(records)
@@ -265,7 +278,9 @@ class _Runner:
             "program": str(project.main), "project": project.name, "stack": config.stack,
             "config": config.values, "secret_keys": list(config.secret_keys),
             "alias_shortcut": options.alias_shortcut, **(extra or {}),
+            "lookups": options.lookups.to_json() if options.lookups else None,
         }
+        self.lookups: list[dict[str, Any]] = []  # unanswered lookups, as the runner reports them
         self.process = processes.spawn(
             # -P: the project directory (cwd) never shadows the installed amlkit (at `--base`, the
             # checkout of amlkit's own repository holds an older amlkit/)
@@ -289,6 +304,8 @@ class _Runner:
                 yield message["resource"]
             elif "stack_outputs" in message:
                 self.stack_outputs = message["stack_outputs"]
+            elif "lookup" in message:
+                self.lookups.append(message["lookup"])
             elif message.get("done"):
                 return
             elif "error" in message:
@@ -343,10 +360,37 @@ def _record(raw: dict[str, Any], secrets: Secrets) -> ResourceRecord:
     options = dict(raw["options"])
     options.update(dependencies=raw["dependencies"], propertyDependencies=raw["propertyDependencies"],
                    provider=raw["provider"])
+    source = raw.get("source") or {}
     return ResourceRecord(
         urn=raw["urn"], type=raw["type"], name=raw["name"], parent=raw["parent"], custom=raw["custom"],
         inputs=secrets.redact(raw["inputs"]), options=options,
+        source_file=_uri_path(source.get("uri")), source_line=source.get("line") or None,
     )
+
+
+def _uri_path(uri: str | None) -> str | None:
+    """`file:///a/b.py` -> `/a/b.py` (None for anything else)."""
+    if not uri or not uri.startswith("file://"):
+        return None
+    from urllib.parse import unquote, urlparse
+
+    return str(Path(unquote(urlparse(uri).path)))
+
+
+def _lookups(raw: list[dict[str, Any]], secrets: Secrets) -> list[Lookup]:
+    """Unanswered lookups in a stable order, every secret value seen in the stack scrubbed from the args."""
+    lookups = [Lookup(item["token"], _scrubbed(item.get("args") or {}, secrets)) for item in raw]
+    return sorted(lookups, key=lambda lookup: (lookup.token, json.dumps(lookup.args, sort_keys=True)))
+
+
+def _scrubbed(value: Any, secrets: Secrets) -> Any:
+    if isinstance(value, str):
+        return secrets.scrub(value)
+    if isinstance(value, dict):
+        return {key: _scrubbed(value[key], secrets) for key in sorted(value)}
+    if isinstance(value, list):
+        return [_scrubbed(item, secrets) for item in value]
+    return value
 
 
 def _pack_info(analysis: driver.Analysis) -> PackInfo:

@@ -6,6 +6,9 @@ item of `amlkit:clusters` / `amlkit:instances`, each with a `name:`. We walk the
 a logical name (or the Azure name input, `computeName` / `workspaceName`) to such an entry, and point
 at the entry's key the policy is about when the entry sets it (`min_instances:` for the minimum-nodes
 rule), else at the entry's `name:`. Anything not found, or a file that cannot be read, is line 1.
+
+Programs that are not stack-file driven have no such entries: a finding is then located at the
+program line that declared the resource (`source_of`, from the registration's `sourcePosition`).
 """
 
 from __future__ import annotations
@@ -112,13 +115,28 @@ def find_line(
 ) -> int:
     """The line a finding on chain[0] points at: exact names in the chain, then exact `related` names,
     then `<prefix>-<name>` names in the chain."""
+    return find_entry_line(entries, chain, policy, related) or 1
+
+
+def find_entry_line(
+    entries: Mapping[str, Entry], chain: Sequence[ResourceRecord], policy: str = "", related: Sequence[str] = ()
+) -> int | None:
+    """`find_line`, or None when no entry of the stack file is about the finding."""
     names = [name for record in chain for name in _names(record)]
     exact = next((entries[n] for n in [*names, *related] if n in entries), None)
     entry = exact or _fuzzy(entries, names)
     if entry is None:
-        return 1
+        return None
     key = POLICY_KEYS.get(policy)
     return entry.keys.get(key, entry.line) if key else entry.line
+
+
+def source_of(chain: Sequence[ResourceRecord]) -> tuple[str, int] | None:
+    """(program file, line) that declared chain[0], else its nearest ancestor with a known position."""
+    for record in chain:
+        if record.source_file and record.source_line:
+            return record.source_file, record.source_line
+    return None
 
 
 def locate(path: Path, urn: str, resources: Sequence[ResourceRecord], policy: str = "") -> int:

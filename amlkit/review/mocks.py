@@ -7,12 +7,18 @@ program sees, the dependencies and the parents all match what `pulumi preview` r
 
 from __future__ import annotations
 
+import importlib
+import json
 import re
-from collections.abc import Callable
+import types
+import typing
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from google.protobuf import json_format
+from google.protobuf import json_format, struct_pb2
+from pulumi.runtime import rpc
 from pulumi.runtime.mocks import MockCallArgs, MockMonitor, MockResourceArgs, Mocks
+from pulumi.runtime.proto import resource_pb2
 
 from amlkit.tokens import type_parts
 
@@ -35,7 +41,7 @@ _ARM: dict[str, tuple[str, str]] = {
     ),
     "storage:StorageAccount": ("Microsoft.Storage/storageAccounts", "accountName"),
     "keyvault:Vault": ("Microsoft.KeyVault/vaults", "vaultName"),
-    "insights:Component": ("Microsoft.Insights/components", "resourceName"),
+    "applicationinsights:Component": ("Microsoft.Insights/components", "resourceName"),
     "operationalinsights:Workspace": ("Microsoft.OperationalInsights/workspaces", "workspaceName"),
     "containerregistry:Registry": ("Microsoft.ContainerRegistry/registries", "registryName"),
     "network:VirtualNetwork": ("Microsoft.Network/virtualNetworks", "virtualNetworkName"),
@@ -46,6 +52,19 @@ _ARM: dict[str, tuple[str, str]] = {
     ),
     "authorization:ManagementLockAtResourceGroupLevel": ("Microsoft.Authorization/locks", "lockName"),
 }
+# Extension resources: type -> (input holding the target's id, ARM path under the target, name input).
+# Their id is `<target id>/providers/<path>/<name>`.
+_EXTENSIONS: dict[str, tuple[str, str, str]] = {
+    "monitor:DiagnosticSetting": ("resourceUri", "Microsoft.Insights/diagnosticSettings", "name"),
+    "authorization:ManagementLockByScope": ("scope", "Microsoft.Authorization/locks", "lockName"),
+    "authorization:ManagementLockAtResourceLevel": ("", "Microsoft.Authorization/locks", "lockName"),
+    "authorization:RoleAssignment": ("scope", "Microsoft.Authorization/roleAssignments", "roleAssignmentName"),
+}
+CLIENT_CONFIG = "azure-native:authorization:getClientConfig"
+STACK_REFERENCE = "pulumi:pulumi:StackReference"
+# A string field of a lookup the review cannot answer. It passes the SDK's typed-result checks (a str)
+# and the recording monitor turns every input string containing it into the engine's unknown sentinel.
+UNKNOWN_MARK = "amlkit-unknown-lookup:"
 
 
 def type_key(type_token: str) -> str | None:
@@ -61,6 +80,8 @@ def arm_id(type_token: str, name: str, inputs: dict[str, Any]) -> str:
     subscription = f"/subscriptions/{SUBSCRIPTION}"
     if key == "resources:ResourceGroup":
         return f"{subscription}/resourceGroups/{name}"
+    if key in _EXTENSIONS:
+        return f"{_extension_target(key, inputs)}/providers/{_EXTENSIONS[key][1]}/{name}"
     group = _text(inputs.get("resourceGroupName"), "rg")
     if key in _ARM:
         path = re.sub(r"\{(\w+)\}", lambda m: _text(inputs.get(m[1]), m[1]), _ARM[key][0])
@@ -77,7 +98,20 @@ def physical_name(type_token: str, logical: str, inputs: dict[str, Any]) -> str:
     key = type_key(type_token)
     if key in _ARM:
         return _text(inputs.get(_ARM[key][1]), logical)
+    if key in _EXTENSIONS:
+        return _text(inputs.get(_EXTENSIONS[key][2]), logical)
     return _text(inputs.get("name"), logical)
+
+
+def _extension_target(key: str, inputs: dict[str, Any]) -> str:
+    """The id of the resource an extension resource is attached to."""
+    if key == "authorization:ManagementLockAtResourceLevel":
+        group = _text(inputs.get("resourceGroupName"), "rg")
+        parts = [inputs.get(k) for k in ("resourceProviderNamespace", "parentResourcePath", "resourceType",
+                                         "resourceName")]
+        path = "/".join(p for p in parts if isinstance(p, str) and p)
+        return f"/subscriptions/{SUBSCRIPTION}/resourceGroups/{group}/providers/{path}"
+    return _text(inputs.get(_EXTENSIONS[key][0]), f"/subscriptions/{SUBSCRIPTION}")
 
 
 def _text(value: Any, default: str) -> str:
@@ -100,10 +134,78 @@ def shaped_identity(identity: Any) -> Any:
     return shaped
 
 
+def lookup_type(token: str) -> str | None:
+    """`azure-native:network:getSubnet` -> `network:Subnet`: the type a `get<Type>` lookup reads."""
+    parts = type_parts(token)
+    if not parts or not parts[2].startswith("get") or len(parts[2]) == 3:
+        return None
+    return f"{parts[0]}:{parts[2][3:]}"
+
+
+def derived_fields(token: str, args: Mapping[str, Any]) -> dict[str, str]:
+    """`id` and `name` of a `get<Type>` lookup of a type in the ARM table, when its arguments hold the
+    whole ARM path (resource group, parent names, name); else {}."""
+    key = lookup_type(token)
+    if key not in _ARM:
+        return {}
+    path, name_input = _ARM[key]
+    needed = [name_input, *re.findall(r"\{(\w+)\}", path)]
+    if key != "resources:ResourceGroup":
+        needed.append("resourceGroupName")
+    if not all(_text(args.get(arg), "") for arg in needed):
+        return {}
+    name = args[name_input]
+    return {"id": arm_id(f"azure-native:{key}", name, dict(args)), "name": name}
+
+
+def result_fields(token: str) -> dict[str, bool] | None:
+    """The fields of a function's typed result (wire name -> whether it is a string), from the
+    azure-native SDK's `<Function>Result` class; None when the SDK has no such class."""
+    parts = type_parts(token)
+    if not parts:
+        return None
+    module, version, function = parts
+    try:
+        package = importlib.import_module(f"pulumi_azure_native.{module}" + (f".{version}" if version else ""))
+    except ImportError:
+        return None
+    result = getattr(package, f"{function[:1].upper()}{function[1:]}Result", None)
+    if not isinstance(result, type):
+        return None
+    fields = {}
+    for prop in vars(result).values():
+        wire = getattr(getattr(prop, "fget", None), "_pulumi_name", None)
+        if isinstance(prop, property) and isinstance(wire, str):
+            fields[wire] = _is_str(prop.fget.__annotations__.get("return"))  # type: ignore[union-attr]
+    return fields
+
+
+def _is_str(annotation: Any) -> bool:
+    if annotation is str:
+        return True
+    return typing.get_origin(annotation) in (typing.Union, types.UnionType) and set(
+        typing.get_args(annotation)) == {str, type(None)}
+
+
+def has_unknown_mark(value: Any) -> bool:
+    return UNKNOWN_MARK in json.dumps(value)
+
+
 class AzureMocks(Mocks):
-    """Outputs that look like Azure's: ARM ids, names, locations, identities shaped as maps."""
+    """Outputs that look like Azure's: ARM ids, names, locations, identities shaped as maps.
+
+    Lookups (invokes and stack references) are answered from `pins` (a project's lookups file) and
+    from what their arguments determine; every other string field is unknown (see `answer`).
+    """
+
+    pins: Any = None  # an amlkit.review.lookups.Lookups, or None (a class default for subclasses too)
+
+    def __init__(self, pins: Any = None) -> None:
+        self.pins = pins
 
     def new_resource(self, args: MockResourceArgs) -> tuple[str | None, dict]:
+        if args.typ == STACK_REFERENCE:
+            return self.stack_reference(str(args.inputs.get("name", args.name)))
         if not args.custom:
             return None, {}
         inputs = dict(args.inputs)
@@ -116,12 +218,35 @@ class AzureMocks(Mocks):
             outputs["identity"] = shaped_identity(inputs["identity"])
         return outputs["id"], outputs
 
-    def call(self, args: MockCallArgs) -> dict:
-        """Invokes: the client config a program reads for ids; anything else answers empty."""
-        if args.token == "azure-native:authorization:getClientConfig":
+    def stack_reference(self, stack: str) -> tuple[str, dict]:
+        """A pinned stack's outputs; otherwise no `outputs` at all, which the SDK reads as unknown."""
+        outputs = self.pins.stack_outputs(stack) if self.pins is not None else None
+        if outputs is None:
+            return stack, {"name": stack}
+        return stack, {"name": stack, "outputs": outputs, "secretOutputNames": []}
+
+    def answer(self, token: str, args: Mapping[str, Any]) -> tuple[dict[str, Any] | None, bool]:
+        """(result, answered). The client config and pinned lookups are answered. Otherwise a `get<Type>`
+        lookup's `id` and `name` come from its ARM path arguments and every other string field of the
+        SDK's typed result is unknown (UNKNOWN_MARK); fields of other types are left out. A result of
+        None is wholly unknown: arguments that are themselves unknown, or a function the SDK has no
+        typed result for."""
+        if token == CLIENT_CONFIG:
             return {"subscriptionId": SUBSCRIPTION, "tenantId": TENANT, "clientId": SUBSCRIPTION,
-                    "objectId": SUBSCRIPTION}
-        return {}
+                    "objectId": SUBSCRIPTION}, True
+        if has_unknown_mark(args):
+            return None, False
+        pinned = self.pins.invoke_result(token, args) if self.pins is not None else None
+        fields = result_fields(token)
+        derived = derived_fields(token, args)
+        if fields is None and pinned is None and not derived:
+            return None, False
+        unknown = {wire: f"{UNKNOWN_MARK}{token}:{wire}" for wire, is_str in (fields or {}).items() if is_str}
+        return {**unknown, **derived, **(pinned or {})}, pinned is not None
+
+    def call(self, args: MockCallArgs) -> dict:
+        """Invokes, for a plain mock monitor: `answer`'s result ({} where it is wholly unknown)."""
+        return self.answer(args.token, args.args)[0] or {}
 
 
 def engine_urn(stack: str, project: str, parent: str, type_: str, name: str) -> str:
@@ -136,14 +261,18 @@ def engine_urn(stack: str, project: str, parent: str, type_: str, name: str) -> 
 class RecordingMonitor(MockMonitor):
     """A mock monitor that keeps every RegisterResource request in engine wire form."""
 
-    def __init__(self, mocks: Mocks, stack: str, project: str,
-                 emit: Callable[[dict[str, Any]], None] | None = None) -> None:
+    def __init__(self, mocks: AzureMocks, stack: str, project: str,
+                 emit: Callable[[dict[str, Any]], None] | None = None,
+                 emit_lookup: Callable[[dict[str, Any]], None] | None = None) -> None:
         super().__init__(mocks)
+        self.azure = mocks
         self.stack = stack
         self.project = project
         self.emit = emit
+        self.emit_lookup = emit_lookup
         self.records: list[dict[str, Any]] = []
         self.seen: set[str] = set()
+        self.unanswered: dict[str, dict[str, Any]] = {}
 
     def make_urn(self, parent: str, type_: str, name: str) -> str:
         return engine_urn(self.stack, self.project, parent, type_, name)
@@ -154,6 +283,7 @@ class RecordingMonitor(MockMonitor):
             # the engine refuses this too, so a review must not pass it
             raise Exception(f"Duplicate resource URN '{urn}'; try giving it a unique name")
         self.seen.add(urn)
+        mark_unknown(request.object)
         response = super().RegisterResource(request)
         if request.type != ROOT_STACK_TYPE:
             registration = record(request, response.urn)
@@ -161,6 +291,51 @@ class RecordingMonitor(MockMonitor):
             if self.emit is not None:
                 self.emit(registration)
         return response
+
+
+    def Invoke(self, request):  # noqa: N802 - the gRPC method name
+        if request.tok == "pulumi:pulumi:getResource":
+            return super().Invoke(request)
+        args = json_format.MessageToDict(request.args)
+        result, answered = self.azure.answer(request.tok, args)
+        if not answered:
+            self.unanswered_lookup({"token": request.tok, "args": args})
+        if result is None:
+            return resource_pb2.ResourceInvokeResponse(unknown=True)
+        return resource_pb2.ResourceInvokeResponse(**{"return": json_format.ParseDict(result, struct_pb2.Struct())})
+
+    def ReadResource(self, request):  # noqa: N802 - the gRPC method name
+        if request.type == STACK_REFERENCE:
+            stack = json_format.MessageToDict(request.properties).get("name", request.id)
+            if self.azure.pins is None or self.azure.pins.stack_outputs(stack) is None:
+                self.unanswered_lookup({"token": STACK_REFERENCE, "args": {"name": stack}})
+        return super().ReadResource(request)
+
+    def unanswered_lookup(self, lookup: dict[str, Any]) -> None:
+        """Keep (and emit) each distinct unanswered lookup once."""
+        key = json.dumps(lookup, sort_keys=True)
+        if key not in self.unanswered:
+            self.unanswered[key] = lookup
+            if self.emit_lookup is not None:
+                self.emit_lookup(lookup)
+
+
+def mark_unknown(struct: struct_pb2.Struct) -> None:
+    """Every string holding UNKNOWN_MARK becomes the engine's unknown sentinel (in place): an input
+    derived from an unanswered lookup is unknown, as it would be in `pulumi preview`."""
+    for value in struct.fields.values():
+        _mark_value(value)
+
+
+def _mark_value(value: struct_pb2.Value) -> None:
+    kind = value.WhichOneof("kind")
+    if kind == "string_value" and UNKNOWN_MARK in value.string_value:
+        value.string_value = rpc.UNKNOWN
+    elif kind == "struct_value":
+        mark_unknown(value.struct_value)
+    elif kind == "list_value":
+        for item in value.list_value.values:
+            _mark_value(item)
 
 
 def record(request: Any, urn: str) -> dict[str, Any]:
@@ -184,7 +359,15 @@ def record(request: Any, urn: str) -> dict[str, Any]:
             "additionalSecretOutputs": list(request.additionalSecretOutputs),
             "aliases": [alias_dict(alias) for alias in request.aliases],
         },
+        "source": source_position(request),
     }
+
+
+def source_position(request: Any) -> dict[str, Any] | None:
+    """Where the program declared the resource (`sourcePosition`: a file URI and a line), if sent."""
+    if not request.HasField("sourcePosition") or not request.sourcePosition.uri:
+        return None
+    return {"uri": request.sourcePosition.uri, "line": request.sourcePosition.line}
 
 
 def alias_dict(alias: Any) -> dict[str, Any]:

@@ -44,6 +44,8 @@ class ResourceRecord:
     custom: bool = True
     inputs: dict[str, Any] = field(default_factory=dict)  # secrets already redacted
     options: dict[str, Any] = field(default_factory=dict)  # protect, retainOnDelete, replaceOnChanges...
+    source_file: str | None = None  # absolute path of the program file that declared the resource
+    source_line: int | None = None  # its line there
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,16 @@ class Unknown:
     message: str
 
 
+@dataclass(frozen=True)
+class Lookup:
+    """A lookup the offline review could not answer: an invoke (`token` is the function) or a stack
+    reference (`token` is `pulumi:pulumi:StackReference`, `args` is `{"name": <stack>}`). Whatever
+    the program derived from it is unknown; `args` never carries a secret value."""
+
+    token: str
+    args: dict[str, Any] = field(default_factory=dict)
+
+
 @dataclass
 class StackReview:
     stack: str
@@ -83,6 +95,7 @@ class StackReview:
     unknown: list[Unknown] = field(default_factory=list)
     error: str | None = None  # set when the program or the pack failed: never a clean review
     plan: Any = None  # amlkit.review.diff.Plan with --state / --base, else None
+    lookups: list[Lookup] = field(default_factory=list)  # unanswered lookups (see amlkit.review.mocks)
 
     def count(self, level: Level) -> int:
         return sum(1 for v in self.violations if v.level == level)

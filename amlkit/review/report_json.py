@@ -19,7 +19,8 @@ Shape (format version 1; fields are only ever added, never renamed, within a ver
                            + {"diffReasons", "detailedDiff"} when properties changed
                            + {"replaceReasons", "replaceWhy", "deleteBeforeReplace"} when op is replace
                            + {"error"} when the engine refuses the step, {"notCompared"}],
-          "changeSummary": null | {"create": 1, "update": 1, "replace": 1, "delete": 1, "same": 14}
+          "changeSummary": null | {"create": 1, "update": 1, "replace": 1, "delete": 1, "same": 14},
+          "lookups": [{"token", "args"}]
         }
       ],
       "summary": {"mandatory": 0, "advisory": 0, "waived": 0, "unknown": 0, "failed": 0}
@@ -33,6 +34,9 @@ so no input value (secret or not) can leak through it; the plan's `detailedDiff`
 `new` values already redacted (`[secret]`, `[unknown]`). `steps` are sorted by urn; `op` is create |
 update | replace | delete | same; `detailedDiff` kinds are pulumi's (add, delete, update, and the
 same with `-replace`); `changeSummary` counts the root Stack too and leaves out zero counts.
+`lookups` lists each lookup the review could not answer (an invoke: `token` is the function, `args`
+its arguments; a stack reference: `token` is `pulumi:pulumi:StackReference`, `args` is
+`{"name": <stack>}`), sorted by token then args: whatever the program derived from them is unknown.
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from amlkit.review.model import PackInfo, Review, StackReview, Unknown, Violation
+from amlkit.review.model import Lookup, PackInfo, Review, StackReview, Unknown, Violation
 
 FORMAT_VERSION = 1
 LEVEL_ORDER = {"mandatory": 0, "advisory": 1, "waived": 2}
@@ -56,6 +60,16 @@ def ordered_violations(stack: StackReview) -> list[Violation]:
 
 def ordered_unknown(stack: StackReview) -> list[Unknown]:
     return sorted(stack.unknown, key=lambda u: (u.policy, u.type, u.resource, u.urn, u.message))
+
+
+def ordered_lookups(stack: StackReview) -> list[Lookup]:
+    return sorted(stack.lookups, key=lambda lookup: (lookup.token, json.dumps(lookup.args, sort_keys=True)))
+
+
+def lookup_text(lookup: Lookup) -> str:
+    """`azure-native:network:getSubnet(resourceGroupName="rg-net", subnetName="snet")`: args sorted."""
+    args = ", ".join(f"{key}={json.dumps(lookup.args[key], ensure_ascii=False)}" for key in sorted(lookup.args))
+    return f"{lookup.token}({args})"
 
 
 def ordered_stacks(review: Review) -> list[StackReview]:
@@ -127,6 +141,7 @@ def _stack(stack: StackReview) -> dict[str, Any]:
             for u in ordered_unknown(stack)
         ],
         **_plan(stack),
+        "lookups": [{"token": lookup.token, "args": lookup.args} for lookup in ordered_lookups(stack)],
     }
 
 

@@ -12,7 +12,14 @@ import re
 from collections.abc import Mapping
 
 from amlkit.review.model import PackInfo, PolicyInfo, Review, StackReview, Unknown, Violation
-from amlkit.review.report_json import ordered_stacks, ordered_unknown, ordered_violations, summary
+from amlkit.review.report_json import (
+    lookup_text,
+    ordered_lookups,
+    ordered_stacks,
+    ordered_unknown,
+    ordered_violations,
+    summary,
+)
 
 TITLE = "## amlkit policy review"
 ICONS = {"mandatory": "❌", "advisory": "⚠️", "waived": "💤", "unknown": "❔"}
@@ -44,7 +51,7 @@ def render(review: Review, plans: Mapping[str, str] | None = None, max_chars: in
     """
     stacks = ordered_stacks(review)
     parts = [TITLE, _headline(review), _overview(review)]
-    fixed = sum(len(_stack_head(s)) + 300 for s in stacks)
+    fixed = sum(len(_stack_head(s)) + 300 + len("".join(_lookups(s))) for s in stacks)
     budget = _Budget(max_chars - len("\n\n".join(parts)) - fixed - 300)
     parts += [_stack_section(stack, (plans or {}).get(stack.stack), budget) for stack in stacks]
     if budget.omitted:
@@ -113,6 +120,7 @@ def _stack_section(stack: StackReview, plan: str | None, budget: _Budget) -> str
     violations, unknown = ordered_violations(stack), ordered_unknown(stack)
     if not violations and not unknown:
         parts.append("No findings.")
+        parts += _lookups(stack)
         return "\n\n".join(parts)
     rows = [[f"{ICONS.get(v.level, '')} {v.level}", _cell(v.severity), f"`{_code(v.policy)}`",
              f"`{_code(v.resource)}`", f"`{_code(v.type)}`"] for v in violations]
@@ -124,6 +132,7 @@ def _stack_section(stack: StackReview, plan: str | None, budget: _Budget) -> str
     details = [_violation_details(v, policies.get(v.policy)) for v in violations]
     details += [_unknown_details(u) for u in unknown]
     parts += [part for part in details if budget.take(part)]
+    parts += _lookups(stack)
     return "\n\n".join(parts)
 
 
@@ -141,6 +150,16 @@ def _changes(stack: StackReview, budget: _Budget) -> str:
     if not rows:
         return head + "\n\nNo changes."
     return head + "\n\n" + _table(["Change", "Resource", "Type", "Why"], rows)
+
+
+def _lookups(stack: StackReview) -> list[str]:
+    """The stack's unanswered lookups (always shown, like the stack's state)."""
+    lookups = ordered_lookups(stack)
+    if not lookups:
+        return []
+    lines = [f"- `{_code(lookup_text(lookup))}`" for lookup in lookups]
+    return [f"{ICONS['unknown']} **Lookups not answered offline** (what the program derived from them is "
+            "unknown):\n\n" + "\n".join(lines)]
 
 
 def _violation_details(v: Violation, policy: PolicyInfo | None) -> str:

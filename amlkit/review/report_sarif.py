@@ -3,14 +3,18 @@
 One run, tool `amlkit`, one rule per policy of the pack (id = policy name; help = remediation;
 `defaultConfiguration.level` from the enforcement level; `security-severity` for policies tagged
 `security`, which is when GitHub reads it). One result per finding, located in the stack file at the
-line of the offending key when it can be found (see `amlkit.review.locate`), else line 1:
+line of the offending key when it can be found (see `amlkit.review.locate`); for a program that is
+not driven by amlkit's stack-file schema, at the program line that declared the resource; else line 1
+of the stack file:
 
 - mandatory -> level `error`, advisory -> `warning`;
 - waived -> level `note` with a SARIF `suppressions` entry (kind `external`, the waiver's reason as
   justification, its expiry in the suppression's properties), so code scanning shows it as dismissed;
 - unknown at preview -> kind `open`, level `none`: the policy could not tell, which is not a pass;
 - a stack whose review failed -> an `error` result of rule `amlkit-review-failed` and
-  `executionSuccessful: false`: a failed review never uploads as a clean one.
+  `executionSuccessful: false`: a failed review never uploads as a clean one;
+- each lookup the review could not answer -> a `note` notification of the invocation (descriptor
+  `amlkit-lookup-unanswered`, the stack, token and args in its properties).
 """
 
 from __future__ import annotations
@@ -23,9 +27,22 @@ from pathlib import Path
 from typing import Any
 
 from amlkit import __version__
-from amlkit.review.locate import ancestry, children_index, find_line, index_stack_file, related_names
+from amlkit.review.locate import (
+    ancestry,
+    children_index,
+    find_entry_line,
+    index_stack_file,
+    related_names,
+    source_of,
+)
 from amlkit.review.model import PolicyInfo, Review, StackReview
-from amlkit.review.report_json import ordered_stacks, ordered_unknown, ordered_violations
+from amlkit.review.report_json import (
+    lookup_text,
+    ordered_lookups,
+    ordered_stacks,
+    ordered_unknown,
+    ordered_violations,
+)
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 RESULT_LEVELS = {"mandatory": "error", "advisory": "warning", "waived": "note"}
@@ -107,7 +124,20 @@ def _invocation(stacks: list[StackReview]) -> dict[str, Any]:
         invocation["toolExecutionNotifications"] = [
             {"level": "error", "message": {"text": f"stack {s.stack}: {s.error}"}} for s in failed
         ]
+    lookups = _lookup_notifications(stacks)
+    if lookups:
+        invocation.setdefault("toolExecutionNotifications", []).extend(lookups)
     return invocation
+
+
+def _lookup_notifications(stacks: list[StackReview]) -> list[dict[str, Any]]:
+    return [
+        {"level": "note", "descriptor": {"id": "amlkit-lookup-unanswered"},
+         "message": {"text": f"stack {s.stack}: lookup not answered offline, what the program derived from it "
+                             f"is unknown: {lookup_text(lookup)}"},
+         "properties": {"stack": s.stack, "token": lookup.token, "args": lookup.args}}
+        for s in stacks for lookup in ordered_lookups(s)
+    ]
 
 
 def _results(stack: StackReview, index: dict[str, int], project_dir: Path, uri_root: Path) -> Iterable[dict]:
@@ -118,9 +148,11 @@ def _results(stack: StackReview, index: dict[str, int], project_dir: Path, uri_r
 
     def where(urn: str, policy: str, resource: str) -> list[dict[str, Any]]:
         chain = ancestry(urn, by_urn)
-        line = find_line(entries, chain, policy, related_names(chain, children))
+        line = find_entry_line(entries, chain, policy, related_names(chain, children))
+        source = source_of(chain) if line is None and not entries else None  # not stack-file driven
+        file_uri, line = (_uri(Path(source[0]), uri_root), source[1]) if source else (uri, line or 1)
         return [{
-            "physicalLocation": {"artifactLocation": {"uri": uri}, "region": {"startLine": line}},
+            "physicalLocation": {"artifactLocation": {"uri": file_uri}, "region": {"startLine": line}},
             "logicalLocations": [{"name": resource, "fullyQualifiedName": urn, "kind": "resource"}],
         }]
 

@@ -9,7 +9,14 @@ from __future__ import annotations
 from rich.text import Text
 
 from amlkit.review.model import PackInfo, PolicyInfo, Review, StackReview, Unknown, Violation
-from amlkit.review.report_json import ordered_stacks, ordered_unknown, ordered_violations, summary
+from amlkit.review.report_json import (
+    lookup_text,
+    ordered_lookups,
+    ordered_stacks,
+    ordered_unknown,
+    ordered_violations,
+    summary,
+)
 
 INDENT = "    "
 STYLES = {"mandatory": "bold red", "advisory": "yellow", "waived": "dim", "unknown": "cyan", "error": "bold red"}
@@ -57,6 +64,7 @@ def render_policies(stack: StackReview, pack_source: str = "") -> Text:
         out.append(f"{INDENT}Unknown at preview (not a pass):\n", style=STYLES["unknown"])
         for u in unknown:
             _unknown(out, u)
+    _lookups(out, stack)
     counts = _counts(stack.count("mandatory"), stack.count("advisory"), stack.count("waived"), len(unknown))
     out.append(f"{INDENT}{counts}\n")
     return out
@@ -125,6 +133,17 @@ def _violation(out: Text, v: Violation) -> None:
 def _unknown(out: Text, u: Unknown) -> None:
     out.append(f"{INDENT * 2}- {u.policy}  ({u.type}: {u.resource})\n", style=STYLES["unknown"])
     _indented(out, u.message, INDENT * 2 + "  ")
+
+
+LOOKUPS_HEADING = "Lookups not answered offline (what the program derived from them is unknown):"
+
+
+def _lookups(out: Text, stack: StackReview) -> None:
+    lookups = ordered_lookups(stack)
+    if lookups:
+        out.append(f"{INDENT}{LOOKUPS_HEADING}\n", style=STYLES["unknown"])
+        for lookup in lookups:
+            out.append(f"{INDENT * 2}- {lookup_text(lookup)}\n", style=STYLES["unknown"])
 
 
 def _indented(out: Text, text: str, prefix: str) -> None:

@@ -3,10 +3,13 @@
 Usage: `python -m amlkit.review.runner` with a JSON request on stdin:
 `{"program": <dir or file>, "project": <name>, "stack": <name>, "config": {"ns:key": "string"},
 "secret_keys": [...], "alias_shortcut": true}`, optionally `"state": [<StateResource dict>...]` (answer
-deployed resources from a state, see amlkit.review.statemocks) and `"packages": {"amlkit.components":
-<dir>}` (import a package from another directory, for `--base`). The result is JSON lines on stdout, streamed as the
+deployed resources from a state, see amlkit.review.statemocks), `"packages": {"amlkit.components":
+<dir>}` (import a package from another directory, for `--base`) and `"lookups": <amlkit.review.lookups.Lookups
+JSON>` (a project's pinned lookups). The result is JSON lines on stdout, streamed as the
 program registers resources (so the policy pack can analyze them meanwhile, as the engine does):
-`{"resource": {...}}` per registration, `{"stack_outputs": {...}}` when the program exports, then `{"done": true}` or
+`{"resource": {...}}` per registration, `{"lookup": {"token", "args"}}` per distinct lookup the mocks
+could not answer (see amlkit.review.mocks), `{"stack_outputs": {...}}` when the program exports, then
+`{"done": true}` or
 `{"error": {"kind": "program" | "config", "message": ..., "traceback": ...}}`.
 Anything the program prints goes to stderr, so it can never corrupt the result.
 """
@@ -44,7 +47,8 @@ def main() -> int:
     os.dup2(2, 1)  # the program's prints (and any library's) go to stderr
     request = json.load(sys.stdin)
     try:
-        run(request, lambda record: emit({"resource": record}), lambda outputs: emit({"stack_outputs": outputs}))
+        run(request, lambda record: emit({"resource": record}), lambda outputs: emit({"stack_outputs": outputs}),
+            lambda lookup: emit({"lookup": lookup}))
         emit({"done": True})
     except BaseException as error:  # noqa: BLE001 - every failure is reported, closed
         emit({"error": describe(error)})
@@ -53,13 +57,16 @@ def main() -> int:
 
 
 def run(request: dict[str, Any], emit: Callable[[dict[str, Any]], None] | None = None,
-        emit_outputs: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
-    """Set config and mocks as the CLI would, run the program; every registration goes to `emit`."""
+        emit_outputs: Callable[[dict[str, Any]], None] | None = None,
+        emit_lookup: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+    """Set config and mocks as the CLI would, run the program; every registration goes to `emit`, the
+    stack's outputs to `emit_outputs`, every unanswered lookup to `emit_lookup`."""
     import pulumi.runtime
     from pulumi.runtime.mocks import set_mocks
     from pulumi.runtime.stack import run_pulumi_func
     from pulumi.runtime.sync_await import _sync_await
 
+    from amlkit.review.lookups import Lookups
     from amlkit.review.mocks import AzureMocks, RecordingMonitor
 
     program = Path(request["program"]).resolve()
@@ -70,15 +77,19 @@ def run(request: dict[str, Any], emit: Callable[[dict[str, Any]], None] | None =
 
     pulumi.runtime.set_all_config(request["config"], secret_keys=request["secret_keys"])
     use_packages(request.get("packages") or {})
-    monitor = RecordingMonitor(AzureMocks(), request["stack"], request["project"], emit)
+    mocks = AzureMocks(Lookups.from_json(request.get("lookups")))
+    monitor = RecordingMonitor(mocks, request["stack"], request["project"], emit, emit_lookup)
     if request.get("state") is not None:  # plan against a deployed state (amlkit.review.statemocks)
         from amlkit.review.statemocks import StateMocks, StateMonitor
 
-        monitor = StateMonitor(StateMocks(), request["stack"], request["project"], request["state"], emit)
-    set_mocks(AzureMocks(), project=request["project"], stack=request["stack"], preview=True, monitor=monitor)
+        state_mocks = StateMocks()
+        state_mocks.pins = mocks.pins
+        monitor = StateMonitor(state_mocks, request["stack"], request["project"], request["state"], emit)
+        monitor.emit_lookup = emit_lookup
+    set_mocks(mocks, project=request["project"], stack=request["stack"], preview=True, monitor=monitor)
     if request.get("alias_shortcut", True):
         skip_unused_alias_urns()
-        skip_source_positions()
+    declaring_line_positions(request.get("alias_shortcut", True))
     _sync_await(run_pulumi_func(lambda: runpy.run_path(str(entry), run_name="__main__")))
     if emit_outputs is not None:
         emit_outputs(stack_outputs())
@@ -137,17 +148,54 @@ def skip_unused_alias_urns() -> None:
     _fast_alias_specs()
 
 
-def skip_source_positions() -> None:
-    """Do not walk the Python stack for every registration.
+def declaring_line_positions(shortcut: bool = True) -> None:
+    """Send, as each registration's `sourcePosition`, the program line that declared the resource.
 
-    The SDK attaches each registration's stack trace and source position (`sourcePosition`,
-    `stackTrace`) for the engine's display of where a resource was declared. The recording monitor
-    never reads them and no analyzer request carries them, so they are left empty here.
+    The SDK walks and formats the whole Python stack per registration and points at the frame above
+    the concrete resource's `__init__` (inside amlkit.components for a component's children). This
+    walks frames up to the first one outside the SDKs and amlkit (the user's program line) without
+    reading any source, once per registration. With `shortcut=False` the SDK's own walk still runs
+    (for speed comparisons) but the position sent is the same.
     """
     import pulumi.runtime.resource as runtime_resource
     from pulumi.runtime.proto import source_pb2
 
-    runtime_resource._get_stack_trace = source_pb2.StackTrace
+    original = runtime_resource._get_stack_trace
+    libraries = _library_dirs()
+
+    def _get_stack_trace() -> source_pb2.StackTrace:
+        if not shortcut:
+            original()
+        frame = program_frame(sys._getframe(1), libraries)
+        if frame is None:
+            return source_pb2.StackTrace()
+        position = source_pb2.SourcePosition(uri=Path(frame.f_code.co_filename).as_uri(), line=frame.f_lineno)
+        return source_pb2.StackTrace(frames=[source_pb2.StackFrame(pc=position)])
+
+    runtime_resource._get_stack_trace = _get_stack_trace
+
+
+def _library_dirs() -> tuple[str, ...]:
+    """Directories whose frames are never the declaring line: the Pulumi SDKs and amlkit itself."""
+    import pulumi
+    import pulumi_azure_native
+
+    import amlkit
+    import amlkit.components
+
+    files = [m.__file__ for m in (pulumi, pulumi_azure_native, amlkit, amlkit.components) if m.__file__]
+    dirs = {os.path.dirname(f) for f in files} | {str(Path(f).resolve().parent) for f in files}
+    return tuple(sorted(d + os.sep for d in dirs))
+
+
+def program_frame(frame: Any, libraries: tuple[str, ...]) -> Any:
+    """The innermost frame outside the libraries and Python's own `<...>` code (None if there is none)."""
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not filename.startswith("<") and not filename.startswith(libraries):
+            return frame
+        frame = frame.f_back
+    return None
 
 
 def _fast_alias_specs() -> None:

@@ -22,7 +22,7 @@ def test_top_level_shape_and_summary() -> None:
 def test_stack_fields() -> None:
     dev, prod, staging = to_dict(full_review())["stacks"]
     assert list(prod) == ["stack", "project", "environment", "stack_file", "pack", "error", "resources",
-                          "violations", "unknown", "planBase", "steps", "changeSummary"]
+                          "violations", "unknown", "planBase", "steps", "changeSummary", "lookups"]
     assert (prod["planBase"], prod["steps"], prod["changeSummary"]) == (None, None, None)  # no --state / --base
     assert (prod["project"], prod["environment"], prod["stack_file"]) == ("amlkit", "prod", "stacks/Pulumi.prod.yaml")
     assert prod["pack"] == {"name": "amlkit-guardrails", "version": "0.1.0"}
