@@ -12,6 +12,7 @@ import json
 import re
 import types
 import typing
+import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -118,18 +119,25 @@ def _text(value: Any, default: str) -> str:
     return value if isinstance(value, str) and value else default
 
 
-def shaped_identity(identity: Any) -> Any:
-    """Identity outputs as Azure returns them: principal ids, and user identities as a map."""
+def principal_of(name: str) -> str:
+    """A stable principal id per identity holder (a resource's logical name, or a user identity's id)."""
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"principal/{name}"))
+
+
+def shaped_identity(identity: Any, holder: str = "") -> Any:
+    """Identity outputs as Azure returns them: a principal for a system identity (one per `holder`,
+    the resource's logical name), and user identities as a map of their principal and client ids."""
     if not isinstance(identity, dict):
         return identity
     shaped = dict(identity)
     users = identity.get("userAssignedIdentities")
     if isinstance(users, list):
         shaped["userAssignedIdentities"] = {
-            uid: {"principalId": SUBSCRIPTION, "clientId": SUBSCRIPTION} for uid in users if isinstance(uid, str)
+            uid: {"principalId": principal_of(uid), "clientId": principal_of("client" + uid)}
+            for uid in users if isinstance(uid, str)
         }
     if "SystemAssigned" in str(identity.get("type", "")):
-        shaped.setdefault("principalId", SUBSCRIPTION)
+        shaped.setdefault("principalId", principal_of(holder))
         shaped.setdefault("tenantId", TENANT)
     return shaped
 
@@ -215,7 +223,7 @@ class AzureMocks(Mocks):
         outputs["id"] = arm_id(args.typ, name, inputs)
         outputs.setdefault("location", DEFAULT_LOCATION)
         if "identity" in inputs:
-            outputs["identity"] = shaped_identity(inputs["identity"])
+            outputs["identity"] = shaped_identity(inputs["identity"], args.name)
         return outputs["id"], outputs
 
     def stack_reference(self, stack: str) -> tuple[str, dict]:

@@ -1,13 +1,13 @@
 """Run components under Pulumi's mocks and record every registration with its options.
 
 `run(build)` sets fresh mocks, calls `build()` inside a Pulumi program and waits for every
-registration. The mocks answer like Azure: ARM ids, names and identities shaped as outputs (a map
-of user-assigned identities, a principal id for a system identity).
+registration. The mocks are the review's (`amlkit.review.mocks.AzureMocks`, one implementation): ARM
+ids, names and identities shaped as outputs (a map of user-assigned identities, a principal id for a
+system identity).
 """
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,36 +15,18 @@ from typing import Any
 import pulumi
 from pulumi.runtime import mocks, rpc
 
-SUBSCRIPTION = "00000000-0000-0000-0000-000000000000"
-TENANT = "11111111-1111-1111-1111-111111111111"
+from amlkit.review.mocks import SUBSCRIPTION, TENANT, AzureMocks, principal_of
+
+__all__ = ["RG", "RG_ID", "SUBSCRIPTION", "TENANT", "AzureMocks", "Recorded", "RecordingMonitor", "Registration",
+           "arm_id", "principal_of", "run"]
+
 RG = "rg-ml"
 RG_ID = f"/subscriptions/{SUBSCRIPTION}/resourceGroups/{RG}"
 
-# type token -> (ARM provider/type, input holding the Azure name)
-ARM_TYPES: dict[str, tuple[str, str]] = {
-    "azure-native:storage:StorageAccount": ("Microsoft.Storage/storageAccounts", "accountName"),
-    "azure-native:keyvault:Vault": ("Microsoft.KeyVault/vaults", "vaultName"),
-    "azure-native:operationalinsights:Workspace": ("Microsoft.OperationalInsights/workspaces", "workspaceName"),
-    "azure-native:applicationinsights:Component": ("Microsoft.Insights/components", "resourceName"),
-    "azure-native:containerregistry:Registry": ("Microsoft.ContainerRegistry/registries", "registryName"),
-    "azure-native:machinelearningservices:Workspace": (
-        "Microsoft.MachineLearningServices/workspaces", "workspaceName"),
-}
-# extension resources: type token -> (scope input, ARM suffix, name input)
-EXTENSION_TYPES: dict[str, tuple[str, str, str]] = {
-    "azure-native:monitor:DiagnosticSetting": ("resourceUri", "Microsoft.Insights/diagnosticSettings", "name"),
-    "azure-native:authorization:ManagementLockByScope": ("scope", "Microsoft.Authorization/locks", "lockName"),
-    "azure-native:authorization:RoleAssignment": (
-        "scope", "Microsoft.Authorization/roleAssignments", "roleAssignmentName"),
-}
-
 
 def arm_id(provider_type: str, name: str) -> str:
+    """The id the mocks give a resource of `provider_type` (e.g. `Microsoft.Storage/storageAccounts`) in RG."""
     return f"{RG_ID}/providers/{provider_type}/{name}"
-
-
-def principal_of(name: str) -> str:
-    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"principal/{name}"))
 
 
 @dataclass
@@ -62,55 +44,6 @@ class Registration:
     replace_on_changes: list[str]
     id: str = ""
     outputs: dict[str, Any] = field(default_factory=dict)
-
-
-class AzureMocks(pulumi.runtime.Mocks):
-    """Answers like Azure: ARM ids, names, identity maps, a client config."""
-
-    def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str | None, dict[str, Any]]:
-        if not args.custom:
-            return None, {}
-        inputs = dict(args.inputs)
-        resource_id, name = self._id_and_name(args.typ, args.name, inputs)
-        outputs = {**inputs, "name": name}
-        if "identity" in inputs:
-            outputs["identity"] = shaped_identity(inputs["identity"], args.name)
-        return resource_id, outputs
-
-    def _id_and_name(self, typ: str, logical: str, inputs: dict[str, Any]) -> tuple[str, str]:
-        if typ in ARM_TYPES:
-            provider_type, key = ARM_TYPES[typ]
-            name = inputs.get(key, logical)
-            return arm_id(provider_type, name), name
-        if typ in EXTENSION_TYPES:
-            scope_key, suffix, key = EXTENSION_TYPES[typ]
-            name = inputs.get(key, logical)
-            return f"{inputs.get(scope_key)}/providers/{suffix}/{name}", name
-        if typ == "azure-native:machinelearningservices:Compute":
-            name = inputs["computeName"]
-            ws = arm_id("Microsoft.MachineLearningServices/workspaces", inputs["workspaceName"])
-            return f"{ws}/computes/{name}", name
-        raise AssertionError(f"no mock for {typ}")
-
-    def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict[str, Any], list[Any]]:
-        if args.token == "azure-native:authorization:getClientConfig":
-            return {"tenantId": TENANT, "subscriptionId": SUBSCRIPTION, "clientId": "client",
-                    "objectId": "object"}, []
-        raise AssertionError(f"no mock for call {args.token}")
-
-
-def shaped_identity(identity: dict[str, Any], logical: str) -> dict[str, Any]:
-    """Identity as Azure returns it: a principal for a system identity, a map of user identities."""
-    shaped: dict[str, Any] = {"type": identity["type"]}
-    if "SystemAssigned" in identity["type"]:
-        shaped["principalId"] = principal_of(logical)
-        shaped["tenantId"] = TENANT
-    ids = identity.get("userAssignedIdentities") or []
-    if ids:
-        shaped["userAssignedIdentities"] = {
-            i: {"principalId": principal_of(i), "clientId": principal_of("client" + i)} for i in ids
-        }
-    return shaped
 
 
 class RecordingMonitor(mocks.MockMonitor):
