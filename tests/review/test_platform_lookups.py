@@ -1,0 +1,147 @@
+"""Issue 10, case 1: a component-based platform program that looks up its subnet and reads a stack
+reference. The lookup's id follows from its arguments (so the lock on the subnet's resource group is
+caught exactly as with the id written out); what cannot be known is unknown and every format lists
+the unanswered lookups; a lookups file pins answers."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from amlkit.errors import ConfigError
+from amlkit.review import report_json, report_markdown, report_sarif, report_table
+from amlkit.review.engine import review
+from amlkit.review.lookups import FILE_NAME
+from amlkit.review.model import Lookup
+from tests.review.helpers import FIXTURES
+
+PLATFORM = FIXTURES / "platform_lookups"
+SUBNET_LOOKUP = Lookup("azure-native:network:getSubnet",
+                       {"resourceGroupName": "rg-net", "subnetName": "snet", "virtualNetworkName": "vnet"})
+STACK_REFERENCE = Lookup("pulumi:pulumi:StackReference", {"name": "acme/shared/prod"})
+VIOLATIONS = {
+    ("aml-no-resource-group-lock", "mandatory", "network-lock"),
+    ("aml-workspace-cmk", "advisory", "mlw-workspace"),
+    ("aml-workspace-user-assigned-identity", "advisory", "mlw-workspace"),
+}
+UNKNOWN_POLICIES = {"aml-cluster-same-region", "aml-quota-budget"}  # the cluster's region is a stack output
+PINS = """\
+version: 1
+invokes:
+  - function: azure-native:network:getSubnet
+    args: {resourceGroupName: rg-net, virtualNetworkName: vnet, subnetName: snet}
+    result: {addressPrefix: 10.0.1.0/24}
+stack_references:
+  - stack: acme/shared/prod
+    outputs: {location: westeurope}
+"""
+
+
+@pytest.fixture(scope="module")
+def platform():
+    return review(PLATFORM)
+
+
+def stack_of(result, name):
+    return next(s for s in result.stacks if s.stack == name)
+
+
+def findings(stack):
+    return ({(v.policy, v.level, v.resource) for v in stack.violations}, {u.policy for u in stack.unknown})
+
+
+@pytest.mark.parametrize(("stack", "lookups"), [
+    ("lookup", [SUBNET_LOOKUP, STACK_REFERENCE]),
+    ("written", [STACK_REFERENCE]),
+])
+def test_a_looked_up_subnet_is_reviewed_like_its_written_out_id(platform, stack, lookups):
+    result = stack_of(platform, stack)
+    assert result.error is None
+    assert findings(result) == (VIOLATIONS, UNKNOWN_POLICIES)
+    assert result.lookups == lookups
+    assert platform.exit_code() == 1
+
+
+def test_the_lock_is_caught_through_the_lookups_derived_subnet_id(platform):
+    compute = next(r for r in stack_of(platform, "lookup").resources if r.name == "cpu-compute")
+    assert compute.inputs["properties"]["properties"]["subnet"]["id"] == (
+        "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-net"
+        "/providers/Microsoft.Network/virtualNetworks/vnet/subnets/snet")
+
+
+def test_every_format_lists_the_unanswered_lookups(platform):
+    table = report_table.render(platform).plain
+    assert (
+        "    Lookups not answered offline (what the program derived from them is unknown):\n"
+        '        - azure-native:network:getSubnet(resourceGroupName="rg-net", subnetName="snet", '
+        'virtualNetworkName="vnet")\n'
+        '        - pulumi:pulumi:StackReference(name="acme/shared/prod")\n'
+        "    1 mandatory, 2 advisory, 0 waived, 2 unknown\n"
+    ) in table
+    stacks = {s["stack"]: s for s in json.loads(report_json.render(platform))["stacks"]}
+    assert stacks["lookup"]["lookups"] == [
+        {"token": "azure-native:network:getSubnet",
+         "args": {"resourceGroupName": "rg-net", "subnetName": "snet", "virtualNetworkName": "vnet"}},
+        {"token": "pulumi:pulumi:StackReference", "args": {"name": "acme/shared/prod"}},
+    ]
+    assert stacks["written"]["lookups"] == [{"token": "pulumi:pulumi:StackReference",
+                                             "args": {"name": "acme/shared/prod"}}]
+    markdown = report_markdown.render(platform)
+    assert markdown.count("❔ **Lookups not answered offline** (what the program derived from them is unknown):") == 2
+    assert ('- `azure-native:network:getSubnet(resourceGroupName="rg-net", subnetName="snet", '
+            'virtualNetworkName="vnet")`') in markdown
+    notes = report_sarif.to_sarif(platform, PLATFORM)["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    assert [(n["level"], n["descriptor"]["id"], n["properties"]["stack"], n["properties"]["token"]) for n in notes] == [
+        ("note", "amlkit-lookup-unanswered", "lookup", "azure-native:network:getSubnet"),
+        ("note", "amlkit-lookup-unanswered", "lookup", "pulumi:pulumi:StackReference"),
+        ("note", "amlkit-lookup-unanswered", "written", "pulumi:pulumi:StackReference"),
+    ]
+    assert notes[1]["message"]["text"] == ('stack lookup: lookup not answered offline, what the program derived from '
+                                           'it is unknown: pulumi:pulumi:StackReference(name="acme/shared/prod")')
+
+
+def line_of(text: str) -> int:
+    lines = (PLATFORM / "__main__.py").read_text(encoding="utf-8").splitlines()
+    return next(i for i, line in enumerate(lines, start=1) if text in line)
+
+
+def test_sarif_locates_findings_at_the_program_line_that_declared_the_resource(platform):
+    results = report_sarif.to_sarif(platform, PLATFORM)["runs"][0]["results"]
+    located = {(r["properties"]["stack"], r["ruleId"]): r["locations"][0]["physicalLocation"] for r in results}
+    lock = {"artifactLocation": {"uri": "__main__.py"},
+            "region": {"startLine": line_of("authorization.ManagementLockAtResourceGroupLevel(")}}
+    assert located[("lookup", "aml-no-resource-group-lock")] == lock
+    assert located[("written", "aml-no-resource-group-lock")] == lock
+    # the workspace's children are declared inside amlkit.components: the program line is the component's
+    workspace = {"artifactLocation": {"uri": "__main__.py"}, "region": {"startLine": line_of('Workspace("mlw"')}}
+    assert located[("lookup", "aml-workspace-cmk")] == workspace
+    # stack-level findings have no resource: the stack file
+    assert located[("lookup", "aml-quota-budget")] == {"artifactLocation": {"uri": "Pulumi.lookup.yaml"},
+                                                       "region": {"startLine": 1}}
+
+
+@pytest.fixture
+def pinned(tmp_path) -> Path:
+    project = tmp_path / "platform"
+    shutil.copytree(PLATFORM, project)
+    (project / FILE_NAME).write_text(PINS, encoding="utf-8")
+    return project
+
+
+def test_pinned_lookups_are_answered_and_no_longer_listed(pinned):
+    result = review(pinned, ["lookup"]).stacks[0]
+    assert findings(result) == (VIOLATIONS, set())
+    assert result.lookups == []
+
+
+def test_a_bad_lookups_file_stops_the_review_with_exit_2(pinned):
+    (pinned / FILE_NAME).write_text(PINS.replace("addressPrefix", "adressPrefix"), encoding="utf-8")
+    with pytest.raises(ConfigError) as raised:
+        review(pinned, ["lookup"])
+    assert str(raised.value) == (
+        f"{pinned / FILE_NAME}: invokes[0].result.adressPrefix: not a field of azure-native:network:getSubnet's "
+        "result (did you mean 'addressPrefix'?)")
+    assert raised.value.exit_code == 2
