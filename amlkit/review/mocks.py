@@ -307,7 +307,7 @@ class RecordingMonitor(MockMonitor):
         args = json_format.MessageToDict(request.args)
         result, answered = self.azure.answer(request.tok, args)
         if not answered:
-            self.unanswered_lookup({"token": request.tok, "args": args})
+            self.unanswered_lookup({"token": request.tok, "args": unmarked(args)})
         if result is None:
             return resource_pb2.ResourceInvokeResponse(unknown=True)
         return resource_pb2.ResourceInvokeResponse(**{"return": json_format.ParseDict(result, struct_pb2.Struct())})
@@ -326,6 +326,21 @@ class RecordingMonitor(MockMonitor):
             self.unanswered[key] = lookup
             if self.emit_lookup is not None:
                 self.emit_lookup(lookup)
+
+
+UNKNOWN_ARG = "(unknown)"
+
+
+def unmarked(value: Any) -> Any:
+    """A lookup's arguments for reports: an argument derived from another unanswered lookup is shown
+    as `(unknown)`, never as the internal mark."""
+    if isinstance(value, str):
+        return UNKNOWN_ARG if UNKNOWN_MARK in value else value
+    if isinstance(value, dict):
+        return {key: unmarked(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [unmarked(item) for item in value]
+    return value
 
 
 def mark_unknown(struct: struct_pb2.Struct) -> None:

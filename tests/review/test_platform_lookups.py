@@ -145,3 +145,13 @@ def test_a_bad_lookups_file_stops_the_review_with_exit_2(pinned):
         f"{pinned / FILE_NAME}: invokes[0].result.adressPrefix: not a field of azure-native:network:getSubnet's "
         "result (did you mean 'addressPrefix'?)")
     assert raised.value.exit_code == 2
+
+
+def test_lookup_args_never_carry_a_secret_value():
+    from amlkit.review.engine import _lookups
+    from amlkit.review.secrets import REDACTED, Secrets
+
+    args = {"vaultName": "kv", "b": ["x-hunter2"], "a": "hunter2"}
+    raw = [{"token": "azure-native:keyvault:getSecret", "args": args}]
+    assert _lookups(raw, Secrets(["hunter2"])) == [
+        Lookup("azure-native:keyvault:getSecret", {"a": REDACTED, "b": [f"x-{REDACTED}"], "vaultName": "kv"})]

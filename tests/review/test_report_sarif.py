@@ -7,13 +7,14 @@ errata01 schema: same id and size as oasis-tcs/sarif-spec `Schemata/sarif-schema
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from importlib.resources import files
 from pathlib import Path
 
 import jsonschema
 import pytest
 
-from amlkit.review.model import Review, Unknown, Violation
+from amlkit.review.model import Lookup, Review, Unknown, Violation
 from amlkit.review.report_sarif import SCHEMA_URI, render, to_sarif
 from tests.data.reviews import COMPUTE, SECRET_VALUE, cpu_urn, dev_stack, failed_stack, full_review, prod_stack
 
@@ -171,3 +172,42 @@ def test_waiver_without_reason_still_has_a_justification(project: Path) -> None:
 
 def test_no_secret_in_the_log(project: Path) -> None:
     assert SECRET_VALUE not in render(full_review(), project)
+
+
+def _with_sources(stack, program: Path):
+    """Every resource declared at line 10 + its index in `program`."""
+    stack.resources = [replace(r, source_file=str(program), source_line=10 + i) for i, r in enumerate(stack.resources)]
+    return stack
+
+
+def test_a_program_not_driven_by_a_stack_file_is_located_at_the_declaring_line(tmp_path: Path) -> None:
+    (tmp_path / "stacks").mkdir()
+    (tmp_path / "stacks" / "Pulumi.prod.yaml").write_text("config:\n  acme:tags: {}\n", encoding="utf-8")
+    stack = _with_sources(prod_stack(), tmp_path / "__main__.py")
+    by_urn = {r.urn: r for r in stack.resources}
+    results = to_sarif(Review(stacks=[stack]), tmp_path)["runs"][0]["results"]
+    assert len(results) == 4
+    for result in results:
+        location = result["locations"][0]["physicalLocation"]
+        assert location == {"artifactLocation": {"uri": "__main__.py"},
+                            "region": {"startLine": by_urn[result["properties"]["urn"]].source_line}}
+
+
+def test_a_stack_file_driven_program_keeps_its_stack_file_lines(project: Path) -> None:
+    plain = to_sarif(Review(stacks=[prod_stack()]), project)["runs"][0]["results"]
+    sourced = to_sarif(Review(stacks=[_with_sources(prod_stack(), project / "__main__.py")]), project)
+    assert sourced["runs"][0]["results"] == plain
+
+
+def test_unanswered_lookups_are_notes_of_a_successful_run(schema: dict, project: Path) -> None:
+    stack = dev_stack()
+    stack.lookups = [Lookup("azure-native:network:getSubnet", {"resourceGroupName": "rg", "subnetName": "s"})]
+    log = to_sarif(Review(stacks=[stack]), project)
+    _validate(schema, log)
+    assert log["runs"][0]["invocations"] == [{"executionSuccessful": True, "toolExecutionNotifications": [{
+        "level": "note", "descriptor": {"id": "amlkit-lookup-unanswered"},
+        "message": {"text": "stack dev: lookup not answered offline, what the program derived from it is unknown: "
+                            'azure-native:network:getSubnet(resourceGroupName="rg", subnetName="s")'},
+        "properties": {"stack": "dev", "token": "azure-native:network:getSubnet",
+                       "args": {"resourceGroupName": "rg", "subnetName": "s"}},
+    }]}]

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
-from tests.review.helpers import normalized, raw_request, run_runner
+import pytest
+
+from tests.review.helpers import FIXTURES, RAW, normalized, raw_request, run_runner
 
 STACK_URN = "urn:pulumi:dev::raw-aml::pulumi:pulumi:Stack::raw-aml-dev"
 WORKSPACE_URN = "urn:pulumi:dev::raw-aml::azure-native:machinelearningservices:Workspace::mlw"
@@ -53,3 +57,73 @@ def test_alias_shortcut_records_exactly_the_same_registrations():
     assert len(fast) == 3 + 21  # group, workspace, lock and 21 clusters parented to the workspace
     assert normalized(fast) == normalized(slow)
     assert all(r["options"]["aliases"] for r in fast)  # the specs are still sent
+
+
+# --- lookups and source positions ---------------------------------------------------------------------
+
+FORMS = FIXTURES / "lookup_forms"
+UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"  # the engine's unknown sentinel (pulumi.runtime.rpc.UNKNOWN)
+SUBNET_ID = ("/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-net"
+             "/providers/Microsoft.Network/virtualNetworks/vnet/subnets/snet")
+
+
+def run_messages(request):
+    done = subprocess.run([sys.executable, "-m", "amlkit.review.runner"], input=json.dumps(request).encode(),
+                          capture_output=True, timeout=120, check=True)
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+@pytest.fixture(scope="module")
+def forms():
+    request = {"program": str(FORMS), "project": "lookup-forms", "stack": "dev", "config": {}, "secret_keys": []}
+    messages = run_messages(request)
+    assert messages[-1] == {"done": True}
+    return ({m["resource"]["name"]: m["resource"] for m in messages if "resource" in m},
+            [m["lookup"] for m in messages if "lookup" in m])
+
+
+TAG_CASES = [
+    ("output-form", {"id": SUBNET_ID, "name": "snet", "prefix": UNKNOWN, "derived": UNKNOWN}),
+    ("plain-form", {"id": SUBNET_ID, "prefix": UNKNOWN}),
+    ("client-config", {"tenant": "11111111-1111-1111-1111-111111111111"}),
+    ("stack-reference", {"get": UNKNOWN, "require": UNKNOWN}),
+    ("chained", {"id": UNKNOWN}),  # a lookup whose arguments are unknown is wholly unknown
+]
+
+
+@pytest.mark.parametrize(("name", "tags"), TAG_CASES, ids=[c[0] for c in TAG_CASES])
+def test_lookups_answer_what_their_arguments_determine_and_nothing_else(forms, name, tags):
+    resources, _ = forms
+    assert resources[name]["inputs"]["tags"] == tags
+
+
+def test_each_unanswered_lookup_is_reported_once(forms):
+    _, lookups = forms
+    assert sorted(lookups, key=lambda lookup: lookup["token"]) == [
+        {"token": "azure-native:network:getSubnet",
+         "args": {"resourceGroupName": "rg-net", "subnetName": "snet", "virtualNetworkName": "vnet"}},
+        {"token": "azure-native:network:getVirtualNetwork",
+         "args": {"resourceGroupName": "(unknown)", "virtualNetworkName": "vnet"}},
+        {"token": "pulumi:pulumi:StackReference", "args": {"name": "acme/shared/prod"}},
+    ]
+
+
+def line_in(path, text):
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return next(i for i, line in enumerate(lines, start=1) if text in line)
+
+
+def test_each_registration_carries_the_program_line_that_declared_it(forms):
+    resources, _ = forms
+    main = FORMS / "__main__.py"
+    assert resources["stack-reference"]["source"] == {"uri": main.as_uri(),
+                                                      "line": line_in(main, 'ResourceGroup("stack-reference"')}
+    raw = run_runner(raw_request(clusters=json.dumps([{"name": "a"}])))["resources"]
+    sources = {r["name"]: r["source"]["line"] for r in raw}
+    raw_main = RAW / "__main__.py"
+    assert sources == {
+        "rg": line_in(raw_main, 'resources.ResourceGroup("rg"'),
+        "mlw": line_in(raw_main, "workspace = ml.Workspace("),
+        "rg-lock": line_in(raw_main, "authorization.ManagementLockAtResourceGroupLevel("),
+        "a": line_in(raw_main, "return ml.Compute("),  # the program's helper function, not the SDK
+    }
