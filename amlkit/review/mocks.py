@@ -3,6 +3,16 @@
 Runs inside the runner child process (one stack per process). The recording monitor builds the
 URNs the Pulumi engine would (no root Stack type, the parent's full type chain), so the URNs the
 program sees, the dependencies and the parents all match what `pulumi preview` reports.
+
+Lookups (invokes and stack references) get only what the review can know: the client config, a
+project's pinned answers (amlkit.review.lookups) and the `id`/`name` a `get<Type>` lookup's ARM path
+arguments determine. Every other string field of the SDK's typed result carries UNKNOWN_MARK (a
+string, so the typed result accepts it in both `get_x(...)` and `get_x_output(...)`; the SDK's own
+unknown value would fail the result's type checks, and any unknown in an invoke result makes the
+whole Output unknown, id included). The recording monitor turns every input string holding the mark
+into the engine's unknown sentinel, so policies see "can't be known during preview". A stack
+reference's outputs are left out of its state, which the SDK reads as unknown. Each unanswered
+lookup is reported once (`emit_lookup`).
 """
 
 from __future__ import annotations

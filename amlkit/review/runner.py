@@ -175,17 +175,20 @@ def declaring_line_positions(shortcut: bool = True) -> None:
     runtime_resource._get_stack_trace = _get_stack_trace
 
 
+LIBRARIES = ("pulumi", "pulumi_azure_native", "amlkit", "amlkit.components")
+
+
 def _library_dirs() -> tuple[str, ...]:
-    """Directories whose frames are never the declaring line: the Pulumi SDKs and amlkit itself."""
-    import pulumi
-    import pulumi_azure_native
+    """Directories whose frames are never the declaring line: the Pulumi SDKs and amlkit itself (found
+    without importing them: amlkit.components and azure-native are slow to import)."""
+    import importlib.util
 
-    import amlkit
-    import amlkit.components
-
-    files = [m.__file__ for m in (pulumi, pulumi_azure_native, amlkit, amlkit.components) if m.__file__]
-    dirs = {os.path.dirname(f) for f in files} | {str(Path(f).resolve().parent) for f in files}
-    return tuple(sorted(d + os.sep for d in dirs))
+    dirs: set[str] = set()
+    for name in LIBRARIES:
+        spec = importlib.util.find_spec(name)
+        for location in (spec.submodule_search_locations or []) if spec else []:
+            dirs |= {os.path.join(location, ""), os.path.join(str(Path(location).resolve()), "")}
+    return tuple(sorted(dirs))
 
 
 def program_frame(frame: Any, libraries: tuple[str, ...]) -> Any:
