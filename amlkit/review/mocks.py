@@ -53,6 +53,7 @@ _ARM: dict[str, tuple[str, str]] = {
     "storage:StorageAccount": ("Microsoft.Storage/storageAccounts", "accountName"),
     "keyvault:Vault": ("Microsoft.KeyVault/vaults", "vaultName"),
     "applicationinsights:Component": ("Microsoft.Insights/components", "resourceName"),
+    "insights:Component": ("Microsoft.Insights/components", "resourceName"),  # azure-native v1's module
     "operationalinsights:Workspace": ("Microsoft.OperationalInsights/workspaces", "workspaceName"),
     "containerregistry:Registry": ("Microsoft.ContainerRegistry/registries", "registryName"),
     "network:VirtualNetwork": ("Microsoft.Network/virtualNetworks", "virtualNetworkName"),
@@ -67,6 +68,7 @@ _ARM: dict[str, tuple[str, str]] = {
 # Their id is `<target id>/providers/<path>/<name>`.
 _EXTENSIONS: dict[str, tuple[str, str, str]] = {
     "monitor:DiagnosticSetting": ("resourceUri", "Microsoft.Insights/diagnosticSettings", "name"),
+    "insights:DiagnosticSetting": ("resourceUri", "Microsoft.Insights/diagnosticSettings", "name"),  # v1's
     "authorization:ManagementLockByScope": ("scope", "Microsoft.Authorization/locks", "lockName"),
     "authorization:ManagementLockAtResourceLevel": ("", "Microsoft.Authorization/locks", "lockName"),
     "authorization:RoleAssignment": ("scope", "Microsoft.Authorization/roleAssignments", "roleAssignmentName"),

@@ -43,6 +43,8 @@ ARM_CASES = [
     # every type the components and the fixtures create, with Azure's provider namespace casing
     ("app-insights", "azure-native:applicationinsights:Component", "appi", {"resourceGroupName": "rg"},
      f"{SUB}/resourceGroups/rg/providers/Microsoft.Insights/components/appi"),
+    ("app-insights-v1-module", "azure-native:insights:Component", "appi", {"resourceGroupName": "rg"},
+     f"{SUB}/resourceGroups/rg/providers/Microsoft.Insights/components/appi"),
     ("log-analytics", "azure-native:operationalinsights:Workspace", "log", {"resourceGroupName": "rg"},
      f"{SUB}/resourceGroups/rg/providers/Microsoft.OperationalInsights/workspaces/log"),
     ("storage", "azure-native:storage:StorageAccount", "st", {"resourceGroupName": "rg"},
