@@ -17,6 +17,7 @@ lookup is reported once (`emit_lookup`).
 
 from __future__ import annotations
 
+import functools
 import importlib
 import json
 import re
@@ -178,6 +179,7 @@ def derived_fields(token: str, args: Mapping[str, Any]) -> dict[str, str]:
     return {"id": arm_id(f"azure-native:{key}", name, dict(args)), "name": name}
 
 
+@functools.cache
 def result_fields(token: str) -> dict[str, bool] | None:
     """The fields of a function's typed result (wire name -> whether it is a string), from the
     azure-native SDK's `<Function>Result` class; None when the SDK has no such class."""
