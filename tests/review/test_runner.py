@@ -87,6 +87,7 @@ TAG_CASES = [
     ("plain-form", {"id": SUBNET_ID, "prefix": UNKNOWN}),
     ("client-config", {"tenant": "11111111-1111-1111-1111-111111111111"}),
     ("stack-reference", {"get": UNKNOWN, "require": UNKNOWN}),
+    ("stack-outputs", UNKNOWN),  # the whole `outputs` map
     ("chained", {"id": UNKNOWN}),  # a lookup whose arguments are unknown is wholly unknown
 ]
 
