@@ -34,7 +34,7 @@ RULE_LEVELS = {"mandatory": "error", "advisory": "warning", "disabled": "none"}
 SECURITY_SEVERITY = {"critical": "9.5", "high": "8.0", "medium": "5.5", "low": "2.0"}
 FAILED_RULE = PolicyInfo(
     name="amlkit-review-failed",
-    description="The program or the policy pack failed, so the stack was not reviewed.",
+    description="The stack's config, its program or the policy pack failed, so the stack was not reviewed.",
     level="mandatory",
     severity="high",
     remediation="Run `amlkit check --stack <name> --verbose` locally, fix the error it names, and re-run.",
@@ -102,12 +102,18 @@ def _rule(policy: PolicyInfo) -> dict[str, Any]:
 
 def _invocation(stacks: list[StackReview]) -> dict[str, Any]:
     failed = [s for s in stacks if s.error]
-    invocation: dict[str, Any] = {"executionSuccessful": not failed}
+    invocation: dict[str, Any] = {"executionSuccessful": not failed,
+                                  "properties": {"policyConfig": {s.stack: s.policy_config for s in stacks}}}
     if failed:
         invocation["toolExecutionNotifications"] = [
-            {"level": "error", "message": {"text": f"stack {s.stack}: {s.error}"}} for s in failed
+            {"level": "error", "message": {"text": f"stack {s.stack}: {_unprefixed(s)}"},
+             "properties": {"stack": s.stack, "kind": s.error_kind}} for s in failed
         ]
     return invocation
+
+
+def _unprefixed(stack: StackReview) -> str:
+    return (stack.error or "").removeprefix(f"stack {stack.stack}: ")
 
 
 def _results(stack: StackReview, index: dict[str, int], project_dir: Path, uri_root: Path) -> Iterable[dict]:
@@ -127,10 +133,11 @@ def _results(stack: StackReview, index: dict[str, int], project_dir: Path, uri_r
     if stack.error:
         yield {
             "ruleId": FAILED_RULE.name, "ruleIndex": index[FAILED_RULE.name], "level": "error",
-            "message": {"text": f"Stack {stack.stack} was not reviewed: {stack.error}"},
+            "message": {"text": f"Stack {stack.stack} was not reviewed: {_unprefixed(stack)}"},
             "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri}, "region": {"startLine": 1}}}],
             "partialFingerprints": _fingerprint(stack.stack, FAILED_RULE.name, ""),
-            "properties": {"stack": stack.stack, "environment": stack.environment},
+            "properties": {"stack": stack.stack, "environment": stack.environment, "errorKind": stack.error_kind,
+                           "policyConfig": stack.policy_config},
         }
     for v in ordered_violations(stack):
         result: dict[str, Any] = {

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -117,12 +118,16 @@ def test_invalid_pack_config_is_a_config_error_naming_file_and_key(tmp_path):
     assert error.value.exit_code == 2
 
 
-def test_invalid_stack_file_is_a_config_error(tmp_path):
+def test_invalid_stack_file_is_that_stacks_config_error_and_the_others_are_reviewed(tmp_path):
     project = tmp_path / "proj"
     shutil.copytree(RAW, project)
     (project / "Pulumi.prod.yaml").write_text("config:\n  raw-aml:clusters: [\n")
-    with pytest.raises(ConfigError, match=r"Pulumi.prod.yaml: not valid YAML at line \d+, column \d+: "):
-        review(project)
+    result = review(project)
+    dev, prod = result.stacks
+    assert dev.error is None and dev.pack is not None
+    assert re.fullmatch(r"stack prod: Pulumi.prod.yaml: not valid YAML at line \d+, column \d+: .*", prod.error)
+    assert (prod.error_kind, prod.error_detail["file"], prod.pack) == ("config", "Pulumi.prod.yaml", None)
+    assert result.exit_code() == 2
 
 
 def test_secrets_never_appear_in_results():
@@ -171,11 +176,13 @@ def test_verbose_program_failure_carries_the_traceback():
     assert "Traceback (most recent call last)" in error
 
 
-def test_a_config_error_in_the_program_exits_2_with_its_message():
-    with pytest.raises(ConfigError) as error:
-        review(FAULTY, ["config-error"])
-    assert str(error.value) == "Pulumi.config-error.yaml: amlkit:clusters[0].max_instances: must be >= 1"
-    assert error.value.exit_code == 2
+def test_a_config_error_in_the_program_is_that_stacks_error_exit_2():
+    result = review(FAULTY, ["config-error", "ok"])
+    bad, ok = result.stacks
+    assert bad.error == "stack config-error: Pulumi.config-error.yaml: amlkit:clusters[0].max_instances: must be >= 1"
+    assert bad.error_kind == "config"
+    assert ok.error is None and ok.pack is not None
+    assert result.exit_code() == 2
 
 
 PACK_FAULTS = [
@@ -328,7 +335,6 @@ def pack_without_memo(tmp_path_factory):
     """amlkit's pack, except that pulumi-policy converts each request once per policy, as shipped."""
     pack = tmp_path_factory.mktemp("pack-without-memo")
     shutil.copy(default_pack_dir() / "PulumiPolicy.yaml", pack)
-    shutil.copytree(default_pack_dir() / "config", pack / "config")
     main = (default_pack_dir() / "__main__.py").read_text()
     assert MEMO_CALL in main
     (pack / "__main__.py").write_text(main.replace(MEMO_CALL, ""))

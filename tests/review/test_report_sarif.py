@@ -15,7 +15,16 @@ import pytest
 
 from amlkit.review.model import Review, Unknown, Violation
 from amlkit.review.report_sarif import SCHEMA_URI, render, to_sarif
-from tests.data.reviews import COMPUTE, SECRET_VALUE, cpu_urn, dev_stack, failed_stack, full_review, prod_stack
+from tests.data.reviews import (
+    COMPUTE,
+    SECRET_VALUE,
+    config_error_stack,
+    cpu_urn,
+    dev_stack,
+    failed_stack,
+    full_review,
+    prod_stack,
+)
 
 PROD_STACK_FILE = """\
 config:
@@ -120,18 +129,34 @@ def test_results_levels_locations_and_suppressions(project: Path) -> None:
                                        "justification": "Migration to the hub network, ticket NET-42",
                                        "properties": {"expires": "2026-12-31"}}]
     assert unknown["message"]["text"] == "Not evaluated at preview (not a pass): can't be known during preview"
-    assert run["invocations"] == [{"executionSuccessful": True}]
+    assert run["invocations"] == [{"executionSuccessful": True,
+                                   "properties": {"policyConfig": {"prod": "policy-config/prod.json"}}}]
 
 
 def test_a_failed_stack_is_an_error_result_and_an_unsuccessful_run(project: Path) -> None:
     run = to_sarif(Review(stacks=[failed_stack()]), project)["runs"][0]
-    assert run["invocations"] == [{"executionSuccessful": False, "toolExecutionNotifications": [
-        {"level": "error", "message": {"text": "stack staging: program failed: ValueError: bad subnet"}}]}]
+    assert run["invocations"] == [{
+        "executionSuccessful": False, "properties": {"policyConfig": {"staging": "pack defaults"}},
+        "toolExecutionNotifications": [
+            {"level": "error", "message": {"text": "stack staging: program failed: ValueError: bad subnet"},
+             "properties": {"stack": "staging", "kind": "program"}}]}]
     (result,) = run["results"]
     assert (result["ruleId"], result["level"]) == ("amlkit-review-failed", "error")
     assert result["message"]["text"] == "Stack staging was not reviewed: program failed: ValueError: bad subnet"
     assert result["locations"][0]["physicalLocation"] == {
         "artifactLocation": {"uri": "stacks/Pulumi.staging.yaml"}, "region": {"startLine": 1}}
+
+
+def test_a_config_error_is_a_notification_naming_the_stack(project: Path) -> None:
+    run = to_sarif(Review(stacks=[config_error_stack(), dev_stack()]), project)["runs"][0]
+    [invocation] = run["invocations"]
+    assert invocation["executionSuccessful"] is False
+    assert invocation["toolExecutionNotifications"] == [{
+        "level": "error", "properties": {"stack": "wrongtype", "kind": "config"},
+        "message": {"text": "stack wrongtype: stacks/Pulumi.wrongtype.yaml: component cpu-cluster "
+                            "(amlkit:index:ComputeCluster): max_nodes: must be a whole number >= 1 (got 'four')"}}]
+    [result] = [r for r in run["results"] if r["ruleId"] == "amlkit-review-failed"]
+    assert result["properties"]["errorKind"] == "config"
 
 
 def test_fingerprints_are_stable_and_distinct(project: Path) -> None:
