@@ -14,6 +14,7 @@ from amlkit.commands import policy_pack_dir, register, stacks_from_files
 from amlkit.errors import UsageError
 from amlkit.stackfile import load_stack_file
 
+ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).parent / "fixtures" / "az-ml"
 SCOPE = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-network"
 
@@ -141,6 +142,25 @@ def test_init_non_interactive_writes_a_loadable_stack_file(project: Path) -> Non
     assert [(c.name, c.size, c.min_instances, c.enable_node_public_ip) for c in spec.clusters] == [
         ("cpu-cluster", "Standard_D4ds_v4", 0, False)]
     assert spec.workspace.public_network_access == "disabled"
+
+
+@pytest.mark.parametrize("stack", ["dev", "staging", "prod"])
+def test_init_output_passes_the_check_it_suggests(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stack: str) -> None:
+    """A new project (amlkit's program, no policy config of its own) gets the pack's defaults: no stack
+    named dev, staging or prod inherits amlkit's sample configs."""
+    (tmp_path / "Pulumi.yaml").write_text("name: my-ml\nruntime: python\nstackConfigDir: stacks\n", encoding="utf-8")
+    (tmp_path / "__main__.py").write_text((ROOT / "__main__.py").read_text(encoding="utf-8"), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    created = run(["init", "--non-interactive", "--stack", stack])
+    assert created.exit_code == 0, created.output
+    suggested = created.stdout.splitlines()[-1]
+    assert suggested == f"Next: amlkit check --project-dir . --stack {stack}"
+    from amlkit import cli
+
+    checked = CliRunner().invoke(cli.app, suggested.removeprefix("Next: amlkit ").split())
+    assert checked.exit_code == 0, checked.output
+    assert "    Policy config: pack defaults\n" in checked.stdout
+    assert checked.stdout.splitlines()[-1].startswith("Summary: 1 stack, 0 mandatory, ")
 
 
 def test_init_interactive_reprompts_on_bad_answers(project: Path) -> None:

@@ -319,6 +319,46 @@ def test_config_directory_without_a_file_for_a_stack_is_a_usage_error(tmp_path):
     assert str(error.value) == f"{tmp_path}: no policy pack config for stack prod (looked for prod.json)"
 
 
+# --- which policy config a stack gets: only one the user chose ---------------------------------------
+
+PLATFORM = Path(__file__).resolve().parents[1] / "fixtures" / "platform_components"
+
+
+def test_a_project_stack_named_dev_gets_the_pack_defaults_not_amlkits_sample_config():
+    [dev] = review(PLATFORM, ["dev"]).stacks
+    assert dev.policy_config == "pack defaults"
+    # amlkit's sample dev config makes LowPriority mandatory: it must not reach another project
+    assert [v.policy for v in dev.violations if v.level == "mandatory"] == []
+    assert dev.error is None
+
+
+def test_the_projects_policy_config_directory_is_the_convention(tmp_path):
+    project = tmp_path / "platform"
+    shutil.copytree(PLATFORM, project)
+    (project / "policy-config").mkdir()
+    (project / "policy-config" / "dev.json").write_text(json.dumps(
+        {"aml-cluster-vm-priority": {"enforcementLevel": "mandatory", "allowedPriorities": ["LowPriority"]}}))
+    dev, min2 = review(project, ["dev", "min2"]).stacks
+    assert (dev.policy_config, min2.policy_config) == ("policy-config/dev.json", "pack defaults")
+    assert named(dev.violations, "aml-cluster-vm-priority") == {
+        ("cpu-cluster-compute", "mandatory",
+         "AmlCompute cluster 'cpu-cluster-compute' must have vmPriority LowPriority; found Dedicated.")}
+    assert named(min2.violations, "aml-cluster-vm-priority") == set()
+
+
+def test_amlkits_own_sample_project_keeps_its_configs_through_the_same_convention():
+    [dev] = review(ROOT, ["dev"]).stacks
+    assert dev.policy_config == "policy-config/dev.json"
+
+
+def test_an_explicit_config_wins_over_the_projects_directory(tmp_path):
+    config = tmp_path / "all-advisory.json"
+    config.write_text(json.dumps({"all": "advisory"}))
+    [dev] = review(ROOT, ["dev"], policy_pack_config=config).stacks
+    assert dev.policy_config == str(config)
+    assert dev.count("mandatory") == 0
+
+
 def test_rules_refuses_a_config_directory(tmp_path):
     with pytest.raises(UsageError, match="a directory; `rules` takes one policy pack config file"):
         pack_info(config=tmp_path)
