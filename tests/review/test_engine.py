@@ -359,6 +359,20 @@ def test_an_explicit_config_wins_over_the_projects_directory(tmp_path):
     assert dev.count("mandatory") == 0
 
 
+def test_a_typo_in_one_stacks_policy_config_is_that_stacks_config_error(tmp_path):
+    (tmp_path / "dev.json").write_text(json.dumps({"aml-cluster-max-node": {"maxNodes": 2}}))
+    (tmp_path / "min2.json").write_text(json.dumps({"aml-cluster-max-nodes": {"maxNode": 2}}))
+    (tmp_path / "wrongtype.json").write_text("{}")
+    result = review(PLATFORM, ["dev", "min2"], policy_pack_config=tmp_path)
+    dev, min2 = result.stacks
+    assert dev.error == (f"stack dev: {tmp_path}/dev.json: aml-cluster-max-node: unknown policy (did you mean "
+                         "'aml-cluster-max-nodes'?); allowed: `all` or a policy of the pack (listed by `amlkit rules`)")
+    assert min2.error == (f"stack min2: {tmp_path}/min2.json: aml-cluster-max-nodes.maxNode: unknown setting (did you "
+                          "mean 'maxNodes'?); allowed: enforcementLevel, maxNodes, waivers")
+    assert (dev.error_kind, min2.error_detail["key_path"]) == ("config", "aml-cluster-max-nodes.maxNode")
+    assert result.exit_code() == 2
+
+
 def test_rules_refuses_a_config_directory(tmp_path):
     with pytest.raises(UsageError, match="a directory; `rules` takes one policy pack config file"):
         pack_info(config=tmp_path)
