@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from amlkit.errors import ConfigError, ReviewFailed, UsageError
-from amlkit.policies.framework import parse_waived
+from amlkit.policies.framework import WaiverContractError, parse_waived
 from amlkit.review import baseline, diff, driver, processes
 from amlkit.review.baseline import Baseline
 from amlkit.review.model import PackInfo, PolicyInfo, ResourceRecord, Review, StackReview, Unknown, Violation
@@ -193,8 +193,13 @@ def _review_stack(project: Project, config: StackConfig | _BadStackFile, options
     finally:
         if runner is not None:
             runner.close()
+    try:
+        _findings(result, analysis, records, secrets, project.name)
+    except ReviewFailed as failure:  # the pack answered in a form this review cannot read
+        result.violations, result.unknown = [], []
+        result.error, result.error_kind = secrets.scrub(f"stack {config.stack}: {failure}"), "pack"
+        return result
     result.pack = _pack_info(analysis)
-    _findings(result, analysis, records, secrets, project.name)
     return result
 
 
@@ -462,12 +467,18 @@ def _findings(result: StackReview, analysis: driver.Analysis, records: list[dict
         else:
             result.violations.append(Violation(diag.policy, diag.level, diag.severity, urn, type_, name, message,
                                                pack=analysis.pack_name))  # type: ignore[arg-type]
-    severities = {p.name: p.severity for p in result.pack.policies} if result.pack else {}
+    severities = {p.name: driver._SEVERITIES.get(p.severity, "unspecified") for p in analysis.policies}
     for entry in analysis.not_applicable:
-        for waived in parse_waived(entry.reason):
+        for waived in _waived(entry):
             urn, type_, name = where(waived["urn"] or entry.urn)
-            expires = None if waived["expires"] == "never" else waived["expires"]
             result.violations.append(Violation(
                 entry.policy, "waived", severities.get(entry.policy, "unspecified"), urn, type_, name,
-                secrets.scrub(waived["message"]), pack=analysis.pack_name,
-                waiver_reason=secrets.scrub(waived["reason"]), waiver_expires=expires))
+                secrets.scrub(waived["message"] or ""), pack=analysis.pack_name,
+                waiver_reason=secrets.scrub(waived["reason"] or ""), waiver_expires=waived["expires"]))
+
+
+def _waived(entry: driver.NotApplicable) -> list[dict[str, str | None]]:
+    try:
+        return parse_waived(entry.reason)
+    except WaiverContractError as error:
+        raise ReviewFailed(f"policy {entry.policy}: {error}") from None

@@ -373,6 +373,20 @@ def test_a_typo_in_one_stacks_policy_config_is_that_stacks_config_error(tmp_path
     assert result.exit_code() == 2
 
 
+def test_a_waiver_with_a_difficult_reason_is_reported_exactly(tmp_path):
+    reason = 'T4 quota | see "NET-42" | expires never |\nsecond line: Kühlung ⚡ 配额'
+    config = tmp_path / "dev.json"
+    config.write_text(json.dumps({"aml-cluster-vm-priority": {
+        "enforcementLevel": "mandatory", "allowedPriorities": ["LowPriority"],
+        "waivers": [{"resource": "cpu-cluster-*", "reason": reason, "expires": "2999-12-31"}]}}))
+    [dev] = review(PLATFORM, ["dev"], policy_pack_config=config).stacks
+    [waived] = [v for v in dev.violations if v.level == "waived"]
+    assert (waived.policy, waived.resource, waived.waiver_reason, waived.waiver_expires, waived.message) == (
+        "aml-cluster-vm-priority", "cpu-cluster-compute", reason, "2999-12-31",
+        "AmlCompute cluster 'cpu-cluster-compute' must have vmPriority LowPriority; found Dedicated.")
+    assert dev.count("mandatory") == 0 and dev.error is None
+
+
 def test_rules_refuses_a_config_directory(tmp_path):
     with pytest.raises(UsageError, match="a directory; `rules` takes one policy pack config file"):
         pack_info(config=tmp_path)
