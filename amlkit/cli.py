@@ -86,9 +86,10 @@ Base = Annotated[str | None, typer.Option(
     "(e.g. origin/main), for pull requests without deployed state.")]
 NoColor = Annotated[bool, typer.Option("--no-color", help="Plain text, no colour (as NO_COLOR=1).")]
 StackFiles = Annotated[list[Path] | None, typer.Argument(
-    metavar="[STACK_FILE]...", exists=True, dir_okay=False,
-    help="Stack files (Pulumi.<stack>.yaml) to review, each in its own project; instead of --project-dir "
-    "and --stack (this is what the pre-commit hook passes).")]
+    metavar="[FILE]...", exists=True, dir_okay=False,
+    help="Changed files to review, instead of --project-dir and --stack (what the pre-commit hook passes): a "
+    "stack file Pulumi.<stack>.yaml reviews that stack; Pulumi.yaml, a program's .py file or a project's "
+    "policy-config/<stack>.json reviews every stack of its project. A .py file in no project is skipped.")]
 
 
 register(app)
@@ -215,6 +216,9 @@ def _review_files(stack_files: list[Path], stacks: list[str] | None, policy_pack
         _review(project, names, policy_pack, config, jobs, timeout, verbose)
         for project, names in stacks_from_files(stack_files).items()
     ]
+    if not reviews:
+        typer.echo("amlkit: nothing to review: none of the files belongs to a Pulumi project with stacks", err=True)
+        raise typer.Exit(0)
     return Review(stacks=[stack for review in reviews for stack in review.stacks])
 
 

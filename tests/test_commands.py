@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -243,7 +245,7 @@ def test_a_stack_file_outside_the_stack_config_dir_is_refused(project: Path) -> 
 
 
 def test_missing_and_misnamed_files_are_refused(project: Path) -> None:
-    with pytest.raises(UsageError, match=r"Pulumi\.gone\.yaml: no such stack file$"):
+    with pytest.raises(UsageError, match=r"Pulumi\.gone\.yaml: no such file$"):
         stacks_from_files([project / "stacks" / "Pulumi.gone.yaml"])
     (project / "stacks").mkdir()
     odd = project / "stacks" / "Pulumi.dev.yml"
@@ -257,6 +259,54 @@ def test_no_project_above_the_file_is_refused(tmp_path: Path) -> None:
     lonely.write_text("config: {}\n", encoding="utf-8")
     with pytest.raises(UsageError, match=r"no Pulumi\.yaml in this directory or above it$"):
         stacks_from_files([lonely])
+
+
+PLATFORM = Path(__file__).resolve().parent / "fixtures" / "platform_components"
+PLATFORM_STACKS = ["badfile", "crash", "dev", "min2", "wrongtype"]
+
+
+def test_program_project_and_policy_config_files_map_to_every_stack_of_their_project(tmp_path: Path) -> None:
+    project = tmp_path / "platform"
+    shutil.copytree(PLATFORM, project)
+    (project / "policy-config").mkdir()
+    (project / "policy-config" / "dev.json").write_text("{}", encoding="utf-8")
+    (project / "lib").mkdir()
+    (project / "lib" / "helpers.py").write_text("", encoding="utf-8")
+    everything = {project.resolve(): PLATFORM_STACKS}
+    assert stacks_from_files([project / "__main__.py"]) == everything
+    assert stacks_from_files([project / "lib" / "helpers.py"]) == everything
+    assert stacks_from_files([project / "Pulumi.yaml"]) == everything
+    assert stacks_from_files([project / "policy-config" / "dev.json"]) == everything
+    assert stacks_from_files([project / "stacks" / "Pulumi.dev.yaml", project / "__main__.py"]) == everything
+    assert stacks_from_files([project / "stacks" / "Pulumi.dev.yaml"]) == {project.resolve(): ["dev"]}
+
+
+def test_a_py_file_outside_any_project_is_skipped_other_files_are_refused(tmp_path: Path) -> None:
+    script = tmp_path / "tool.py"
+    script.write_text("", encoding="utf-8")
+    assert stacks_from_files([script]) == {}
+    stray = tmp_path / "settings.json"
+    stray.write_text("{}", encoding="utf-8")
+    with pytest.raises(UsageError) as caught:
+        stacks_from_files([stray])
+    assert str(caught.value) == (f"{stray}: not a file amlkit reviews; allowed: a stack file Pulumi.<stack>.yaml, "
+                                 "Pulumi.yaml, a program's .py file or a project's policy-config/<stack>.json")
+
+
+def test_check_on_a_changed_program_file_reviews_every_stack_of_its_project(tmp_path: Path) -> None:
+    from amlkit import cli
+
+    project = tmp_path / "platform"
+    shutil.copytree(PLATFORM, project, ignore=shutil.ignore_patterns("Pulumi.badfile.yaml", "Pulumi.crash.yaml",
+                                                                      "Pulumi.wrongtype.yaml"))
+    result = CliRunner().invoke(cli.app, ["check", str(project / "__main__.py"), "-f", "json"])
+    assert result.exit_code == 1  # min2 keeps a node warm: mandatory
+    assert [s["stack"] for s in json.loads(result.stdout)["stacks"]] == ["dev", "min2"]
+    script = tmp_path / "tool.py"
+    script.write_text("", encoding="utf-8")
+    skipped = CliRunner().invoke(cli.app, ["check", str(script)])
+    assert (skipped.exit_code, skipped.stderr) == (
+        0, "amlkit: nothing to review: none of the files belongs to a Pulumi project with stacks\n")
 
 
 # --- pre-commit hook -------------------------------------------------------------------------------
@@ -284,8 +334,16 @@ def test_hook_runs_amlkit_check_on_the_files() -> None:
     ("stacks/Pulumi.dev.yaml", True),
     ("Pulumi.prod.yaml", True),
     ("infra/ml/stacks/Pulumi.team-a.eu.yaml", True),
-    ("Pulumi.yaml", False),
+    ("Pulumi.yaml", True),
+    ("infra/ml/Pulumi.yaml", True),
+    ("__main__.py", True),
+    ("infra/ml/platform_config.py", True),
+    ("policy-config/prod.json", True),
+    ("infra/ml/policy-config/nonprod.json", True),
     ("PulumiPolicy.yaml", False),
+    ("infra/ml/policy-config/nested/prod.json", False),
+    ("package.json", False),
+    ("main.pyc", False),
     ("stacks/Pulumi.dev.yml", False),
     ("stacks/Pulumi.dev.yaml.bak", False),
     ("stacks/MyPulumi.dev.yaml", False),
