@@ -76,18 +76,22 @@ def import_az_ml(
     vnet_scope: Annotated[str | None, typer.Option(
         "--vnet-scope", help="/subscriptions/<guid>/resourceGroups/<rg> of the VNet, to turn subnets given by "
         "name (vnet_name + subnet) into full ARM ids.")] = None,
-    strict: Annotated[bool, typer.Option("--strict", help="Exit 2 when any key was not imported.")] = False,
+    strict: Annotated[bool, typer.Option("--strict", help="Exit 2 when any key was not imported as is (az ml "
+                                         "defaults written out are not counted).")] = False,
 ) -> None:
     """Convert `az ml compute` YAML files into `amlkit:clusters` / `amlkit:instances` stack entries.
 
-    Keys that are not imported are listed on stderr with their file; passwords are never copied.
+    Keys that are not imported are listed on stderr with their file, and so are az ml defaults written
+    out; passwords are never copied. Every file is tried: if any fails, each failing file is listed and
+    nothing is written (exit 2).
     """
-    from amlkit.importer import import_files
+    from amlkit.importer import DEFAULT, import_files
 
     with _guarded():
         result = import_files(files, vnet_scope=vnet_scope)
         for note in result.notes:
-            typer.echo(f"amlkit: not imported as is: {note}", err=True)
+            what = "default written out" if note.kind == DEFAULT else "not imported as is"
+            typer.echo(f"amlkit: {what}: {note}", err=True)
         text = result.to_yaml()
         if output is None:
             sys.stdout.write(text)
@@ -96,8 +100,8 @@ def import_az_ml(
             _write(output, text)
             typer.echo(f"Wrote {len(result.clusters)} cluster(s) and {len(result.instances)} instance(s) to "
                        f"{output}", err=True)
-        if strict and result.notes:
-            raise UsageError(f"{len(result.notes)} key(s) not imported as is (--strict)")
+        if strict and result.not_imported:
+            raise UsageError(f"{len(result.not_imported)} key(s) not imported as is (--strict)")
 
 
 def _write(path: Path, text: str) -> None:

@@ -110,7 +110,9 @@ def test_import_strict_fails_when_a_key_was_not_imported(monkeypatch: pytest.Mon
     monkeypatch.chdir(FIXTURES)
     result = run(["import-az-ml", "instance-schedule.yml", "--strict"])
     assert result.exit_code == 2
-    assert result.stderr.splitlines()[-1] == "amlkit: error: 3 key(s) not imported as is (--strict)"
+    assert result.stderr.splitlines()[-1] == "amlkit: error: 2 key(s) not imported as is (--strict)"
+    assert ("amlkit: default written out: instance-schedule.yml: enable_node_public_ip: not set: az ml's default is "
+            "true") in result.stderr
 
 
 def test_import_invalid_input_exits_2_with_one_message(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -119,7 +121,30 @@ def test_import_invalid_input_exits_2_with_one_message(monkeypatch: pytest.Monke
     assert result.exit_code == 2
     assert result.stdout == ""
     assert result.stderr == ("amlkit: error: cluster-bad-size.yml: size: got 'Standard_Foo9000'; allowed: a known "
-                             "Azure VM size name, e.g. Standard_D4ds_v4\n")
+                             "Azure VM size name, e.g. Standard_D4ds_v4\n"
+                             "1 file(s) could not be imported; nothing was written\n")
+
+
+def test_import_reports_every_failing_file_and_writes_nothing(monkeypatch: pytest.MonkeyPatch,
+                                                              tmp_path: Path) -> None:
+    monkeypatch.chdir(FIXTURES)
+    target = tmp_path / "out.yaml"
+    result = run(["import-az-ml", "cluster-bad-size.yml", "cluster-low-priority.yml", "attached-kubernetes.yml",
+                  "-o", str(target)])
+    assert result.exit_code == 2
+    assert not target.exists()
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith("amlkit: error: cluster-bad-size.yml: size: got 'Standard_Foo9000'")
+    assert lines[1].startswith("attached-kubernetes.yml: type: got 'kubernetes'; allowed: amlcompute")
+    assert lines[2] == "2 file(s) could not be imported; nothing was written"
+
+
+def test_import_strict_accepts_az_ml_defaults_written_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(FIXTURES)
+    result = run(["import-az-ml", "cluster-low-priority.yml", "--strict"])
+    assert result.exit_code == 0
+    assert result.stderr.startswith("amlkit: default written out: cluster-low-priority.yml: enable_node_public_ip:")
 
 
 def test_import_missing_file_exits_2(tmp_path: Path) -> None:
