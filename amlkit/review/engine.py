@@ -262,11 +262,15 @@ class _ProgramFailed(ReviewFailed):
 
 
 class _ProgramConfigError(ConfigError):
-    """A ConfigError the program raised, rebuilt from the runner's message with every field it had."""
+    """A ConfigError the program raised, rebuilt from the runner's message: its text as the program's
+    ConfigError printed it, and every field it had (whatever fields that ConfigError type carries)."""
 
-    def __init__(self, fields: dict[str, Any], component: dict[str, str] | None) -> None:
-        super().__init__(fields.get("file"), fields.get("key_path") or "", fields.get("problem") or "",
-                         fields.get("value"))
+    def __init__(self, message: str, fields: dict[str, Any], component: dict[str, str] | None) -> None:
+        Exception.__init__(self, message)
+        self.file = fields.get("file")
+        self.key_path = fields.get("key_path") or ""
+        self.problem = fields.get("problem") or message
+        self.value = fields.get("value")
         self.fields = fields
         self.component = component
 
@@ -400,7 +404,7 @@ class _Runner:
         if error["kind"] == "config":
             fields = error.get("fields") or {"file": error.get("file"), "key_path": error.get("key_path"),
                                              "problem": error.get("problem") or error["message"]}
-            return _ProgramConfigError(fields, error.get("component"))
+            return _ProgramConfigError(error["message"], fields, error.get("component"))
         component = error.get("component")
         where = f" (in component {component['name']} of type {component['type']})" if component else ""
         message = f"stack {self.stack}: the program failed{where}: {error['message']}"

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import json
 
+import pulumi
+
+from amlkit.errors import ConfigError
+from amlkit.review.runner import describe
 from tests.review.helpers import normalized, raw_request, run_runner
 
 STACK_URN = "urn:pulumi:dev::raw-aml::pulumi:pulumi:Stack::raw-aml-dev"
@@ -53,3 +57,39 @@ def test_alias_shortcut_records_exactly_the_same_registrations():
     assert len(fast) == 3 + 21  # group, workspace, lock and 21 clusters parented to the workspace
     assert normalized(fast) == normalized(slow)
     assert all(r["options"]["aliases"] for r in fast)  # the specs are still sent
+
+
+class _ArgumentError(ConfigError):
+    """A ConfigError type with fields of its own (as a component's strict args may raise)."""
+
+    def __init__(self, component: str, key: str, value: object, allowed: list[str]) -> None:
+        super().__init__(None, key, f"unknown key; allowed: {', '.join(allowed)}", value)
+        self.component_name = component
+        self.allowed = allowed
+        self.closest = allowed[0]
+        self.output = object.__new__(pulumi.Output)
+        self._private = "not sent"
+
+
+class _Probe(pulumi.ComponentResource):
+    """A component whose argument check fails (built without registering: no Pulumi runtime here)."""
+
+    def validate(self) -> None:
+        raise _ArgumentError("probe", "min_node", 2, ["min_nodes", "max_nodes"])
+
+
+def test_a_config_error_carries_every_public_field_and_the_component_being_built():
+    probe = object.__new__(_Probe)
+    probe._type, probe._name = "platform:index:Probe", "gpu"
+    try:
+        probe.validate()
+    except ConfigError as error:
+        described = describe(error)
+    assert described["kind"] == "config"
+    assert described["message"] == "min_node: unknown key; allowed: min_nodes, max_nodes"
+    assert described["component"] == {"type": "platform:index:Probe", "name": "gpu"}
+    assert described["fields"] == {
+        "file": None, "key_path": "min_node", "problem": "unknown key; allowed: min_nodes, max_nodes", "value": 2,
+        "component_name": "probe", "allowed": ["min_nodes", "max_nodes"], "closest": "min_nodes",
+        "output": "<an Output, unknown before deployment>"}
+    json.dumps(described)  # the parent reads it as one JSON line
