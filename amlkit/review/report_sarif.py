@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -134,7 +135,8 @@ def _results(stack: StackReview, index: dict[str, int], project_dir: Path, uri_r
         yield {
             "ruleId": FAILED_RULE.name, "ruleIndex": index[FAILED_RULE.name], "level": "error",
             "message": {"text": f"Stack {stack.stack} was not reviewed: {_unprefixed(stack)}"},
-            "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri}, "region": {"startLine": 1}}}],
+            "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri},
+                                                "region": {"startLine": config_error_line(stack, project_dir)}}}],
             "partialFingerprints": _fingerprint(stack.stack, FAILED_RULE.name, ""),
             "properties": {"stack": stack.stack, "environment": stack.environment, "errorKind": stack.error_kind,
                            "policyConfig": stack.policy_config},
@@ -160,6 +162,21 @@ def _results(stack: StackReview, index: dict[str, int], project_dir: Path, uri_r
             "properties": {"stack": stack.stack, "environment": stack.environment, "enforcementLevel": "unknown",
                            "resourceType": u.type, "urn": u.urn},
         }
+
+
+def config_error_line(stack: StackReview, project_dir: Path) -> int:
+    """The stack-file line of the top-level config key a config error is about (`amlkit:clusters` for
+    `amlkit:clusters[0].max_instances`, `amlkt:tags` for `config.amlkt:tags`), else 1."""
+    detail = stack.error_detail or {}
+    if detail.get("file") != stack.stack_file or not detail.get("key_path"):
+        return 1
+    key = re.split(r"[.\[]", str(detail["key_path"]).removeprefix("config."), maxsplit=1)[0]
+    pattern = re.compile(rf"^\s+{re.escape(key)}\s*:")
+    try:
+        lines = (project_dir / stack.stack_file).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return 1
+    return next((number for number, line in enumerate(lines, 1) if pattern.match(line)), 1)
 
 
 def _suppression(reason: str | None, expires: str | None) -> dict[str, Any]:

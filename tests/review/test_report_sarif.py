@@ -159,6 +159,26 @@ def test_a_config_error_is_a_notification_naming_the_stack(project: Path) -> Non
     assert result["properties"]["errorKind"] == "config"
 
 
+CONFIG_ERROR_LINES = [
+    ("component-argument", "max_nodes", 1),  # not a stack-file key: the file's first line
+    ("namespace-typo", "config.amlkt:tags", 4),
+    ("schema-key", "amlkit:clusters[0].max_instances", 5),
+]
+
+
+@pytest.mark.parametrize(("key_path", "line"), [c[1:] for c in CONFIG_ERROR_LINES],
+                         ids=[c[0] for c in CONFIG_ERROR_LINES])
+def test_a_config_error_points_at_the_stack_file_line_of_its_key(tmp_path: Path, key_path: str, line: int) -> None:
+    (tmp_path / "stacks").mkdir()
+    (tmp_path / "stacks" / "Pulumi.wrongtype.yaml").write_text(
+        "config:\n  platform:clusters: [{name: cpu, max: four}]\n  amlkit:environment: dev\n  amlkt:tags: {}\n"
+        "  amlkit:clusters:\n    - name: cpu\n", encoding="utf-8")
+    stack = config_error_stack()
+    stack.error_detail = {**stack.error_detail, "key_path": key_path}
+    [result] = to_sarif(Review(stacks=[stack]), tmp_path)["runs"][0]["results"]
+    assert result["locations"][0]["physicalLocation"]["region"] == {"startLine": line}
+
+
 def test_fingerprints_are_stable_and_distinct(project: Path) -> None:
     first = to_sarif(Review(stacks=[prod_stack()]), project)["runs"][0]["results"]
     again = to_sarif(Review(stacks=[prod_stack()]), project)["runs"][0]["results"]
