@@ -9,8 +9,10 @@ line of the offending key when it can be found (see `amlkit.review.locate`), els
 - waived -> level `note` with a SARIF `suppressions` entry (kind `external`, the waiver's reason as
   justification, its expiry in the suppression's properties), so code scanning shows it as dismissed;
 - unknown at preview -> kind `open`, level `none`: the policy could not tell, which is not a pass;
-- a stack whose review failed -> an `error` result of rule `amlkit-review-failed` and
-  `executionSuccessful: false`: a failed review never uploads as a clean one.
+- a stack whose review failed (a config error, a program or a pack failure) -> an `error` result of
+  rule `amlkit-review-failed` (at the stack-file line of the config key for a config error, else line
+  1), `executionSuccessful: false` and a tool notification naming the stack: a failed review never
+  uploads as a clean one. The invocation's `properties.policyConfig` names each stack's policy config.
 """
 
 from __future__ import annotations

@@ -77,6 +77,9 @@ class _Probe(pulumi.ComponentResource):
     def validate(self) -> None:
         raise _ArgumentError("probe", "min_node", 2, ["min_nodes", "max_nodes"])
 
+    def crash(self) -> None:
+        raise RuntimeError("subnet lookup failed")
+
 
 def test_a_config_error_carries_every_public_field_and_the_component_being_built():
     probe = object.__new__(_Probe)
@@ -93,3 +96,14 @@ def test_a_config_error_carries_every_public_field_and_the_component_being_built
         "component_name": "probe", "allowed": ["min_nodes", "max_nodes"], "closest": "min_nodes",
         "output": "<an Output, unknown before deployment>"}
     json.dumps(described)  # the parent reads it as one JSON line
+
+
+def test_a_program_error_names_the_component_being_built():
+    probe = object.__new__(_Probe)
+    probe._type, probe._name = "platform:index:Probe", "gpu"
+    try:
+        probe.crash()
+    except RuntimeError as error:
+        described = describe(error)
+    assert (described["kind"], described["message"]) == ("program", "RuntimeError: subnet lookup failed")
+    assert described["component"] == {"type": "platform:index:Probe", "name": "gpu"}
