@@ -387,6 +387,13 @@ def test_a_waiver_with_a_difficult_reason_is_reported_exactly(tmp_path):
     assert dev.count("mandatory") == 0 and dev.error is None
 
 
+def test_a_waiver_contract_this_review_cannot_read_fails_the_stack_closed():
+    [ok] = review(FAULTY, ["ok"], policy_pack=PACKS / "future_waivers").stacks
+    assert ok.error == ("stack ok: policy future-waiver-policy: waived findings in format 'amlkit-waivers/v2'; this "
+                        "amlkit reads amlkit-waivers/v1 (use the same amlkit version for the pack and the review)")
+    assert (ok.error_kind, ok.pack, ok.violations) == ("pack", None, [])
+
+
 def test_rules_refuses_a_config_directory(tmp_path):
     with pytest.raises(UsageError, match="a directory; `rules` takes one policy pack config file"):
         pack_info(config=tmp_path)
