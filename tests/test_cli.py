@@ -537,8 +537,8 @@ def test_stack_files_and_stack_flag_together_exit_2(fake, tmp_path: Path) -> Non
 # --- one broken stack among good ones (real engine, a component-based platform program) ---------------
 
 PLATFORM = Path(__file__).resolve().parent / "fixtures" / "platform_components"
-WRONGTYPE_ERROR = ("stacks/Pulumi.wrongtype.yaml: component cpu-cluster (amlkit:index:ComputeCluster): max_nodes: "
-                   "must be a whole number >= 1 (got 'four')")
+WRONGTYPE_ERROR = ("stacks/Pulumi.wrongtype.yaml: ComputeCluster \"cpu-cluster\": max_instances: must be a whole "
+                   "number, got 'four'")
 
 
 @pytest.fixture(scope="module")
@@ -566,10 +566,11 @@ def test_a_component_argument_error_is_that_stacks_error_and_the_others_are_revi
     assert [v["policy"] for v in stacks["min2"]["violations"] if v["level"] == "mandatory"] == [
         "aml-cluster-min-nodes-zero"]
     assert stacks["wrongtype"]["error"] == f"stack wrongtype: {WRONGTYPE_ERROR}"
-    assert stacks["wrongtype"]["error_detail"] == {
-        "file": "stacks/Pulumi.wrongtype.yaml", "key_path": "max_nodes", "problem": "must be a whole number >= 1",
-        "value": "four", "kind": "config", "stack": "wrongtype",
-        "component": "amlkit:index:ComputeCluster::cpu-cluster"}
+    assert stacks["wrongtype"]["error_detail"] == {  # every field of the component's ComponentArgError
+        "kind": "config", "stack": "wrongtype", "file": "stacks/Pulumi.wrongtype.yaml",
+        "component": 'ComputeCluster "cpu-cluster"', "arg": "max_instances", "allowed": "a whole number",
+        "closest": None, "key_path": 'ComputeCluster "cpu-cluster": max_instances',
+        "problem": "must be a whole number, got 'four'", "value": "four"}
     assert {s["policy_config"] for s in stacks.values()} == {"pack defaults"}
 
 
