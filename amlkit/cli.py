@@ -1,11 +1,13 @@
 """The `amlkit` command line: offline preview and policy review of Pulumi stacks, and the pack's rules.
 
-Exit codes (the same for every command and format):
+Exit codes (the same for every command and format; a stack that fails is reported per stack, the
+others are still reviewed and every report is still written):
   0  no mandatory violation (advisory, waived and unknown findings do not fail)
   1  mandatory policy violations, or a plan (--state / --base) the engine would refuse: a protected
      resource replaced or deleted
-  2  bad usage or an invalid stack / policy-pack config (one clear message on stderr)
-  3  the program or the policy pack failed, or amlkit itself did: never a clean-looking report
+  2  bad usage, or a stack has a config error (stack file, policy pack config or a component argument)
+     and no program or pack failed
+  3  a program or the policy pack failed, or amlkit itself did: never a clean-looking report
 
 Flags mirror the Pulumi CLI (`--stack`, `--policy-pack`, `--policy-pack-config`). The review engine is
 imported lazily inside the commands, so `amlkit --help` stays fast.
@@ -66,7 +68,8 @@ PolicyPack = Annotated[Path | None, typer.Option("--policy-pack", help="Policy p
                                                  exists=True, file_okay=False, dir_okay=True)]
 PolicyPackConfig = Annotated[Path | None, typer.Option(
     "--policy-pack-config", help="Policy pack config JSON, or a directory of <stack>.json (else "
-    "<environment>.json) files (default: the pack's config/<environment>.json).",
+    "<environment>.json) files (default: the project's policy-config/<stack>.json when it exists, else the "
+    "pack's defaults).",
     exists=True, file_okay=True, dir_okay=True)]
 Format = Annotated[ReportFormat, typer.Option("--format", "-f", help="Report format.")]
 Output = Annotated[Path | None, typer.Option("--output", "-o", help="Write the report to this file; print a "
@@ -83,9 +86,10 @@ Base = Annotated[str | None, typer.Option(
     "(e.g. origin/main), for pull requests without deployed state.")]
 NoColor = Annotated[bool, typer.Option("--no-color", help="Plain text, no colour (as NO_COLOR=1).")]
 StackFiles = Annotated[list[Path] | None, typer.Argument(
-    metavar="[STACK_FILE]...", exists=True, dir_okay=False,
-    help="Stack files (Pulumi.<stack>.yaml) to review, each in its own project; instead of --project-dir "
-    "and --stack (this is what the pre-commit hook passes).")]
+    metavar="[FILE]...", exists=True, dir_okay=False,
+    help="Changed files to review, instead of --project-dir and --stack (what the pre-commit hook passes): a "
+    "stack file Pulumi.<stack>.yaml reviews that stack; Pulumi.yaml, a program's .py file or a project's "
+    "policy-config/<stack>.json reviews every stack of its project. A .py file in no project is skipped.")]
 
 
 register(app)
@@ -212,12 +216,15 @@ def _review_files(stack_files: list[Path], stacks: list[str] | None, policy_pack
         _review(project, names, policy_pack, config, jobs, timeout, verbose)
         for project, names in stacks_from_files(stack_files).items()
     ]
+    if not reviews:
+        typer.echo("amlkit: nothing to review: none of the files belongs to a Pulumi project with stacks", err=True)
+        raise typer.Exit(0)
     return Review(stacks=[stack for review in reviews for stack in review.stacks])
 
 
 def exit_code(review: Review) -> int:
     """The review's exit code; a stack without a pack result and without an error also fails (closed)."""
-    if any(s.pack is None for s in review.stacks):
+    if any(s.pack is None and not s.error for s in review.stacks):
         return 3
     return review.exit_code()
 

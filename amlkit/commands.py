@@ -2,7 +2,8 @@
 
 `register(app)` adds the commands to an existing Typer app (amlkit's CLI calls it once). It leaves a
 command the app already has alone, so an app that defines its own `pack-path` keeps it.
-`stacks_from_files(paths)` groups stack files (as pre-commit passes them) by Pulumi project, for
+`stacks_from_files(paths)` maps changed files (as pre-commit passes them: stack files, `Pulumi.yaml`,
+program `.py` files, `policy-config/*.json`) to the stacks of their Pulumi project, for
 `amlkit check FILE...`.
 
 Exit codes follow the CLI: 0 done, 2 bad usage or bad input (one message on stderr), 3 amlkit itself
@@ -75,18 +76,22 @@ def import_az_ml(
     vnet_scope: Annotated[str | None, typer.Option(
         "--vnet-scope", help="/subscriptions/<guid>/resourceGroups/<rg> of the VNet, to turn subnets given by "
         "name (vnet_name + subnet) into full ARM ids.")] = None,
-    strict: Annotated[bool, typer.Option("--strict", help="Exit 2 when any key was not imported.")] = False,
+    strict: Annotated[bool, typer.Option("--strict", help="Exit 2 when any key was not imported as is (az ml "
+                                         "defaults written out are not counted).")] = False,
 ) -> None:
     """Convert `az ml compute` YAML files into `amlkit:clusters` / `amlkit:instances` stack entries.
 
-    Keys that are not imported are listed on stderr with their file; passwords are never copied.
+    Keys that are not imported are listed on stderr with their file, and so are az ml defaults written
+    out; passwords are never copied. Every file is tried: if any fails, each failing file is listed and
+    nothing is written (exit 2).
     """
-    from amlkit.importer import import_files
+    from amlkit.importer import DEFAULT, import_files
 
     with _guarded():
         result = import_files(files, vnet_scope=vnet_scope)
         for note in result.notes:
-            typer.echo(f"amlkit: not imported as is: {note}", err=True)
+            what = "default written out" if note.kind == DEFAULT else "not imported as is"
+            typer.echo(f"amlkit: {what}: {note}", err=True)
         text = result.to_yaml()
         if output is None:
             sys.stdout.write(text)
@@ -95,8 +100,8 @@ def import_az_ml(
             _write(output, text)
             typer.echo(f"Wrote {len(result.clusters)} cluster(s) and {len(result.instances)} instance(s) to "
                        f"{output}", err=True)
-        if strict and result.notes:
-            raise UsageError(f"{len(result.notes)} key(s) not imported as is (--strict)")
+        if strict and result.not_imported:
+            raise UsageError(f"{len(result.not_imported)} key(s) not imported as is (--strict)")
 
 
 def _write(path: Path, text: str) -> None:
@@ -223,18 +228,66 @@ def project_of(stack_file: Path) -> Path:
     raise UsageError(f"{stack_file}: no Pulumi.yaml in this directory or above it")
 
 
+POLICY_CONFIG_DIR = "policy-config"  # the project's own policy configs (see amlkit.review.engine)
+
+
 def stacks_from_files(paths: Iterable[str | Path]) -> dict[Path, list[str]]:
-    """Stack files -> {project directory: sorted stack names}, e.g. for `amlkit check FILE...`."""
-    projects: dict[Path, set[str]] = {}
+    """Changed files -> {project directory: sorted stack names to review}, e.g. for `amlkit check FILE...`.
+
+    A stack file `Pulumi.<stack>.yaml` maps to that stack of its project. `Pulumi.yaml`, a program's
+    `.py` file and a `policy-config/<name>.json` of a project map to EVERY stack of the project. A `.py`
+    file in no Pulumi project is not a program: it is left out (so is a project without stacks).
+    """
+    projects: dict[Path, set[str] | None] = {}  # None: every stack of the project
     for item in paths:
         path = Path(item)
         if not path.is_file():
-            raise UsageError(f"{path}: no such stack file")
-        name = stack_name(path)
+            raise UsageError(f"{path}: no such file")
+        project, stack = _target(path)
+        if project is None:
+            continue
+        if stack is None or projects.get(project, set()) is None:
+            projects[project] = None
+        else:
+            projects.setdefault(project, set()).add(stack)  # type: ignore[union-attr]
+    result = {}
+    for project, names in sorted(projects.items()):
+        stacks = sorted(names) if names is not None else _all_stacks(project)
+        if stacks:
+            result[project] = stacks
+    return result
+
+
+def _target(path: Path) -> tuple[Path | None, str | None]:
+    """(project, stack) a changed file stands for; stack None = every stack; project None = none."""
+    if path.name in PROJECT_FILES:
+        return path.resolve().parent, None
+    if path.name.startswith("Pulumi."):
         if not path.name.endswith(".yaml"):
             raise UsageError(f"{path}: a stack file must be named Pulumi.<stack>.yaml")
-        projects.setdefault(project_of(path), set()).add(name)
-    return {project: sorted(names) for project, names in sorted(projects.items())}
+        return project_of(path), stack_name(path)
+    if path.suffix == ".py":
+        return _enclosing_project(path), None
+    if path.suffix == ".json" and path.resolve().parent.name == POLICY_CONFIG_DIR:
+        project = path.resolve().parent.parent
+        if _project_file(project) is not None:
+            return project, None
+    raise UsageError(f"{path}: not a file amlkit reviews; allowed: a stack file Pulumi.<stack>.yaml, Pulumi.yaml, "
+                     f"a program's .py file or a project's {POLICY_CONFIG_DIR}/<stack>.json")
+
+
+def _enclosing_project(path: Path) -> Path | None:
+    for directory in path.resolve().parents:
+        if _project_file(directory) is not None:
+            return directory
+    return None
+
+
+def _all_stacks(project: Path) -> list[str]:
+    config_dir = _stack_config_dir(_project_file(project))  # type: ignore[arg-type]
+    if not config_dir.is_dir():
+        return []
+    return sorted(stack_name(p) for p in config_dir.glob("Pulumi.*.yaml") if p.name not in PROJECT_FILES)
 
 
 # --- registration ----------------------------------------------------------------------------------

@@ -6,7 +6,9 @@ computeInstance.schema.json, `type: amlcompute | computeinstance`). The output i
 (`amlkit.schema`), to paste under `config:` of a stack file.
 
 Nothing is dropped silently: every key that is not imported (unknown to az ml, or not supported by
-amlkit) becomes a `Note` naming the file and the key. A password is never copied: the note says how
+amlkit) becomes a `Note` naming the file and the key; so does every az ml default written out (kind
+DEFAULT: `size` Standard_DS3_v2, `enable_node_public_ip` true), which is no loss. Every file is tried: when
+any fails, `ImportFailed` lists each failing file and nothing is written. A password is never copied: the note says how
 to store it as a Pulumi secret, and never shows it. A subnet given by name (`vnet_name` + `subnet`)
 needs its full ARM id; `vnet_scope` (`/subscriptions/<guid>/resourceGroups/<rg>`) completes it.
 Bad input raises `ConfigError` (file, key, problem), which the CLI turns into exit code 2.
@@ -22,7 +24,7 @@ from typing import Any
 
 import yaml
 
-from amlkit.errors import ConfigError
+from amlkit.errors import AmlkitError, ConfigError
 from amlkit.schema import validate_environment
 from amlkit.stackfile import read_yaml
 
@@ -56,16 +58,33 @@ _TIERS = {"dedicated": "dedicated", "lowpriority": "low_priority"}
 _SCHEMA_NAMES = {CLUSTER: "amlCompute.schema.json", INSTANCE: "computeInstance.schema.json"}
 
 
+NOT_IMPORTED, DEFAULT = "not imported", "default"
+AZ_ML_DEFAULT_SIZE = "Standard_DS3_v2"  # the az ml YAML schemas' default `size` (amlcompute and computeinstance)
+
+
 @dataclass(frozen=True)
 class Note:
-    """A key of an input file that was not imported (or imported differently), and why."""
+    """A key of an input file that was not imported (or imported differently), and why. `kind` DEFAULT:
+    a value az ml would have used anyway, written out explicitly (not a loss: `--strict` accepts it)."""
 
     file: str
     key: str
     message: str
+    kind: str = NOT_IMPORTED
 
     def __str__(self) -> str:
         return f"{self.file}: {self.key}: {self.message}"
+
+
+class ImportFailed(AmlkitError):
+    """One or more input files could not be imported. Lists every failure (file, key, problem); exit 2."""
+
+    exit_code = 2
+
+    def __init__(self, failures: list[ConfigError]) -> None:
+        self.failures = failures
+        lines = [str(failure) for failure in failures]
+        super().__init__("\n".join([*lines, f"{len(failures)} file(s) could not be imported; nothing was written"]))
 
 
 @dataclass
@@ -76,6 +95,11 @@ class Imported:
     clusters: list[dict[str, Any]] = field(default_factory=list)
     instances: list[dict[str, Any]] = field(default_factory=list)
     notes: list[Note] = field(default_factory=list)
+
+    @property
+    def not_imported(self) -> list[Note]:
+        """The notes about keys that were dropped or changed (what `--strict` refuses)."""
+        return [note for note in self.notes if note.kind == NOT_IMPORTED]
 
     def to_yaml(self) -> str:
         """The `amlkit:clusters` / `amlkit:instances` YAML, with a header naming the sources."""
@@ -91,21 +115,29 @@ class Imported:
 
 
 def import_files(paths: Iterable[str | Path], vnet_scope: str | None = None) -> Imported:
-    """Read each az ml compute YAML file and convert it. Raises ConfigError on invalid input."""
+    """Read each az ml compute YAML file and convert it. Every file is tried; when any fails, raises
+    ImportFailed listing every failing file (and nothing is returned to write)."""
     if vnet_scope is not None and not _SCOPE.fullmatch(vnet_scope):
         raise ConfigError(None, "--vnet-scope", f"got {vnet_scope!r}; allowed: "
                           "/subscriptions/<subscription-guid>/resourceGroups/<vnet-resource-group>")
     result = Imported()
+    failures: list[ConfigError] = []
     seen: dict[str, str] = {}
     for path in paths:
         file = str(path)
         result.sources.append(file)
-        kind, entry = convert_document(read_yaml(Path(path)), file, result, vnet_scope)
-        first = seen.setdefault(str(entry["name"]).lower(), file)
-        if first != file:
-            raise ConfigError(file, "name", f"got {entry['name']!r}; allowed: a compute name not used by another "
-                              f"input file ({first} has it)")
+        try:
+            kind, entry = convert_document(read_yaml(Path(path)), file, result, vnet_scope)
+            first = seen.setdefault(str(entry["name"]).lower(), file)
+            if first != file:
+                raise ConfigError(file, "name", f"got {entry['name']!r}; allowed: a compute name not used by "
+                                  f"another input file ({first} has it)")
+        except ConfigError as error:
+            failures.append(error)
+            continue
         (result.clusters if kind == CLUSTER else result.instances).append(entry)
+    if failures:
+        raise ImportFailed(failures)
     return result
 
 
@@ -118,8 +150,8 @@ def convert_document(document: Any, file: str, result: Imported, vnet_scope: str
     index = len(result.clusters if kind == CLUSTER else result.instances)
     converter = _Converter(file, kind, index, vnet_scope)
     entry = converter.convert(document)
-    result.notes.extend(converter.notes)
     _validate(entry, kind, file, document)
+    result.notes.extend(converter.notes)
     return kind, entry
 
 
@@ -144,8 +176,8 @@ class _Converter:
         self.vnet_scope = vnet_scope
         self.notes: list[Note] = []
 
-    def note(self, key: str, message: str) -> None:
-        self.notes.append(Note(self.file, key, message))
+    def note(self, key: str, message: str, kind: str = NOT_IMPORTED) -> None:
+        self.notes.append(Note(self.file, key, message, kind))
 
     def convert(self, document: Mapping[str, Any]) -> dict[str, Any]:
         entry: dict[str, Any] = {}
@@ -169,7 +201,13 @@ class _Converter:
             self._assigned_user(document, entry)
             self._schedules(document, entry)
         self._public_ip(entry)
+        self._size(entry)
         return _ordered(entry)
+
+    def _size(self, entry: dict[str, Any]) -> None:
+        if "size" not in entry:
+            entry["size"] = AZ_ML_DEFAULT_SIZE
+            self.note("size", f"not set: az ml's default {AZ_ML_DEFAULT_SIZE} is written out", DEFAULT)
 
     def _schema_url(self, url: Any) -> None:
         if url is not None and not str(url).rstrip().endswith(_SCHEMA_NAMES[self.kind]):
@@ -303,7 +341,7 @@ class _Converter:
             entry["enable_node_public_ip"] = True
             self.note("enable_node_public_ip", "not set: az ml's default is true (nodes get public IP addresses), "
                       "so it is written as true; set it to false with network_settings.subnet or a workspace "
-                      "managed network")
+                      "managed network", DEFAULT)
 
 
 def _iso_minutes(value: Any, file: str) -> int:

@@ -13,6 +13,7 @@ nor a violation.
 from __future__ import annotations
 
 import fnmatch
+import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
@@ -22,7 +23,9 @@ Severity = Literal["low", "medium", "high", "critical"]
 Level = Literal["mandatory", "advisory", "disabled"]
 TAGS = ("cost", "security", "reliability", "network", "identity", "governance")
 
-WAIVED_PREFIX = "waived: "
+# The contract between the pack and the offline review for waived findings (see `describe_waived`).
+WAIVER_CONTRACT = "amlkit-waivers"
+WAIVER_CONTRACT_VERSION = 1
 
 
 @dataclass(frozen=True)
@@ -193,9 +196,9 @@ def _parse_waiver(path: str, entry: Any) -> Waiver:
             raise WaiverError(f"{path}.{key}: required, a non-empty string")
     expires = entry.get("expires")
     if expires is None:
-        return Waiver(entry["resource"], entry["reason"].strip())
+        return Waiver(entry["resource"], entry["reason"])
     try:
-        return Waiver(entry["resource"], entry["reason"].strip(), date.fromisoformat(str(expires)))
+        return Waiver(entry["resource"], entry["reason"], date.fromisoformat(str(expires)))
     except ValueError:
         raise WaiverError(f"{path}.expires: {expires!r} is not a date (YYYY-MM-DD)") from None
 
@@ -209,8 +212,67 @@ class Waived:
     waiver: Waiver
 
     def describe(self) -> str:
+        """One readable line (for `pulumi preview`): not the contract, which `describe_waived` adds."""
         expiry = self.waiver.expires.isoformat() if self.waiver.expires else "never"
-        return f"{WAIVED_PREFIX}{self.urn} | {self.waiver.reason} | expires {expiry} | {self.finding.message}"
+        return f"waived on {urn_name(self.urn)}: {_one_line(self.waiver.reason)} (expires {expiry})"
+
+    def entry(self) -> dict[str, str | None]:
+        return {"urn": self.urn, "reason": self.waiver.reason,
+                "expires": self.waiver.expires.isoformat() if self.waiver.expires else None,
+                "message": self.finding.message}
+
+
+class WaiverContractError(ValueError):
+    """A not-applicable reason that claims to carry waivers but cannot be read: the review fails closed."""
+
+
+def describe_waived(waived: Sequence[Waived]) -> str:
+    """The not-applicable reason for waived findings: readable lines, then ONE contract line.
+
+    The last line is `amlkit-waivers/v1 <JSON>`, the JSON being `{"version": 1, "waived": [{"urn", "reason",
+    "expires" (YYYY-MM-DD or null), "message"}]}` in ASCII (every other character escaped), so any reason or
+    message (`|`, quotes, newlines, unicode) round-trips exactly and the line never breaks. The readable
+    lines above it are for people (`pulumi preview`) and are never parsed.
+    """
+    payload = {"version": WAIVER_CONTRACT_VERSION, "waived": [w.entry() for w in waived]}
+    contract = f"{WAIVER_CONTRACT}/v{WAIVER_CONTRACT_VERSION} " + json.dumps(payload, separators=(",", ":"))
+    return "\n".join([*(w.describe() for w in waived), contract])
+
+
+def parse_waived(text: str) -> list[dict[str, str | None]]:
+    """The waived findings of a not-applicable reason written by `describe_waived` (the offline review
+    reads them back). A reason without the contract line is not a waiver: []. A contract line of another
+    version, or one that does not parse, raises WaiverContractError (never read as "nothing waived")."""
+    last = text.rsplit("\n", 1)[-1]
+    if not last.startswith(f"{WAIVER_CONTRACT}/"):
+        return []
+    tag, _, body = last.partition(" ")
+    if tag != f"{WAIVER_CONTRACT}/v{WAIVER_CONTRACT_VERSION}":
+        raise WaiverContractError(f"waived findings in format {tag!r}; this amlkit reads "
+                                  f"{WAIVER_CONTRACT}/v{WAIVER_CONTRACT_VERSION} (use the same amlkit version for "
+                                  "the pack and the review)")
+    try:
+        data = json.loads(body)
+        entries = data["waived"]
+        if data.get("version") != WAIVER_CONTRACT_VERSION or not isinstance(entries, list):
+            raise ValueError("unexpected shape")
+        return [_waived_entry(entry) for entry in entries]
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
+        raise WaiverContractError(f"unreadable waived findings ({error}): {last[:200]}") from None
+
+
+def _waived_entry(entry: Any) -> dict[str, str | None]:
+    keys = ("urn", "reason", "expires", "message")
+    if not isinstance(entry, dict) or set(entry) != set(keys):
+        raise ValueError(f"expected an object with {', '.join(keys)}")
+    for key in keys:
+        if not isinstance(entry[key], str) and not (key == "expires" and entry[key] is None):
+            raise ValueError(f"{key} must be a string")
+    return {key: entry[key] for key in keys}
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
 def apply_waivers(
@@ -238,19 +300,6 @@ def apply_waivers(
         else:
             active.append(finding)
     return active, waived
-
-
-def parse_waived(text: str) -> list[dict[str, str]]:
-    """Read back the not-applicable reason written for waived findings (used by the offline review)."""
-    entries = []
-    for line in text.splitlines():
-        if not line.startswith(WAIVED_PREFIX):
-            continue
-        urn, reason, expiry, message = line[len(WAIVED_PREFIX) :].split(" | ", 3)
-        entries.append(
-            {"urn": urn, "reason": reason, "expires": expiry.removeprefix("expires "), "message": message}
-        )
-    return entries
 
 
 def urn_name(urn: str) -> str:

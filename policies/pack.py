@@ -29,6 +29,7 @@ from amlkit.policies.framework import (
     StackResource,
     Waived,
     apply_waivers,
+    describe_waived,
     parse_waivers,
 )
 
@@ -124,7 +125,7 @@ def _report(rule: Rule, findings: list[Finding], given, default_urn, report, not
             undecided.append(f"{len(waived)} waived finding(s) of this policy not listed while it cannot tell")
         raise CannotTell(undecided)
     if waived:
-        not_applicable("\n".join(w.describe() for w in waived))
+        not_applicable(describe_waived(waived))
 
 
 class CannotTell(UnknownValueError):

@@ -532,3 +532,72 @@ def test_stack_files_and_stack_flag_together_exit_2(fake, tmp_path: Path) -> Non
     result = runner.invoke(cli.app, ["check", str(files[0]), "--stack", "dev"])
     assert result.exit_code == 2
     assert result.stderr == "amlkit: error: give stack files or --stack, not both\n"
+
+
+# --- one broken stack among good ones (real engine, a component-based platform program) ---------------
+
+PLATFORM = Path(__file__).resolve().parent / "fixtures" / "platform_components"
+WRONGTYPE_ERROR = ("stacks/Pulumi.wrongtype.yaml: ComputeCluster \"cpu-cluster\": max_instances: must be a whole "
+                   "number, got 'four'")
+
+
+@pytest.fixture(scope="module")
+def broken_among_good(tmp_path_factory) -> dict[str, Any]:
+    """`amlkit check -s dev -s wrongtype -s min2` once per format, each written with --output."""
+    out = tmp_path_factory.mktemp("reports")
+    runs = {}
+    for fmt in ("table", "json", "sarif", "markdown"):
+        target = out / f"report.{fmt}"
+        result = runner.invoke(cli.app, ["check", "-C", str(PLATFORM), "-s", "dev", "-s", "wrongtype", "-s", "min2",
+                                         "-f", fmt, "-o", str(target)])
+        runs[fmt] = (result, target.read_text())
+    return runs
+
+
+def test_a_component_argument_error_is_that_stacks_error_and_the_others_are_reviewed(broken_among_good) -> None:
+    result, report = broken_among_good["json"]
+    assert result.exit_code == 2
+    summary, wrote, error = result.output.splitlines()
+    assert summary == "Summary: 3 stacks, 1 mandatory, 4 advisory, 0 waived, 0 unknown; 1 FAILED and NOT reviewed"
+    assert wrote.startswith("Wrote the json report to ") and wrote.endswith("report.json")
+    assert error == f"amlkit: stack wrongtype was NOT reviewed: {WRONGTYPE_ERROR}"
+    stacks = {s["stack"]: s for s in json.loads(report)["stacks"]}
+    assert {name: s["error_kind"] for name, s in stacks.items()} == {"dev": None, "min2": None, "wrongtype": "config"}
+    assert [v["policy"] for v in stacks["min2"]["violations"] if v["level"] == "mandatory"] == [
+        "aml-cluster-min-nodes-zero"]
+    assert stacks["wrongtype"]["error"] == f"stack wrongtype: {WRONGTYPE_ERROR}"
+    assert stacks["wrongtype"]["error_detail"] == {  # every field of the component's ComponentArgError
+        "kind": "config", "stack": "wrongtype", "file": "stacks/Pulumi.wrongtype.yaml",
+        "component": 'ComputeCluster "cpu-cluster"', "arg": "max_instances", "allowed": "a whole number",
+        "closest": None, "key_path": 'ComputeCluster "cpu-cluster": max_instances',
+        "problem": "must be a whole number, got 'four'", "value": "four"}
+    assert {s["policy_config"] for s in stacks.values()} == {"pack defaults"}
+
+
+def test_every_format_is_written_and_marks_the_broken_stack(broken_among_good) -> None:
+    assert {fmt: run[0].exit_code for fmt, run in broken_among_good.items()} == dict.fromkeys(broken_among_good, 2)
+    sarif = json.loads(broken_among_good["sarif"][1])["runs"][0]
+    assert sarif["invocations"][0]["executionSuccessful"] is False
+    assert sarif["invocations"][0]["toolExecutionNotifications"][0]["message"]["text"] == (
+        f"stack wrongtype: {WRONGTYPE_ERROR}")
+    table = broken_among_good["table"][1]
+    assert (f"    ❌ review failed: stack wrongtype: {WRONGTYPE_ERROR}\n"
+            "    A config error (fix the file and key named above): this stack was NOT reviewed.\n") in table
+    assert "Stack min2 (project platform-components" in table and "Policy config: pack defaults" in table
+    markdown = broken_among_good["markdown"][1]
+    assert "| wrongtype | wrongtype | ❌ config error | - | - | - | - |" in markdown
+    assert "**Config error, this stack was NOT reviewed:**" in markdown
+
+
+def test_a_program_crash_and_a_stack_file_typo_are_per_stack_too() -> None:
+    result = runner.invoke(cli.app, ["check", "-C", str(PLATFORM), "-s", "badfile", "-s", "crash", "-s", "dev",
+                                     "-f", "json"])
+    assert result.exit_code == 3  # a program failed: that outranks the config error
+    stacks = {s["stack"]: s for s in json.loads(result.stdout)["stacks"]}
+    assert stacks["badfile"]["error"] == (
+        "stack badfile: stacks/Pulumi.badfile.yaml: config.amlkt:tags: unknown config namespace 'amlkt'; did you "
+        "mean 'amlkit'? (only amlkit: keys configure amlkit)")
+    assert stacks["crash"]["error"] == (
+        "stack crash: the program failed: RuntimeError: the platform program failed on purpose")
+    assert (stacks["crash"]["error_kind"], stacks["badfile"]["error_kind"]) == ("program", "config")
+    assert stacks["dev"]["error"] is None and stacks["dev"]["pack"] is not None

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -14,6 +16,7 @@ from amlkit.commands import policy_pack_dir, register, stacks_from_files
 from amlkit.errors import UsageError
 from amlkit.stackfile import load_stack_file
 
+ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).parent / "fixtures" / "az-ml"
 SCOPE = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-network"
 
@@ -107,7 +110,9 @@ def test_import_strict_fails_when_a_key_was_not_imported(monkeypatch: pytest.Mon
     monkeypatch.chdir(FIXTURES)
     result = run(["import-az-ml", "instance-schedule.yml", "--strict"])
     assert result.exit_code == 2
-    assert result.stderr.splitlines()[-1] == "amlkit: error: 3 key(s) not imported as is (--strict)"
+    assert result.stderr.splitlines()[-1] == "amlkit: error: 2 key(s) not imported as is (--strict)"
+    assert ("amlkit: default written out: instance-schedule.yml: enable_node_public_ip: not set: az ml's default is "
+            "true") in result.stderr
 
 
 def test_import_invalid_input_exits_2_with_one_message(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -116,7 +121,30 @@ def test_import_invalid_input_exits_2_with_one_message(monkeypatch: pytest.Monke
     assert result.exit_code == 2
     assert result.stdout == ""
     assert result.stderr == ("amlkit: error: cluster-bad-size.yml: size: got 'Standard_Foo9000'; allowed: a known "
-                             "Azure VM size name, e.g. Standard_D4ds_v4\n")
+                             "Azure VM size name, e.g. Standard_D4ds_v4\n"
+                             "1 file(s) could not be imported; nothing was written\n")
+
+
+def test_import_reports_every_failing_file_and_writes_nothing(monkeypatch: pytest.MonkeyPatch,
+                                                              tmp_path: Path) -> None:
+    monkeypatch.chdir(FIXTURES)
+    target = tmp_path / "out.yaml"
+    result = run(["import-az-ml", "cluster-bad-size.yml", "cluster-low-priority.yml", "attached-kubernetes.yml",
+                  "-o", str(target)])
+    assert result.exit_code == 2
+    assert not target.exists()
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith("amlkit: error: cluster-bad-size.yml: size: got 'Standard_Foo9000'")
+    assert lines[1].startswith("attached-kubernetes.yml: type: got 'kubernetes'; allowed: amlcompute")
+    assert lines[2] == "2 file(s) could not be imported; nothing was written"
+
+
+def test_import_strict_accepts_az_ml_defaults_written_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(FIXTURES)
+    result = run(["import-az-ml", "cluster-low-priority.yml", "--strict"])
+    assert result.exit_code == 0
+    assert result.stderr.startswith("amlkit: default written out: cluster-low-priority.yml: enable_node_public_ip:")
 
 
 def test_import_missing_file_exits_2(tmp_path: Path) -> None:
@@ -141,6 +169,25 @@ def test_init_non_interactive_writes_a_loadable_stack_file(project: Path) -> Non
     assert [(c.name, c.size, c.min_instances, c.enable_node_public_ip) for c in spec.clusters] == [
         ("cpu-cluster", "Standard_D4ds_v4", 0, False)]
     assert spec.workspace.public_network_access == "disabled"
+
+
+@pytest.mark.parametrize("stack", ["dev", "staging", "prod"])
+def test_init_output_passes_the_check_it_suggests(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stack: str) -> None:
+    """A new project (amlkit's program, no policy config of its own) gets the pack's defaults: no stack
+    named dev, staging or prod inherits amlkit's sample configs."""
+    (tmp_path / "Pulumi.yaml").write_text("name: my-ml\nruntime: python\nstackConfigDir: stacks\n", encoding="utf-8")
+    (tmp_path / "__main__.py").write_text((ROOT / "__main__.py").read_text(encoding="utf-8"), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    created = run(["init", "--non-interactive", "--stack", stack])
+    assert created.exit_code == 0, created.output
+    suggested = created.stdout.splitlines()[-1]
+    assert suggested == f"Next: amlkit check --project-dir . --stack {stack}"
+    from amlkit import cli
+
+    checked = CliRunner().invoke(cli.app, suggested.removeprefix("Next: amlkit ").split())
+    assert checked.exit_code == 0, checked.output
+    assert "    Policy config: pack defaults\n" in checked.stdout
+    assert checked.stdout.splitlines()[-1].startswith("Summary: 1 stack, 0 mandatory, ")
 
 
 def test_init_interactive_reprompts_on_bad_answers(project: Path) -> None:
@@ -223,7 +270,7 @@ def test_a_stack_file_outside_the_stack_config_dir_is_refused(project: Path) -> 
 
 
 def test_missing_and_misnamed_files_are_refused(project: Path) -> None:
-    with pytest.raises(UsageError, match=r"Pulumi\.gone\.yaml: no such stack file$"):
+    with pytest.raises(UsageError, match=r"Pulumi\.gone\.yaml: no such file$"):
         stacks_from_files([project / "stacks" / "Pulumi.gone.yaml"])
     (project / "stacks").mkdir()
     odd = project / "stacks" / "Pulumi.dev.yml"
@@ -237,6 +284,54 @@ def test_no_project_above_the_file_is_refused(tmp_path: Path) -> None:
     lonely.write_text("config: {}\n", encoding="utf-8")
     with pytest.raises(UsageError, match=r"no Pulumi\.yaml in this directory or above it$"):
         stacks_from_files([lonely])
+
+
+PLATFORM = Path(__file__).resolve().parent / "fixtures" / "platform_components"
+PLATFORM_STACKS = ["badfile", "crash", "dev", "min2", "wrongtype"]
+
+
+def test_program_project_and_policy_config_files_map_to_every_stack_of_their_project(tmp_path: Path) -> None:
+    project = tmp_path / "platform"
+    shutil.copytree(PLATFORM, project)
+    (project / "policy-config").mkdir()
+    (project / "policy-config" / "dev.json").write_text("{}", encoding="utf-8")
+    (project / "lib").mkdir()
+    (project / "lib" / "helpers.py").write_text("", encoding="utf-8")
+    everything = {project.resolve(): PLATFORM_STACKS}
+    assert stacks_from_files([project / "__main__.py"]) == everything
+    assert stacks_from_files([project / "lib" / "helpers.py"]) == everything
+    assert stacks_from_files([project / "Pulumi.yaml"]) == everything
+    assert stacks_from_files([project / "policy-config" / "dev.json"]) == everything
+    assert stacks_from_files([project / "stacks" / "Pulumi.dev.yaml", project / "__main__.py"]) == everything
+    assert stacks_from_files([project / "stacks" / "Pulumi.dev.yaml"]) == {project.resolve(): ["dev"]}
+
+
+def test_a_py_file_outside_any_project_is_skipped_other_files_are_refused(tmp_path: Path) -> None:
+    script = tmp_path / "tool.py"
+    script.write_text("", encoding="utf-8")
+    assert stacks_from_files([script]) == {}
+    stray = tmp_path / "settings.json"
+    stray.write_text("{}", encoding="utf-8")
+    with pytest.raises(UsageError) as caught:
+        stacks_from_files([stray])
+    assert str(caught.value) == (f"{stray}: not a file amlkit reviews; allowed: a stack file Pulumi.<stack>.yaml, "
+                                 "Pulumi.yaml, a program's .py file or a project's policy-config/<stack>.json")
+
+
+def test_check_on_a_changed_program_file_reviews_every_stack_of_its_project(tmp_path: Path) -> None:
+    from amlkit import cli
+
+    project = tmp_path / "platform"
+    shutil.copytree(PLATFORM, project, ignore=shutil.ignore_patterns("Pulumi.badfile.yaml", "Pulumi.crash.yaml",
+                                                                      "Pulumi.wrongtype.yaml"))
+    result = CliRunner().invoke(cli.app, ["check", str(project / "__main__.py"), "-f", "json"])
+    assert result.exit_code == 1  # min2 keeps a node warm: mandatory
+    assert [s["stack"] for s in json.loads(result.stdout)["stacks"]] == ["dev", "min2"]
+    script = tmp_path / "tool.py"
+    script.write_text("", encoding="utf-8")
+    skipped = CliRunner().invoke(cli.app, ["check", str(script)])
+    assert (skipped.exit_code, skipped.stderr) == (
+        0, "amlkit: nothing to review: none of the files belongs to a Pulumi project with stacks\n")
 
 
 # --- pre-commit hook -------------------------------------------------------------------------------
@@ -264,8 +359,16 @@ def test_hook_runs_amlkit_check_on_the_files() -> None:
     ("stacks/Pulumi.dev.yaml", True),
     ("Pulumi.prod.yaml", True),
     ("infra/ml/stacks/Pulumi.team-a.eu.yaml", True),
-    ("Pulumi.yaml", False),
+    ("Pulumi.yaml", True),
+    ("infra/ml/Pulumi.yaml", True),
+    ("__main__.py", True),
+    ("infra/ml/platform_config.py", True),
+    ("policy-config/prod.json", True),
+    ("infra/ml/policy-config/nonprod.json", True),
     ("PulumiPolicy.yaml", False),
+    ("infra/ml/policy-config/nested/prod.json", False),
+    ("package.json", False),
+    ("main.pyc", False),
     ("stacks/Pulumi.dev.yml", False),
     ("stacks/Pulumi.dev.yaml.bak", False),
     ("stacks/MyPulumi.dev.yaml", False),

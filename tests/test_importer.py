@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from amlkit.errors import ConfigError
-from amlkit.importer import Note, import_files
+from amlkit.importer import DEFAULT, ImportFailed, Note, import_files
 from amlkit.stackfile import load_stack_file
 
 FIXTURES = Path(__file__).parent / "fixtures" / "az-ml"
@@ -21,6 +21,12 @@ PUBLIC_IP_NOTE = ("not set: az ml's default is true (nodes get public IP address
 @pytest.fixture(autouse=True)
 def _in_fixtures(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(FIXTURES)
+
+
+def only(failed: ImportFailed) -> ConfigError:
+    """The one failure of a run over one bad file."""
+    [failure] = failed.failures
+    return failure
 
 
 def write(tmp_path: Path, name: str, text: str) -> str:
@@ -37,19 +43,19 @@ def test_docs_examples_give_the_expected_stack_entries() -> None:
 def test_every_key_not_imported_is_reported_with_file_and_key() -> None:
     result = import_files(ALL, vnet_scope=SCOPE)
     assert result.notes == [
-        Note("cluster-low-priority.yml", "enable_node_public_ip", PUBLIC_IP_NOTE),
+        Note("cluster-low-priority.yml", "enable_node_public_ip", PUBLIC_IP_NOTE, DEFAULT),
         Note("cluster-ssh-password.yml", "ssh_settings.admin_password",
              "not copied: a password never goes into a stack file. Prefer ssh_key_value; if the nodes need the "
              "password, store it as a Pulumi secret: pulumi config set --secret --path "
              "'amlkit:clusters[1].ssh_settings.admin_password' <password>"),
         Note("cluster-ssh-password.yml", "ssh_settings.admin_username",
              "not imported: ssh_settings needs ssh_key_value or the secret admin_password; add it with one of them"),
-        Note("cluster-ssh-password.yml", "enable_node_public_ip", PUBLIC_IP_NOTE),
+        Note("cluster-ssh-password.yml", "enable_node_public_ip", PUBLIC_IP_NOTE, DEFAULT),
         Note("cluster-vnet.yml", "network_settings.vnet_name",
              f"subnet 'snet-aml-compute' of vnet 'vnet-ml' written as a full ARM id in {SCOPE}"),
         Note("instance-schedule.yml", "setup_scripts", "not supported by amlkit; not imported"),
         Note("instance-schedule.yml", "enable_sso", "not supported by amlkit; not imported"),
-        Note("instance-schedule.yml", "enable_node_public_ip", PUBLIC_IP_NOTE),
+        Note("instance-schedule.yml", "enable_node_public_ip", PUBLIC_IP_NOTE, DEFAULT),
     ]
 
 
@@ -97,9 +103,9 @@ def test_explicit_public_ip_and_full_subnet_id_need_no_note(tmp_path: Path) -> N
 def test_instance_idle_minutes_and_iso_must_agree(tmp_path: Path) -> None:
     path = write(tmp_path, "i.yml", "name: ci-one\ntype: computeinstance\nsize: Standard_DS3_v2\n"
                                     "idle_time_before_shutdown: PT1H\nidle_time_before_shutdown_minutes: 30\n")
-    with pytest.raises(ConfigError) as caught:
+    with pytest.raises(ImportFailed) as caught:
         import_files([path])
-    assert str(caught.value) == (f"{path}: idle_time_before_shutdown: got 'PT1H' (60 minutes) and "
+    assert str(only(caught.value)) == (f"{path}: idle_time_before_shutdown: got 'PT1H' (60 minutes) and "
                                  "idle_time_before_shutdown_minutes 30; allowed: one of them, or both with the same "
                                  "value")
 
@@ -141,28 +147,28 @@ def test_instance_ssh_key_needs_public_access(tmp_path: Path) -> None:
 ])
 def test_invalid_input_names_file_key_and_what_is_allowed(tmp_path: Path, text: str, message: str) -> None:
     path = write(tmp_path, "bad.yml", text)
-    with pytest.raises(ConfigError) as caught:
+    with pytest.raises(ImportFailed) as caught:
         import_files([path])
-    assert str(caught.value) == f"{path}: {message}"
+    assert str(only(caught.value)) == f"{path}: {message}"
 
 
 def test_fixture_with_unknown_vm_size_fails() -> None:
-    with pytest.raises(ConfigError) as caught:
+    with pytest.raises(ImportFailed) as caught:
         import_files(["cluster-bad-size.yml"])
-    assert str(caught.value) == ("cluster-bad-size.yml: size: got 'Standard_Foo9000'; allowed: a known Azure VM size "
-                                 "name, e.g. Standard_D4ds_v4")
+    assert str(only(caught.value)) == ("cluster-bad-size.yml: size: got 'Standard_Foo9000'; allowed: a known Azure "
+                                       "VM size name, e.g. Standard_D4ds_v4")
 
 
 def test_attached_compute_is_refused() -> None:
-    with pytest.raises(ConfigError, match=r"^attached-kubernetes\.yml: type: got 'kubernetes'; allowed: "
+    with pytest.raises(ImportFailed, match=r"^attached-kubernetes\.yml: type: got 'kubernetes'; allowed: "
                                           r"amlcompute \| computeinstance"):
         import_files(["attached-kubernetes.yml"])
 
 
 def test_short_subnet_without_scope_asks_for_the_full_id() -> None:
-    with pytest.raises(ConfigError) as caught:
+    with pytest.raises(ImportFailed) as caught:
         import_files(["cluster-vnet.yml"])
-    assert str(caught.value) == (
+    assert str(only(caught.value)) == (
         "cluster-vnet.yml: network_settings.subnet: the subnet is given by name ('snet-aml-compute' in vnet "
         "'vnet-ml'); amlkit needs its full ARM id: set network_settings.subnet to /subscriptions/"
         "<subscription-guid>/resourceGroups/<vnet-resource-group>/providers/Microsoft.Network/virtualNetworks/"
@@ -180,15 +186,15 @@ def test_the_same_name_in_two_files_is_refused(tmp_path: Path) -> None:
                                      "enable_node_public_ip: true\n")
     second = write(tmp_path, "b.yml", "name: CL1\ntype: computeinstance\nsize: Standard_DS3_v2\n"
                                       "enable_node_public_ip: true\n")
-    with pytest.raises(ConfigError) as caught:
+    with pytest.raises(ImportFailed) as caught:
         import_files([first, second])
-    assert str(caught.value) == (f"{second}: name: got 'CL1'; allowed: a compute name not used by another input file "
-                                 f"({first} has it)")
+    assert str(only(caught.value)) == (f"{second}: name: got 'CL1'; allowed: a compute name not used by another "
+                                       f"input file ({first} has it)")
 
 
 def test_duplicate_yaml_keys_are_refused(tmp_path: Path) -> None:
     path = write(tmp_path, "dup.yml", "name: c1\nname: c2\ntype: amlcompute\n")
-    with pytest.raises(ConfigError, match=r"name: duplicate key \(lines 1 and 2\)"):
+    with pytest.raises(ImportFailed, match=r"name: duplicate key \(lines 1 and 2\)"):
         import_files([path])
 
 
@@ -199,3 +205,23 @@ def test_a_schema_url_of_the_other_kind_is_reported(tmp_path: Path) -> None:
     assert result.notes == [Note(path, "$schema", "got 'https://azuremlschemas.azureedge.net/latest/"
                                  "computeInstance.schema.json' with type amlcompute; expected the "
                                  "amlCompute.schema.json schema (the file was read as type amlcompute)")]
+
+
+def test_every_failing_file_is_reported_in_one_run_and_nothing_is_returned(tmp_path: Path) -> None:
+    with pytest.raises(ImportFailed) as caught:
+        import_files(["cluster-bad-size.yml", "cluster-low-priority.yml", "attached-kubernetes.yml"])
+    assert [(f.file, f.key_path) for f in caught.value.failures] == [
+        ("cluster-bad-size.yml", "size"), ("attached-kubernetes.yml", "type")]
+    assert str(caught.value).splitlines()[-1] == "2 file(s) could not be imported; nothing was written"
+    assert caught.value.exit_code == 2
+
+
+def test_az_ml_defaults_written_out_are_notes_of_kind_default(tmp_path: Path) -> None:
+    path = write(tmp_path, "c.yml", "type: amlcompute\nname: cpu\nmax_instances: 2\n")
+    result = import_files([path])
+    assert result.clusters == [{"name": "cpu", "size": "Standard_DS3_v2", "max_instances": 2,
+                                "enable_node_public_ip": True}]
+    assert result.notes == [
+        Note(path, "enable_node_public_ip", PUBLIC_IP_NOTE, DEFAULT),
+        Note(path, "size", "not set: az ml's default Standard_DS3_v2 is written out", DEFAULT)]
+    assert result.not_imported == []

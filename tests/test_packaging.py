@@ -30,7 +30,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE_DIRS = {"amlkit": "amlkit", "components": "amlkit/components", "policies": "amlkit/policies"}
-DATA_PATTERNS = ["amlkit/data/*.yaml", "amlkit/py.typed", "policies/PulumiPolicy.yaml", "policies/config/*.json"]
+DATA_PATTERNS = ["amlkit/data/*.yaml", "amlkit/py.typed", "policies/PulumiPolicy.yaml"]
 NOT_IMPORTED = {"amlkit.policies.__main__"}  # builds the PolicyPack, which serves gRPC forever
 
 

@@ -183,17 +183,18 @@ def test_a_bad_platform_config_value_is_one_clear_error(reviews: dict[str, Resul
     result = reviews["nonprod-bad-config"]
     assert result.code == 2
     assert result.stderr.strip() == (
-        "amlkit: error: stacks/Pulumi.nonprod.yaml: acme-ml-platform:clusters[1].maxNodes: got 0; allowed: "
-        "Input should be greater than or equal to 1"
+        "amlkit: stack nonprod was NOT reviewed: stacks/Pulumi.nonprod.yaml: acme-ml-platform:clusters[1].maxNodes: "
+        "got 0; allowed: Input should be greater than or equal to 1"
     )
+    assert (result.stack["error_kind"], result.report["summary"]["failed"]) == ("config", 1)
 
 
 def test_a_misspelt_platform_key_is_refused_not_ignored(reviews: dict[str, Result]) -> None:
     result = reviews["nonprod-typo"]
     assert result.code == 2
     assert result.stderr.strip() == (
-        "amlkit: error: stacks/Pulumi.nonprod.yaml: acme-ml-platform:tenantID: unknown key; allowed keys: tags, "
-        "network, workspace, clusters, instances, tenantId"
+        "amlkit: stack nonprod was NOT reviewed: stacks/Pulumi.nonprod.yaml: acme-ml-platform:tenantID: unknown "
+        "key; allowed keys: tags, network, workspace, clusters, instances, tenantId"
     )
 
 

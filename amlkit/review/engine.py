@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from amlkit.errors import ConfigError, ReviewFailed, UsageError
-from amlkit.policies.framework import parse_waived
+from amlkit.policies.framework import WaiverContractError, parse_waived
 from amlkit.review import baseline, diff, driver, processes
 from amlkit.review.baseline import Baseline
 from amlkit.review.lookups import Lookups, load_lookups
@@ -78,17 +78,19 @@ def review(
 
     stacks: None = every `Pulumi.<stack>.yaml` in the stack config dir, sorted. policy_pack: None =
     amlkit's own pack. policy_pack_config: a Pulumi `--policy-pack-config` file for every stack, or a
-    directory holding `<stack>.json` (else `<environment>.json`) per stack; None = the pack's
-    `config/<environment>.json` when it exists (environment = the stack's `amlkit:environment`, else
-    the stack name). jobs: stacks reviewed in
+    directory holding `<stack>.json` (else `<environment>.json`) per stack; None = the project's own
+    `policy-config/` directory by the same names when it exists (environment = the stack's
+    `amlkit:environment`, else the stack name), else the pack's defaults. jobs: stacks reviewed in
     parallel (same result as serial). timeout: seconds for the program run, for the pack to print its
     port, and for EACH analyzer call. verbose: program failures carry the traceback. alias_shortcut:
     False runs the SDK's unused alias-URN and stack-walk work too (for comparisons only).
     states: `pulumi stack export` files, one per stack, to plan against (see amlkit.review.diff);
     base: a git revision whose program and stack files to plan against instead (`--base`).
 
-    Raises ConfigError (exit 2) for an invalid stack file, pack config or an amlkit ConfigError the
-    program raised; program and pack failures are reported on the StackReview (`error`, exit 3).
+    Every failure of one stack is that stack's `error`; the other stacks are still reviewed. A stack
+    file error, a policy pack config error or an amlkit ConfigError the program raised is a config error
+    (`error_kind` "config", exit 2, fields in `error_detail`); program and pack failures exit 3. Only bad
+    usage (unknown stack, bad --jobs, missing project) raises, before any work.
     """
     if jobs < 1:
         raise UsageError(f"--jobs must be at least 1, got {jobs}")
@@ -97,11 +99,13 @@ def review(
     if not names:
         raise UsageError(f"{project.dir}: no stacks (no Pulumi.<stack>.yaml in {project.stack_config_dir})")
     pack_dir = _pack_dir(policy_pack)
-    configs = [load_stack_config(project, name) for name in names]  # bad stack files fail before any work
+    # a bad stack file is that stack's error; an unknown stack name is a usage error, before any work
+    configs = [_load_stack(project, name) for name in names]
     options = _Options(pack_dir, policy_pack_config, timeout, verbose, alias_shortcut,
                        lookups=load_lookups(project.dir))
     for config in configs:  # a missing per-stack config file fails before any work too
-        _pack_config_path(options, config.stack, config.environment())
+        if isinstance(config, StackConfig):
+            _pack_config_path(options, project, config.stack, config.environment())
     if states or base is not None:
         options = replace(options, baselines=_baselines(project, names, states, base, options))
     if jobs == 1 or len(configs) == 1:
@@ -142,19 +146,41 @@ class _Options:
     lookups: Lookups | None = None  # the project's lookups file (amlkit.review.lookups)
 
 
-def _review_stack(project: Project, config: StackConfig, options: _Options) -> StackReview:
+def _load_stack(project: Project, name: str) -> StackConfig | _BadStackFile:
+    try:
+        return load_stack_config(project, name)
+    except ConfigError as error:
+        return _BadStackFile(name, error)
+
+
+@dataclass(frozen=True)
+class _BadStackFile:
+    """A stack whose file did not load: reported as that stack's config error."""
+
+    stack: str
+    error: ConfigError
+
+
+def _review_stack(project: Project, config: StackConfig | _BadStackFile, options: _Options) -> StackReview:
     """Runner and pack start together; the pack analyzes each registration as the program makes it."""
+    stack_file = project.relative(project.stack_file(config.stack))
+    if isinstance(config, _BadStackFile):
+        result = StackReview(config.stack, project.name, config.stack, stack_file)
+        return _config_failure(result, config.error, None, _secrets([]), project)
     environment = config.environment()
-    result = StackReview(config.stack, project.name, environment, project.relative(config.file))
-    config_path = _pack_config_path(options, config.stack, environment)
-    file_config = load_config_file(config_path) if config_path else None
+    result = StackReview(config.stack, project.name, environment, stack_file)
+    config_path = _pack_config_path(options, project, config.stack, environment)
+    if config_path is not None:
+        result.policy_config = project.relative(Path(os.path.abspath(config_path)))
     baseline = (options.baselines or {}).get(config.stack)
     if baseline is not None and baseline.error:
-        result.error = baseline.error
+        result.error, result.error_kind = baseline.error, "program"
         return result
-    runner = _Runner(project, config, options, _state_request(baseline))
     streamed: list[dict[str, Any]] = []
+    runner: _Runner | None = None
     try:
+        file_config = load_config_file(config_path) if config_path else None
+        runner = _Runner(project, config, options, _state_request(baseline))
         with driver.PackProcess(options.pack_dir, project.name, config.stack, config.values,
                                 options.timeout) as pack:
             session = driver.Session(pack, project.name, config.stack, file_config,
@@ -169,14 +195,24 @@ def _review_stack(project: Project, config: StackConfig, options: _Options) -> S
             if baseline is not None:
                 result.plan = _plan(records, runner.stack_outputs, baseline, project.name, config.stack)
             analysis = session.finish(records)
+    except ConfigError as error:  # the policy config, or a ConfigError the program raised
+        result.resources = []
+        return _config_failure(result, error, getattr(error, "component", None), _secrets(streamed), project)
     except ReviewFailed as failure:
         # a failing policy or program may quote input values: scrub every secret seen so far
         result.error = _secrets(streamed).scrub(str(failure))
+        result.error_kind = "program" if isinstance(failure, _ProgramFailed) else "pack"
         return result
     finally:
-        runner.close()
+        if runner is not None:
+            runner.close()
+    try:
+        _findings(result, analysis, records, secrets, project.name)
+    except ReviewFailed as failure:  # the pack answered in a form this review cannot read
+        result.violations, result.unknown = [], []
+        result.error, result.error_kind = secrets.scrub(f"stack {config.stack}: {failure}"), "pack"
+        return result
     result.pack = _pack_info(analysis)
-    _findings(result, analysis, records, secrets, project.name)
     return result
 
 
@@ -234,29 +270,76 @@ def _plan(records: list[dict[str, Any]], outputs: dict[str, Any], base: Baseline
                           outputs)
 
 
+class _ProgramFailed(ReviewFailed):
+    """The program (not the pack) failed: crashed, raised, or did not finish."""
+
+
+class _ProgramConfigError(ConfigError):
+    """A ConfigError the program raised, rebuilt from the runner's message: its text as the program's
+    ConfigError printed it, and every field it had (whatever fields that ConfigError type carries)."""
+
+    def __init__(self, message: str, fields: dict[str, Any], component: dict[str, str] | None) -> None:
+        Exception.__init__(self, message)
+        self.file = fields.get("file")
+        self.key_path = fields.get("key_path") or ""
+        self.problem = fields.get("problem") or message
+        self.value = fields.get("value")
+        self.fields = fields
+        self.component = component
+
+
+def _config_failure(result: StackReview, error: ConfigError, component: dict[str, str] | None,
+                    secrets: Secrets, project: Project) -> StackReview:
+    """The stack's config error: a message naming stack, file, component, key, value and what is allowed,
+    and the same as fields (error_detail). The file is the stack file when the error names none."""
+    fields = dict(getattr(error, "fields", None) or {
+        key: value for key, value in vars(error).items() if not key.startswith("_")})
+    file = project.relative(Path(error.file)) if error.file else result.stack_file
+    text = str(error).replace(f"{error.file}: ", f"{file}: ", 1) if error.file else str(error)
+    prefix = "" if error.file else f"{result.stack_file}: "
+    if component is not None and component["name"] not in text:
+        prefix += f"component {component['name']} ({component['type']}): "
+    suffix = ""
+    value = fields.get("value")
+    if value is not None and repr(value) not in text and f"got {value}" not in text:
+        suffix = f" (got {value!r})"
+    detail = {**fields, "kind": "config", "stack": result.stack, "file": file,
+              "component": f"{component['type']}::{component['name']}" if component else fields.get("component")}
+    result.error = secrets.scrub(f"stack {result.stack}: {prefix}{text}{suffix}")
+    result.error_kind = "config"
+    result.error_detail = secrets.redact(detail)
+    return result
+
+
 def _secrets(records: list[dict[str, Any]]) -> Secrets:
     """Every secret value in the recorded inputs, plus the placeholder standing for `secure:` config."""
     return Secrets.from_inputs([r["inputs"] for r in records], extra=[SECRET_PLACEHOLDER])
 
 
-def _pack_config_path(options: _Options, stack: str, environment: str) -> Path | None:
-    """The pack config file for one stack: the given file, `<stack>.json` / `<environment>.json` in a
-    given directory, or the pack's own `config/<environment>.json` when nothing was given."""
+POLICY_CONFIG_DIR = "policy-config"  # next to Pulumi.yaml: <stack>.json (else <environment>.json) per stack
+
+
+def _pack_config_path(options: _Options, project: Project, stack: str, environment: str) -> Path | None:
+    """The pack config file for one stack: the given file; `<stack>.json` / `<environment>.json` in a given
+    directory (required); else the project's own `policy-config/` directory by the same names (when there
+    is one); else None: the pack's defaults. Never a config the user did not choose."""
     given = options.pack_config
     if given is None:
-        return _environment_config(options.pack_dir, environment)
+        return _in_directory(project.dir / POLICY_CONFIG_DIR, stack, environment, required=False)
     if not Path(given).is_dir():
         return given
-    for name in dict.fromkeys((stack, environment)):
-        if (Path(given) / f"{name}.json").is_file():
-            return Path(given) / f"{name}.json"
-    names = " or ".join(f"{name}.json" for name in dict.fromkeys((stack, environment)))
-    raise UsageError(f"{given}: no policy pack config for stack {stack} (looked for {names})")
+    return _in_directory(Path(given), stack, environment, required=True)
 
 
-def _environment_config(pack_dir: Path, environment: str) -> Path | None:
-    path = pack_dir / "config" / f"{environment}.json"
-    return path if path.is_file() else None
+def _in_directory(directory: Path, stack: str, environment: str, required: bool) -> Path | None:
+    names = list(dict.fromkeys((stack, environment)))
+    for name in names:
+        if (directory / f"{name}.json").is_file():
+            return directory / f"{name}.json"
+    if not required:
+        return None
+    looked = " or ".join(f"{name}.json" for name in names)
+    raise UsageError(f"{directory}: no policy pack config for stack {stack} (looked for {looked})")
 
 
 def _pack_dir(policy_pack: Path | None) -> Path:
@@ -312,7 +395,7 @@ class _Runner:
                 raise self._failure(message["error"])
         code = self.process.wait()
         how = f"signal {-code}" if code < 0 else f"exit code {code}"
-        raise ReviewFailed(f"stack {self.stack}: the program runner crashed ({how}): {self._stderr_tail()}")
+        raise _ProgramFailed(f"stack {self.stack}: the program runner crashed ({how}): {self._stderr_tail()}")
 
     def _messages(self) -> Iterator[dict[str, Any]]:
         stdout = self.process.stdout
@@ -323,7 +406,7 @@ class _Runner:
             while True:
                 remaining = self.deadline - time.monotonic()
                 if remaining <= 0:
-                    raise ReviewFailed(f"stack {self.stack}: the program did not finish within "
+                    raise _ProgramFailed(f"stack {self.stack}: the program did not finish within "
                                        f"{self.options.timeout:g}s")
                 if not selector.select(remaining):
                     continue
@@ -336,11 +419,15 @@ class _Runner:
 
     def _failure(self, error: dict[str, Any]) -> Exception:
         if error["kind"] == "config":
-            return ConfigError(error.get("file"), error.get("key_path") or "", error.get("problem") or error["message"])
-        message = f"stack {self.stack}: the program failed: {error['message']}"
+            fields = error.get("fields") or {"file": error.get("file"), "key_path": error.get("key_path"),
+                                             "problem": error.get("problem") or error["message"]}
+            return _ProgramConfigError(error["message"], fields, error.get("component"))
+        component = error.get("component")
+        where = f" (in component {component['name']} of type {component['type']})" if component else ""
+        message = f"stack {self.stack}: the program failed{where}: {error['message']}"
         if self.options.verbose and error.get("traceback"):
             message += "\n" + error["traceback"]
-        return ReviewFailed(message)
+        return _ProgramFailed(message)
 
     def _stderr_tail(self) -> str:
         self.stderr.seek(0)
@@ -428,12 +515,18 @@ def _findings(result: StackReview, analysis: driver.Analysis, records: list[dict
         else:
             result.violations.append(Violation(diag.policy, diag.level, diag.severity, urn, type_, name, message,
                                                pack=analysis.pack_name))  # type: ignore[arg-type]
-    severities = {p.name: p.severity for p in result.pack.policies} if result.pack else {}
+    severities = {p.name: driver._SEVERITIES.get(p.severity, "unspecified") for p in analysis.policies}
     for entry in analysis.not_applicable:
-        for waived in parse_waived(entry.reason):
+        for waived in _waived(entry):
             urn, type_, name = where(waived["urn"] or entry.urn)
-            expires = None if waived["expires"] == "never" else waived["expires"]
             result.violations.append(Violation(
                 entry.policy, "waived", severities.get(entry.policy, "unspecified"), urn, type_, name,
-                secrets.scrub(waived["message"]), pack=analysis.pack_name,
-                waiver_reason=secrets.scrub(waived["reason"]), waiver_expires=expires))
+                secrets.scrub(waived["message"] or ""), pack=analysis.pack_name,
+                waiver_reason=secrets.scrub(waived["reason"] or ""), waiver_expires=waived["expires"]))
+
+
+def _waived(entry: driver.NotApplicable) -> list[dict[str, str | None]]:
+    try:
+        return parse_waived(entry.reason)
+    except WaiverContractError as error:
+        raise ReviewFailed(f"policy {entry.policy}: {error}") from None

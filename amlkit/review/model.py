@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 Level = Literal["mandatory", "advisory", "waived"]
+PACK_DEFAULTS = "pack defaults"  # what a stack reviewed without a policy pack config file is told
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,13 @@ class StackReview:
     resources: list[ResourceRecord] = field(default_factory=list)
     violations: list[Violation] = field(default_factory=list)
     unknown: list[Unknown] = field(default_factory=list)
-    error: str | None = None  # set when the program or the pack failed: never a clean review
+    error: str | None = None  # set when the stack could not be reviewed: never a clean review
+    # "config" (stack file, policy config or component argument: exit 2), "program" or "pack" (exit 3)
+    error_kind: str | None = None
+    # a config error's fields: stack, file, component, key_path, value, problem, and whatever else the
+    # ConfigError carried (JSON-safe); None for other failures
+    error_detail: dict[str, Any] | None = None
+    policy_config: str = PACK_DEFAULTS  # the policy pack config file applied, or PACK_DEFAULTS
     plan: Any = None  # amlkit.review.diff.Plan with --state / --base, else None
     lookups: list[Lookup] = field(default_factory=list)  # unanswered lookups (see amlkit.review.mocks)
 
@@ -123,9 +130,12 @@ class Review:
         return any(s.error for s in self.stacks)
 
     def exit_code(self) -> int:
-        """0 clean or advisory only, 1 mandatory violations or a plan the engine would refuse (a protected
-        resource replaced or deleted), 3 a program or pack failed."""
-        if self.failed:
+        """3 a program or pack failed; else 2 a stack has a config error; else 1 mandatory violations or a
+        plan the engine would refuse (a protected resource replaced or deleted); else 0 (clean, advisory,
+        waived or unknown only)."""
+        if any(s.error and s.error_kind != "config" for s in self.stacks):
             return 3
+        if any(s.error for s in self.stacks):
+            return 2
         refused = any(s.plan is not None and s.plan.errors for s in self.stacks)
         return 1 if self.count("mandatory") or refused else 0

@@ -11,10 +11,15 @@ Mirrors pulumi/pulumi `pkg/resource/analyzer/config.go` (`parsePolicyPackConfig`
    properties are merged over the defaults;
 4. the result is validated against each policy's config schema (`{"type": "object", properties,
    required}`); any error stops the run (here: ConfigError, exit 2).
+
+Stricter than the engine: a policy name the pack does not have, or a setting a policy's schema does
+not declare, is a ConfigError naming the file, the key and the closest known name, instead of being
+ignored while the defaults quietly apply.
 """
 
 from __future__ import annotations
 
+import difflib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -94,12 +99,37 @@ def reconcile(
     file: str | None = None,
 ) -> dict[str, PolicyConfig]:
     """Defaults, then the pack's initial config, then the file; validated against each schema."""
+    if given:
+        check_known(policies, given, file)
     result = {policy.name: _defaults(policy) for policy in policies}
     for config in (initial, given):
         if config:
             result = _apply(result, config)
     _validate(policies, result, file)
     return result
+
+
+def check_known(policies: list[PolicySchema], given: dict[str, PolicyConfig], file: str | None) -> None:
+    """Every key names a policy of the pack (or `all`), every setting one its schema declares."""
+    by_name = {policy.name: policy for policy in policies}
+    for name, entry in given.items():
+        if name == "all":
+            continue
+        policy = by_name.get(name)
+        if policy is None:
+            raise ConfigError(file, name, f"unknown policy{closest(name, by_name)}; allowed: `all` or a policy "
+                              "of the pack (listed by `amlkit rules`)")
+        for setting in entry.properties or {}:
+            if setting not in policy.properties:
+                allowed_settings = ", ".join(["enforcementLevel", *sorted(policy.properties)])
+                raise ConfigError(file, f"{name}.{setting}", f"unknown setting{closest(setting, policy.properties)}; "
+                                  f"allowed: {allowed_settings}")
+
+
+def closest(word: str, known: Any) -> str:
+    """` (did you mean 'x'?)` for the closest known name (difflib), or nothing when none is close."""
+    matches = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
+    return f" (did you mean {matches[0]!r}?)" if matches else ""
 
 
 def _defaults(policy: PolicySchema) -> PolicyConfig:

@@ -9,7 +9,11 @@ Shape (format version 1; fields are only ever added, never renamed, within a ver
           "stack": "prod", "project": "amlkit", "environment": "prod",
           "stack_file": "stacks/Pulumi.prod.yaml",
           "pack": {"name": "amlkit-guardrails", "version": "0.1.0"} | null,
+          "policy_config": "policy-config/prod.json" | "pack defaults",
           "error": null | "what failed: the review of this stack did not happen",
+          "error_kind": null | "config" | "program" | "pack",
+          "error_detail": null | {"kind": "config", "stack", "file", "component", "key_path", "value",
+                                  "problem", ...every other field of the ConfigError},
           "resources": [{"urn", "type", "name", "parent"}],          # sorted by urn
           "violations": [{"policy", "level", "severity", "urn", "type", "resource", "message"}
                          + {"reason", "expires"} when level is "waived"],
@@ -29,11 +33,15 @@ Shape (format version 1; fields are only ever added, never renamed, within a ver
 `level` is mandatory | advisory | waived; `expires` is an ISO date or null. Violations are sorted by
 level (mandatory, advisory, waived), then policy, type, resource name, urn, message; unknowns by
 policy, type, resource name, urn. `summary.failed` counts stacks whose review failed (`error` set):
-such a review is never clean, whatever the counts say. Resource inputs are not part of the report,
-so no input value (secret or not) can leak through it; the plan's `detailedDiff` carries `old` and
-`new` values already redacted (`[secret]`, `[unknown]`). `steps` are sorted by urn; `op` is create |
-update | replace | delete | same; `detailedDiff` kinds are pulumi's (add, delete, update, and the
-same with `-replace`); `changeSummary` counts the root Stack too and leaves out zero counts.
+such a review is never clean, whatever the counts say. `policy_config` is the policy pack config file
+applied to the stack (relative to the project when inside it), or "pack defaults". `error_kind`
+"config" is a stack file, policy pack config or component argument error (exit 2 when nothing else
+failed); "program" and "pack" failures exit 3. `error_detail` is set for config errors only. Resource
+inputs are not part of the report, so no input value (secret or not) can leak through it; the plan's
+`detailedDiff` carries `old` and `new` values already redacted (`[secret]`, `[unknown]`). `steps` are
+sorted by urn; `op` is create | update | replace | delete | same; `detailedDiff` kinds are pulumi's
+(add, delete, update, and the same with `-replace`); `changeSummary` counts the root Stack too and
+leaves out zero counts.
 `lookups` lists each lookup the review could not answer (an invoke: `token` is the function, `args`
 its arguments; a stack reference: `token` is `pulumi:pulumi:StackReference`, `args` is
 `{"name": <stack>}`), sorted by token then args: whatever the program derived from them is unknown.
@@ -130,7 +138,10 @@ def _stack(stack: StackReview) -> dict[str, Any]:
         "environment": stack.environment,
         "stack_file": stack.stack_file,
         "pack": {"name": stack.pack.name, "version": stack.pack.version} if stack.pack else None,
+        "policy_config": stack.policy_config,
         "error": stack.error,
+        "error_kind": stack.error_kind,
+        "error_detail": stack.error_detail,
         "resources": [
             {"urn": r.urn, "type": r.type, "name": r.name, "parent": r.parent}
             for r in sorted(stack.resources, key=lambda r: r.urn)

@@ -89,7 +89,8 @@ def _overview(review: Review) -> str:
     rows = []
     for s in ordered_stacks(review):
         if s.error:
-            rows.append([_cell(s.stack), _cell(s.environment), "❌ review failed", "-", "-", "-", "-"])
+            state = "❌ config error" if s.error_kind == "config" else "❌ review failed"
+            rows.append([_cell(s.stack), _cell(s.environment), state, "-", "-", "-", "-"])
             continue
         rows.append([_cell(s.stack), _cell(s.environment), _state(s), str(s.count("mandatory")),
                      str(s.count("advisory")), str(s.count("waived")), str(len(s.unknown))])
@@ -105,7 +106,7 @@ def _state(stack: StackReview) -> str:
 
 def _stack_head(stack: StackReview) -> str:
     return (f"### {_cell(stack.stack)}\n\nProject `{_code(stack.project)}`, environment `{_code(stack.environment)}`, "
-            f"stack file `{_code(stack.stack_file)}`.")
+            f"stack file `{_code(stack.stack_file)}`, policy config `{_code(stack.policy_config)}`.")
 
 
 def _stack_section(stack: StackReview, plan: str | None, budget: _Budget) -> str:
@@ -115,7 +116,8 @@ def _stack_section(stack: StackReview, plan: str | None, budget: _Budget) -> str
     if plan is not None and budget.take(plan_part := _details("Plan", _fence(plan))):
         parts.append(plan_part)
     if stack.error:
-        parts.append("**Review failed, this stack was NOT reviewed:**\n\n" + _fence(stack.error[:2000]))
+        what = "Config error" if stack.error_kind == "config" else "Review failed"
+        parts.append(f"**{what}, this stack was NOT reviewed:**\n\n" + _fence(stack.error[:2000]))
         return "\n\n".join(parts)
     violations, unknown = ordered_violations(stack), ordered_unknown(stack)
     if not violations and not unknown:

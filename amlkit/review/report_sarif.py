@@ -11,8 +11,10 @@ of the stack file:
 - waived -> level `note` with a SARIF `suppressions` entry (kind `external`, the waiver's reason as
   justification, its expiry in the suppression's properties), so code scanning shows it as dismissed;
 - unknown at preview -> kind `open`, level `none`: the policy could not tell, which is not a pass;
-- a stack whose review failed -> an `error` result of rule `amlkit-review-failed` and
-  `executionSuccessful: false`: a failed review never uploads as a clean one;
+- a stack whose review failed (a config error, a program or a pack failure) -> an `error` result of
+  rule `amlkit-review-failed` (at the stack-file line of the config key for a config error, else line
+  1), `executionSuccessful: false` and a tool notification naming the stack: a failed review never
+  uploads as a clean one. The invocation's `properties.policyConfig` names each stack's policy config.
 - each lookup the review could not answer -> a `note` notification of the invocation (descriptor
   `amlkit-lookup-unanswered`, the stack, token and args in its properties).
 """
@@ -22,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -51,7 +54,7 @@ RULE_LEVELS = {"mandatory": "error", "advisory": "warning", "disabled": "none"}
 SECURITY_SEVERITY = {"critical": "9.5", "high": "8.0", "medium": "5.5", "low": "2.0"}
 FAILED_RULE = PolicyInfo(
     name="amlkit-review-failed",
-    description="The program or the policy pack failed, so the stack was not reviewed.",
+    description="The stack's config, its program or the policy pack failed, so the stack was not reviewed.",
     level="mandatory",
     severity="high",
     remediation="Run `amlkit check --stack <name> --verbose` locally, fix the error it names, and re-run.",
@@ -119,10 +122,12 @@ def _rule(policy: PolicyInfo) -> dict[str, Any]:
 
 def _invocation(stacks: list[StackReview]) -> dict[str, Any]:
     failed = [s for s in stacks if s.error]
-    invocation: dict[str, Any] = {"executionSuccessful": not failed}
+    invocation: dict[str, Any] = {"executionSuccessful": not failed,
+                                  "properties": {"policyConfig": {s.stack: s.policy_config for s in stacks}}}
     if failed:
         invocation["toolExecutionNotifications"] = [
-            {"level": "error", "message": {"text": f"stack {s.stack}: {s.error}"}} for s in failed
+            {"level": "error", "message": {"text": f"stack {s.stack}: {_unprefixed(s)}"},
+             "properties": {"stack": s.stack, "kind": s.error_kind}} for s in failed
         ]
     lookups = _lookup_notifications(stacks)
     if lookups:
@@ -138,6 +143,10 @@ def _lookup_notifications(stacks: list[StackReview]) -> list[dict[str, Any]]:
          "properties": {"stack": s.stack, "token": lookup.token, "args": lookup.args}}
         for s in stacks for lookup in ordered_lookups(s)
     ]
+
+
+def _unprefixed(stack: StackReview) -> str:
+    return (stack.error or "").removeprefix(f"stack {stack.stack}: ")
 
 
 def _results(stack: StackReview, index: dict[str, int], project_dir: Path, uri_root: Path) -> Iterable[dict]:
@@ -159,10 +168,12 @@ def _results(stack: StackReview, index: dict[str, int], project_dir: Path, uri_r
     if stack.error:
         yield {
             "ruleId": FAILED_RULE.name, "ruleIndex": index[FAILED_RULE.name], "level": "error",
-            "message": {"text": f"Stack {stack.stack} was not reviewed: {stack.error}"},
-            "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri}, "region": {"startLine": 1}}}],
+            "message": {"text": f"Stack {stack.stack} was not reviewed: {_unprefixed(stack)}"},
+            "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri},
+                                                "region": {"startLine": config_error_line(stack, project_dir)}}}],
             "partialFingerprints": _fingerprint(stack.stack, FAILED_RULE.name, ""),
-            "properties": {"stack": stack.stack, "environment": stack.environment},
+            "properties": {"stack": stack.stack, "environment": stack.environment, "errorKind": stack.error_kind,
+                           "policyConfig": stack.policy_config},
         }
     for v in ordered_violations(stack):
         result: dict[str, Any] = {
@@ -185,6 +196,21 @@ def _results(stack: StackReview, index: dict[str, int], project_dir: Path, uri_r
             "properties": {"stack": stack.stack, "environment": stack.environment, "enforcementLevel": "unknown",
                            "resourceType": u.type, "urn": u.urn},
         }
+
+
+def config_error_line(stack: StackReview, project_dir: Path) -> int:
+    """The stack-file line of the top-level config key a config error is about (`amlkit:clusters` for
+    `amlkit:clusters[0].max_instances`, `amlkt:tags` for `config.amlkt:tags`), else 1."""
+    detail = stack.error_detail or {}
+    if detail.get("file") != stack.stack_file or not detail.get("key_path"):
+        return 1
+    key = re.split(r"[.\[]", str(detail["key_path"]).removeprefix("config."), maxsplit=1)[0]
+    pattern = re.compile(rf"^\s+{re.escape(key)}\s*:")
+    try:
+        lines = (project_dir / stack.stack_file).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return 1
+    return next((number for number, line in enumerate(lines, 1) if pattern.match(line)), 1)
 
 
 def _suppression(reason: str | None, expires: str | None) -> dict[str, Any]:

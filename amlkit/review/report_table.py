@@ -46,11 +46,11 @@ def render_policies(stack: StackReview, pack_source: str = "") -> Text:
     if stack.error or stack.pack is None:
         reason = stack.error or "no policy pack result"
         out.append(f"{INDENT}❌ review failed: {reason}\n", style=STYLES["error"])
-        out.append(f"{INDENT}The program or the policy pack failed: this stack was NOT reviewed.\n",
-                   style=STYLES["error"])
+        out.append(f"{INDENT}{failure_kind(stack)}: this stack was NOT reviewed.\n", style=STYLES["error"])
         return out
     ordered = ordered_violations(stack)
     out.append(f"{INDENT}{_pack_state(stack)} {pack_label(stack.pack, pack_source)}\n")
+    out.append(f"{INDENT}Policy config: {stack.policy_config}\n")
     for v in ordered:
         if v.level != "waived":
             _violation(out, v)
@@ -68,6 +68,13 @@ def render_policies(stack: StackReview, pack_source: str = "") -> Text:
     counts = _counts(stack.count("mandatory"), stack.count("advisory"), stack.count("waived"), len(unknown))
     out.append(f"{INDENT}{counts}\n")
     return out
+
+
+def failure_kind(stack: StackReview) -> str:
+    """What kind of failure kept a stack from being reviewed, in words."""
+    if stack.error_kind == "config":
+        return "A config error (fix the file and key named above)"
+    return "The program or the policy pack failed"
 
 
 def pack_label(pack: PackInfo, pack_source: str = "") -> str:

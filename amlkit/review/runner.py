@@ -10,7 +10,9 @@ program registers resources (so the policy pack can analyze them meanwhile, as t
 `{"resource": {...}}` per registration, `{"lookup": {"token", "args"}}` per distinct lookup the mocks
 could not answer (see amlkit.review.mocks), `{"stack_outputs": {...}}` when the program exports, then
 `{"done": true}` or
-`{"error": {"kind": "program" | "config", "message": ..., "traceback": ...}}`.
+`{"error": {"kind": "program" | "config", "message": ..., "component": {"type", "name"} | null, ...}}`
+(a config error carries `fields`: every public field of the amlkit ConfigError; a program error its
+`traceback`).
 Anything the program prints goes to stderr, so it can never corrupt the result.
 """
 
@@ -251,17 +253,54 @@ def _fast_alias_specs() -> None:
 
 
 def describe(error: BaseException) -> dict[str, Any]:
-    """What failed, for the parent: amlkit ConfigErrors keep their fields; others their last line."""
+    """What failed, for the parent: an amlkit ConfigError keeps every field it carries (`fields`), others
+    their last line; both name the component whose constructor raised, when there is one."""
     from amlkit.errors import ConfigError
 
     root = _root_cause(error)
-    if isinstance(root, ConfigError):
-        return {"kind": "config", "message": str(root), "file": root.file, "key_path": root.key_path,
-                "problem": root.problem}
     if isinstance(root, KeyboardInterrupt):
         return {"kind": "interrupted", "message": "interrupted"}
+    component = failing_component(root)
+    if isinstance(root, ConfigError):
+        return {"kind": "config", "message": str(root), "fields": error_fields(root), "component": component,
+                # the three fields older parents read
+                "file": root.file, "key_path": root.key_path, "problem": root.problem}
     line = traceback.format_exception_only(type(root), root)[-1].strip()
-    return {"kind": "program", "message": line, "traceback": "".join(traceback.format_exception(error))}
+    return {"kind": "program", "message": line, "traceback": "".join(traceback.format_exception(error)),
+            "component": component}
+
+
+def error_fields(error: BaseException) -> dict[str, Any]:
+    """Every public attribute of the error, JSON-safe (an Output is unknown here, anything else is repr'd)."""
+    return {key: json_safe(value) for key, value in vars(error).items() if not key.startswith("_")}
+
+
+def json_safe(value: Any) -> Any:
+    import pulumi
+
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [json_safe(item) for item in value]
+    if isinstance(value, dict):
+        return {str(key): json_safe(item) for key, item in value.items()}
+    if isinstance(value, pulumi.Output):
+        return "<an Output, unknown before deployment>"
+    return repr(value)
+
+
+def failing_component(error: BaseException) -> dict[str, str] | None:
+    """The innermost resource whose constructor was running when `error` was raised: {type, name}."""
+    import pulumi
+
+    found = None
+    tb = error.__traceback__
+    while tb is not None:
+        candidate = tb.tb_frame.f_locals.get("self")
+        if isinstance(candidate, pulumi.Resource) and getattr(candidate, "_name", None):
+            found = {"type": candidate._type, "name": candidate._name}
+        tb = tb.tb_next
+    return found
 
 
 def _root_cause(error: BaseException) -> BaseException:

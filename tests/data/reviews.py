@@ -124,6 +124,7 @@ def prod_stack() -> StackReview:
         project="amlkit",
         environment="prod",
         stack_file="stacks/Pulumi.prod.yaml",
+        policy_config="policy-config/prod.json",
         pack=PACK,
         resources=prod_resources(),
         violations=[
@@ -156,7 +157,20 @@ def dev_stack() -> StackReview:
 def failed_stack() -> StackReview:
     return StackReview(stack="staging", project="amlkit", environment="staging",
                        stack_file="stacks/Pulumi.staging.yaml", pack=None,
-                       error="program failed: ValueError: bad subnet")
+                       error="program failed: ValueError: bad subnet", error_kind="program")
+
+
+def config_error_stack() -> StackReview:
+    """A component argument error: the stack's own error, with every field of the ConfigError."""
+    return StackReview(
+        stack="wrongtype", project="platform", environment="wrongtype", stack_file="stacks/Pulumi.wrongtype.yaml",
+        error="stack wrongtype: stacks/Pulumi.wrongtype.yaml: component cpu-cluster (amlkit:index:ComputeCluster): "
+              "max_nodes: must be a whole number >= 1 (got 'four')",
+        error_kind="config",
+        error_detail={"file": "stacks/Pulumi.wrongtype.yaml", "key_path": "max_nodes",
+                      "problem": "must be a whole number >= 1", "value": "four", "kind": "config",
+                      "stack": "wrongtype", "component": "amlkit:index:ComputeCluster::cpu-cluster"},
+    )
 
 
 def full_review() -> Review:

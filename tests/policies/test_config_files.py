@@ -1,4 +1,4 @@
-"""The per-environment pack configs under policies/config/: Pulumi's --policy-pack-config format,
+"""The sample project's pack configs under policy-config/: Pulumi's --policy-pack-config format,
 one per sample stack, every entry naming a real policy with a valid level and schema-valid knobs."""
 
 import json
@@ -11,7 +11,7 @@ from amlkit.policies import ALL_RULES
 from amlkit.policies.framework import WAIVER_SCHEMA
 
 ROOT = Path(__file__).resolve().parents[2]
-CONFIG_DIR = ROOT / "policies" / "config"
+CONFIG_DIR = ROOT / "policy-config"
 RULES = {rule.name: rule for rule in ALL_RULES}
 LEVELS = {"advisory", "mandatory", "remediate", "disabled"}
 CONFIG_FILES = sorted(CONFIG_DIR.glob("*.json"))

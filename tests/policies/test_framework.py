@@ -1,13 +1,17 @@
 from datetime import date
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from amlkit.policies.framework import (
     Finding,
     Rule,
     Waiver,
+    WaiverContractError,
     WaiverError,
     apply_waivers,
+    describe_waived,
     must,
     parse_waived,
     parse_waivers,
@@ -47,7 +51,7 @@ def test_live_waiver_moves_finding_to_waived():
     finding = Finding("X must be Y.")
     active, waived = apply_waivers([finding], [Waiver("gpu", "nightly batch", date(2026, 11, 22))], URN, TODAY)
     assert active == []
-    assert [w.describe() for w in waived] == [f"waived: {URN} | nightly batch | expires 2026-11-22 | X must be Y."]
+    assert [w.describe() for w in waived] == ["waived on gpu: nightly batch (expires 2026-11-22)"]
 
 
 def test_expired_waiver_keeps_finding_and_says_so():
@@ -68,14 +72,74 @@ def test_stack_finding_uses_its_own_urn():
 
 def test_parse_waived_round_trip():
     _, waived = apply_waivers([Finding("X must be Y.")], [Waiver("gpu", "because")], URN, TODAY)
-    text = "\n".join(w.describe() for w in waived)
-    assert parse_waived(text) == [
-        {"urn": URN, "reason": "because", "expires": "never", "message": "X must be Y."}
-    ]
+    text = describe_waived(waived)
+    assert text == ("waived on gpu: because (expires never)\n"
+                    'amlkit-waivers/v1 {"version":1,"waived":[{"urn":"' + URN + '","reason":"because",'
+                    '"expires":null,"message":"X must be Y."}]}')
+    assert parse_waived(text) == [{"urn": URN, "reason": "because", "expires": None, "message": "X must be Y."}]
+
+
+HARD_REASONS = [
+    ("pipes-as-the-old-separator", "T4 quota | see NET-42 | expires never | trust me"),
+    ("quotes", 'the "GPU" team\'s \\ request'),
+    ("newlines", "line one\nline two\r\nline three\n"),
+    ("unicode", "Kühlung ⚡ 配额 \u2028 \U0001f600"),
+    ("looks-like-the-contract", 'x\namlkit-waivers/v1 {"version":1,"waived":[]}'),
+    ("surrounding-spaces", "  kept as written  "),
+]
+
+
+@pytest.mark.parametrize("reason", [c[1] for c in HARD_REASONS], ids=[c[0] for c in HARD_REASONS])
+def test_any_reason_round_trips_exactly(reason):
+    waiver = Waiver("gpu", reason, date(2026, 12, 31))
+    _, waived = apply_waivers([Finding("X must be Y.\nsecond | line")], [waiver], URN, TODAY)
+    assert parse_waived(_over_the_wire(describe_waived(waived))) == [
+        {"urn": URN, "reason": reason, "expires": "2026-12-31", "message": "X must be Y.\nsecond | line"}]
+
+
+def _over_the_wire(reason: str) -> str:
+    """As the pack sends it: a protobuf string in an AnalyzeResponse, serialized and parsed back."""
+    from pulumi.runtime.proto import analyzer_pb2
+
+    sent = analyzer_pb2.AnalyzeResponse(not_applicable=[analyzer_pb2.PolicyNotApplicable(
+        policy_name="p", reason=reason)])
+    return analyzer_pb2.AnalyzeResponse.FromString(sent.SerializeToString()).not_applicable[0].reason
+
+
+@settings(max_examples=200, deadline=None)
+@given(reasons=st.lists(st.text(min_size=1), min_size=1, max_size=3), message=st.text(),
+       expires=st.one_of(st.none(), st.dates()))
+def test_waived_findings_round_trip(reasons, message, expires):
+    waivers = [Waiver(f"gpu-{i}", reason, expires) for i, reason in enumerate(reasons)]
+    findings = [Finding(message, URN.replace("::gpu", f"::gpu-{i}")) for i in range(len(reasons))]
+    _, waived = apply_waivers(findings, waivers, "", date.min)
+    assert parse_waived(_over_the_wire(describe_waived(waived))) == [
+        {"urn": w.urn, "reason": w.waiver.reason, "expires": expires.isoformat() if expires else None,
+         "message": message} for w in waived]
 
 
 def test_parse_waived_ignores_other_reasons():
     assert parse_waived("Policy does not implement validate") == []
+    assert parse_waived("waived: urn | old text format | expires never | X.") == []
+
+
+UNREADABLE = [
+    ("other-version", 'amlkit-waivers/v2 {"version":2,"waived":[]}',
+     "waived findings in format 'amlkit-waivers/v2'; this amlkit reads amlkit-waivers/v1 (use the same amlkit "
+     "version for the pack and the review)"),
+    ("not-json", "amlkit-waivers/v1 {oops", "unreadable waived findings (Expecting property name enclosed in "
+     "double quotes: line 1 column 2 (char 1)): amlkit-waivers/v1 {oops"),
+    ("missing-key", 'amlkit-waivers/v1 {"version":1,"waived":[{"urn":"u"}]}', "unreadable waived findings "
+     "(expected an object with urn, reason, expires, message): amlkit-waivers/v1 "
+     '{"version":1,"waived":[{"urn":"u"}]}'),
+]
+
+
+@pytest.mark.parametrize(("text", "message"), [c[1:] for c in UNREADABLE], ids=[c[0] for c in UNREADABLE])
+def test_an_unreadable_contract_line_fails_closed(text, message):
+    with pytest.raises(WaiverContractError) as error:
+        parse_waived(text)
+    assert str(error.value) == message
 
 
 BAD_WAIVERS = [
@@ -98,9 +162,9 @@ def test_malformed_waivers_fail(raw, message):
     assert str(error.value) == message
 
 
-def test_parse_waivers_accepts_valid_entries():
+def test_parse_waivers_accepts_valid_entries_and_keeps_the_reason_as_written():
     assert parse_waivers("p", [{"resource": "x", "reason": " r ", "expires": "2027-01-31"}]) == [
-        Waiver("x", "r", date(2027, 1, 31))
+        Waiver("x", " r ", date(2027, 1, 31))
     ]
 
 

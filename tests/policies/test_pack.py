@@ -132,9 +132,11 @@ def test_edge_reports_waived_finding_as_not_applicable_with_reason():
     config = {"waivers": [{"resource": "gpu", "reason": "warm pool for demo", "expires": "2999-12-31"}]}
     with pytest.raises(_NotApplicableError) as raised:
         _validate(FAILING, config)
+    urn = "urn:pulumi:prod::amlkit::azure-native:machinelearningservices:Compute::gpu"
     assert raised.value.reason == (
-        "waived: urn:pulumi:prod::amlkit::azure-native:machinelearningservices:Compute::gpu | "
-        "warm pool for demo | expires 2999-12-31 | AmlCompute cluster 'gpu' must have minNodeCount 0; found 1."
+        "waived on gpu: warm pool for demo (expires 2999-12-31)\n"
+        'amlkit-waivers/v1 {"version":1,"waived":[{"urn":"' + urn + '","reason":"warm pool for demo",'
+        '"expires":"2999-12-31","message":"AmlCompute cluster \'gpu\' must have minNodeCount 0; found 1."}]}'
     )
 
 

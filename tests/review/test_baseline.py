@@ -73,7 +73,7 @@ def test_base_plans_the_pull_request(repo: Path, tmp_path: Path) -> None:
 def test_a_stack_new_in_the_working_tree_is_all_creates(repo: Path) -> None:
     shutil.copy(repo / "infra" / "Pulumi.prod.yaml", repo / "infra" / "Pulumi.qa.yaml")
     done = preview(repo, "-s", "qa", "--base", "base", "--no-color", "--policy-pack-config",
-                   str(Path(__file__).parents[2] / "policies" / "config" / "dev.json"))
+                   str(Path(__file__).parents[2] / "policy-config" / "dev.json"))
     assert "Plan against git base" in done.stdout
     assert " +   pulumi:pulumi:Stack " in done.stdout
     assert "Resources:\n    + 5 to create\n" in done.stdout

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -117,12 +118,16 @@ def test_invalid_pack_config_is_a_config_error_naming_file_and_key(tmp_path):
     assert error.value.exit_code == 2
 
 
-def test_invalid_stack_file_is_a_config_error(tmp_path):
+def test_invalid_stack_file_is_that_stacks_config_error_and_the_others_are_reviewed(tmp_path):
     project = tmp_path / "proj"
     shutil.copytree(RAW, project)
     (project / "Pulumi.prod.yaml").write_text("config:\n  raw-aml:clusters: [\n")
-    with pytest.raises(ConfigError, match=r"Pulumi.prod.yaml: not valid YAML at line \d+, column \d+: "):
-        review(project)
+    result = review(project)
+    dev, prod = result.stacks
+    assert dev.error is None and dev.pack is not None
+    assert re.fullmatch(r"stack prod: Pulumi.prod.yaml: not valid YAML at line \d+, column \d+: .*", prod.error)
+    assert (prod.error_kind, prod.error_detail["file"], prod.pack) == ("config", "Pulumi.prod.yaml", None)
+    assert result.exit_code() == 2
 
 
 def test_secrets_never_appear_in_results():
@@ -171,11 +176,13 @@ def test_verbose_program_failure_carries_the_traceback():
     assert "Traceback (most recent call last)" in error
 
 
-def test_a_config_error_in_the_program_exits_2_with_its_message():
-    with pytest.raises(ConfigError) as error:
-        review(FAULTY, ["config-error"])
-    assert str(error.value) == "Pulumi.config-error.yaml: amlkit:clusters[0].max_instances: must be >= 1"
-    assert error.value.exit_code == 2
+def test_a_config_error_in_the_program_is_that_stacks_error_exit_2():
+    result = review(FAULTY, ["config-error", "ok"])
+    bad, ok = result.stacks
+    assert bad.error == "stack config-error: Pulumi.config-error.yaml: amlkit:clusters[0].max_instances: must be >= 1"
+    assert bad.error_kind == "config"
+    assert ok.error is None and ok.pack is not None
+    assert result.exit_code() == 2
 
 
 PACK_FAULTS = [
@@ -312,6 +319,81 @@ def test_config_directory_without_a_file_for_a_stack_is_a_usage_error(tmp_path):
     assert str(error.value) == f"{tmp_path}: no policy pack config for stack prod (looked for prod.json)"
 
 
+# --- which policy config a stack gets: only one the user chose ---------------------------------------
+
+PLATFORM = Path(__file__).resolve().parents[1] / "fixtures" / "platform_components"
+
+
+def test_a_project_stack_named_dev_gets_the_pack_defaults_not_amlkits_sample_config():
+    [dev] = review(PLATFORM, ["dev"]).stacks
+    assert dev.policy_config == "pack defaults"
+    # amlkit's sample dev config makes LowPriority mandatory: it must not reach another project
+    assert [v.policy for v in dev.violations if v.level == "mandatory"] == []
+    assert dev.error is None
+
+
+def test_the_projects_policy_config_directory_is_the_convention(tmp_path):
+    project = tmp_path / "platform"
+    shutil.copytree(PLATFORM, project)
+    (project / "policy-config").mkdir()
+    (project / "policy-config" / "dev.json").write_text(json.dumps(
+        {"aml-cluster-vm-priority": {"enforcementLevel": "mandatory", "allowedPriorities": ["LowPriority"]}}))
+    dev, min2 = review(project, ["dev", "min2"]).stacks
+    assert (dev.policy_config, min2.policy_config) == ("policy-config/dev.json", "pack defaults")
+    assert named(dev.violations, "aml-cluster-vm-priority") == {
+        ("cpu-cluster-compute", "mandatory",
+         "AmlCompute cluster 'cpu-cluster-compute' must have vmPriority LowPriority; found Dedicated.")}
+    assert named(min2.violations, "aml-cluster-vm-priority") == set()
+
+
+def test_amlkits_own_sample_project_keeps_its_configs_through_the_same_convention():
+    [dev] = review(ROOT, ["dev"]).stacks
+    assert dev.policy_config == "policy-config/dev.json"
+
+
+def test_an_explicit_config_wins_over_the_projects_directory(tmp_path):
+    config = tmp_path / "all-advisory.json"
+    config.write_text(json.dumps({"all": "advisory"}))
+    [dev] = review(ROOT, ["dev"], policy_pack_config=config).stacks
+    assert dev.policy_config == str(config)
+    assert dev.count("mandatory") == 0
+
+
+def test_a_typo_in_one_stacks_policy_config_is_that_stacks_config_error(tmp_path):
+    (tmp_path / "dev.json").write_text(json.dumps({"aml-cluster-max-node": {"maxNodes": 2}}))
+    (tmp_path / "min2.json").write_text(json.dumps({"aml-cluster-max-nodes": {"maxNode": 2}}))
+    (tmp_path / "wrongtype.json").write_text("{}")
+    result = review(PLATFORM, ["dev", "min2"], policy_pack_config=tmp_path)
+    dev, min2 = result.stacks
+    assert dev.error == (f"stack dev: {tmp_path}/dev.json: aml-cluster-max-node: unknown policy (did you mean "
+                         "'aml-cluster-max-nodes'?); allowed: `all` or a policy of the pack (listed by `amlkit rules`)")
+    assert min2.error == (f"stack min2: {tmp_path}/min2.json: aml-cluster-max-nodes.maxNode: unknown setting (did you "
+                          "mean 'maxNodes'?); allowed: enforcementLevel, maxNodes, waivers")
+    assert (dev.error_kind, min2.error_detail["key_path"]) == ("config", "aml-cluster-max-nodes.maxNode")
+    assert result.exit_code() == 2
+
+
+def test_a_waiver_with_a_difficult_reason_is_reported_exactly(tmp_path):
+    reason = 'T4 quota | see "NET-42" | expires never |\nsecond line: Kühlung ⚡ 配额'
+    config = tmp_path / "dev.json"
+    config.write_text(json.dumps({"aml-cluster-vm-priority": {
+        "enforcementLevel": "mandatory", "allowedPriorities": ["LowPriority"],
+        "waivers": [{"resource": "cpu-cluster-*", "reason": reason, "expires": "2999-12-31"}]}}))
+    [dev] = review(PLATFORM, ["dev"], policy_pack_config=config).stacks
+    [waived] = [v for v in dev.violations if v.level == "waived"]
+    assert (waived.policy, waived.resource, waived.waiver_reason, waived.waiver_expires, waived.message) == (
+        "aml-cluster-vm-priority", "cpu-cluster-compute", reason, "2999-12-31",
+        "AmlCompute cluster 'cpu-cluster-compute' must have vmPriority LowPriority; found Dedicated.")
+    assert dev.count("mandatory") == 0 and dev.error is None
+
+
+def test_a_waiver_contract_this_review_cannot_read_fails_the_stack_closed():
+    [ok] = review(FAULTY, ["ok"], policy_pack=PACKS / "future_waivers").stacks
+    assert ok.error == ("stack ok: policy future-waiver-policy: waived findings in format 'amlkit-waivers/v2'; this "
+                        "amlkit reads amlkit-waivers/v1 (use the same amlkit version for the pack and the review)")
+    assert (ok.error_kind, ok.pack, ok.violations) == ("pack", None, [])
+
+
 def test_rules_refuses_a_config_directory(tmp_path):
     with pytest.raises(UsageError, match="a directory; `rules` takes one policy pack config file"):
         pack_info(config=tmp_path)
@@ -328,7 +410,6 @@ def pack_without_memo(tmp_path_factory):
     """amlkit's pack, except that pulumi-policy converts each request once per policy, as shipped."""
     pack = tmp_path_factory.mktemp("pack-without-memo")
     shutil.copy(default_pack_dir() / "PulumiPolicy.yaml", pack)
-    shutil.copytree(default_pack_dir() / "config", pack / "config")
     main = (default_pack_dir() / "__main__.py").read_text()
     assert MEMO_CALL in main
     (pack / "__main__.py").write_text(main.replace(MEMO_CALL, ""))

@@ -90,3 +90,31 @@ def test_config_file_errors(tmp_path):
         load_config_file(path)
     path.write_text("  ")
     assert load_config_file(path) == {}
+
+
+TYPOS = [
+    ("misspelt-policy", {"mandatory-rul": "advisory"}, "mandatory-rul",
+     "unknown policy (did you mean 'mandatory-rule'?); allowed: `all` or a policy of the pack (listed by "
+     "`amlkit rules`)"),
+    ("unknown-policy-nothing-close", {"zzz": "advisory"}, "zzz",
+     "unknown policy; allowed: `all` or a policy of the pack (listed by `amlkit rules`)"),
+    ("misspelt-setting", {"mandatory-rule": {"maxNode": 3}}, "mandatory-rule.maxNode",
+     "unknown setting (did you mean 'maxNodes'?); allowed: enforcementLevel, maxNodes"),
+    ("setting-of-a-policy-without-settings", {"advisory-rule": {"enforcementLevel": "mandatory", "maxNodes": 3}},
+     "advisory-rule.maxNodes", "unknown setting; allowed: enforcementLevel"),
+]
+
+
+@pytest.mark.parametrize(("data", "key_path", "problem"), [c[1:] for c in TYPOS], ids=[c[0] for c in TYPOS])
+def test_typos_are_errors_naming_file_key_and_closest_name(data, key_path, problem):
+    with pytest.raises(ConfigError) as error:
+        reconcile(POLICIES, None, parse_config(data, "policy-config/dev.json"), "policy-config/dev.json")
+    assert (error.value.file, error.value.key_path, error.value.problem) == ("policy-config/dev.json", key_path,
+                                                                            problem)
+    assert error.value.exit_code == 2
+
+
+def test_all_and_the_packs_initial_config_are_not_typos():
+    initial = {"not-in-this-pack": PolicyConfig("advisory")}  # the pack's own initial config is not checked
+    result = reconcile(POLICIES, initial, parse_config({"all": "advisory"}, "f.json"), "f.json")
+    assert levels(result)["mandatory-rule"] == "advisory"

@@ -56,3 +56,30 @@ def test_unknown_stack_and_missing_project(tmp_path):
         load_project(tmp_path)
     with pytest.raises(UsageError, match="unknown stack 'nope'"):
         load_stack_config(load_project(RAW), "nope")
+
+
+NAMESPACES = [
+    ("amlkt", "'amlkt'; did you mean 'amlkit'?"),
+    ("amlkti", "'amlkti'; did you mean 'amlkit'?"),
+    ("AMLKIT", "'AMLKIT'; did you mean 'amlkit'?"),
+    ("aml-kit", "'aml-kit'; did you mean 'amlkit'?"),
+]
+
+
+@pytest.mark.parametrize(("namespace", "quoted"), NAMESPACES, ids=[n for n, _ in NAMESPACES])
+def test_a_near_miss_of_the_amlkit_namespace_is_an_error_naming_file_key_and_namespace(tmp_path, namespace, quoted):
+    (tmp_path / "Pulumi.yaml").write_text("name: demo\n")
+    (tmp_path / "Pulumi.dev.yaml").write_text(f"config:\n  amlkit:environment: dev\n  {namespace}:tags: {{}}\n")
+    with pytest.raises(ConfigError) as error:
+        load_stack_config(load_project(tmp_path), "dev")
+    assert (error.value.file, error.value.key_path) == (str(tmp_path / "Pulumi.dev.yaml"), f"config.{namespace}:tags")
+    assert error.value.problem == f"unknown config namespace {quoted} (only amlkit: keys configure amlkit)"
+
+
+@pytest.mark.parametrize("project", ["amlkits", "platform"])
+def test_other_namespaces_are_legitimate(tmp_path, project):
+    """Providers, the project's own namespace (even one close to amlkit) and other packages."""
+    (tmp_path / "Pulumi.yaml").write_text(f"name: {project}\n")
+    keys = ["azure-native:location", "azure:location", f"{project}:tags", "amlkit-platform:x", "aws:region", "aml:x"]
+    (tmp_path / "Pulumi.dev.yaml").write_text("config:\n" + "".join(f"  {key}: v\n" for key in keys))
+    assert sorted(load_stack_config(load_project(tmp_path), "dev").values) == sorted(keys)

@@ -6,7 +6,16 @@ import json
 
 from amlkit.review.model import Review
 from amlkit.review.report_json import FORMAT_VERSION, render, render_rules, to_dict
-from tests.data.reviews import PACK, SECRET_VALUE, cpu_urn, full_review, prod_stack
+from tests.data.reviews import (
+    PACK,
+    SECRET_VALUE,
+    config_error_stack,
+    cpu_urn,
+    dev_stack,
+    failed_stack,
+    full_review,
+    prod_stack,
+)
 
 COMPUTE = "azure-native:machinelearningservices:Compute"
 
@@ -21,14 +30,31 @@ def test_top_level_shape_and_summary() -> None:
 
 def test_stack_fields() -> None:
     dev, prod, staging = to_dict(full_review())["stacks"]
-    assert list(prod) == ["stack", "project", "environment", "stack_file", "pack", "error", "resources",
-                          "violations", "unknown", "planBase", "steps", "changeSummary", "lookups"]
+    assert list(prod) == ["stack", "project", "environment", "stack_file", "pack", "policy_config", "error",
+                          "error_kind", "error_detail", "resources", "violations", "unknown", "planBase", "steps",
+                          "changeSummary", "lookups"]
     assert (prod["planBase"], prod["steps"], prod["changeSummary"]) == (None, None, None)  # no --state / --base
     assert (prod["project"], prod["environment"], prod["stack_file"]) == ("amlkit", "prod", "stacks/Pulumi.prod.yaml")
     assert prod["pack"] == {"name": "amlkit-guardrails", "version": "0.1.0"}
     assert dev["error"] is None and dev["violations"] == [] and dev["unknown"] == []
     assert staging["error"] == "program failed: ValueError: bad subnet"
+    assert (staging["error_kind"], staging["error_detail"]) == ("program", None)
     assert staging["pack"] is None
+    assert (prod["policy_config"], dev["policy_config"]) == ("policy-config/prod.json", "pack defaults")
+
+
+def test_a_config_error_carries_its_fields_and_exits_2() -> None:
+    review = Review(stacks=[config_error_stack(), dev_stack()])
+    [wrong] = [s for s in to_dict(review)["stacks"] if s["stack"] == "wrongtype"]
+    assert wrong["error_kind"] == "config"
+    assert wrong["error_detail"] == {
+        "kind": "config", "stack": "wrongtype", "file": "stacks/Pulumi.wrongtype.yaml",
+        "component": "amlkit:index:ComputeCluster::cpu-cluster", "key_path": "max_nodes", "value": "four",
+        "problem": "must be a whole number >= 1"}
+    assert to_dict(review)["summary"]["failed"] == 1
+    assert review.exit_code() == 2
+    assert Review(stacks=[config_error_stack(), prod_stack()]).exit_code() == 2  # config error beats mandatory
+    assert Review(stacks=[config_error_stack(), failed_stack()]).exit_code() == 3  # a program failure beats it
 
 
 def test_violations_sorted_by_level_with_waiver_fields_only_on_waived() -> None:

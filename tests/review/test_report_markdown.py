@@ -8,7 +8,7 @@ import pytest
 
 from amlkit.review.model import Review, Violation
 from amlkit.review.report_markdown import render, render_rules
-from tests.data.reviews import PACK, SECRET_VALUE, dev_stack, failed_stack, full_review, prod_stack
+from tests.data.reviews import PACK, SECRET_VALUE, config_error_stack, dev_stack, failed_stack, full_review, prod_stack
 
 URN = ("urn:pulumi:prod::amlkit::amlkit:index:Environment$amlkit:index:ComputeCluster"
        "$azure-native:machinelearningservices:Compute::cpu-cluster")
@@ -25,7 +25,7 @@ PROD = f"""\
 
 ### prod
 
-Project `amlkit`, environment `prod`, stack file `stacks/Pulumi.prod.yaml`.
+Project `amlkit`, environment `prod`, stack file `stacks/Pulumi.prod.yaml`, policy config `policy-config/prod.json`.
 
 | Level | Severity | Policy | Resource | Type |
 |---|---|---|---|---|
@@ -122,7 +122,7 @@ def test_overview_sorted_and_failed_and_clean_sections() -> None:
     assert text.endswith("""\
 ### staging
 
-Project `amlkit`, environment `staging`, stack file `stacks/Pulumi.staging.yaml`.
+Project `amlkit`, environment `staging`, stack file `stacks/Pulumi.staging.yaml`, policy config `pack defaults`.
 
 **Review failed, this stack was NOT reviewed:**
 
@@ -130,8 +130,21 @@ Project `amlkit`, environment `staging`, stack file `stacks/Pulumi.staging.yaml`
 program failed: ValueError: bad subnet
 ```
 """)
-    dev = "### dev\n\nProject `amlkit`, environment `dev`, stack file `stacks/Pulumi.dev.yaml`.\n\nNo findings.\n"
+    dev = ("### dev\n\nProject `amlkit`, environment `dev`, stack file `stacks/Pulumi.dev.yaml`, policy config "
+           "`pack defaults`.\n\nNo findings.\n")
     assert dev in text
+
+
+def test_a_config_error_is_marked_not_reviewed() -> None:
+    text = render(Review(stacks=[config_error_stack(), dev_stack()]))
+    assert "| wrongtype | wrongtype | ❌ config error | - | - | - | - |" in text
+    assert text.endswith("""\
+**Config error, this stack was NOT reviewed:**
+
+```text
+stack wrongtype: stacks/Pulumi.wrongtype.yaml: component cpu-cluster (amlkit:index:ComputeCluster): max_nodes: must be a whole number >= 1 (got 'four')
+```
+""")  # noqa: E501
 
 
 def test_plan_is_collapsed_per_stack() -> None:

@@ -16,7 +16,16 @@ import pytest
 
 from amlkit.review.model import Lookup, Review, Unknown, Violation
 from amlkit.review.report_sarif import SCHEMA_URI, render, to_sarif
-from tests.data.reviews import COMPUTE, SECRET_VALUE, cpu_urn, dev_stack, failed_stack, full_review, prod_stack
+from tests.data.reviews import (
+    COMPUTE,
+    SECRET_VALUE,
+    config_error_stack,
+    cpu_urn,
+    dev_stack,
+    failed_stack,
+    full_review,
+    prod_stack,
+)
 
 PROD_STACK_FILE = """\
 config:
@@ -121,18 +130,54 @@ def test_results_levels_locations_and_suppressions(project: Path) -> None:
                                        "justification": "Migration to the hub network, ticket NET-42",
                                        "properties": {"expires": "2026-12-31"}}]
     assert unknown["message"]["text"] == "Not evaluated at preview (not a pass): can't be known during preview"
-    assert run["invocations"] == [{"executionSuccessful": True}]
+    assert run["invocations"] == [{"executionSuccessful": True,
+                                   "properties": {"policyConfig": {"prod": "policy-config/prod.json"}}}]
 
 
 def test_a_failed_stack_is_an_error_result_and_an_unsuccessful_run(project: Path) -> None:
     run = to_sarif(Review(stacks=[failed_stack()]), project)["runs"][0]
-    assert run["invocations"] == [{"executionSuccessful": False, "toolExecutionNotifications": [
-        {"level": "error", "message": {"text": "stack staging: program failed: ValueError: bad subnet"}}]}]
+    assert run["invocations"] == [{
+        "executionSuccessful": False, "properties": {"policyConfig": {"staging": "pack defaults"}},
+        "toolExecutionNotifications": [
+            {"level": "error", "message": {"text": "stack staging: program failed: ValueError: bad subnet"},
+             "properties": {"stack": "staging", "kind": "program"}}]}]
     (result,) = run["results"]
     assert (result["ruleId"], result["level"]) == ("amlkit-review-failed", "error")
     assert result["message"]["text"] == "Stack staging was not reviewed: program failed: ValueError: bad subnet"
     assert result["locations"][0]["physicalLocation"] == {
         "artifactLocation": {"uri": "stacks/Pulumi.staging.yaml"}, "region": {"startLine": 1}}
+
+
+def test_a_config_error_is_a_notification_naming_the_stack(project: Path) -> None:
+    run = to_sarif(Review(stacks=[config_error_stack(), dev_stack()]), project)["runs"][0]
+    [invocation] = run["invocations"]
+    assert invocation["executionSuccessful"] is False
+    assert invocation["toolExecutionNotifications"] == [{
+        "level": "error", "properties": {"stack": "wrongtype", "kind": "config"},
+        "message": {"text": "stack wrongtype: stacks/Pulumi.wrongtype.yaml: component cpu-cluster "
+                            "(amlkit:index:ComputeCluster): max_nodes: must be a whole number >= 1 (got 'four')"}}]
+    [result] = [r for r in run["results"] if r["ruleId"] == "amlkit-review-failed"]
+    assert result["properties"]["errorKind"] == "config"
+
+
+CONFIG_ERROR_LINES = [
+    ("component-argument", "max_nodes", 1),  # not a stack-file key: the file's first line
+    ("namespace-typo", "config.amlkt:tags", 4),
+    ("schema-key", "amlkit:clusters[0].max_instances", 5),
+]
+
+
+@pytest.mark.parametrize(("key_path", "line"), [c[1:] for c in CONFIG_ERROR_LINES],
+                         ids=[c[0] for c in CONFIG_ERROR_LINES])
+def test_a_config_error_points_at_the_stack_file_line_of_its_key(tmp_path: Path, key_path: str, line: int) -> None:
+    (tmp_path / "stacks").mkdir()
+    (tmp_path / "stacks" / "Pulumi.wrongtype.yaml").write_text(
+        "config:\n  platform:clusters: [{name: cpu, max: four}]\n  amlkit:environment: dev\n  amlkt:tags: {}\n"
+        "  amlkit:clusters:\n    - name: cpu\n", encoding="utf-8")
+    stack = config_error_stack()
+    stack.error_detail = {**stack.error_detail, "key_path": key_path}
+    [result] = to_sarif(Review(stacks=[stack]), tmp_path)["runs"][0]["results"]
+    assert result["locations"][0]["physicalLocation"]["region"] == {"startLine": line}
 
 
 def test_fingerprints_are_stable_and_distinct(project: Path) -> None:
@@ -204,7 +249,9 @@ def test_unanswered_lookups_are_notes_of_a_successful_run(schema: dict, project:
     stack.lookups = [Lookup("azure-native:network:getSubnet", {"resourceGroupName": "rg", "subnetName": "s"})]
     log = to_sarif(Review(stacks=[stack]), project)
     _validate(schema, log)
-    assert log["runs"][0]["invocations"] == [{"executionSuccessful": True, "toolExecutionNotifications": [{
+    assert log["runs"][0]["invocations"] == [{
+        "executionSuccessful": True, "properties": {"policyConfig": {"dev": "pack defaults"}},
+        "toolExecutionNotifications": [{
         "level": "note", "descriptor": {"id": "amlkit-lookup-unanswered"},
         "message": {"text": "stack dev: lookup not answered offline, what the program derived from it is unknown: "
                             'azure-native:network:getSubnet(resourceGroupName="rg", subnetName="s")'},

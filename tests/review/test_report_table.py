@@ -11,11 +11,12 @@ from rich.console import Console
 
 from amlkit.review.model import Review
 from amlkit.review.report_table import pack_label, render, render_policies, render_rules, summary_line
-from tests.data.reviews import PACK, SECRET_VALUE, dev_stack, failed_stack, full_review, prod_stack
+from tests.data.reviews import PACK, SECRET_VALUE, config_error_stack, dev_stack, failed_stack, full_review, prod_stack
 
 PROD_POLICIES = """\
 Policies:
     ❌ amlkit-guardrails@v0.1.0 (local: policies)
+    Policy config: policy-config/prod.json
         - [mandatory] [severity: high]  aml-cluster-min-nodes-zero  (azure-native:machinelearningservices:Compute: cpu-cluster)
           Cluster cpu-cluster must scale down to 0 nodes; found minNodeCount 2.
           Idle nodes are billed.
@@ -34,6 +35,7 @@ Policies:
 DEV_POLICIES = """\
 Policies:
     ✅ amlkit-guardrails@v0.1.0 (local: policies)
+    Policy config: pack defaults
     0 mandatory, 0 advisory, 0 waived, 0 unknown
 """
 
@@ -42,6 +44,12 @@ Policies:
     ❌ review failed: program failed: ValueError: bad subnet
     The program or the policy pack failed: this stack was NOT reviewed.
 """
+
+CONFIG_ERROR_POLICIES = """\
+Policies:
+    ❌ review failed: stack wrongtype: stacks/Pulumi.wrongtype.yaml: component cpu-cluster (amlkit:index:ComputeCluster): max_nodes: must be a whole number >= 1 (got 'four')
+    A config error (fix the file and key named above): this stack was NOT reviewed.
+"""  # noqa: E501
 
 
 def _advisory_only():
@@ -63,6 +71,7 @@ def _unknown_only():
         pytest.param(prod_stack(), PROD_POLICIES, id="every-kind-of-finding"),
         pytest.param(dev_stack(), DEV_POLICIES, id="clean"),
         pytest.param(failed_stack(), FAILED_POLICIES, id="failed-is-never-clean"),
+        pytest.param(config_error_stack(), CONFIG_ERROR_POLICIES, id="config-error-is-never-clean"),
     ],
 )
 def test_policies_section(stack, expected: str) -> None:

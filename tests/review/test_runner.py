@@ -6,8 +6,11 @@ import json
 import subprocess
 import sys
 
+import pulumi
 import pytest
 
+from amlkit.errors import ConfigError
+from amlkit.review.runner import describe
 from tests.review.helpers import FIXTURES, RAW, normalized, raw_request, run_runner
 
 STACK_URN = "urn:pulumi:dev::raw-aml::pulumi:pulumi:Stack::raw-aml-dev"
@@ -128,3 +131,53 @@ def test_each_registration_carries_the_program_line_that_declared_it(forms):
         "rg-lock": line_in(raw_main, "authorization.ManagementLockAtResourceGroupLevel("),
         "a": line_in(raw_main, "return ml.Compute("),  # the program's helper function, not the SDK
     }
+
+
+class _ArgumentError(ConfigError):
+    """A ConfigError type with fields of its own (as a component's strict args may raise)."""
+
+    def __init__(self, component: str, key: str, value: object, allowed: list[str]) -> None:
+        super().__init__(None, key, f"unknown key; allowed: {', '.join(allowed)}", value)
+        self.component_name = component
+        self.allowed = allowed
+        self.closest = allowed[0]
+        self.output = object.__new__(pulumi.Output)
+        self._private = "not sent"
+
+
+class _Probe(pulumi.ComponentResource):
+    """A component whose argument check fails (built without registering: no Pulumi runtime here)."""
+
+    def validate(self) -> None:
+        raise _ArgumentError("probe", "min_node", 2, ["min_nodes", "max_nodes"])
+
+    def crash(self) -> None:
+        raise RuntimeError("subnet lookup failed")
+
+
+def test_a_config_error_carries_every_public_field_and_the_component_being_built():
+    probe = object.__new__(_Probe)
+    probe._type, probe._name = "platform:index:Probe", "gpu"
+    try:
+        probe.validate()
+    except ConfigError as error:
+        described = describe(error)
+    assert described["kind"] == "config"
+    assert described["message"] == "min_node: unknown key; allowed: min_nodes, max_nodes"
+    assert described["component"] == {"type": "platform:index:Probe", "name": "gpu"}
+    assert described["fields"] == {
+        "file": None, "key_path": "min_node", "problem": "unknown key; allowed: min_nodes, max_nodes", "value": 2,
+        "component_name": "probe", "allowed": ["min_nodes", "max_nodes"], "closest": "min_nodes",
+        "output": "<an Output, unknown before deployment>"}
+    json.dumps(described)  # the parent reads it as one JSON line
+
+
+def test_a_program_error_names_the_component_being_built():
+    probe = object.__new__(_Probe)
+    probe._type, probe._name = "platform:index:Probe", "gpu"
+    try:
+        probe.crash()
+    except RuntimeError as error:
+        described = describe(error)
+    assert (described["kind"], described["message"]) == ("program", "RuntimeError: subnet lookup failed")
+    assert described["component"] == {"type": "platform:index:Probe", "name": "gpu"}
