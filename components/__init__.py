@@ -1,5 +1,6 @@
 """Pulumi component resources for Azure Machine Learning: workspace, compute cluster, compute instance,
-and the environment that builds them from a validated stack spec."""
+attached computes (Kubernetes, virtual machine, Synapse Spark), and the environment that builds them
+from a validated stack spec."""
 
 from amlkit.components.compute_cluster import (
     ClusterSshSettings,
@@ -18,6 +19,9 @@ from amlkit.components.compute_instance import (
     TriggerSpec,
 )
 from amlkit.components.environment import Environment, EnvironmentArgs
+from amlkit.components.kubernetes_compute import KubernetesCompute, KubernetesComputeArgs
+from amlkit.components.synapse_spark_compute import SynapseSparkCompute, SynapseSparkComputeArgs
+from amlkit.components.virtual_machine_compute import VirtualMachineCompute, VirtualMachineComputeArgs
 from amlkit.components.workspace import (
     CustomerManagedKey,
     IdentitySpec,
@@ -40,14 +44,20 @@ __all__ = [
     "EnvironmentArgs",
     "IdentitySpec",
     "InstanceSshSettings",
+    "KubernetesCompute",
+    "KubernetesComputeArgs",
     "ManagedNetwork",
     "NetworkSettings",
     "RecurrenceScheduleSpec",
     "RoleAssignmentSpec",
     "ScheduleSpec",
     "ServerlessCompute",
+    "SynapseSparkCompute",
+    "SynapseSparkComputeArgs",
     "TriggerSpec",
     "UserAssignedIdentity",
+    "VirtualMachineCompute",
+    "VirtualMachineComputeArgs",
     "Workspace",
     "WorkspaceArgs",
 ]

@@ -46,6 +46,10 @@ COMPUTE_CLUSTER = NameRule(
     re.compile(r"^[A-Za-z][A-Za-z0-9-]{1,15}$"),
     "2-16 letters, digits and hyphens, starting with a letter",
 )
+ATTACHED_COMPUTE = NameRule(
+    re.compile(r"^[A-Za-z][A-Za-z0-9-]{1,15}$"),
+    "2-16 letters, digits and hyphens, starting with a letter",
+)
 COMPUTE_INSTANCE = NameRule(
     re.compile(r"^[A-Za-z][A-Za-z0-9-]{1,22}[A-Za-z0-9]$"),
     "3-24 letters, digits and hyphens, starting with a letter, ending with a letter or digit",

@@ -1,0 +1,139 @@
+"""KubernetesCompute component: exact child inputs and options, identity, strict validation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from amlkit.components import KubernetesCompute, KubernetesComputeArgs
+from amlkit.errors import ConfigError
+from tests.components.harness import Recorded, arm_id, principal_of, run
+
+COMPUTE = "azure-native:machinelearningservices:Compute"
+SUB = "/subscriptions/00000000-0000-0000-0000-000000000000"
+AKS = f"{SUB}/resourceGroups/rg-aks/providers/Microsoft.ContainerService/managedClusters/aks-ml"
+ARC = f"{SUB}/resourceGroups/rg-arc/providers/Microsoft.Kubernetes/connectedClusters/arc-ml"
+UAI = f"{SUB}/resourceGroups/rg-id/providers/Microsoft.ManagedIdentity/userAssignedIdentities/uai"
+REPLACE_PATHS = ["location", "identity", "properties"]
+
+
+def base(**extra: Any) -> KubernetesComputeArgs:
+    return {"resource_group_name": "rg-ml", "workspace_name": "mlw", "resource_id": AKS, **extra}  # type: ignore
+
+
+def build(component: str = "k8s", **extra: Any) -> Recorded:
+    def program() -> dict[str, Any]:
+        compute = KubernetesCompute(component, base(**extra))
+        return {"compute_id": compute.compute_id, "compute_name": compute.compute_name,
+                "principal_id": compute.principal_id}
+
+    return run(program)
+
+
+def test_default_inputs_attach_in_the_default_namespace_with_a_system_identity() -> None:
+    rec = build()
+    child = rec.get(COMPUTE, "k8s-compute")
+    assert child.inputs == {
+        "resourceGroupName": "rg-ml",
+        "workspaceName": "mlw",
+        "computeName": "k8s",
+        "tags": {},
+        "identity": {"type": "SystemAssigned"},
+        "properties": {
+            "computeType": "Kubernetes",
+            "resourceId": AKS,
+            "disableLocalAuth": True,
+            "properties": {"namespace": "default"},
+        },
+    }
+    assert (child.parent, child.delete_before_replace, child.replace_on_changes) == ("k8s", True, REPLACE_PATHS)
+    assert rec.outputs == {
+        "compute_id": arm_id("Microsoft.MachineLearningServices/workspaces", "mlw") + "/computes/k8s",
+        "compute_name": "k8s",
+        "principal_id": principal_of("k8s-compute"),
+    }
+    assert set(rec.component_outputs["k8s"]) == {"compute_id", "compute_name", "principal_id"}
+
+
+INSTANCE_TYPES = {
+    "gpu": {"node_selector": {"pool": "gpu"},
+            "resources": {"requests": {"cpu": "4", "memory": "16Gi"}, "limits": {"nvidia.com/gpu": "1"}}},
+    "small": {"resources": {"requests": {"cpu": "1"}}},
+}
+
+CASES = [
+    ("arc-cluster-namespace-types", dict(resource_id=ARC, namespace="team-a", instance_types=INSTANCE_TYPES,
+                                         default_instance_type="small", name="k8s-team-a"),
+     {"computeName": "k8s-team-a", "identity": {"type": "SystemAssigned"},
+      "properties": {"computeType": "Kubernetes", "resourceId": ARC, "disableLocalAuth": True, "properties": {
+          "namespace": "team-a", "defaultInstanceType": "small", "instanceTypes": {
+              "gpu": {"nodeSelector": {"pool": "gpu"}, "resources": {
+                  "requests": {"cpu": "4", "memory": "16Gi"}, "limits": {"nvidia.com/gpu": "1"}}},
+              "small": {"resources": {"requests": {"cpu": "1"}}}}}}}),
+    ("user-assigned-identity", dict(identity={"type": "user_assigned",
+                                              "user_assigned_identities": [{"resource_id": UAI}]}),
+     {"identity": {"type": "UserAssigned", "userAssignedIdentities": [UAI]}}),
+    ("no-identity-local-auth-on", dict(identity={"type": "none"}, local_auth_enabled=True, description="shared",
+                                       location="westeurope", tags={"team": "ml"}),
+     {"location": "westeurope", "tags": {"team": "ml"}, "properties": {
+         "computeType": "Kubernetes", "resourceId": AKS, "disableLocalAuth": False, "description": "shared",
+         "properties": {"namespace": "default"}}}),
+]
+
+
+@pytest.mark.parametrize(("extra", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_kubernetes_compute_inputs(extra: dict[str, Any], expected: dict[str, Any]) -> None:
+    inputs = build(**extra).get(COMPUTE, "k8s-compute").inputs
+    assert {key: inputs.get(key) for key in expected} == expected
+    if extra.get("identity", {}).get("type") == "none":
+        assert "identity" not in inputs
+
+
+def test_long_component_names_give_distinct_valid_compute_names() -> None:
+    first = build("kubernetes-team-alpha").get(COMPUTE, "kubernetes-team-alpha-compute").inputs["computeName"]
+    second = build("kubernetes-team-bravo").get(COMPUTE, "kubernetes-team-bravo-compute").inputs["computeName"]
+    assert len(first) <= 16 and len(second) <= 16 and first != second
+
+
+K = "KubernetesCompute 'k8s'"
+ERRORS = [
+    ("unknown-key-with-hint", dict(namespce="a"), "namespce",
+     f"{K}: unknown argument 'namespce'; did you mean 'namespace'? allowed: default_instance_type, description, "
+     "identity, instance_types, local_auth_enabled, location, name, namespace, resource_group_name, resource_id, "
+     "tags, workspace_name"),
+    ("missing-resource-id", dict(resource_id=None), "resource_id", f"{K}: required argument is missing"),
+    ("vm-id-not-a-cluster", dict(resource_id=f"{SUB}/resourceGroups/rg/providers/Microsoft.Compute/"
+                                             "virtualMachines/vm"), "resource_id",
+     f"{K}: got '{SUB}/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/vm'; allowed: an ARM id like "
+     "/subscriptions/<guid>/resourceGroups/<rg>/providers/Microsoft.ContainerService/managedClusters/<name> or "
+     "/subscriptions/<guid>/resourceGroups/<rg>/providers/Microsoft.Kubernetes/connectedClusters/<name>"),
+    ("bad-namespace", dict(namespace="Team_A"), "namespace",
+     f"{K}: got 'Team_A'; allowed: a Kubernetes namespace name (1-63 lowercase letters, digits and '-', starting "
+     "and ending with a letter or digit)"),
+    ("default-type-not-declared", dict(default_instance_type="big", instance_types=INSTANCE_TYPES),
+     "default_instance_type", f"{K}: got 'big'; allowed: one of instance_types: gpu | small"),
+    ("instance-type-unknown-key", dict(instance_types={"a": {"nodeSelector": {}}}), "instance_types.a.nodeSelector",
+     f"{K}: unknown argument 'nodeSelector'; did you mean 'node_selector'? allowed: node_selector, resources"),
+    ("instance-type-numbers", dict(instance_types={"a": {"resources": {"requests": {"cpu": 1}}}}),
+     "instance_types.a.resources.requests", f"{K}: got a mapping; allowed: a mapping of text keys to text values"),
+    ("identity-type", dict(identity={"type": "SystemAssigned"}), "identity.type",
+     f"{K}: got 'SystemAssigned'; allowed: system_assigned | user_assigned | none"),
+    ("identity-user-without-ids", dict(identity={"type": "user_assigned"}), "identity.user_assigned_identities",
+     f"{K}: required when identity.type is user_assigned (a list of {{resource_id: <identity ARM id>}})"),
+    ("identity-bad-id", dict(identity={"type": "user_assigned", "user_assigned_identities": [{"resource_id": "x"}]}),
+     "identity.user_assigned_identities[0].resource_id",
+     f"{K}: got 'x'; allowed: an ARM id like /subscriptions/<guid>/resourceGroups/<rg>/providers/"
+     "Microsoft.ManagedIdentity/userAssignedIdentities/<name>"),
+    ("local-auth-not-bool", dict(local_auth_enabled="yes"), "local_auth_enabled",
+     f"{K}: got 'yes'; allowed: true or false"),
+    ("bad-name", dict(name="9k"), "name",
+     f"{K}: invalid Azure name '9k': allowed is 2-16 letters, digits and hyphens, starting with a letter"),
+]
+
+
+@pytest.mark.parametrize(("extra", "key", "problem"), [c[1:] for c in ERRORS], ids=[c[0] for c in ERRORS])
+def test_kubernetes_compute_rejects(extra: dict[str, Any], key: str, problem: str) -> None:
+    with pytest.raises(ConfigError) as raised:
+        build(**extra)
+    assert (raised.value.key_path, raised.value.problem) == (key, problem)

@@ -1,0 +1,79 @@
+"""SynapseSparkCompute component: exact child inputs, identity, strict validation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from amlkit.components import SynapseSparkCompute, SynapseSparkComputeArgs
+from amlkit.errors import ConfigError
+from tests.components.harness import Recorded, principal_of, run
+
+COMPUTE = "azure-native:machinelearningservices:Compute"
+SUB = "/subscriptions/00000000-0000-0000-0000-000000000000"
+POOL = f"{SUB}/resourceGroups/rg-syn/providers/Microsoft.Synapse/workspaces/syn-ws/bigDataPools/pool1"
+UAI = f"{SUB}/resourceGroups/rg-id/providers/Microsoft.ManagedIdentity/userAssignedIdentities/uai"
+
+
+def build(component: str = "spark", **extra: Any) -> Recorded:
+    def program() -> dict[str, Any]:
+        args: SynapseSparkComputeArgs = {"resource_group_name": "rg-ml", "workspace_name": "mlw",  # type: ignore
+                                         "resource_id": POOL, **extra}
+        compute = SynapseSparkCompute(component, args)
+        return {"compute_name": compute.compute_name, "principal_id": compute.principal_id}
+
+    return run(program)
+
+
+CASES = [
+    ("defaults", {}, {
+        "resourceGroupName": "rg-ml", "workspaceName": "mlw", "computeName": "spark", "tags": {},
+        "identity": {"type": "SystemAssigned"},
+        "properties": {"computeType": "SynapseSpark", "resourceId": POOL, "disableLocalAuth": True}}),
+    ("user-identity-name-description", dict(name="mysparkcompute", description="pool1",
+                                            identity={"type": "user_assigned",
+                                                      "user_assigned_identities": [{"resource_id": UAI}]}), {
+        "resourceGroupName": "rg-ml", "workspaceName": "mlw", "computeName": "mysparkcompute", "tags": {},
+        "identity": {"type": "UserAssigned", "userAssignedIdentities": [UAI]},
+        "properties": {"computeType": "SynapseSpark", "resourceId": POOL, "disableLocalAuth": True,
+                       "description": "pool1"}}),
+]
+
+
+@pytest.mark.parametrize(("extra", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_synapse_spark_compute_inputs(extra: dict[str, Any], expected: dict[str, Any]) -> None:
+    rec = build(**extra)
+    child = rec.get(COMPUTE, "spark-compute")
+    assert child.inputs == expected
+    assert (child.parent, child.delete_before_replace, child.replace_on_changes) == (
+        "spark", True, ["location", "identity", "properties"])
+
+
+def test_system_identity_principal_is_exposed() -> None:
+    assert build().outputs == {"compute_name": "spark", "principal_id": principal_of("spark-compute")}
+
+
+S = "SynapseSparkCompute 'spark'"
+ERRORS = [
+    ("workspace-id-not-a-pool", dict(resource_id=f"{SUB}/resourceGroups/rg/providers/Microsoft.Synapse/workspaces/ws"),
+     "resource_id", f"{S}: got '{SUB}/resourceGroups/rg/providers/Microsoft.Synapse/workspaces/ws'; allowed: an ARM "
+     "id like /subscriptions/<guid>/resourceGroups/<rg>/providers/Microsoft.Synapse/workspaces/<name>/"
+     "bigDataPools/<name>"),
+    ("unknown-key", dict(pool_name="pool1"), "pool_name", f"{S}: unknown argument 'pool_name'; did you mean 'name'? "
+     "allowed: description, identity, local_auth_enabled, location, name, resource_group_name, resource_id, tags, "
+     "workspace_name"),
+    ("ids-with-system", dict(identity={"type": "system_assigned",
+                                       "user_assigned_identities": [{"resource_id": UAI}]}),
+     "identity.type", f"{S}: got 'system_assigned'; allowed: user_assigned (user_assigned_identities are only read "
+     "with it)"),
+    ("tags-not-text", dict(tags={"n": 1}), "tags", f"{S}: got a mapping; allowed: a mapping of text keys to text "
+     "values"),
+]
+
+
+@pytest.mark.parametrize(("extra", "key", "problem"), [c[1:] for c in ERRORS], ids=[c[0] for c in ERRORS])
+def test_synapse_spark_compute_rejects(extra: dict[str, Any], key: str, problem: str) -> None:
+    with pytest.raises(ConfigError) as raised:
+        build(**extra)
+    assert (raised.value.key_path, raised.value.problem) == (key, problem)
