@@ -1,10 +1,10 @@
-"""The whole environment of one stack: resource group, workspace, clusters and instances.
+"""The whole environment of one stack: resource group, workspace, clusters, instances and attached computes.
 
 `Environment` turns a validated `EnvironmentSpec` (amlkit.schema) into the components. The stack
 file and the components use the same az ml names, so the plain functions below (`workspace_args`,
-`cluster_args`, `instance_args`) only reshape the validated models into Args dicts; they can be
-tested without an engine. Every child gets the stack's tags merged under its own (the resource's tags win) and an
-`environment` tag that always names the stack's environment.
+`cluster_args`, `instance_args`, `attached_args`) only reshape the validated models into Args dicts;
+they can be tested without an engine. Every child gets the stack's tags merged under its own (the
+resource's tags win) and an `environment` tag that always names the stack's environment.
 """
 
 from __future__ import annotations
@@ -17,8 +17,19 @@ from pulumi_azure_native import resources
 
 from amlkit.components.compute_cluster import ComputeCluster, ComputeClusterArgs
 from amlkit.components.compute_instance import ComputeInstance, ComputeInstanceArgs, ScheduleSpec
+from amlkit.components.kubernetes_compute import KubernetesCompute, KubernetesComputeArgs
+from amlkit.components.synapse_spark_compute import SynapseSparkCompute, SynapseSparkComputeArgs
+from amlkit.components.virtual_machine_compute import VirtualMachineCompute, VirtualMachineComputeArgs
 from amlkit.components.workspace import IdentitySpec, Workspace, WorkspaceArgs
-from amlkit.schema import ClusterSpec, EnvironmentSpec, InstanceSpec, ScheduleEntry, Secret, merged_tags
+from amlkit.schema import (
+    AttachedSpec,
+    ClusterSpec,
+    EnvironmentSpec,
+    InstanceSpec,
+    ScheduleEntry,
+    Secret,
+    merged_tags,
+)
 from amlkit.schema import IdentitySpec as IdentitySchema
 
 TYPE_TOKEN = "amlkit:index:Environment"
@@ -187,11 +198,60 @@ def instance_args(
     return ComputeInstanceArgs(**args)  # type: ignore[typeddict-item]
 
 
+AttachedCompute = KubernetesCompute | VirtualMachineCompute | SynapseSparkCompute
+AttachedArgs = KubernetesComputeArgs | VirtualMachineComputeArgs | SynapseSparkComputeArgs
+ATTACHED_COMPONENTS: dict[str, type[AttachedCompute]] = {
+    "kubernetes": KubernetesCompute,
+    "virtualmachine": VirtualMachineCompute,
+    "synapsespark": SynapseSparkCompute,
+}
+
+
+def attached_args(
+    spec: EnvironmentSpec, entry: AttachedSpec, resource_group_name: pulumi.Input[str],
+    workspace_name: pulumi.Input[str],
+) -> AttachedArgs:
+    """The attached-compute component's Args for one `amlkit:attached` entry (same az ml names)."""
+    args = _present({
+        "resource_group_name": resource_group_name,
+        "workspace_name": workspace_name,
+        "resource_id": entry.resource_id,
+        "name": entry.name,
+        "location": spec.location,
+        "description": entry.description,
+        "local_auth_enabled": entry.local_auth_enabled,
+        "tags": merged_tags(spec.tags, entry.tags, environment=spec.environment),
+    })
+    if entry.type == "kubernetes":
+        args.update(_present({
+            "namespace": entry.namespace,
+            "default_instance_type": entry.default_instance_type,
+            "instance_types": [_present({
+                "name": item.name,
+                "node_selector": item.node_selector or None,
+                "resources": _present({"requests": item.resources.requests or None,
+                                       "limits": item.resources.limits or None}) if item.resources else None,
+            }) for item in entry.instance_types] or None,
+        }))
+    if entry.type != "virtualmachine":
+        args.update(_present({"identity": identity_spec(entry.identity)}))
+    if entry.ssh_settings is not None:
+        ssh = entry.ssh_settings
+        args["ssh_settings"] = _present({
+            "admin_username": ssh.admin_username,
+            "admin_password": secret_output(ssh.admin_password) if ssh.admin_password else None,
+            "ssh_private_key": secret_output(ssh.ssh_private_key) if ssh.ssh_private_key else None,
+            "ssh_port": ssh.ssh_port,
+        })
+    return args  # type: ignore[return-value]
+
+
 class Environment(pulumi.ComponentResource):
     """A stack's Azure ML environment: resource group (or a reference), workspace and computes.
 
     Children are named after this component (`<name>-rg`, `<name>-workspace`,
-    `<name>-cluster-<compute>`, `<name>-instance-<compute>`), so two environments never collide.
+    `<name>-cluster-<compute>`, `<name>-instance-<compute>`, `<name>-attached-<compute>`), so two
+    environments never collide.
     With `resourceGroup.existing: true` no resource group resource is declared: its name is used.
     """
 
@@ -199,6 +259,7 @@ class Environment(pulumi.ComponentResource):
     workspace: Workspace
     clusters: dict[str, ComputeCluster]
     instances: dict[str, ComputeInstance]
+    attached: dict[str, AttachedCompute]
 
     def __init__(self, name: str, args: EnvironmentArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__(TYPE_TOKEN, name, None, opts)
@@ -221,6 +282,13 @@ class Environment(pulumi.ComponentResource):
                 child,
             )
             for instance in spec.instances
+        }
+        self.attached = {
+            entry.name: ATTACHED_COMPONENTS[entry.type](
+                f"{name}-attached-{entry.name}",
+                attached_args(spec, entry, self.resource_group_name, workspace_name), child,  # type: ignore[arg-type]
+            )
+            for entry in spec.attached
         }
         self.register_outputs(self.outputs())
 
@@ -247,4 +315,6 @@ class Environment(pulumi.ComponentResource):
             "cluster_names": {name: cluster.compute_name for name, cluster in self.clusters.items()},
             "instance_ids": {name: instance.compute_id for name, instance in self.instances.items()},
             "instance_names": {name: instance.compute_name for name, instance in self.instances.items()},
+            "attached_ids": {name: compute.compute_id for name, compute in self.attached.items()},
+            "attached_names": {name: compute.compute_name for name, compute in self.attached.items()},
         }

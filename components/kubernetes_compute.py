@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Required, TypedDict
 
 import pulumi
@@ -36,6 +36,8 @@ class InstanceTypeResourcesArgs(TypedDict, total=False):
 class InstanceTypeArgs(TypedDict, total=False):
     """One instance type: which nodes a job runs on and what it may use."""
 
+    name: Required[str]
+    """Name jobs select the instance type by."""
     node_selector: Mapping[str, str]
     """Node labels a job's pod must match."""
     resources: InstanceTypeResourcesArgs
@@ -59,8 +61,8 @@ class KubernetesComputeArgs(TypedDict, total=False):
     """Kubernetes namespace the jobs run in. Default `default`."""
     default_instance_type: str
     """Instance type jobs get when they name none; must be one of `instance_types`."""
-    instance_types: Mapping[str, InstanceTypeArgs]
-    """Instance types by name."""
+    instance_types: Sequence[InstanceTypeArgs]
+    """Instance types, each with a unique `name`."""
     identity: IdentityArgs
     """Managed identity of the compute. Default: system-assigned."""
     location: pulumi.Input[str]
@@ -108,11 +110,11 @@ class KubernetesCompute(pulumi.ComponentResource):
 
 
 def kubernetes_properties(args: KubernetesComputeArgs) -> ml.KubernetesPropertiesArgs:
-    types = args.get("instance_types") or {}
+    types = args.get("instance_types") or []
     return ml.KubernetesPropertiesArgs(
         namespace=args.get("namespace", DEFAULT_NAMESPACE),
         default_instance_type=args.get("default_instance_type"),
-        instance_types={name: instance_type(spec) for name, spec in types.items()} or None,
+        instance_types={spec["name"]: instance_type(spec) for spec in types} or None,
     )
 
 
@@ -145,13 +147,16 @@ def validate(name: str, args: KubernetesComputeArgs) -> None:
 
 
 def _validate_instance_types(check: attached.Checker, args: KubernetesComputeArgs) -> None:
-    types = args.get("instance_types") or {}
-    if not isinstance(types, Mapping):
-        raise check.fail("instance_types", "allowed: a mapping of instance type names to "
-                         "{node_selector, resources}", types)
-    for type_name, spec in types.items():
-        key = f"instance_types.{type_name}"
+    types = args.get("instance_types") or []
+    if not isinstance(types, Sequence) or isinstance(types, str):
+        raise check.fail("instance_types", "allowed: a list of {name, node_selector, resources}", types)
+    names: list[str] = []
+    for index, spec in enumerate(types):
+        key = f"instance_types[{index}]"
         check.keys(spec, InstanceTypeArgs, f"{key}.")
+        if spec["name"] in names:
+            raise check.fail(f"{key}.name", "allowed: a name not used before in instance_types", spec["name"])
+        names.append(spec["name"])
         if "node_selector" in spec:
             check.text_map(spec["node_selector"], f"{key}.node_selector")
         if "resources" in spec:
@@ -160,6 +165,6 @@ def _validate_instance_types(check: attached.Checker, args: KubernetesComputeArg
                 if part in spec["resources"]:
                     check.text_map(spec["resources"][part], f"{key}.resources.{part}")
     default = args.get("default_instance_type")
-    if default is not None and default not in types:
-        allowed = " | ".join(types) if types else "none (no instance_types are given)"
-        raise check.fail("default_instance_type", f"allowed: one of instance_types: {allowed}", default)
+    if default is not None and default not in names:
+        allowed = " | ".join(names) if names else "none (no instance_types are given)"
+        raise check.fail("default_instance_type", f"allowed: one of instance_types[].name: {allowed}", default)

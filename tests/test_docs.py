@@ -246,7 +246,8 @@ def test_cross_field_rules_come_from_the_validator_docstrings() -> None:
 
 def test_sections_in_order() -> None:
     assert [s.title for s in docs.sections()] == [
-        "Top-level keys", "`amlkit:resourceGroup`", "`amlkit:workspace`", "`amlkit:clusters`", "`amlkit:instances`"
+        "Top-level keys", "`amlkit:resourceGroup`", "`amlkit:workspace`", "`amlkit:clusters`", "`amlkit:instances`",
+        "`amlkit:attached`",
     ]
 
 

@@ -68,7 +68,8 @@ FAILING = [
      "azure-native:location: got 'West Europe'; allowed: an Azure region name in lowercase, e.g. westeurope"),
     ("unknown-top-level-key", changed("clusterz", []),
      "amlkit:clusterz: unknown key; allowed keys: amlkit:environment, amlkit:resourceGroup, amlkit:tags, "
-     "amlkit:workspace, amlkit:clusters, amlkit:instances, amlkit:protectData, amlkit:prodLikeEnvironments, "
+     "amlkit:workspace, amlkit:clusters, amlkit:instances, amlkit:attached, amlkit:protectData, "
+     "amlkit:prodLikeEnvironments, "
      "azure-native:location"),
     ("environment-bad", changed("environment", "Prod!"),
      "amlkit:environment: got 'Prod!'; allowed: 1-63 lowercase letters, digits, '-' or '_'"),
@@ -271,7 +272,8 @@ FAILING = [
      "Pulumi secret: pulumi config set --secret --path 'amlkit:workspace.description' <value>"),
     ("secret-where-not-read", changed("workspace.name", Secret(None)),
      "amlkit:workspace.name: holds a secret, which amlkit does not read here (offline it cannot be decrypted); "
-     "allowed: a plain value (secrets are read only at amlkit:clusters[].ssh_settings.admin_password)"),
+     "allowed: a plain value (secrets are read only at amlkit:clusters[].ssh_settings.admin_password, "
+     "amlkit:attached[].ssh_settings.admin_password, amlkit:attached[].ssh_settings.ssh_private_key)"),
 ]
 
 

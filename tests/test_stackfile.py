@@ -74,7 +74,8 @@ FAILING = [
      "workspace: given twice (as 'workspace' and 'amlkit:workspace'); allowed: once"),
     ("unknown-amlkit-key", MINIMAL + "  amlkit:location: westeurope\n",
      "amlkit:location: unknown key; allowed keys: amlkit:environment, amlkit:resourceGroup, amlkit:tags, "
-     "amlkit:workspace, amlkit:clusters, amlkit:instances, amlkit:protectData, amlkit:prodLikeEnvironments, "
+     "amlkit:workspace, amlkit:clusters, amlkit:instances, amlkit:attached, amlkit:protectData, "
+     "amlkit:prodLikeEnvironments, "
      "azure-native:location"),
     ("list-document", "- a\n- b\n", "the document is a list; allowed: a mapping with a config: key"),
     ("empty-document", "", "the document is empty; allowed: a mapping with a config: key"),
@@ -92,7 +93,8 @@ FAILING = [
      "'amlkit:clusters[0].ssh_settings.admin_password' <value>"),
     ("secret-elsewhere", MINIMAL.replace("{name: mlw-test}", "{name: {secure: v1:abc}}"),
      "amlkit:workspace.name: holds a secret, which amlkit does not read here (offline it cannot be decrypted); "
-     "allowed: a plain value (secrets are read only at amlkit:clusters[].ssh_settings.admin_password)"),
+     "allowed: a plain value (secrets are read only at amlkit:clusters[].ssh_settings.admin_password, "
+     "amlkit:attached[].ssh_settings.admin_password, amlkit:attached[].ssh_settings.ssh_private_key)"),
     ("control-character", "config:\n  other:key: b\x00c\n",
      "not valid YAML: character #x0000 at position 22 is not allowed (control characters are not text)"),
     ("bad-explicit-tag", MINIMAL + "  amlkit:protectData: !!int x\n",
@@ -109,7 +111,8 @@ FAILING = [
      "config" + "[0]" * 40 + ": nested more than 40 levels deep"),
     ("newline-in-key", "config:\n  ? 'amlkit:a\n\n  b'\n  : x\n",
      "amlkit:a\\nb: unknown key; allowed keys: amlkit:environment, amlkit:resourceGroup, amlkit:tags, "
-     "amlkit:workspace, amlkit:clusters, amlkit:instances, amlkit:protectData, amlkit:prodLikeEnvironments, "
+     "amlkit:workspace, amlkit:clusters, amlkit:instances, amlkit:attached, amlkit:protectData, "
+     "amlkit:prodLikeEnvironments, "
      "azure-native:location"),
     ("top-level-credential-key", MINIMAL + "  amlkit:adminPassword: hunter2\n",
      "amlkit:adminPassword: a plain-text credential is not allowed in stack config; store it as a Pulumi "

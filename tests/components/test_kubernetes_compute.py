@@ -56,11 +56,11 @@ def test_default_inputs_attach_in_the_default_namespace_with_a_system_identity()
     assert set(rec.component_outputs["k8s"]) == {"compute_id", "compute_name", "principal_id"}
 
 
-INSTANCE_TYPES = {
-    "gpu": {"node_selector": {"pool": "gpu"},
-            "resources": {"requests": {"cpu": "4", "memory": "16Gi"}, "limits": {"nvidia.com/gpu": "1"}}},
-    "small": {"resources": {"requests": {"cpu": "1"}}},
-}
+INSTANCE_TYPES = [
+    {"name": "gpu", "node_selector": {"pool": "gpu"},
+     "resources": {"requests": {"cpu": "4", "memory": "16Gi"}, "limits": {"nvidia.com/gpu": "1"}}},
+    {"name": "small", "resources": {"requests": {"cpu": "1"}}},
+]
 
 CASES = [
     ("arc-cluster-namespace-types", dict(resource_id=ARC, namespace="team-a", instance_types=INSTANCE_TYPES,
@@ -112,11 +112,14 @@ ERRORS = [
      f"{K}: got 'Team_A'; allowed: a Kubernetes namespace name (1-63 lowercase letters, digits and '-', starting "
      "and ending with a letter or digit)"),
     ("default-type-not-declared", dict(default_instance_type="big", instance_types=INSTANCE_TYPES),
-     "default_instance_type", f"{K}: got 'big'; allowed: one of instance_types: gpu | small"),
-    ("instance-type-unknown-key", dict(instance_types={"a": {"nodeSelector": {}}}), "instance_types.a.nodeSelector",
-     f"{K}: unknown argument 'nodeSelector'; did you mean 'node_selector'? allowed: node_selector, resources"),
-    ("instance-type-numbers", dict(instance_types={"a": {"resources": {"requests": {"cpu": 1}}}}),
-     "instance_types.a.resources.requests", f"{K}: got a mapping; allowed: a mapping of text keys to text values"),
+     "default_instance_type", f"{K}: got 'big'; allowed: one of instance_types[].name: gpu | small"),
+    ("instance-type-unknown-key", dict(instance_types=[{"name": "a", "nodeSelector": {}}]),
+     "instance_types[0].nodeSelector",
+     f"{K}: unknown argument 'nodeSelector'; did you mean 'node_selector'? allowed: name, node_selector, resources"),
+    ("instance-type-numbers", dict(instance_types=[{"name": "a", "resources": {"requests": {"cpu": 1}}}]),
+     "instance_types[0].resources.requests", f"{K}: got a mapping; allowed: a mapping of text keys to text values"),
+    ("instance-type-twice", dict(instance_types=[{"name": "a"}, {"name": "a"}]), "instance_types[1].name",
+     f"{K}: got 'a'; allowed: a name not used before in instance_types"),
     ("identity-type", dict(identity={"type": "SystemAssigned"}), "identity.type",
      f"{K}: got 'SystemAssigned'; allowed: system_assigned | user_assigned | none"),
     ("identity-user-without-ids", dict(identity={"type": "user_assigned"}), "identity.user_assigned_identities",
