@@ -1,9 +1,10 @@
 """`amlkit import-az-ml`: turn existing `az ml compute` YAML files into `amlkit:` stack entries.
 
 The input is the az ml CLI v2 YAML of a compute (`$schema` amlCompute.schema.json or
-computeInstance.schema.json, `type: amlcompute | computeinstance`). The output is the YAML of
-`amlkit:clusters:` / `amlkit:instances:` entries, each validated by the stack schema
-(`amlkit.schema`), to paste under `config:` of a stack file.
+computeInstance.schema.json, `type: amlcompute | computeinstance`), or of an attached compute
+(`type: kubernetes | virtualmachine | synapsespark`, converted by `amlkit.import_attached`). The
+output is the YAML of `amlkit:clusters:` / `amlkit:instances:` / `amlkit:attached:` entries, each
+validated by the stack schema (`amlkit.schema`), to paste under `config:` of a stack file.
 
 Nothing is dropped silently: every key that is not imported (unknown to az ml, or not supported by
 amlkit) becomes a `Note` naming the file and the key; so does every az ml default written out (kind
@@ -24,12 +25,17 @@ from typing import Any
 
 import yaml
 
+from amlkit import import_attached
 from amlkit.errors import AmlkitError, ConfigError
-from amlkit.schema import validate_environment
+from amlkit.import_attached import AttachedConverter
+from amlkit.schema import Secret, validate_environment
 from amlkit.stackfile import read_yaml
 
 CLUSTER, INSTANCE = "amlcompute", "computeinstance"
-SECTIONS = {CLUSTER: "amlkit:clusters", INSTANCE: "amlkit:instances"}
+ATTACHED = import_attached.KINDS
+SECTIONS = {CLUSTER: "amlkit:clusters", INSTANCE: "amlkit:instances",
+            **dict.fromkeys(ATTACHED, import_attached.SECTION)}
+_KINDS_ALLOWED = "amlcompute | computeinstance | kubernetes | virtualmachine | synapsespark"
 SUBNET_TEMPLATE = ("/subscriptions/<subscription-guid>/resourceGroups/<vnet-resource-group>/providers/"
                    "Microsoft.Network/virtualNetworks/{vnet}/subnets/{subnet}")
 _SCOPE = re.compile(r"/subscriptions/[0-9a-fA-F-]{36}/resourceGroups/[-\w.()]{1,90}")
@@ -94,7 +100,12 @@ class Imported:
     sources: list[str] = field(default_factory=list)
     clusters: list[dict[str, Any]] = field(default_factory=list)
     instances: list[dict[str, Any]] = field(default_factory=list)
+    attached: list[dict[str, Any]] = field(default_factory=list)
     notes: list[Note] = field(default_factory=list)
+
+    def entries(self, kind: str) -> list[dict[str, Any]]:
+        """The list entries of `kind` go to."""
+        return self.clusters if kind == CLUSTER else self.instances if kind == INSTANCE else self.attached
 
     @property
     def not_imported(self) -> list[Note]:
@@ -110,6 +121,8 @@ class Imported:
             body[SECTIONS[CLUSTER]] = self.clusters
         if self.instances:
             body[SECTIONS[INSTANCE]] = self.instances
+        if self.attached:
+            body[import_attached.SECTION] = self.attached
         text = yaml.safe_dump(body, sort_keys=False, default_flow_style=False, allow_unicode=True, width=120)
         return "\n".join(header) + "\n" + (text if body else "")
 
@@ -135,7 +148,7 @@ def import_files(paths: Iterable[str | Path], vnet_scope: str | None = None) -> 
         except ConfigError as error:
             failures.append(error)
             continue
-        (result.clusters if kind == CLUSTER else result.instances).append(entry)
+        result.entries(kind).append(entry)
     if failures:
         raise ImportFailed(failures)
     return result
@@ -145,9 +158,11 @@ def convert_document(document: Any, file: str, result: Imported, vnet_scope: str
     """One az ml compute document -> (kind, validated stack entry); notes go to `result.notes`."""
     if not isinstance(document, Mapping):
         raise ConfigError(file, "", "the document is not a mapping; allowed: an az ml compute YAML file "
-                          "(type: amlcompute or computeinstance)")
+                          f"(type: {_KINDS_ALLOWED})")
     kind = _kind(document, file)
-    index = len(result.clusters if kind == CLUSTER else result.instances)
+    index = len(result.entries(kind))
+    if kind in ATTACHED:
+        return kind, _convert_attached(document, file, kind, index, result)
     converter = _Converter(file, kind, index, vnet_scope)
     entry = converter.convert(document)
     _validate(entry, kind, file, document)
@@ -158,12 +173,23 @@ def convert_document(document: Any, file: str, result: Imported, vnet_scope: str
 def _kind(document: Mapping[str, Any], file: str) -> str:
     kind = document.get("type")
     if kind is None:
-        raise ConfigError(file, "type", "required key is missing; allowed: amlcompute | computeinstance")
+        raise ConfigError(file, "type", f"required key is missing; allowed: {_KINDS_ALLOWED}")
     text = str(kind).lower()
-    if text not in (CLUSTER, INSTANCE):
-        raise ConfigError(file, "type", f"got {kind!r}; allowed: amlcompute | computeinstance (amlkit does not "
-                          "manage attached computes such as kubernetes, virtualmachine or synapsespark)")
+    if text not in (CLUSTER, INSTANCE, *ATTACHED):
+        raise ConfigError(file, "type", f"got {kind!r}; allowed: {_KINDS_ALLOWED}")
     return text
+
+
+def _convert_attached(
+    document: Mapping[str, Any], file: str, kind: str, index: int, result: Imported
+) -> dict[str, Any]:
+    """One attach document -> validated `amlkit:attached` entry (credentials left to the noted secrets)."""
+    notes: list[Note] = []
+    converter = AttachedConverter(file, kind, index, lambda key, text: notes.append(Note(file, key, text)))
+    entry = converter.convert(document)
+    _validate(converter.for_validation(entry, Secret(None)), kind, file, document)
+    result.notes.extend(notes)
+    return entry
 
 
 class _Converter:
@@ -385,7 +411,7 @@ def _validate(entry: dict[str, Any], kind: str, file: str, document: Mapping[str
         "environment": "import",
         "resourceGroup": {"name": "rg-import"},
         "workspace": {"name": "import-check"},
-        "clusters" if kind == CLUSTER else "instances": [entry],
+        SECTIONS[kind].removeprefix("amlkit:"): [entry],
     }
     try:
         validate_environment(raw, file)

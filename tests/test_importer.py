@@ -121,9 +121,9 @@ def test_instance_ssh_key_needs_public_access(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("text", "message"), [
     pytest.param("name: x\nsize: Standard_DS3_v2\n", "type: required key is missing; allowed: amlcompute | "
-                 "computeinstance", id="no-type"),
+                 "computeinstance | kubernetes | virtualmachine | synapsespark", id="no-type"),
     pytest.param("- a\n- b\n", "the document is not a mapping; allowed: an az ml compute YAML file (type: "
-                 "amlcompute or computeinstance)", id="list-document"),
+                 "amlcompute | computeinstance | kubernetes | virtualmachine | synapsespark)", id="list-document"),
     pytest.param("type: amlcompute\nsize: Standard_DS3_v2\nenable_node_public_ip: true\n",
                  "name: required key is missing", id="no-name"),
     pytest.param("name: c1\ntype: amlcompute\nsize: Standard_DS3_v2\nmin_instances: 5\nmax_instances: 2\n"
@@ -159,10 +159,12 @@ def test_fixture_with_unknown_vm_size_fails() -> None:
                                        "VM size name, e.g. Standard_D4ds_v4")
 
 
-def test_attached_compute_is_refused() -> None:
-    with pytest.raises(ImportFailed, match=r"^attached-kubernetes\.yml: type: got 'kubernetes'; allowed: "
-                                          r"amlcompute \| computeinstance"):
-        import_files(["attached-kubernetes.yml"])
+def test_a_compute_type_amlkit_does_not_manage_is_refused(tmp_path: Path) -> None:
+    path = write(tmp_path, "aks.yml", "name: aks\ntype: aks\n")
+    with pytest.raises(ImportFailed) as caught:
+        import_files([path])
+    assert str(only(caught.value)) == (f"{path}: type: got 'aks'; allowed: amlcompute | computeinstance | "
+                                       "kubernetes | virtualmachine | synapsespark")
 
 
 def test_short_subnet_without_scope_asks_for_the_full_id() -> None:
@@ -208,10 +210,11 @@ def test_a_schema_url_of_the_other_kind_is_reported(tmp_path: Path) -> None:
 
 
 def test_every_failing_file_is_reported_in_one_run_and_nothing_is_returned(tmp_path: Path) -> None:
+    aks = write(tmp_path, "aks.yml", "name: aks\ntype: aks\n")  # a compute type amlkit does not manage
     with pytest.raises(ImportFailed) as caught:
-        import_files(["cluster-bad-size.yml", "cluster-low-priority.yml", "attached-kubernetes.yml"])
+        import_files(["cluster-bad-size.yml", "cluster-low-priority.yml", aks])
     assert [(f.file, f.key_path) for f in caught.value.failures] == [
-        ("cluster-bad-size.yml", "size"), ("attached-kubernetes.yml", "type")]
+        ("cluster-bad-size.yml", "size"), (aks, "type")]
     assert str(caught.value).splitlines()[-1] == "2 file(s) could not be imported; nothing was written"
     assert caught.value.exit_code == 2
 
