@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from amlkit.policies.framework import Rule
 from amlkit.policies.rules import (
+    aml_attached_compute_unique,
     aml_cluster_idle_scale_down,
     aml_cluster_max_nodes,
     aml_cluster_min_nodes_zero,
@@ -59,6 +60,7 @@ ALL_RULES: tuple[Rule, ...] = (
     aml_compute_instance_idle_shutdown.RULE,
     aml_quota_budget.RULE,
     aml_no_aks_created_through_aml.RULE,
+    aml_attached_compute_unique.RULE,
     # locks
     aml_no_resource_group_lock.RULE,
     aml_no_lock_on_batch_resources.RULE,

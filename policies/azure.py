@@ -28,6 +28,12 @@ CLUSTER = ("AmlCompute",)
 INSTANCE = ("ComputeInstance",)
 MANAGED = CLUSTER + INSTANCE
 """The compute types Azure ML manages itself: clusters and instances (attached computes are not)."""
+ATTACHED = ("Kubernetes", "AKS", "VirtualMachine", "SynapseSpark", "HDInsight", "Databricks", "DataFactory",
+            "DataLakeAnalytics")
+"""The compute types that attach an existing resource (`properties.resourceId`)."""
+WITH_IDENTITY = MANAGED + ("Kubernetes", "SynapseSpark")
+"""The compute types that take a managed identity: clusters, instances, Kubernetes and Synapse Spark (az ml
+attaches a virtual machine without one)."""
 
 
 def compute_of(type_token: str, props: Mapping[str, Any], kinds: tuple[str, ...]) -> ComputeView | None:
@@ -165,6 +171,11 @@ class ComputeView:
     def resource_id(self) -> str | None:
         """Attached computes: the ARM id of the existing compute (`properties.resourceId`)."""
         return _get(self.outer, "resourceId")
+
+    @property
+    def namespace(self) -> str:
+        """Kubernetes: `properties.properties.namespace`; Azure's default is `default`."""
+        return _get(self.inner, "namespace", "default")
 
     @property
     def disable_local_auth(self) -> bool:

@@ -1,5 +1,6 @@
-"""aml-compute-identity: clusters and instances have ONE kind of managed identity, system XOR user-assigned;
-an instance's identity holds Contributor on its workspace, or idle shutdown never stops it.
+"""aml-compute-identity: clusters, instances, Kubernetes and Synapse Spark computes have ONE kind of managed
+identity, system XOR user-assigned; an instance's identity holds Contributor on its workspace, or idle
+shutdown never stops it.
 
 Facts:
 - A compute takes one system-assigned identity OR user-assigned identities, not both; ARM accepts
@@ -28,7 +29,7 @@ from typing import Any
 
 from amlkit.policies.arm import parse_arm_id, same_name
 from amlkit.policies.azure import (
-    MANAGED,
+    WITH_IDENTITY,
     ComputeView,
     compute_of,
     compute_subject,
@@ -54,7 +55,7 @@ def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -
     assignments = [r for r in resources if is_type(r.type, ROLE_ASSIGNMENT)]
     workspaces = workspaces_by_key(resources)
     for resource in resources:
-        compute = compute_of(resource.type, resource.props, MANAGED)
+        compute = compute_of(resource.type, resource.props, WITH_IDENTITY)
         if compute is None:
             continue
         subject = compute_subject(resource.name, compute)
@@ -161,7 +162,9 @@ RULE = Rule(
     description="AmlCompute clusters and compute instances must have a managed identity, either "
     "system-assigned or user-assigned (with at least one id), never both and never none. A compute "
     "instance's identity must also hold Contributor on the workspace, or idle shutdown never stops the "
-    "instance: checked against the stack's role assignments, unknown when the stack shows none.",
+    "instance: checked against the stack's role assignments, unknown when the stack shows none. Covers "
+    "clusters, instances, and attached Kubernetes and SynapseSpark computes (their jobs reach data with it); "
+    "not VirtualMachine or other attached types, which az ml attaches without an identity.",
     severity="high",
     level="mandatory",
     tags=("identity", "security"),

@@ -49,7 +49,9 @@ RULE = Rule(
     description="AmlCompute clusters and compute instances must be network-isolated: deployed into a subnet, "
     "or in a workspace of this stack whose managed network is enabled (AllowInternetOutbound or "
     "AllowOnlyApprovedOutbound). Azure Policy 7804b5c7, ALZ Deny-MachineLearning-Compute-SubnetId, "
-    "PSRule Azure.ML.ComputeVnet (AZR-000405); unlike them, a workspace managed network also counts.",
+    "PSRule Azure.ML.ComputeVnet (AZR-000405); unlike them, a workspace managed network also counts. Covers "
+    "clusters and instances only: an attached compute (Kubernetes, VirtualMachine, SynapseSpark) runs in its own "
+    "resource's network, which its compute inputs do not show.",
     severity="medium",
     level="advisory",
     tags=("network", "security"),

@@ -24,7 +24,8 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
 RULE = Rule(
     name="aml-compute-no-public-ip",
     description="AmlCompute clusters and compute instances must set enableNodePublicIp to false (omitted "
-    "means true: every node gets a public IP).",
+    "means true: every node gets a public IP). Covers clusters and instances only: an attached compute's public "
+    "addresses belong to its own resource (an attached VM even needs one), outside the compute's inputs.",
     severity="medium",
     level="advisory",
     tags=("network", "security"),

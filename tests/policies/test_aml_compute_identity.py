@@ -88,7 +88,14 @@ IDENTITY_CASES = [
     ("type-missing", identity({}), [f"{CLUSTER} {NONE}; found none."]),
     ("type-unknown-word", identity({"type": "Managed"}), [f"{CLUSTER} {NONE}; found Managed."]),
     ("system-lower-case", identity({"type": "systemassigned"}), []),
-    ("attached-ignored", attached_props(), []),
+    ("kubernetes-without-identity", attached_props(), [f"Kubernetes compute 'cpu-cluster' {NONE}; found none."]),
+    ("kubernetes-system", identity({"type": "SystemAssigned"}, attached_props()), []),
+    ("kubernetes-both", identity({"type": "SystemAssigned,UserAssigned"}, attached_props()),
+     [f"Kubernetes compute 'cpu-cluster' {NOT_BOTH}; found SystemAssigned,UserAssigned."]),
+    ("synapse-without-identity", changed(attached_props(), "properties.computeType", "SynapseSpark"),
+     [f"SynapseSpark compute 'cpu-cluster' {NONE}; found none."]),
+    ("virtual-machine-ignored", changed(attached_props(), "properties.computeType", "VirtualMachine"), []),
+    ("aks-ignored", attached_props("AKS"), []),
 ]
 
 

@@ -43,6 +43,7 @@ EXPECTED_LEVELS = {
     "aml-compute-instance-idle-shutdown": "advisory",
     "aml-quota-budget": "advisory",
     "aml-no-aks-created-through-aml": "advisory",
+    "aml-attached-compute-unique": "mandatory",
     "aml-no-resource-group-lock": "mandatory",
     "aml-no-lock-on-batch-resources": "mandatory",
     "aml-workspace-public-network-disabled": "advisory",
@@ -59,6 +60,7 @@ EXPECTED_LEVELS = {
 STACK_RULES = {
     "aml-compute-identity", "aml-compute-network-isolated", "aml-cluster-same-region", "aml-quota-budget",
     "aml-no-resource-group-lock", "aml-no-lock-on-batch-resources", "aml-workspace-diagnostics",
+    "aml-attached-compute-unique",
 }
 
 

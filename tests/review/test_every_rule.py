@@ -1,10 +1,10 @@
 """End to end: one real program in which every rule of the pack fires, reviewed once by the real engine.
 
 The fixture `tests/fixtures/every_rule` declares raw azure-native resources: offenders (`*-bad`,
-`mlw-open`, `aks-created`, `rg-lock`, `batch-lock`, `cpu-preview`) and compliant twins. Its
-`pack-config.json` sets the knobs some rules need to fire (Dedicated only, required tags, quotas, the
-M series allowed for the isolated twins, CUDA 12.0, isolated sizes required) and pins retirement dates to
-2026-01-01. A rule added to ALL_RULES without a case here fails
+`mlw-open`, `aks-created`, `rg-lock`, `batch-lock`, `cpu-preview`, `aks-attached-twice`) and compliant
+twins. Its `pack-config.json` sets the knobs some rules need to fire (Dedicated only, required tags,
+quotas, the M series allowed for the isolated twins, CUDA 12.0, isolated sizes required) and pins
+retirement dates to 2026-01-01. A rule added to ALL_RULES without a case here fails
 `test_every_rule_of_the_pack_fires`.
 """
 
@@ -71,6 +71,7 @@ EXPECTED = sorted(
         ("aml-no-resource-group-lock", "rg-lock", M),
         ("aml-no-lock-on-batch-resources", "batch-lock", M),
         ("aml-no-preview-api-versions", "cpu-preview", A),
+        ("aml-attached-compute-unique", "aks-attached-twice", M),
     ]
 )
 COMPLIANT = {"aks-attached", "ci-good", "ci-good-contributor", "cpu-good", "mlw-secure", "mlw-secure-diag",
@@ -116,6 +117,10 @@ MESSAGES = {
     ("aml-no-preview-api-versions", "cpu-preview"): "Resource 'cpu-preview' must use a stable API version "
     "(azure-native:machinelearningservices:Compute); found "
     "azure-native:machinelearningservices/v20240101preview:Compute.",
+    ("aml-attached-compute-unique", "aks-attached-twice"): "Kubernetes compute 'aks-attached-twice' must attach "
+    "a resource no other compute of workspace 'mlw-open' attaches; found /subscriptions/"
+    "00000000-0000-0000-0000-000000000000/resourceGroups/RG-NET/providers/Microsoft.ContainerService/"
+    "managedClusters/AKS-Shared (namespace default) also attached by 'aks-attached'.",
     ("aml-workspace-diagnostics", "mlw-open"): "Workspace 'mlw-open' must have a diagnostic setting "
     "(monitor:DiagnosticSetting whose resourceUri is the workspace's id).",
     ("aml-workspace-serverless-no-public-ip", "mlw-open"): "Workspace 'mlw-open' must have "
@@ -139,7 +144,7 @@ def stack(result):
 
 
 def test_every_rule_of_the_pack_fires(stack):
-    assert len(ALL_RULES) == 30
+    assert len(ALL_RULES) == 31
     assert {v.policy for v in stack.violations} == set(RULES)
     assert sorted(p.name for p in stack.pack.policies) == sorted(RULES)
 

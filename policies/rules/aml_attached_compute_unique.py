@@ -1,0 +1,67 @@
+"""aml-attached-compute-unique: a workspace attaches each existing resource through one compute only."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from amlkit.policies.azure import ATTACHED, ComputeView, compute_of, compute_subject, workspace_of, workspaces_by_key
+from amlkit.policies.framework import Finding, Rule, StackResource, must
+
+
+def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -> Iterator[Finding]:
+    workspaces = workspaces_by_key(resources)
+    first: dict[tuple[Any, ...], StackResource] = {}
+    for resource in resources:
+        compute = compute_of(resource.type, resource.props, ATTACHED)
+        if compute is None or not compute.resource_id:
+            continue  # nothing attached (aml-no-aks-created-through-aml reports AKS without resourceId)
+        workspace, workspace_name = _workspace(resource, compute, workspaces)
+        earlier = first.setdefault((workspace, *target_key(compute)), resource)
+        if earlier is not resource:
+            expectation = f"attach a resource no other compute of workspace '{workspace_name}' attaches"
+            found = f"{_target_text(compute)} also attached by '{earlier.name}'"
+            yield Finding(must(compute_subject(resource.name, compute), expectation, found), resource.urn)
+
+
+def target_key(compute: ComputeView) -> tuple[str, ...]:
+    """What one attachment takes: the resource id (any casing); a Kubernetes cluster per namespace."""
+    resource_id = str(compute.resource_id).lower()
+    if compute.compute_type == "Kubernetes":
+        return (resource_id, compute.namespace)
+    return (resource_id,)
+
+
+def _target_text(compute: ComputeView) -> str:
+    if compute.compute_type == "Kubernetes":
+        return f"{compute.resource_id} (namespace {compute.namespace})"
+    return str(compute.resource_id)
+
+
+def _workspace(resource: StackResource, compute: ComputeView, workspaces: Mapping) -> tuple[Any, str]:
+    """(identity, name) of the compute's workspace: the stack's workspace resource, else its ARM names."""
+    workspace = workspace_of(resource, workspaces)
+    if workspace is not None:
+        return workspace.urn, workspace.name
+    group, name = compute.resource_group_name, compute.workspace_name
+    return ((group or "").lower(), (name or "").lower()), str(name)
+
+
+RULE = Rule(
+    name="aml-attached-compute-unique",
+    description="No two computes of one workspace may attach the same resource (properties.resourceId, compared "
+    "case-insensitively; a Kubernetes cluster once per namespace): each new attachment breaks the earlier ones. "
+    "Covers every attached compute type (Kubernetes, AKS, VirtualMachine, SynapseSpark, HDInsight, Databricks, "
+    "DataFactory, DataLakeAnalytics); a resourceId unknown at preview makes the rule 'can't be known'.",
+    severity="high",
+    level="mandatory",
+    tags=("reliability", "governance"),
+    url="https://learn.microsoft.com/azure/machine-learning/how-to-attach-compute-targets#limitations",
+    remediation="Attach each resource once per workspace: remove the second compute, or point it at another "
+    "resource. To change an attachment's settings, change the one compute: Azure ML needs the old attachment "
+    "removed first, which the amlkit attached-compute components do (replace on change, delete before replace); "
+    "with raw azure-native resources set replace_on_changes and delete_before_replace yourself. One Kubernetes "
+    "cluster may serve several computes of a workspace in different namespaces "
+    "(https://learn.microsoft.com/azure/machine-learning/how-to-attach-kubernetes-to-workspace).",
+    check_stack=check_stack,
+)

@@ -1,0 +1,107 @@
+import pytest
+from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
+
+from amlkit.policies.framework import Finding
+from amlkit.policies.rules.aml_attached_compute_unique import RULE
+from tests.policies.compute_fixtures import attached_props, cluster, resource, stack_findings, with_unknown, workspace
+from tests.policies.helpers import DELETE, changed
+
+SUB = "/subscriptions/0000/resourceGroups"
+AKS = f"{SUB}/rg-aks/providers/Microsoft.ContainerService/managedClusters/aks-prod"
+VM = f"{SUB}/rg-vm/providers/Microsoft.Compute/virtualMachines/dsvm"
+POOL = f"{SUB}/rg-syn/providers/Microsoft.Synapse/workspaces/syn/bigDataPools/pool1"
+ID = "properties.resourceId"
+EXPECTATION = "must attach a resource no other compute of workspace '{ws}' attaches"
+
+
+def attached(name, compute_type="Kubernetes", resource_id=AKS, namespace="azureml", **changes):
+    props = changed(changed(attached_props(compute_type), ID, resource_id), "computeName", name)
+    props = changed(props, "properties.properties", {"namespace": namespace} if namespace is not DELETE else {})
+    if compute_type != "Kubernetes":
+        props = changed(props, "properties.properties", DELETE)
+    for path, value in changes.items():
+        props = changed(props, path, value)
+    return resource(name, props)
+
+
+def duplicate(second, first, target, ws="mlw-prod"):
+    subject = f"{second.props['properties']['computeType']} compute '{second.name}'"
+    message = f"{subject} {EXPECTATION.format(ws=ws)}; found {target} also attached by '{first.name}'."
+    return Finding(message, second.urn)
+
+
+def case_vm_twice():
+    first, second = attached("vm-a", "VirtualMachine", VM), attached("vm-b", "VirtualMachine", VM)
+    return [first, second], [duplicate(second, first, VM)]
+
+
+def case_different_casing():
+    upper = AKS.upper().replace("/SUBSCRIPTIONS", "/subscriptions")
+    first, second = attached("k8s-a"), attached("k8s-b", resource_id=upper)
+    return [first, second], [duplicate(second, first, f"{upper} (namespace azureml)")]
+
+
+def case_default_namespace_is_default():
+    first = attached("k8s-a", namespace=DELETE)
+    second = attached("k8s-b", namespace="default")
+    return [first, second], [duplicate(second, first, f"{AKS} (namespace default)")]
+
+
+def case_three_attachments_two_findings():
+    first, second, third = (attached(n, "SynapseSpark", POOL) for n in ("spark-a", "spark-b", "spark-c"))
+    return [first, second, third], [duplicate(second, first, POOL), duplicate(third, first, POOL)]
+
+
+def case_workspace_in_stack_by_dependency():
+    """Both computes take their workspaceName from the stack's workspace: unknown at preview, same workspace."""
+    ws = workspace("mlw")
+    first, second = (
+        resource(name, with_unknown(attached(name, "VirtualMachine", VM).props, "workspaceName",
+                                    UNKNOWN_STRING_VALUE), depends={"workspaceName": [ws.urn]})
+        for name in ("vm-a", "vm-b")
+    )
+    return [ws, first, second], [duplicate(second, first, VM, ws="mlw")]
+
+
+CASES = [
+    ("vm-attached-twice-under-two-names", case_vm_twice),
+    ("same-cluster-different-casing", case_different_casing),
+    ("omitted-namespace-is-default", case_default_namespace_is_default),
+    ("three-attachments-two-findings", case_three_attachments_two_findings),
+    ("same-workspace-found-by-dependency", case_workspace_in_stack_by_dependency),
+    ("unique-pair-passes", lambda: ([attached("k8s"), attached("vm", "VirtualMachine", VM)], [])),
+    ("same-cluster-other-namespace-passes", lambda: ([attached("k8s-a"), attached("k8s-b", namespace="team-b")], [])),
+    ("other-workspace-passes", lambda: ([attached("vm-a", "VirtualMachine", VM),
+                                         attached("vm-b", "VirtualMachine", VM, workspaceName="mlw-dev")], [])),
+    ("other-resource-group-passes", lambda: ([attached("vm-a", "VirtualMachine", VM),
+                                              attached("vm-b", "VirtualMachine", VM, resourceGroupName="rg-x")], [])),
+    ("workspace-names-ignore-case", lambda: ([attached("vm-a", "VirtualMachine", VM),
+                                             attached("vm-b", "VirtualMachine", VM, workspaceName="MLW-PROD")],
+                                            [duplicate(attached("vm-b", "VirtualMachine", VM,
+                                                                workspaceName="MLW-PROD"),
+                                                       attached("vm-a", "VirtualMachine", VM), VM,
+                                                       ws="MLW-PROD")])),
+    ("no-resource-id-skipped", lambda: ([attached("aks-a", "AKS", AKS), attached("aks-b", "AKS", DELETE),
+                                         attached("aks-c", "AKS", DELETE)], [])),
+    ("managed-computes-ignored", lambda: ([cluster("cpu-a"), cluster("cpu-b")], [])),
+]
+
+
+@pytest.mark.parametrize("build", [c[1] for c in CASES], ids=[c[0] for c in CASES])
+def test_aml_attached_compute_unique(build):
+    resources, expected = build()
+    assert stack_findings(RULE, resources) == expected
+
+
+def test_unknown_resource_id_is_unknown_not_a_pass():
+    known = attached("vm-a", "VirtualMachine", VM)
+    unknown = resource("vm-b", with_unknown(attached("vm-b", "VirtualMachine", VM).props, ID, UNKNOWN_STRING_VALUE))
+    with pytest.raises(UnknownValueError):
+        stack_findings(RULE, [known, unknown])
+
+
+def test_unknown_namespace_is_unknown_not_a_pass():
+    unknown = resource("k8s-b", with_unknown(attached("k8s-b").props, "properties.properties.namespace",
+                                             UNKNOWN_STRING_VALUE))
+    with pytest.raises(UnknownValueError):
+        stack_findings(RULE, [attached("k8s-a"), unknown])
