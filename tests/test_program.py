@@ -122,7 +122,8 @@ def by_type(result: dict[str, Any], typ: str) -> dict[str, dict[str, Any]]:
 EXPECTED_COMPUTES = {
     "dev": {"cpu-cluster": ("AmlCompute", "LowPriority", 4), "ci-alice-dev": ("ComputeInstance", None, None)},
     "staging": {"cpu-cluster": ("AmlCompute", "Dedicated", 4), "ci-qa-staging": ("ComputeInstance", None, None)},
-    "prod": {"cpu-cluster": ("AmlCompute", "Dedicated", 8), "gpu-cluster": ("AmlCompute", "Dedicated", 2)},
+    "prod": {"cpu-cluster": ("AmlCompute", "Dedicated", 8), "gpu-cluster": ("AmlCompute", "Dedicated", 2),
+             "aks-inference": ("Kubernetes", None, None)},
 }
 
 
@@ -146,6 +147,8 @@ def test_sample_stack_components_are_parented_to_the_environment(built):
                  for n, v in EXPECTED_COMPUTES[stack].items() if v[0] == "AmlCompute"}
     expected |= {("amlkit:index:ComputeInstance", f"{stack}-instance-{n}")
                  for n, v in EXPECTED_COMPUTES[stack].items() if v[0] == "ComputeInstance"}
+    expected |= {("amlkit:index:KubernetesCompute", f"{stack}-attached-{n}")
+                 for n, v in EXPECTED_COMPUTES[stack].items() if v[0] == "Kubernetes"}
     assert top == expected
 
 
@@ -183,10 +186,18 @@ def test_prod_is_private_locked_and_protected():
                       "Microsoft.Storage/storageAccounts"]
     assert {r["inputs"]["level"] for r in locks} == {"CanNotDelete"}
     assert by_type(result, "azure-native:storage:StorageAccount")["prod-workspace-storage"]["retain_on_delete"]
-    for record in by_type(result, COMPUTE).values():
+    computes = by_type(result, COMPUTE)
+    attached = computes.pop("prod-attached-aks-inference-compute")["inputs"]
+    for record in computes.values():
         inner = record["inputs"]["properties"]["properties"]
         assert inner["enableNodePublicIp"] is False and inner["remoteLoginPortPublicAccess"] == "Disabled"
         assert inner["subnet"]["id"].endswith("/subnets/snet-aml-compute")
+    assert attached["properties"] == {
+        "computeType": "Kubernetes", "disableLocalAuth": True,
+        "description": "Batch inference on the shared AKS cluster",
+        "resourceId": "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-aks-prod/providers/"
+        "Microsoft.ContainerService/managedClusters/aks-ml-prod", "properties": {"namespace": "azureml-prod"}}
+    assert attached["identity"] == {"type": "SystemAssigned"}
 
 
 def test_dev_is_open_and_unprotected():

@@ -1,5 +1,6 @@
 """The preview's plan: every resource the program would create, as a tree under its parent, with the
-settings people review (size, nodes, priority, identity, network, locks, protect).
+settings people review (size, nodes, priority, identity, network, locks, protect; for an attached
+compute, the resource it attaches).
 
 Only those settings are shown, never the raw inputs; a value that is a Pulumi secret (redacted by the
 engine, or still wearing the secret signature) prints as `[secret]`, one unknown at preview as
@@ -132,9 +133,31 @@ def _subnet(value: Any) -> list[str]:
     return [f"subnet {text}"]
 
 
+def _target(value: Any) -> str:
+    """An attached resource's ARM id, short: `managedClusters/aks-ml in rg-aks` (the id as is if not ARM)."""
+    text = show(value)
+    parts = text.split("/")
+    lowered = [part.lower() for part in parts]
+    if "providers" not in lowered or "resourcegroups" not in lowered:
+        return text
+    group = parts[lowered.index("resourcegroups") + 1]
+    path = "/".join(parts[lowered.index("providers") + 2:])
+    return f"{path} in {group}"
+
+
+def _attached(kind: Any, inputs: Mapping[str, Any]) -> list[str]:
+    found = [f"attaches {_target(_get(inputs, 'properties.resourceId'))}"]
+    if kind == "Kubernetes":
+        found += _labelled(inputs, [("namespace", "properties.properties.namespace", "default")])
+    found += _identity(inputs)
+    return found + _labelled(inputs, [("local auth disabled", "properties.disableLocalAuth", None)])
+
+
 def _compute(inputs: Mapping[str, Any]) -> list[str]:
     kind = _get(inputs, "properties.computeType")
     found = [show(kind)] if kind is not None else []
+    if _get(inputs, "properties.resourceId") is not None:
+        return found + _attached(kind, inputs)
     if kind == "ComputeInstance":
         found += _labelled(inputs, [
             ("size", "properties.properties.vmSize", None),

@@ -111,3 +111,36 @@ def test_show(value, text: str) -> None:
 
 def test_secret_plaintext_never_in_the_plan() -> None:
     assert SECRET_VALUE not in render_plan(prod_stack()).plain
+
+
+AKS_ID = "/subscriptions/0000/resourceGroups/rg-aks/providers/Microsoft.ContainerService/managedClusters/aks-ml"
+POOL_ID = "/subscriptions/0000/resourceGroups/rg-syn/providers/Microsoft.Synapse/workspaces/syn/bigDataPools/pool1"
+
+
+def _attached(kind: str, resource_id: object, inner: dict | None = None, **outer: object) -> dict:
+    properties = {"computeType": kind, "resourceId": resource_id, **outer}
+    if inner is not None:
+        properties["properties"] = inner
+    return {"properties": properties}
+
+
+@pytest.mark.parametrize(
+    ("inputs", "expected"),
+    [
+        pytest.param({**_attached("Kubernetes", AKS_ID, {"namespace": "team-a"}, disableLocalAuth=True),
+                      "identity": {"type": "SystemAssigned"}},
+                     ["Kubernetes", "attaches managedClusters/aks-ml in rg-aks", "namespace team-a",
+                      "identity SystemAssigned", "local auth disabled true"], id="kubernetes"),
+        pytest.param(_attached("Kubernetes", AKS_ID), ["Kubernetes", "attaches managedClusters/aks-ml in rg-aks",
+                                                       "namespace default (default)"], id="kubernetes-default-ns"),
+        pytest.param(_attached("SynapseSpark", POOL_ID), ["SynapseSpark",
+                                                          "attaches workspaces/syn/bigDataPools/pool1 in rg-syn"],
+                     id="synapse-pool"),
+        pytest.param(_attached("VirtualMachine", UNKNOWN, {"administratorAccount": {SECRET_SIG: "x", "value": "pw"}}),
+                     ["VirtualMachine", "attaches (unknown)"], id="vm-unknown-target-credentials-not-shown"),
+        pytest.param(_attached("AKS", "aks-by-name"), ["AKS", "attaches aks-by-name"], id="not-an-arm-id"),
+    ],
+)
+def test_attached_compute_shows_its_target(inputs: dict, expected: list[str]) -> None:
+    record = ResourceRecord(urn="u", type=COMPUTE, name="k8s", inputs=inputs)
+    assert settings(record) == expected
