@@ -1,8 +1,9 @@
 """The amlkit components as a Pulumi component provider, for TypeScript, Go, C#, Java and YAML programs.
 
 `PulumiPlugin.yaml` (repository root) points the Python language host at `main()` here, which hosts
-`Workspace`, `ComputeCluster` and `ComputeInstance` with
-`pulumi.provider.experimental.component_provider_host`. `pulumi package add <repo>` then asks it for
+`Workspace`, `ComputeCluster`, `ComputeInstance`, `KubernetesCompute`, `VirtualMachineCompute` and
+`SynapseSparkCompute` with `pulumi.provider.experimental.component_provider_host`. `pulumi package add
+<repo>` then asks it for
 the package schema and generates an SDK in the consumer's language; the resource tokens are
 `amlkit:index:<Component>`, the same the components register in Python.
 
@@ -47,9 +48,16 @@ _NONE = type(None)
 
 def components() -> list[type[pulumi.ComponentResource]]:
     """The components offered to other languages (Environment takes a Python-only spec object)."""
-    from amlkit.components import ComputeCluster, ComputeInstance, Workspace
+    from amlkit.components import (
+        ComputeCluster,
+        ComputeInstance,
+        KubernetesCompute,
+        SynapseSparkCompute,
+        VirtualMachineCompute,
+        Workspace,
+    )
 
-    return [Workspace, ComputeCluster, ComputeInstance]
+    return [Workspace, ComputeCluster, ComputeInstance, KubernetesCompute, VirtualMachineCompute, SynapseSparkCompute]
 
 
 # --- schema views ----------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+import pulumi
 import pytest
 import yaml
 from pulumi.errors import InputPropertyError
@@ -19,7 +20,14 @@ from pulumi.provider.server import ComponentInitError
 from pulumi.runtime.proto import provider_pb2, provider_pb2_grpc
 
 from amlkit import __version__
-from amlkit.components import ComputeCluster, ComputeInstance, Workspace
+from amlkit.components import (
+    ComputeCluster,
+    ComputeInstance,
+    KubernetesCompute,
+    SynapseSparkCompute,
+    VirtualMachineCompute,
+    Workspace,
+)
 from amlkit.provider import NAME, NAMESPACE, package_schema, schema_views
 from tests.components.harness import run
 
@@ -41,10 +49,11 @@ def test_package_identity(schema: dict[str, Any]) -> None:
 
 def test_resource_tokens_are_the_components_own(schema: dict[str, Any]) -> None:
     assert sorted(schema["resources"]) == [
-        "amlkit:index:ComputeCluster", "amlkit:index:ComputeInstance", "amlkit:index:Workspace"]
+        "amlkit:index:ComputeCluster", "amlkit:index:ComputeInstance", "amlkit:index:KubernetesCompute",
+        "amlkit:index:SynapseSparkCompute", "amlkit:index:VirtualMachineCompute", "amlkit:index:Workspace"]
     assert all(resource["isComponent"] for resource in schema["resources"].values())
-    source = {cls.__name__: inspect.getsource(inspect.getmodule(cls)) for cls in (Workspace, ComputeCluster,
-                                                                                   ComputeInstance)}
+    source = {cls.__name__: inspect.getsource(inspect.getmodule(cls)) for cls in (
+        Workspace, ComputeCluster, ComputeInstance, KubernetesCompute, VirtualMachineCompute, SynapseSparkCompute)}
     for name, text in source.items():
         assert f'TYPE_TOKEN = "amlkit:index:{name}"' in text
 
@@ -55,6 +64,9 @@ def test_resource_tokens_are_the_components_own(schema: dict[str, Any]) -> None:
     # says so (test_construct_names_what_other_languages_must_pass)
     ("amlkit:index:ComputeCluster", ["maxInstances", "size"]),
     ("amlkit:index:ComputeInstance", ["size"]),
+    ("amlkit:index:KubernetesCompute", ["resourceGroupName", "resourceId", "workspaceName"]),
+    ("amlkit:index:VirtualMachineCompute", ["resourceGroupName", "resourceId", "sshSettings", "workspaceName"]),
+    ("amlkit:index:SynapseSparkCompute", ["resourceGroupName", "resourceId", "workspaceName"]),
 ])
 def test_required_inputs(schema: dict[str, Any], token: str, required: list[str]) -> None:
     assert schema["resources"][token]["requiredInputs"] == required
@@ -67,6 +79,9 @@ def test_required_inputs(schema: dict[str, Any], token: str, required: list[str]
      ["location", "resourceGroupName", "workspaceId", "workspaceName"]),
     ("amlkit:index:ComputeCluster", ["computeId", "computeName", "principalId"], ["computeId", "computeName"]),
     ("amlkit:index:ComputeInstance", ["computeId", "computeName", "principalId"], ["computeId", "computeName"]),
+    ("amlkit:index:KubernetesCompute", ["computeId", "computeName", "principalId"], ["computeId", "computeName"]),
+    ("amlkit:index:VirtualMachineCompute", ["computeId", "computeName"], ["computeId", "computeName"]),
+    ("amlkit:index:SynapseSparkCompute", ["computeId", "computeName", "principalId"], ["computeId", "computeName"]),
 ])
 def test_outputs(schema: dict[str, Any], token: str, outputs: list[str], required: list[str]) -> None:
     resource = schema["resources"][token]
@@ -200,6 +215,45 @@ def test_construct_instance_with_nested_enums_and_numbers() -> None:
     assert schedule["action"] == "Stop"
     assert schedule["recurrence"]["frequency"] == "Day"
     assert schedule["recurrence"]["schedule"]["hours"] == [19]
+
+
+AKS = ("/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-aks/providers/"
+       "Microsoft.ContainerService/managedClusters/aks")
+VM = ("/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-vm/providers/"
+      "Microsoft.Compute/virtualMachines/vm")
+
+
+def test_construct_attaches_a_kubernetes_cluster_with_instance_types_and_identity() -> None:
+    inputs = {"resourceGroupName": "rg-ml", "workspaceName": "mlw", "resourceId": AKS, "namespace": "team-a",
+              "instanceTypes": [{"name": "gpu", "nodeSelector": {"pool": "gpu"}}], "defaultInstanceType": "gpu",
+              "identity": {"type": "system_assigned"}}
+    recorded = run(lambda: {"state": provider().construct("k8s", "amlkit:index:KubernetesCompute", inputs).state})
+    compute = recorded.get("azure-native:machinelearningservices:Compute", "k8s-compute")
+    assert compute.inputs["properties"] == {
+        "computeType": "Kubernetes", "resourceId": AKS, "disableLocalAuth": True,
+        "properties": {"namespace": "team-a", "defaultInstanceType": "gpu",
+                       "instanceTypes": {"gpu": {"nodeSelector": {"pool": "gpu"}}}}}
+    assert compute.inputs["identity"] == {"type": "SystemAssigned"}
+
+
+def vm_inputs(password: Any) -> dict[str, Any]:
+    return {"resourceGroupName": "rg-ml", "workspaceName": "mlw", "resourceId": VM,
+            "sshSettings": {"adminUsername": "ml", "adminPassword": password}}
+
+
+def test_construct_attaches_a_vm_and_keeps_its_password_secret() -> None:
+    recorded = run(lambda: {"state": provider().construct(
+        "vm", "amlkit:index:VirtualMachineCompute", vm_inputs(pulumi.Output.secret("pw"))).state})
+    properties = recorded.get("azure-native:machinelearningservices:Compute", "vm-compute").inputs["properties"]
+    assert properties["4dabf18193072939515e22adb298388d"] == "1b47061264138c4ac30d75fd1eb44270"  # secret
+    assert properties["value"]["properties"]["administratorAccount"] == {"username": "ml", "password": "pw"}
+
+
+def test_construct_refuses_a_plain_vm_password() -> None:
+    with pytest.raises(ComponentInitError, match="ssh_settings.admin_password: VirtualMachineCompute 'vm': allowed: "
+                       "a pulumi secret Output"):
+        run(lambda: {"state": provider().construct("vm", "amlkit:index:VirtualMachineCompute",
+                                                   vm_inputs("pw")).state})
 
 
 def test_the_plugin_entry_point_serves_the_schema_over_grpc() -> None:
