@@ -24,32 +24,36 @@ def attached(name, compute_type="Kubernetes", resource_id=AKS, namespace="azurem
     return resource(name, props)
 
 
-def duplicate(second, first, target, ws="mlw-prod"):
-    subject = f"{second.props['properties']['computeType']} compute '{second.name}'"
-    message = f"{subject} {EXPECTATION.format(ws=ws)}; found {target} also attached by '{first.name}'."
-    return Finding(message, second.urn)
+def duplicate(offender, target, *others, ws="mlw-prod"):
+    subject = f"{offender.props['properties']['computeType']} compute '{offender.name}'"
+    named = ", ".join(f"'{other.name}'" for other in others)
+    message = f"{subject} {EXPECTATION.format(ws=ws)}; found {target} also attached by {named}."
+    return Finding(message, offender.urn)
 
 
 def case_vm_twice():
     first, second = attached("vm-a", "VirtualMachine", VM), attached("vm-b", "VirtualMachine", VM)
-    return [first, second], [duplicate(second, first, VM)]
+    return [first, second], [duplicate(first, VM, second), duplicate(second, VM, first)]
 
 
 def case_different_casing():
     upper = AKS.upper().replace("/SUBSCRIPTIONS", "/subscriptions")
     first, second = attached("k8s-a"), attached("k8s-b", resource_id=upper)
-    return [first, second], [duplicate(second, first, f"{upper} (namespace azureml)")]
+    return [first, second], [duplicate(first, f"{AKS} (namespace azureml)", second),
+                             duplicate(second, f"{upper} (namespace azureml)", first)]
 
 
 def case_default_namespace_is_default():
     first = attached("k8s-a", namespace=DELETE)
     second = attached("k8s-b", namespace="default")
-    return [first, second], [duplicate(second, first, f"{AKS} (namespace default)")]
+    return [first, second], [duplicate(first, f"{AKS} (namespace default)", second),
+                             duplicate(second, f"{AKS} (namespace default)", first)]
 
 
-def case_three_attachments_two_findings():
+def case_three_attachments_each_names_the_others():
     first, second, third = (attached(n, "SynapseSpark", POOL) for n in ("spark-a", "spark-b", "spark-c"))
-    return [first, second, third], [duplicate(second, first, POOL), duplicate(third, first, POOL)]
+    return [third, first, second], [duplicate(third, POOL, first, second), duplicate(first, POOL, second, third),
+                                    duplicate(second, POOL, first, third)]
 
 
 def case_workspace_in_stack_by_dependency():
@@ -60,14 +64,20 @@ def case_workspace_in_stack_by_dependency():
                                     UNKNOWN_STRING_VALUE), depends={"workspaceName": [ws.urn]})
         for name in ("vm-a", "vm-b")
     )
-    return [ws, first, second], [duplicate(second, first, VM, ws="mlw")]
+    return [ws, first, second], [duplicate(first, VM, second, ws="mlw"), duplicate(second, VM, first, ws="mlw")]
+
+
+def case_workspace_names_ignore_case():
+    first = attached("vm-a", "VirtualMachine", VM)
+    second = attached("vm-b", "VirtualMachine", VM, workspaceName="MLW-PROD")
+    return [first, second], [duplicate(first, VM, second), duplicate(second, VM, first, ws="MLW-PROD")]
 
 
 CASES = [
     ("vm-attached-twice-under-two-names", case_vm_twice),
     ("same-cluster-different-casing", case_different_casing),
     ("omitted-namespace-is-default", case_default_namespace_is_default),
-    ("three-attachments-two-findings", case_three_attachments_two_findings),
+    ("three-attachments-each-names-the-others", case_three_attachments_each_names_the_others),
     ("same-workspace-found-by-dependency", case_workspace_in_stack_by_dependency),
     ("unique-pair-passes", lambda: ([attached("k8s"), attached("vm", "VirtualMachine", VM)], [])),
     ("same-cluster-other-namespace-passes", lambda: ([attached("k8s-a"), attached("k8s-b", namespace="team-b")], [])),
@@ -75,12 +85,7 @@ CASES = [
                                          attached("vm-b", "VirtualMachine", VM, workspaceName="mlw-dev")], [])),
     ("other-resource-group-passes", lambda: ([attached("vm-a", "VirtualMachine", VM),
                                               attached("vm-b", "VirtualMachine", VM, resourceGroupName="rg-x")], [])),
-    ("workspace-names-ignore-case", lambda: ([attached("vm-a", "VirtualMachine", VM),
-                                             attached("vm-b", "VirtualMachine", VM, workspaceName="MLW-PROD")],
-                                            [duplicate(attached("vm-b", "VirtualMachine", VM,
-                                                                workspaceName="MLW-PROD"),
-                                                       attached("vm-a", "VirtualMachine", VM), VM,
-                                                       ws="MLW-PROD")])),
+    ("workspace-names-ignore-case", case_workspace_names_ignore_case),
     ("no-resource-id-skipped", lambda: ([attached("aks-a", "AKS", AKS), attached("aks-b", "AKS", DELETE),
                                          attached("aks-c", "AKS", DELETE)], [])),
     ("managed-computes-ignored", lambda: ([cluster("cpu-a"), cluster("cpu-b")], [])),

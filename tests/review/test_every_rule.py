@@ -1,11 +1,11 @@
 """End to end: one real program in which every rule of the pack fires, reviewed once by the real engine.
 
 The fixture `tests/fixtures/every_rule` declares raw azure-native resources: offenders (`*-bad`,
-`mlw-open`, `aks-created`, `rg-lock`, `batch-lock`, `cpu-preview`, `aks-attached-twice`) and compliant
-twins. Its `pack-config.json` sets the knobs some rules need to fire (Dedicated only, required tags,
-quotas, the M series allowed for the isolated twins, CUDA 12.0, isolated sizes required) and pins
-retirement dates to 2026-01-01. A rule added to ALL_RULES without a case here fails
-`test_every_rule_of_the_pack_fires`.
+`mlw-open`, `aks-created`, `rg-lock`, `batch-lock`, `cpu-preview`, `aks-attached-twice`,
+`aks-attached-again`) and compliant twins. Its `pack-config.json` sets the knobs some rules need to
+fire (Dedicated only, required tags, quotas, the M series allowed for the isolated twins, CUDA 12.0,
+isolated sizes required) and pins retirement dates to 2026-01-01. A rule added to ALL_RULES without a
+case here fails `test_every_rule_of_the_pack_fires`.
 """
 
 from __future__ import annotations
@@ -72,6 +72,7 @@ EXPECTED = sorted(
         ("aml-no-lock-on-batch-resources", "batch-lock", M),
         ("aml-no-preview-api-versions", "cpu-preview", A),
         ("aml-attached-compute-unique", "aks-attached-twice", M),
+        ("aml-attached-compute-unique", "aks-attached-again", M),
     ]
 )
 COMPLIANT = {"aks-attached", "ci-good", "ci-good-contributor", "cpu-good", "mlw-secure", "mlw-secure-diag",
@@ -120,7 +121,11 @@ MESSAGES = {
     ("aml-attached-compute-unique", "aks-attached-twice"): "Kubernetes compute 'aks-attached-twice' must attach "
     "a resource no other compute of workspace 'mlw-open' attaches; found /subscriptions/"
     "00000000-0000-0000-0000-000000000000/resourceGroups/RG-NET/providers/Microsoft.ContainerService/"
-    "managedClusters/AKS-Shared (namespace default) also attached by 'aks-attached'.",
+    "managedClusters/AKS-Shared (namespace team-x) also attached by 'aks-attached-again'.",
+    ("aml-attached-compute-unique", "aks-attached-again"): "Kubernetes compute 'aks-attached-again' must attach "
+    "a resource no other compute of workspace 'mlw-open' attaches; found /subscriptions/"
+    "00000000-0000-0000-0000-000000000000/resourceGroups/rg-net/providers/Microsoft.ContainerService/"
+    "managedClusters/aks-shared (namespace team-x) also attached by 'aks-attached-twice'.",
     ("aml-workspace-diagnostics", "mlw-open"): "Workspace 'mlw-open' must have a diagnostic setting "
     "(monitor:DiagnosticSetting whose resourceUri is the workspace's id).",
     ("aml-workspace-serverless-no-public-ip", "mlw-open"): "Workspace 'mlw-open' must have "

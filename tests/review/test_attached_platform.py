@@ -1,0 +1,53 @@
+"""End to end on a platform program: computes attached through amlkit's components next to a raw workspace,
+reviewed once by the real engine: the duplicate attachment is refused, the other attachments pass, the plan
+shows every target."""
+
+from __future__ import annotations
+
+import pytest
+
+from amlkit.review.engine import review
+from amlkit.review.plan import render_plan
+from tests.review.helpers import FIXTURES
+
+PLATFORM = FIXTURES / "attached_platform"
+AKS = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-aks/providers/Microsoft.ContainerService/"
+TAGGED = ["dsvm-compute", "k8s-a-again-compute", "k8s-a-compute", "k8s-b-compute", "mlw", "rg", "spark-compute"]
+
+
+@pytest.fixture(scope="module")
+def stack():
+    [only] = review(PLATFORM, ["dev"]).stacks
+    return only
+
+
+def test_only_the_duplicate_attachment_is_refused(stack):
+    assert (stack.error, stack.unknown) == (None, [])
+    assert sorted((v.policy, v.resource) for v in stack.violations) == sorted(
+        [("aml-attached-compute-unique", "k8s-a-again-compute"), ("aml-attached-compute-unique", "k8s-a-compute"),
+         ("aml-workspace-diagnostics", "mlw")]
+        + [("aml-required-tags", name) for name in TAGGED])
+
+
+def test_each_duplicate_names_the_other(stack):
+    messages = {v.resource: v.message for v in stack.violations if v.policy == "aml-attached-compute-unique"}
+    upper = AKS.upper().replace("/SUBSCRIPTIONS/", "/subscriptions/") + "MANAGEDCLUSTERS/AKS-SHARED"
+    assert messages == {
+        "k8s-a-compute": "Kubernetes compute 'k8s-a-compute' must attach a resource no other compute of workspace "
+        f"'mlw' attaches; found {AKS}managedClusters/aks-shared (namespace team-a) also attached by "
+        "'k8s-a-again-compute'.",
+        "k8s-a-again-compute": "Kubernetes compute 'k8s-a-again-compute' must attach a resource no other compute of "
+        f"workspace 'mlw' attaches; found {upper} (namespace team-a) also attached by 'k8s-a-compute'.",
+    }
+    assert {v.level for v in stack.violations if v.policy == "aml-attached-compute-unique"} == {"mandatory"}
+
+
+def test_the_plan_shows_each_attached_compute_with_its_target(stack):
+    lines = {line.split()[3]: line for line in render_plan(stack).plain.splitlines() if "-compute " in line}
+    assert lines["k8s-b-compute"].endswith("create  Kubernetes; attaches managedClusters/aks-shared in rg-aks; "
+                                           "namespace team-b; identity SystemAssigned; local auth disabled true")
+    assert lines["spark-compute"].endswith("create  SynapseSpark; attaches workspaces/syn/bigDataPools/pool1 in "
+                                           "rg-syn; identity SystemAssigned; local auth disabled true")
+    assert lines["dsvm-compute"].endswith("create  VirtualMachine; attaches virtualMachines/dsvm in rg-vm; local "
+                                          "auth disabled true")
+    assert "not-a-real-key" not in render_plan(stack).plain
