@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from amlkit.review import report_markdown
 from amlkit.review.engine import review
+from amlkit.review.model import Review
 from amlkit.review.plan import render_plan
 from tests.review.helpers import FIXTURES
 
@@ -51,3 +53,11 @@ def test_the_plan_shows_each_attached_compute_with_its_target(stack):
     assert lines["dsvm-compute"].endswith("create  VirtualMachine; attaches virtualMachines/dsvm in rg-vm; local "
                                           "auth disabled true")
     assert "not-a-real-key" not in render_plan(stack).plain
+
+
+def test_the_markdown_report_carries_the_plan_with_the_targets_and_no_secret(stack):
+    text = report_markdown.render(Review(stacks=[stack]), {"dev": render_plan(stack).plain})
+    assert "attaches managedClusters/aks-shared in rg-aks; namespace team-b" in text
+    assert "attaches virtualMachines/dsvm in rg-vm" in text
+    assert "aml-attached-compute-unique" in text
+    assert "not-a-real-key" not in text
