@@ -12,7 +12,9 @@ A changed property forces a replacement when (first match gives the reason):
 3. Azure cannot change it on an existing resource of that kind: `REPLACE_ON_CHANGES` of
    amlkit.components.compute_cluster / compute_instance (the same table the components pass as
    `replaceOnChanges`), applied to raw `Compute` resources too. For AmlCompute, ClusterUpdateParameters
-   carry only scale settings: https://learn.microsoft.com/javascript/api/@azure/arm-machinelearning/clusterupdateparameters
+   carry only scale settings: https://learn.microsoft.com/javascript/api/@azure/arm-machinelearning/clusterupdateparameters;
+   an attached Kubernetes, VirtualMachine or SynapseSpark compute changes only by re-attaching
+   (amlkit.components.attached.REPLACE_ON_CHANGES: everything but tags).
 4. the resource's `replaceOnChanges` option names it (or `*`).
 
 As the engine does, replacing a resource that is protected in the state and in the program, or
@@ -37,6 +39,9 @@ AZURE_PREFIX = "azure-native:"
 UPDATABLE_CLUSTER_SOURCE = (
     "https://learn.microsoft.com/javascript/api/@azure/arm-machinelearning/clusterupdateparameters"
 )
+ATTACHED_KINDS = ("Kubernetes", "VirtualMachine", "SynapseSpark")
+"""Attached computes: any change but tags re-attaches them (amlkit.components.attached)."""
+REATTACH_SOURCE = "https://learn.microsoft.com/azure/machine-learning/how-to-attach-compute-targets#limitations"
 _IDENTIFIER = re.compile(r"^[A-Za-z_$][\w$]*$")
 
 
@@ -344,15 +349,18 @@ def _azure_reason(type_token: str, inputs: Mapping[str, Any], path: str) -> str 
     for pattern in fixed:
         if _covers(pattern, path):
             source = f" (only scale settings can change: {UPDATABLE_CLUSTER_SOURCE})" if kind == "AmlCompute" else ""
+            if kind in ATTACHED_KINDS:
+                source = f" (the old attachment is removed first: {REATTACH_SOURCE})"
             return f"Azure cannot change {pattern} of an existing {kind}{source}"
     return None
 
 
 def _fixed_paths() -> dict[str, Sequence[str]]:
     """One source of truth: the lists the components pass as `replaceOnChanges`."""
-    from amlkit.components import compute_cluster, compute_instance
+    from amlkit.components import attached, compute_cluster, compute_instance
 
-    return {"AmlCompute": compute_cluster.REPLACE_ON_CHANGES, "ComputeInstance": compute_instance.REPLACE_ON_CHANGES}
+    return {"AmlCompute": compute_cluster.REPLACE_ON_CHANGES, "ComputeInstance": compute_instance.REPLACE_ON_CHANGES,
+            **dict.fromkeys(ATTACHED_KINDS, attached.REPLACE_ON_CHANGES)}
 
 
 # --- a base made of the program's own registrations ------------------------------------------------------

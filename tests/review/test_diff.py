@@ -300,3 +300,30 @@ def test_a_resource_deployed_under_an_alias_is_the_same_resource(tmp_path: Path)
     assert steps["rg"].op == "same" and steps["rg"].aliased_from == group["urn"]
     assert [s.op for s in plan.steps].count("delete") == 0
     assert changed(plan) == {"cpu-unknown-min": "update"}  # its min nodes derive from an output no state has
+
+
+KUBERNETES = {"resourceGroupName": "rg", "workspaceName": "mlw", "computeName": "k8s", "tags": {"a": "1"},
+              "properties": {"computeType": "Kubernetes", "resourceId": "/subscriptions/0/resourceGroups/rg/providers/"
+                             "Microsoft.ContainerService/managedClusters/aks", "properties": {"namespace": "a"}}}
+REATTACH = ("Azure cannot change properties of an existing Kubernetes (the old attachment is removed first: "
+            "https://learn.microsoft.com/azure/machine-learning/how-to-attach-compute-targets#limitations)")
+
+
+@pytest.mark.parametrize(("path", "value", "reason"), [
+    pytest.param("properties.properties.namespace", "b", REATTACH, id="namespace-reattaches"),
+    pytest.param("properties.resourceId", "/subscriptions/0/resourceGroups/rg/providers/Microsoft.ContainerService/"
+                 "managedClusters/aks-2", REATTACH, id="other-cluster-reattaches"),
+    pytest.param("tags.a", "2", None, id="tags-update-in-place"),
+])
+def test_a_raw_attached_compute_changes_only_by_reattaching(path: str, value: Any, reason: str | None) -> None:
+    new = copy.deepcopy(KUBERNETES)
+    *parents, last = path.split(".")
+    target = new
+    for key in parents:
+        target = target[key]
+    target[last] = value
+    step = diff.step(record(inputs=new), StateResource("urn:pulumi:dev::p::x::r", COMPUTE, inputs=KUBERNETES),
+                     Secrets())
+    assert step.op == ("replace" if reason else "update")
+    (change,) = step.changes
+    assert (change.path, change.replace) == (path, reason)
