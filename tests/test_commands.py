@@ -129,14 +129,15 @@ def test_import_reports_every_failing_file_and_writes_nothing(monkeypatch: pytes
                                                               tmp_path: Path) -> None:
     monkeypatch.chdir(FIXTURES)
     target = tmp_path / "out.yaml"
-    result = run(["import-az-ml", "cluster-bad-size.yml", "cluster-low-priority.yml", "attached-kubernetes.yml",
-                  "-o", str(target)])
+    aks = tmp_path / "aks.yml"  # a compute type amlkit does not manage
+    aks.write_text("name: aks\ntype: aks\n", encoding="utf-8")
+    result = run(["import-az-ml", "cluster-bad-size.yml", "cluster-low-priority.yml", str(aks), "-o", str(target)])
     assert result.exit_code == 2
     assert not target.exists()
     assert result.stdout == ""
     lines = result.stderr.splitlines()
     assert lines[0].startswith("amlkit: error: cluster-bad-size.yml: size: got 'Standard_Foo9000'")
-    assert lines[1].startswith("attached-kubernetes.yml: type: got 'kubernetes'; allowed: amlcompute")
+    assert lines[1].startswith(f"{aks}: type: got 'aks'; allowed: amlcompute")
     assert lines[2] == "2 file(s) could not be imported; nothing was written"
 
 

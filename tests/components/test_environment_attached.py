@@ -78,5 +78,5 @@ def test_environment_declares_one_attached_component_per_entry_named_after_it() 
                                  "properties": {"namespace": "ml"}}
     assert (k8s["computeName"], k8s["workspaceName"], k8s["location"]) == ("k8s", "mlw-qa", "westeurope")
     assert rec.outputs["attached_names"] == {"k8s": "k8s", "spark": "spark"}
-    assert rec.outputs["attached_ids"]["k8s"] == (f"/subscriptions/{SUBSCRIPTION}/resourceGroups/rg-ml/providers/"
+    assert rec.outputs["attached_ids"]["k8s"] == (f"/subscriptions/{SUBSCRIPTION}/resourceGroups/rg-ml-qa/providers/"
                                                   "Microsoft.MachineLearningServices/workspaces/mlw-qa/computes/k8s")
