@@ -14,7 +14,6 @@ import json
 import os
 import selectors
 import subprocess
-import sys
 import time
 from collections import deque
 from collections.abc import Sequence
@@ -28,7 +27,7 @@ from google.protobuf import empty_pb2, json_format, struct_pb2
 from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc
 
 from amlkit.errors import ReviewFailed
-from amlkit.review import processes
+from amlkit.review import processes, warm
 from amlkit.review.packconfig import PolicyConfig, PolicySchema, reconcile
 
 ENGINE_ADDRESS = "127.0.0.1:0"  # pulumi.policy accepts it and never dials it
@@ -103,12 +102,10 @@ class PackProcess:
     def __init__(self, pack_dir: Path, project: str, stack: str, config: dict[str, str], timeout: float) -> None:
         self.pack_dir = pack_dir
         self.timeout = timeout
-        env = dict(os.environ, PULUMI_PROJECT=project, PULUMI_STACK=stack, PULUMI_DRY_RUN="true",
+        env = dict(PULUMI_PROJECT=project, PULUMI_STACK=stack, PULUMI_DRY_RUN="true",
                    PULUMI_CONFIG=config_env(config), PYTHONUNBUFFERED="1")
-        self.process = processes.spawn(
-            [sys.executable, "-u", "-m", "pulumi.policy", ENGINE_ADDRESS, str(pack_dir)],
-            cwd=pack_dir, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        )
+        # `python -u -m pulumi.policy <engine> <pack dir>` (cwd = pack dir), forked warm
+        self.process = warm.spawn_pack(pack_dir, ENGINE_ADDRESS, env)
         self.channel: grpc.Channel | None = None
         self._stub: analyzer_pb2_grpc.AnalyzerStub | None = None
 

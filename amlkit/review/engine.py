@@ -9,8 +9,6 @@ import importlib.util
 import json
 import os
 import selectors
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
@@ -21,7 +19,7 @@ from typing import Any
 
 from amlkit.errors import ConfigError, ReviewFailed, UsageError
 from amlkit.policies.framework import WaiverContractError, parse_waived
-from amlkit.review import baseline, diff, driver, processes
+from amlkit.review import baseline, diff, driver, processes, warm
 from amlkit.review.baseline import Baseline
 from amlkit.review.lookups import Lookups, load_lookups
 from amlkit.review.model import (
@@ -106,18 +104,19 @@ def review(
     for config in configs:  # a missing per-stack config file fails before any work too
         if isinstance(config, StackConfig):
             _pack_config_path(options, project, config.stack, config.environment())
-    if states or base is not None:
-        options = replace(options, baselines=_baselines(project, names, states, base, options))
-    if jobs == 1 or len(configs) == 1:
-        with processes.cancel_on_interrupt():
-            return Review([_review_stack(project, config, options) for config in configs])
-    pool = ThreadPoolExecutor(max_workers=jobs)
-    try:
-        with processes.cancel_on_interrupt():
-            results = list(pool.map(lambda c: _review_stack(project, c, options), configs))
-    finally:
-        # after an interrupt the children are dead, so the workers return at once
-        pool.shutdown(wait=True, cancel_futures=True)
+    with warm.session(project.main, pack_dir, len(configs)):
+        if states or base is not None:
+            options = replace(options, baselines=_baselines(project, names, states, base, options))
+        if jobs == 1 or len(configs) == 1:
+            with processes.cancel_on_interrupt():
+                return Review([_review_stack(project, config, options) for config in configs])
+        pool = ThreadPoolExecutor(max_workers=jobs)
+        try:
+            with processes.cancel_on_interrupt():
+                results = list(pool.map(lambda c: _review_stack(project, c, options), configs))
+        finally:
+            # after an interrupt the children are dead, so the workers return at once
+            pool.shutdown(wait=True, cancel_futures=True)
     return Review(results)
 
 
@@ -127,7 +126,7 @@ def pack_info(policy_pack: Path | None = None, config: Path | None = None) -> Pa
     if config is not None and Path(config).is_dir():
         raise UsageError(f"{config}: a directory; `rules` takes one policy pack config file")
     file_config = load_config_file(config) if config else None
-    with driver.PackProcess(pack_dir, "amlkit", "rules", {}, 60.0) as pack:
+    with warm.session(None, pack_dir, 1), driver.PackProcess(pack_dir, "amlkit", "rules", {}, 60.0) as pack:
         driver.handshake(pack)
         analysis = driver.configure(pack, file_config, str(config) if config else None)
     return _pack_info(analysis)
@@ -364,12 +363,8 @@ class _Runner:
             "lookups": options.lookups.to_json() if options.lookups else None,
         }
         self.lookups: list[dict[str, Any]] = []  # unanswered lookups, as the runner reports them
-        self.process = processes.spawn(
-            # -P: the project directory (cwd) never shadows the installed amlkit (at `--base`, the
-            # checkout of amlkit's own repository holds an older amlkit/)
-            [sys.executable, "-P", "-m", "amlkit.review.runner"], cwd=project.dir,
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
-        )
+        # `python -P -m amlkit.review.runner` (cwd = project dir), forked warm
+        self.process = warm.spawn_runner(project.dir, self.stderr)
         self.stack_outputs: dict[str, Any] = {}  # what the program exports, wire form
         self.deadline = time.monotonic() + options.timeout
         assert self.process.stdin is not None

@@ -10,12 +10,12 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from amlkit.errors import ReviewFailed
 
-_LIVE: set[subprocess.Popen] = set()
+_LIVE: set[Any] = set()  # Popen, or warm.WarmChild
 _LOCK = threading.Lock()
 _CANCELLED = threading.Event()
 _PR_SET_PDEATHSIG = 1
@@ -30,6 +30,19 @@ def spawn(args: list[str], **kwargs: Any) -> subprocess.Popen:
             process = subprocess.Popen(args, start_new_session=True, preexec_fn=_die_with_parent, **kwargs)
         except OSError as error:
             raise ReviewFailed(f"cannot start {' '.join(args[1:4])}: {error.strerror}") from None
+        _LIVE.add(process)
+    return process
+
+
+def adopt(start: Callable[[], Any]) -> Any:
+    """Track a child started by `start()` (e.g. forked by the warm-start server) until `kill`.
+
+    It must have Popen's `pid`, `wait`, `poll` and std streams, and lead its own process group.
+    """
+    with _LOCK:
+        if _CANCELLED.is_set():
+            raise KeyboardInterrupt("review cancelled")
+        process = start()
         _LIVE.add(process)
     return process
 
