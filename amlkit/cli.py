@@ -74,7 +74,8 @@ PolicyPackConfig = Annotated[Path | None, typer.Option(
 Format = Annotated[ReportFormat, typer.Option("--format", "-f", help="Report format.")]
 Output = Annotated[Path | None, typer.Option("--output", "-o", help="Write the report to this file; print a "
                                              "short summary instead.", dir_okay=False)]
-Jobs = Annotated[int, typer.Option("--jobs", "-j", min=1, metavar="N", help="Stacks reviewed in parallel.")]
+Jobs = Annotated[int | None, typer.Option("--jobs", "-j", min=1, metavar="N", help="Stacks reviewed in parallel "
+                                          "(default: the CPUs this process may use).")]
 Timeout = Annotated[float, typer.Option("--timeout", min=1.0, metavar="SECONDS", help="Seconds allowed per stack.")]
 Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Show tracebacks of failures.")]
 States = Annotated[list[Path] | None, typer.Option(
@@ -100,7 +101,23 @@ def main() -> None:
     """Console-script entry point. SIGTERM (CI cancel, `timeout`) unwinds like Ctrl-C, so the engine
     stops the program and pack processes it started instead of leaving them running."""
     signal.signal(signal.SIGTERM, _terminate)
-    app()
+    if _reviews(sys.argv[1:]):
+        # the warm-start server imports pulumi and azure-native while this process imports the engine
+        # (before any gRPC channel exists here: see amlkit.review.warm)
+        from amlkit.review import warm
+
+        warm.prestart()
+    try:
+        app()
+    finally:
+        if "amlkit.review.warm" in sys.modules:
+            sys.modules["amlkit.review.warm"].stop()  # a review that never ran leaves no process behind
+
+
+def _reviews(args: list[str]) -> bool:
+    """Whether the command line runs a review (`check` or `preview`, not just their help)."""
+    command = next((a for a in args if not a.startswith("-")), None)
+    return command in ("check", "preview") and not {"--help", "-h"} & set(args)
 
 
 def _terminate(signum: int, frame: object) -> NoReturn:
@@ -125,7 +142,7 @@ def preview(
     policy_pack_config: PolicyPackConfig = None,
     format: Format = ReportFormat.table,
     output: Output = None,
-    jobs: Jobs = 1,
+    jobs: Jobs = None,
     timeout: Timeout = 120.0,
     verbose: Verbose = False,
     state: States = None,
@@ -150,7 +167,7 @@ def check(
     policy_pack_config: PolicyPackConfig = None,
     format: Format = ReportFormat.table,
     output: Output = None,
-    jobs: Jobs = 1,
+    jobs: Jobs = None,
     timeout: Timeout = 120.0,
     verbose: Verbose = False,
 ) -> None:
@@ -179,7 +196,7 @@ def _engine() -> ModuleType:
 
 
 def _review(project_dir: Path, stacks: list[str] | None, policy_pack: Path | None, config: Path | None,
-            jobs: int, timeout: float, verbose: bool, plan_against: dict | None = None) -> Review:
+            jobs: int | None, timeout: float, verbose: bool, plan_against: dict | None = None) -> Review:
     plan_against = {key: value for key, value in (plan_against or {}).items() if value}
     if plan_against.get("states") and not stacks:
         from amlkit.review.state import load_state
@@ -194,7 +211,7 @@ def _review(project_dir: Path, stacks: list[str] | None, policy_pack: Path | Non
 
 def _review_and_report(stack_files: list[Path] | None, project_dir: Path, stacks: list[str] | None,
                        policy_pack: Path | None, config: Path | None, fmt: ReportFormat, output: Path | None,
-                       jobs: int, timeout: float, verbose: bool, with_plan: bool,
+                       jobs: int | None, timeout: float, verbose: bool, with_plan: bool,
                        plan_against: dict | None = None) -> None:
     """`preview` (with_plan) and `check`: review the stack files or the project's stacks, then report."""
     with _guarded(verbose):
@@ -208,7 +225,7 @@ def _review_and_report(stack_files: list[Path] | None, project_dir: Path, stacks
 
 
 def _review_files(stack_files: list[Path], stacks: list[str] | None, policy_pack: Path | None,
-                  config: Path | None, jobs: int, timeout: float, verbose: bool) -> Review:
+                  config: Path | None, jobs: int | None, timeout: float, verbose: bool) -> Review:
     """Review the given stack files, grouped by the Pulumi project each belongs to."""
     if stacks:
         raise UsageError("give stack files or --stack, not both")

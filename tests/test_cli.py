@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -189,7 +190,7 @@ def test_defaults_passed_to_the_engine(fake) -> None:
     engine = fake(Review(stacks=[dev_stack()]))
     assert runner.invoke(cli.app, ["preview"]).exit_code == 0
     assert engine.calls == [{"project_dir": Path("."), "stacks": None, "policy_pack": None,
-                             "policy_pack_config": None, "jobs": 1, "timeout": 120.0, "verbose": False}]
+                             "policy_pack_config": None, "jobs": None, "timeout": 120.0, "verbose": False}]
 
 
 def test_check_prints_the_table_report(fake) -> None:
@@ -475,6 +476,13 @@ def _alive(pid: int) -> bool:
         return False
 
 
+def _cwd(pid: int) -> str:
+    try:
+        return os.readlink(f"/proc/{pid}/cwd")
+    except OSError:
+        return ""
+
+
 def test_e2e_sigterm_stops_the_program_and_pack_processes(project: Path) -> None:
     """CI cancellation or `timeout` sends SIGTERM: no runner or pack process may outlive the CLI."""
     process = subprocess.Popen(
@@ -483,10 +491,9 @@ def test_e2e_sigterm_stops_the_program_and_pack_processes(project: Path) -> None
     )
     try:
         seen: set[int] = set()
-        for _ in range(600):  # wait (up to ~60 s) until the program runner has started
+        for _ in range(600):  # wait (up to ~60 s) until the program runner has started (in the project dir)
             seen |= _descendants(process.pid)
-            if any("amlkit.review.runner" in Path(f"/proc/{p}/cmdline").read_bytes().decode(errors="replace")
-                   for p in seen if _alive(p)):
+            if any(_cwd(p).startswith(str(project)) for p in seen if _alive(p)):
                 break
             time.sleep(0.1)
         else:

@@ -65,7 +65,7 @@ def review(
     stacks: Sequence[str] | None = None,
     policy_pack: Path | None = None,
     policy_pack_config: Path | None = None,
-    jobs: int = 1,
+    jobs: int | None = None,
     timeout: float = 120.0,
     verbose: bool = False,
     alias_shortcut: bool = True,
@@ -79,8 +79,9 @@ def review(
     directory holding `<stack>.json` (else `<environment>.json`) per stack; None = the project's own
     `policy-config/` directory by the same names when it exists (environment = the stack's
     `amlkit:environment`, else the stack name), else the pack's defaults. jobs: stacks reviewed in
-    parallel (same result as serial). timeout: seconds for the program run, for the pack to print its
-    port, and for EACH analyzer call. verbose: program failures carry the traceback. alias_shortcut:
+    parallel (same result as serial); None = the CPUs this process may use. timeout: seconds for the
+    program run, for the pack to print its port, and for EACH analyzer call. verbose: program failures
+    carry the traceback. alias_shortcut:
     False runs the SDK's unused alias-URN and stack-walk work too (for comparisons only).
     states: `pulumi stack export` files, one per stack, to plan against (see amlkit.review.diff);
     base: a git revision whose program and stack files to plan against instead (`--base`).
@@ -90,6 +91,7 @@ def review(
     (`error_kind` "config", exit 2, fields in `error_detail`); program and pack failures exit 3. Only bad
     usage (unknown stack, bad --jobs, missing project) raises, before any work.
     """
+    jobs = usable_cpus() if jobs is None else jobs
     if jobs < 1:
         raise UsageError(f"--jobs must be at least 1, got {jobs}")
     project = load_project(project_dir)
@@ -118,6 +120,14 @@ def review(
             # after an interrupt the children are dead, so the workers return at once
             pool.shutdown(wait=True, cancel_futures=True)
     return Review(results)
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask, e.g. a CI container's cpuset)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
 
 
 def pack_info(policy_pack: Path | None = None, config: Path | None = None) -> PackInfo:

@@ -225,6 +225,15 @@ def _server() -> ForkServer:
         return _SERVER
 
 
+def stop() -> None:
+    """Stop the fork server, if one is running (e.g. prestarted for a review that never ran)."""
+    global _SERVER
+    with _SERVER_LOCK:
+        server, _SERVER = _SERVER, None
+    if server is not None:
+        server.close()
+
+
 @contextlib.contextmanager
 def session(program: Path | None, pack: Path | None, stacks: int) -> Iterator[ForkServer]:
     """A fork server for one review (the prestarted one when there is one); stopped at the end."""
@@ -472,10 +481,17 @@ class _Server:
         if len(fds) != 4:
             return {"error": f"expected 4 file descriptors, got {len(fds)}"}
         server = os.getpid()
+        ready_read, ready_write = os.pipe()
         pid = os.fork()
         if pid == 0:
-            _child(server, message, fds)  # never returns
+            os.close(ready_read)
+            _child(server, message, fds, ready_write)  # never returns
+        os.close(ready_write)
         self.children[pid] = os.dup(fds[3])
+        # answer once the child leads its own process group: the parent's killpg must reach it
+        with contextlib.suppress(OSError):
+            os.read(ready_read, 1)
+        os.close(ready_read)
         return {"pid": pid}
 
     def reap(self) -> None:
@@ -493,12 +509,13 @@ class _Server:
                 os.close(fd)
 
 
-def _child(server: int, message: dict[str, Any], fds: list[int]) -> None:
+def _child(server: int, message: dict[str, Any], fds: list[int], ready: int) -> None:
     """In the forked child: become what `python -m ...` would be, run it, exit with its code."""
     code = 1
     try:
         os.setsid()
         _die_with_parent(server)
+        os.write(ready, b"1")
         signal.set_wakeup_fd(-1)
         for signum in (signal.SIGCHLD, signal.SIGTERM):
             signal.signal(signum, signal.SIG_DFL)

@@ -1,0 +1,121 @@
+"""Warm start: the forked children are what the engine would start, and parallel reviews never drop a stack."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+import pytest
+
+from amlkit.review import driver, processes, warm
+from amlkit.review.engine import default_pack_dir, review
+from tests.review.helpers import PACKS, RAW
+
+ROOT = Path(__file__).resolve().parents[2]
+PACK_ENV = {"PULUMI_PROJECT": "proj", "PULUMI_STACK": "dev", "PULUMI_DRY_RUN": "true",
+            "PULUMI_CONFIG": json.dumps({"proj:size": "big"}), "PYTHONUNBUFFERED": "1"}
+
+
+def _first_lines(process) -> tuple[str, dict]:
+    port = process.stdout.readline().decode().strip()
+    seen = json.loads(process.stderr.readline())
+    return port, seen
+
+
+def test_the_pack_child_starts_as_the_engine_starts_a_pack():
+    """`python -u -m pulumi.policy <engine> <dir>` (cwd = pack dir, PULUMI_* set) and the warm fork look alike."""
+    pack = PACKS / "observe"
+    cold = subprocess.Popen([sys.executable, "-u", "-m", "pulumi.policy", driver.ENGINE_ADDRESS, str(pack)],
+                            cwd=pack, env={**os.environ, **PACK_ENV}, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        cold_port, cold_seen = _first_lines(cold)
+    finally:
+        processes.kill(cold)
+    with warm.session(None, pack, 1):
+        child = warm.spawn_pack(pack, driver.ENGINE_ADDRESS, PACK_ENV)
+        try:
+            warm_port, warm_seen = _first_lines(child)
+        finally:
+            processes.kill(child)
+    assert cold_port.isdigit() and warm_port.isdigit()
+    assert warm_seen == cold_seen
+    assert warm_seen["argv"][1:] == [driver.ENGINE_ADDRESS, str(pack)]
+    assert warm_seen["cwd"] == str(pack)
+    assert warm_seen["env"] == {key: value for key, value in {**os.environ, **PACK_ENV}.items()
+                                if key.startswith("PULUMI_") or key == "PYTHONUNBUFFERED"}
+
+
+def test_the_fork_server_preloads_once_and_stays_single_threaded():
+    """After preloading pulumi, azure-native, the components and the pack, the server has one thread."""
+    with warm.session(ROOT, default_pack_dir(), 2) as server:
+        child = warm.spawn_pack(default_pack_dir(), driver.ENGINE_ADDRESS, PACK_ENV)
+        try:
+            assert child.stdout.readline().strip().isdigit()
+        finally:
+            processes.kill(child)
+        status = server.status()
+    assert status["threads"] == 1
+    assert {"pulumi", "pulumi_azure_native.machinelearningservices", "pulumi_azure_native.storage",
+            "amlkit.program", "pulumi_policy", "amlkit.policies"} <= set(status["loaded"])
+
+
+def test_azure_modules_come_from_the_program_and_from_amlkit_when_it_uses_amlkit():
+    assert warm.azure_modules(RAW) == [
+        "pulumi_azure_native.authorization", "pulumi_azure_native.machinelearningservices",
+        "pulumi_azure_native.resources"]
+    sample = warm.azure_modules(ROOT / "__main__.py")
+    assert {"pulumi_azure_native.machinelearningservices", "pulumi_azure_native.keyvault",
+            "pulumi_azure_native.storage"} <= set(sample)
+
+
+def test_azure_modules_reached_through_a_package_alias(tmp_path):
+    (tmp_path / "__main__.py").write_text(
+        "import pulumi_azure_native as azn\nfrom pulumi_azure_native import network\n"
+        "azn.storage.StorageAccount('st')\nazn.not_a_module\n")
+    assert warm.azure_modules(tmp_path) == ["pulumi_azure_native.network", "pulumi_azure_native.storage"]
+
+
+def test_the_pack_modules_are_those_installed_outside_the_pack():
+    assert warm.pack_modules(default_pack_dir()) == ["pulumi_policy", "amlkit.policies", "amlkit.policies.pack"]
+    assert warm.pack_modules(PACKS / "exits") == ["sys"]
+
+
+def test_a_crashed_child_reports_its_exit_code_and_a_killed_one_its_signal(tmp_path):
+    (tmp_path / "__main__.py").write_text("import os\nos._exit(9)\n")
+    request = {"program": str(tmp_path), "project": "p", "stack": "s", "config": {}, "secret_keys": []}
+    with warm.session(None, None, 1), open(os.devnull, "wb") as sink:
+        child = warm.spawn_runner(tmp_path, sink)
+        child.stdin.write(json.dumps(request).encode())
+        child.stdin.close()
+        assert child.wait(timeout=60) == 9
+        processes.kill(child)
+        hung = warm.spawn_runner(tmp_path, sink)  # waits for its request forever
+        assert hung.poll() is None
+        processes.kill(hung)
+        assert hung.returncode == -9
+
+
+@pytest.fixture(scope="module")
+def twenty_stacks(tmp_path_factory):
+    project = tmp_path_factory.mktemp("twenty") / "raw"
+    shutil.copytree(RAW, project, ignore=shutil.ignore_patterns("Pulumi.*.yaml"))
+    for index in range(20):
+        source = RAW / ("Pulumi.dev.yaml" if index % 2 else "Pulumi.prod.yaml")
+        shutil.copy(source, project / f"Pulumi.s{index:02d}.yaml")
+    return project
+
+
+def test_twenty_stacks_with_four_jobs_are_all_reviewed_as_in_serial(twenty_stacks):
+    serial = review(twenty_stacks, jobs=1)
+    assert [s.error for s in serial.stacks] == [None] * 20
+    assert serial.count("mandatory") > 0
+    for _ in range(3):
+        parallel = review(twenty_stacks, jobs=4)
+        assert [s.error for s in parallel.stacks] == [None] * 20
+        assert asdict(parallel) == asdict(serial)
