@@ -27,6 +27,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import ctypes
+import gc
 import importlib
 import importlib.util
 import io
@@ -59,6 +60,7 @@ _SCANNED_FILES = 400  # program files read to find the azure-native modules it i
 # What both kinds of children need, imported before anything else (no gRPC object is created).
 BASE_MODULES = ("pulumi", "pulumi.runtime", "pulumi.runtime.mocks", "pulumi.runtime.stack",
                 "pulumi.runtime.sync_await", "amlkit.review.runner", "amlkit.review.mocks")
+AMLKIT_PROGRAM_MODULES = ("amlkit.program", "amlkit.components", "amlkit.vmsizes")
 PACK_MODULES = ("pulumi_policy", "pulumi_policy.policy", "google.protobuf.json_format", "argparse", "runpy")
 
 
@@ -318,11 +320,31 @@ def import_all(names: Iterable[str]) -> list[str]:
     for name in names:
         try:
             module = importlib.import_module(name)
-            getattr(module, "__name__", None)  # the first attribute access loads a lazy module
+            # a lazy module loads on its first attribute access, except for __name__, __file__ & co.
+            getattr(module, "_amlkit_warm_start_", None)
         except Exception:  # noqa: BLE001 - the child will meet (and report) the same failure itself
             continue
-        done.append(name)
+        if type(module).__name__ != "_LazyModule":
+            done.append(name)
     return done
+
+
+def warm_caches() -> None:
+    """Fill what amlkit loads on first use (the VM size catalogue) once, for every child."""
+    vmsizes = sys.modules.get("amlkit.vmsizes")
+    if vmsizes is not None:
+        with contextlib.suppress(Exception):
+            vmsizes.all_families()
+
+
+def program_modules(program: Path) -> list[str]:
+    """What a program's child would import: the azure-native modules it uses, amlkit's components."""
+    names = azure_modules(program)
+    return [*names, *AMLKIT_PROGRAM_MODULES] if _uses_amlkit(program) else names
+
+
+def _uses_amlkit(program: Path) -> bool:
+    return _imports(_python_files(program if program.is_dir() else program.parent))[1]
 
 
 def azure_modules(program: Path) -> list[str]:
@@ -467,11 +489,11 @@ class _Server:
             return  # one stack: fork at once, the two children import in parallel
         names: list[str] = []
         if plan.get("program"):
-            names += azure_modules(Path(plan["program"]))
-            names += ["amlkit.program"] if any(n.startswith("pulumi_azure_native") for n in names) else []
+            names += program_modules(Path(plan["program"]))
         if plan.get("pack"):
             names += [*PACK_MODULES, *pack_modules(Path(plan["pack"]))]
         self.loaded += import_all(n for n in names if n not in self.loaded)
+        warm_caches()
 
     def fork(self, message: dict[str, Any], fds: list[int]) -> dict[str, Any]:
         threads = thread_count()
@@ -481,6 +503,7 @@ class _Server:
         if len(fds) != 4:
             return {"error": f"expected 4 file descriptors, got {len(fds)}"}
         server = os.getpid()
+        gc.freeze()  # the children's collector never walks (and so never copies) the preloaded objects
         ready_read, ready_write = os.pipe()
         pid = os.fork()
         if pid == 0:
