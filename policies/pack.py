@@ -164,8 +164,9 @@ def convert_each_request_once() -> bool:
     dict and list into fresh proxies, so no policy ever sees an object another policy could have
     changed; policies receive exactly what they received before.
 
-    Installed only if pulumi-policy's servicer contains the exact calls above (else untouched, and
-    False is returned). The same code runs under `pulumi preview --policy-pack`: no offline fork.
+    Installed only if pulumi-policy's servicer is the code it was verified on (amlkit.review.patches
+    `request-memo`) and contains the exact calls above (else untouched, and False is returned). The
+    same code runs under `pulumi preview --policy-pack`: no offline fork.
     """
     try:
         from pulumi_policy import policy as servicer_module
@@ -184,6 +185,10 @@ def convert_each_request_once() -> bool:
 
 
 def _servicer_as_expected(servicer: type) -> bool:
+    from amlkit.review.patches import off_reason
+
+    if off_reason("request-memo") is not None:  # not the pulumi-policy code this memo was verified on
+        return False
     try:
         sources = {name: inspect.getsource(getattr(servicer, name)) for name in _EXPECTED_SOURCE}
     except (AttributeError, OSError, TypeError):

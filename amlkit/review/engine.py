@@ -9,6 +9,7 @@ import importlib.util
 import json
 import os
 import selectors
+import sys
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
@@ -103,6 +104,11 @@ def review(
     configs = [_load_stack(project, name) for name in names]
     options = _Options(pack_dir, policy_pack_config, timeout, verbose, alias_shortcut,
                        lookups=load_lookups(project.dir))
+    if verbose:
+        from amlkit.review.patches import report
+
+        for line in report():
+            print(f"amlkit: {line}", file=sys.stderr)
     for config in configs:  # a missing per-stack config file fails before any work too
         if isinstance(config, StackConfig):
             _pack_config_path(options, project, config.stack, config.environment())

@@ -2,10 +2,12 @@
 
 Usage: `python -m amlkit.review.runner` with a JSON request on stdin:
 `{"program": <dir or file>, "project": <name>, "stack": <name>, "config": {"ns:key": "string"},
-"secret_keys": [...], "alias_shortcut": true}`, optionally `"state": [<StateResource dict>...]` (answer
-deployed resources from a state, see amlkit.review.statemocks), `"packages": {"amlkit.components":
-<dir>}` (import a package from another directory, for `--base`) and `"lookups": <amlkit.review.lookups.Lookups
-JSON>` (a project's pinned lookups). The result is JSON lines on stdout, streamed as the
+"secret_keys": [...], "alias_shortcut": true}` (false: no SDK speed-up; optional "patches": the names
+of amlkit.review.patches to apply, default all that are verified), optionally `"state": [<StateResource
+dict>...]` (answer deployed resources from a state, see amlkit.review.statemocks), `"packages":
+{"amlkit.components": <dir>}` (import a package from another directory, for `--base`) and `"lookups":
+<amlkit.review.lookups.Lookups JSON>` (a project's pinned lookups). The result is JSON lines on stdout,
+streamed as the
 program registers resources (so the policy pack can analyze them meanwhile, as the engine does):
 `{"resource": {...}}` per registration, `{"lookup": {"token", "args"}}` per distinct lookup the mocks
 could not answer (see amlkit.review.mocks), `{"stack_outputs": {...}}` when the program exports, then
@@ -89,9 +91,7 @@ def run(request: dict[str, Any], emit: Callable[[dict[str, Any]], None] | None =
         monitor = StateMonitor(state_mocks, request["stack"], request["project"], request["state"], emit)
         monitor.emit_lookup = emit_lookup
     set_mocks(mocks, project=request["project"], stack=request["stack"], preview=True, monitor=monitor)
-    if request.get("alias_shortcut", True):
-        skip_unused_alias_urns()
-    declaring_line_positions(request.get("alias_shortcut", True))
+    apply_patches(request.get("patches"), request.get("alias_shortcut", True))
     _sync_await(run_pulumi_func(lambda: runpy.run_path(str(entry), run_name="__main__")))
     if emit_outputs is not None:
         emit_outputs(stack_outputs())
@@ -113,16 +113,44 @@ def stack_outputs() -> dict[str, Any]:
 
 def use_packages(packages: dict[str, str]) -> None:
     """Import each named package from the given directory instead of the installed one (`--base` runs
-    a program with `amlkit.components` as they were at the base revision)."""
+    a program with `amlkit.components` as they were at the base revision).
+
+    A warm child (amlkit.review.warm) already holds the installed package and its submodules: they are
+    dropped first, so every submodule is imported again from the given directory."""
     import importlib.util
 
     for name, directory in packages.items():
+        for loaded in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
+            del sys.modules[loaded]
         init = Path(directory) / "__init__.py"
         spec = importlib.util.spec_from_file_location(name, init, submodule_search_locations=[directory])
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         spec.loader.exec_module(module)
+        parent, _, child = name.rpartition(".")
+        if parent in sys.modules:
+            setattr(sys.modules[parent], child, module)
+
+
+def apply_patches(names: list[str] | None = None, shortcut: bool = True) -> None:
+    """The SDK patches below, each only where amlkit.review.patches verified the code it replaces.
+
+    names: the speed-ups wanted (None = all); shortcut=False: none of them (for comparisons). The
+    declaring-line source positions are sent whenever their patch is verified (with the SDK's own stack
+    walk still run unless the `source-positions` speed-up is wanted); unverified, the SDK's own
+    positions go out."""
+    from amlkit.review.patches import off_reason
+
+    def wanted(name: str) -> bool:
+        return shortcut and (names is None or name in names) and off_reason(name) is None
+
+    if wanted("alias-shortcut"):
+        skip_unused_alias_urns()
+    if wanted("alias-specs"):
+        _fast_alias_specs()
+    if off_reason("source-positions") is None:
+        declaring_line_positions(wanted("source-positions"))
 
 
 def skip_unused_alias_urns() -> None:
@@ -147,7 +175,6 @@ def skip_unused_alias_urns() -> None:
         return original(alias, default_name, default_type, default_parent)
 
     pulumi.resource.collapse_alias_to_urn = collapse_alias_to_urn
-    _fast_alias_specs()
 
 
 def declaring_line_positions(shortcut: bool = True) -> None:

@@ -330,11 +330,15 @@ def import_all(names: Iterable[str]) -> list[str]:
 
 
 def warm_caches() -> None:
-    """Fill what amlkit loads on first use (the VM size catalogue) once, for every child."""
+    """Fill what amlkit computes on first use (VM size catalogue, patch guards) once, for every child."""
     vmsizes = sys.modules.get("amlkit.vmsizes")
     if vmsizes is not None:
         with contextlib.suppress(Exception):
             vmsizes.all_families()
+    from amlkit.review import patches
+
+    for name in patches.PATCHES:  # each child would hash the SDK's source again
+        patches.off_reason(name)
 
 
 def program_modules(program: Path) -> list[str]:
