@@ -53,6 +53,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from environments import write_environments
 from terraform import write_terraform
 
 from stacks import find_local_auth_knob, plan, stack_name, validate, write_project
@@ -60,6 +61,8 @@ from stacks import find_local_auth_knob, plan, stack_name, validate, write_proje
 CHECKOV_VENV = Path.home() / ".cache" / "amlkit-bench" / "checkov-venv"
 CHECKOV_OFFLINE_ENV = {"BC_SKIP_MAPPING": "TRUE", "CKV_SKIP_PACKAGE_UPDATE_CHECK": "true"}
 LARGE_N = 1000
+REPO = Path(__file__).resolve().parent.parent
+AMLKIT_OK = (0, 1, 3)  # 3: some stack NOT reviewed; counted per run, never taken as a result
 
 # (label, amlkit policy, Checkov check id or None when Checkov has no equivalent)
 COMPARED = (
@@ -82,6 +85,7 @@ class Findings:
 
     failed: Counter[str] = field(default_factory=Counter)
     unknown: int = 0
+    not_reviewed: int = 0  # amlkit: stacks that ended NOT reviewed (a program or pack failure, exit 3)
 
 
 @dataclass(frozen=True)
@@ -226,14 +230,17 @@ def amlkit_findings(stdout: str) -> Findings:
     data = json.loads(stdout)
     stacks = data.get("stacks", [data]) if isinstance(data, dict) else []
     found: Counter[str] = Counter()
-    unknown = 0
+    unknown = not_reviewed = 0
     for stack in stacks:
         if stack.get("error"):
-            raise ValueError(f"review failed: {stack['error']}")
+            not_reviewed += 1
+            continue
         for violation in stack.get("violations", []):
             found[violation["policy"]] += 1
         unknown += len(stack.get("unknown", []))
-    return Findings(found, unknown)
+    if not stacks:
+        raise ValueError("no stack in the report")
+    return Findings(found, unknown, not_reviewed)
 
 
 # --- one size ----------------------------------------------------------------------------------
@@ -292,10 +299,51 @@ def bench_size(n: int, repeat: int, root: Path, checkov: Path, amlkit: list[str]
     tools = [Tool("checkov", pin + checkov_cmd(checkov, tf_dir), work, checkov_env(), (0, 1), checkov_findings)]
     if amlkit is not None:
         cmd = pin + amlkit_cmd(amlkit, project_dir, n)
-        tools.insert(0, Tool("amlkit", cmd, work, dict(os.environ), (0, 1), amlkit_findings))
+        tools.insert(0, Tool("amlkit", cmd, work, dict(os.environ), AMLKIT_OK, amlkit_findings))
     results = run_alternately(tools, repeat)
     missing = ToolResult(error="amlkit check not available")
     return Row(n, repeat, bench.planted(), results.get("amlkit", missing), results["checkov"])
+
+
+def bench_platform(s: int, repeat: int, root: Path, checkov: Path, amlkit: list[str] | None,
+                   knob: str | None) -> Row:
+    """S environments: one amlkit project with S stacks (all reviewed by one `amlkit check`, default
+    --jobs) against Checkov on S Terraform directories. Not pinned: both tools may use every core."""
+    project_dir, tf_root, planted = write_environments(root / f"s{s}", s, knob)
+    print(f"S={s}: {s} stacks in {project_dir}, {s} Terraform directories in {tf_root}", flush=True)
+    tools = [Tool("checkov", checkov_cmd(checkov, tf_root), root, checkov_env(), (0, 1), checkov_findings)]
+    if amlkit is not None:
+        cmd = [*amlkit, "--project-dir", str(project_dir), "--format", "json"]
+        tools.insert(0, Tool("amlkit", cmd, root, dict(os.environ), AMLKIT_OK, amlkit_findings))
+    results = run_alternately(tools, repeat)
+    missing = ToolResult(error="amlkit check not available")
+    return Row(s, repeat, planted, results.get("amlkit", missing), results["checkov"])
+
+
+def bench_sample(repeat: int, amlkit: list[str] | None) -> ToolResult:
+    """One sample stack (`stacks/Pulumi.dev.yaml` of this repository), each run a cold process."""
+    if amlkit is None:
+        return ToolResult(error="amlkit check not available")
+    tool = Tool("amlkit", [*amlkit, "--stack", "dev", "--format", "json"], REPO, dict(os.environ), AMLKIT_OK,
+                amlkit_findings)
+    return run_alternately([tool], repeat)["amlkit"]
+
+
+def reliability(runs: int, s: int, root: Path, amlkit: list[str] | None, knob: str | None) -> list[int]:
+    """Stacks not reviewed in each of `runs` reviews of S environments (default --jobs): must be all 0."""
+    if amlkit is None or runs == 0:
+        return []
+    project_dir, _, _ = write_environments(root / f"reliability-s{s}", s, knob)
+    counts = []
+    for run in range(runs):
+        result = measure([*amlkit, "--project-dir", str(project_dir), "--format", "json"], root, dict(os.environ))
+        try:
+            counts.append(amlkit_findings(result.stdout).not_reviewed if result.returncode in AMLKIT_OK else s)
+        except (ValueError, KeyError, TypeError):
+            counts.append(s)
+        print(f"    reliability run {run + 1}/{runs}: {counts[-1]} of {s} stacks not reviewed, "
+              f"{result.seconds:.2f}s wall, {result.cpu_seconds:.2f}s cpu", flush=True)
+    return counts
 
 
 # --- report ------------------------------------------------------------------------------------
@@ -309,17 +357,30 @@ def ratio(ours: float | None, theirs: float | None) -> str:
     return "n/a" if ours is None or theirs is None or theirs == 0 else f"{ours / theirs:.2f}"
 
 
-def perf_table(rows: list[Row]) -> list[str]:
+def not_reviewed(result: ToolResult) -> str:
+    """Stacks not reviewed, summed over the repetitions."""
+    return "n/a" if result.error else str(sum(_not_reviewed(r) for r in result.runs))
+
+
+def _not_reviewed(run: Run) -> int:
+    try:
+        return amlkit_findings(run.stdout).not_reviewed
+    except (ValueError, KeyError, TypeError):
+        return 0
+
+
+def perf_table(rows: list[Row], label: str = "N") -> list[str]:
     head = (
-        f"{'N':>5} {'reps':>4} | {'amlkit s':>8} {'cpu s':>7} {'MB':>5} | {'checkov s':>9} {'cpu s':>7} {'MB':>5} | "
-        f"{'wall a/c':>8} {'cpu a/c':>7} {'mem a/c':>7}"
+        f"{label:>5} {'reps':>4} | {'amlkit s':>8} {'cpu s':>7} {'MB':>5} {'not rev':>7} | {'checkov s':>9} "
+        f"{'cpu s':>7} {'MB':>5} | {'wall a/c':>8} {'cpu a/c':>7} {'mem a/c':>7}"
     )
     lines = [head, "-" * len(head)]
     for row in rows:
         a, c = row.amlkit, row.checkov
         lines.append(
             f"{row.n:>5} {row.repeat:>4} | {fmt(a.median_seconds(), '.2f'):>8} {fmt(a.median_cpu(), '.2f'):>7} "
-            f"{fmt(a.peak_mb(), '.0f'):>5} | {fmt(c.median_seconds(), '.2f'):>9} {fmt(c.median_cpu(), '.2f'):>7} "
+            f"{fmt(a.peak_mb(), '.0f'):>5} {not_reviewed(a):>7} | {fmt(c.median_seconds(), '.2f'):>9} "
+            f"{fmt(c.median_cpu(), '.2f'):>7} "
             f"{fmt(c.peak_mb(), '.0f'):>5} | {ratio(a.median_seconds(), c.median_seconds()):>8} "
             f"{ratio(a.median_cpu(), c.median_cpu()):>7} {ratio(a.peak_mb(), c.peak_mb()):>7}"
         )
@@ -332,8 +393,8 @@ def count(result: ToolResult, key: str | None) -> str:
     return "-" if key is None else str(result.findings.failed.get(key, 0))
 
 
-def findings_table(rows: list[Row]) -> list[str]:
-    head = f"{'N':>5} | {'check':<18} {'planted':>7} {'amlkit':>7} {'checkov':>7}"
+def findings_table(rows: list[Row], label: str = "N") -> list[str]:
+    head = f"{label:>5} | {'check':<18} {'planted':>7} {'amlkit':>7} {'checkov':>7}"
     lines = [head, "-" * len(head)]
     for row in rows:
         for label, policy, check_id in COMPARED:
@@ -351,28 +412,30 @@ def listing(found: Counter[str], exclude: set[str]) -> str:
     return ", ".join(f"{key} x{found[key]}" for key in sorted(found) if key not in exclude)
 
 
-def notes(rows: list[Row], knob: str | None) -> list[str]:
-    out = []
+def knob_note(knob: str | None) -> str:
     if knob is None:
-        out.append("local auth: the amlkit stack schema has no per-cluster knob, so that defect is planted on "
-                   "NEITHER side (planted 0).")  # fmt: skip
-    else:
-        out.append(f"local auth: planted through the amlkit schema field '{knob}' and local_auth_enabled.")
+        return ("local auth: the amlkit stack schema has no per-cluster knob, so that defect is planted on "
+                "NEITHER side (planted 0).")  # fmt: skip
+    return f"local auth: planted through the amlkit schema field '{knob}' and local_auth_enabled."
+
+
+def notes(rows: list[Row], label: str = "N") -> list[str]:
+    out = []
     for row in rows:
         for name, result in (("amlkit", row.amlkit), ("checkov", row.checkov)):
             if result.error:
-                out.append(f"N={row.n} {name}: {result.error}")
+                out.append(f"{label}={row.n} {name}: {result.error}")
             elif result.unstable:
-                out.append(f"N={row.n} {name}: findings differed between repetitions (last run shown)")
+                out.append(f"{label}={row.n} {name}: findings differed between repetitions (last run shown)")
         others = listing(row.checkov.findings.failed, {"CKV_AZURE_150", "CKV_AZURE_142"})
         if others and not row.checkov.error:
-            out.append(f"N={row.n} checkov also failed: {others}")
+            out.append(f"{label}={row.n} checkov also failed: {others}")
         if not row.amlkit.error:
             extra = listing(row.amlkit.findings.failed, {policy for _, policy, _ in COMPARED})
             if extra:
-                out.append(f"N={row.n} amlkit also reported: {extra}")
+                out.append(f"{label}={row.n} amlkit also reported: {extra}")
             if row.amlkit.findings.unknown:
-                out.append(f"N={row.n} amlkit could not tell (unknown at preview): {row.amlkit.findings.unknown}")
+                out.append(f"{label}={row.n} amlkit could not tell (unknown at preview): {row.amlkit.findings.unknown}")
     return out
 
 
@@ -401,7 +464,8 @@ def dist_version(name: str) -> str:
 
 
 def environment_lines(checkov: Path, load_before: str) -> list[str]:
-    pinned = "pinned to CPU 0 with taskset -c 0" if pin_prefix() else "NOT pinned (taskset not found)"
+    pinned = ("the clusters scenario pinned to CPU 0 with taskset -c 0 (platform and sample: not pinned)"
+              if pin_prefix() else "NOT pinned (taskset not found)")
     return [
         f"machine: {cpu_model()}, {os.cpu_count()} cores, {platform.system()} {platform.release()}; runs {pinned}",
         f"versions: python {platform.python_version()}, checkov {checkov_version(checkov)}, "
@@ -433,9 +497,42 @@ def positive(text: str) -> int:
     return int(text)
 
 
+def linearity(rows: list[Row]) -> list[str]:
+    """amlkit's cost per added environment between consecutive S (flat = linear in S)."""
+    out = []
+    for low, high in zip(rows, rows[1:], strict=False):
+        a, b = low.amlkit, high.amlkit
+        if a.error or b.error:
+            continue
+        added = high.n - low.n
+        out.append(f"S={low.n}->{high.n}: amlkit {(b.median_seconds() - a.median_seconds()) / added:.3f}s wall, "
+                   f"{(b.median_cpu() - a.median_cpu()) / added:.3f}s cpu per added environment; checkov "
+                   f"{(high.checkov.median_seconds() or 0) - (low.checkov.median_seconds() or 0):.2f}s wall for "
+                   f"{added} more")
+    return out
+
+
+def sample_lines(sample: ToolResult | None) -> list[str]:
+    if sample is None:
+        return []
+    if sample.error:
+        return [f"one sample stack (dev), cold: {sample.error}"]
+    return [f"one sample stack (stacks/Pulumi.dev.yaml), a cold `amlkit check --stack dev` per run, "
+            f"{len(sample.runs)} runs: median {sample.median_seconds():.2f}s wall (min "
+            f"{min(r.seconds for r in sample.runs):.2f}s), {sample.median_cpu():.2f}s cpu, "
+            f"{sample.peak_mb():.0f} MB"]
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description="amlkit vs Checkov on the same Azure ML infrastructure.")
-    parser.add_argument("--sizes", type=parse_sizes, default=[1, 10, 100, 1000], help="cluster counts N")
+    parser.add_argument("--scenario", choices=("all", "platform", "clusters", "sample"), default="all",
+                        help="platform: S environments; clusters: N computes in one workspace; sample: one "
+                             "sample stack cold (all: every one)")
+    parser.add_argument("--envs", type=parse_sizes, default=[1, 10, 50, 200], help="environment counts S")
+    parser.add_argument("--reliability", type=int, default=10, metavar="RUNS",
+                        help="reviews of S=--reliability-envs environments counting stacks not reviewed (0: none)")
+    parser.add_argument("--reliability-envs", type=positive, default=50, metavar="S")
+    parser.add_argument("--sizes", type=parse_sizes, default=[1, 10, 100, 500], help="cluster counts N")
     parser.add_argument("--repeat", type=positive, default=5, help="repetitions per tool and size")
     parser.add_argument("--repeat-large", type=positive, help=f"repetitions cap at N >= {LARGE_N} (default: none)")
     parser.add_argument("--keep", type=Path, help="write the generated projects here and keep them")
@@ -459,15 +556,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     knob = find_local_auth_knob()
     root = args.keep or Path(tempfile.mkdtemp(prefix="amlkit-bench-"))
     load_before = load_average()
+    wanted = {"platform", "clusters", "sample"} if args.scenario == "all" else {args.scenario}
+    sample, platform_rows, rows, counts = None, [], [], []
     try:
-        rows = [bench_size(n, repeats_for(n, args), root, checkov, amlkit, knob) for n in args.sizes]
+        if "sample" in wanted:
+            sample = bench_sample(args.repeat, amlkit)
+        if "platform" in wanted:
+            platform_rows = [bench_platform(s, args.repeat, root, checkov, amlkit, knob) for s in args.envs]
+            counts = reliability(args.reliability, args.reliability_envs, root, amlkit, knob)
+        if "clusters" in wanted:
+            rows = [bench_size(n, repeats_for(n, args), root, checkov, amlkit, knob) for n in args.sizes]
     finally:
         if args.keep is None:
             shutil.rmtree(root, ignore_errors=True)
-    tables = [perf_table(rows), findings_table(rows), notes(rows, knob)]
     print("\n".join(environment_lines(checkov, load_before)))
-    for table in tables:
-        print("\n" + "\n".join(table))
+    print("\n".join(["", knob_note(knob), *sample_lines(sample)]))
+    if platform_rows:
+        print("\nplatform: S environments (one stack each, `dev` size), not pinned, amlkit with its default --jobs")
+        for table in (perf_table(platform_rows, "S"), findings_table(platform_rows, "S"),
+                      notes(platform_rows, "S"), linearity(platform_rows)):
+            print("\n" + "\n".join(table))
+    if counts:
+        print(f"\nstacks not reviewed in {len(counts)} reviews of S={args.reliability_envs}: {counts} "
+              f"(total {sum(counts)})")
+    if rows:
+        print("\nclusters: N computes in one workspace, one stack")
+        for table in (perf_table(rows), findings_table(rows), notes(rows)):
+            print("\n" + "\n".join(table))
     if args.keep:
         print(f"generated projects kept in {args.keep}")
     return 0

@@ -79,8 +79,8 @@ class Plan:
         }
 
 
-def plan(n: int, local_auth_knob: str | None) -> Plan:
-    """The clusters cpu-0001..cpu-<n>, defects planted by position (1-based)."""
+def plan(n: int, local_auth_knob: str | None, first: int = 1) -> Plan:
+    """The clusters cpu-<first>..cpu-<first+n-1>, defects planted by position (1-based)."""
     clusters = tuple(
         ClusterSpec(
             name=f"cpu-{i:04d}",
@@ -90,7 +90,7 @@ def plan(n: int, local_auth_knob: str | None) -> Plan:
             idle_seconds=120,
             local_auth_enabled=local_auth_knob is not None and i % LOCAL_AUTH_EVERY == 0,
         )
-        for i in range(1, n + 1)
+        for i in range(first, first + n)
     )
     return Plan(n=n, clusters=clusters, local_auth_knob=local_auth_knob)
 
@@ -155,12 +155,12 @@ def stack_name(n: int) -> str:
     return f"bench{n}"
 
 
-def write_project(project_dir: Path, bench: Plan) -> Path:
-    """Write Pulumi.yaml, __main__.py and stacks/Pulumi.bench<N>.yaml; return the stack file."""
+def write_project(project_dir: Path, bench: Plan, stack: str | None = None) -> Path:
+    """Write Pulumi.yaml, __main__.py and stacks/Pulumi.<stack>.yaml (default bench<N>); return the stack file."""
     project_dir.mkdir(parents=True, exist_ok=True)
     (project_dir / "Pulumi.yaml").write_text(PULUMI_YAML)
     (project_dir / "__main__.py").write_text(PROGRAM)
-    stack_file = project_dir / "stacks" / f"Pulumi.{stack_name(bench.n)}.yaml"
+    stack_file = project_dir / "stacks" / f"Pulumi.{stack or stack_name(bench.n)}.yaml"
     stack_file.parent.mkdir(exist_ok=True)
     stack_file.write_text(yaml.safe_dump(stack_config(bench), sort_keys=False, width=120))
     return stack_file

@@ -1,0 +1,83 @@
+"""Smoke tests of bench/ (tiny sizes, a stand-in Checkov): the scripts run and count what they claim.
+
+Nothing here measures time; the benchmark itself is `bench/compare.py` (see bench/README.md).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+sys.path.insert(0, str(BENCH))
+
+import compare  # noqa: E402
+from environments import environment_name, write_environments  # noqa: E402
+
+from stacks import find_local_auth_knob  # noqa: E402
+
+FAKE_CHECKOV = """\
+#!{python}
+# Stand-in for checkov: one CKV_AZURE_150 per `min_node_count = 2` in the .tf files under -d.
+import json, pathlib, sys
+if "--version" in sys.argv:
+    print("0.0.0-fake")
+    sys.exit(0)
+root = pathlib.Path(sys.argv[sys.argv.index("-d") + 1])
+count = sum(p.read_text().count("min_node_count                       = 2") for p in root.rglob("*.tf"))
+failed = [{{"check_id": "CKV_AZURE_150"}}] * count
+print(json.dumps({{"results": {{"failed_checks": failed}}}}))
+sys.exit(1 if failed else 0)
+"""
+
+
+def test_environments_spread_the_planted_defects_by_position(tmp_path):
+    project, tf_root, planted = write_environments(tmp_path, 30, "local_auth_enabled")
+    assert planted == {"min_nodes": 3, "local_auth": 4, "retired": 2, "rg_lock": 30}
+    assert sorted(p.name for p in (project / "stacks").iterdir())[:2] == ["Pulumi.env001.yaml", "Pulumi.env002.yaml"]
+    assert len(list(tf_root.glob("env*/main.tf"))) == 30
+    assert "min_node_count                       = 2" in (tf_root / environment_name(10) / "main.tf").read_text()
+    assert "min_node_count                       = 2" not in (tf_root / environment_name(9) / "main.tf").read_text()
+
+
+def test_amlkit_findings_count_the_stacks_not_reviewed():
+    report = {"stacks": [
+        {"error": None, "violations": [{"policy": "a"}, {"policy": "a"}], "unknown": [{}]},
+        {"error": "stack s2: the policy pack exited", "violations": [], "unknown": []},
+    ]}
+    findings = compare.amlkit_findings(json.dumps(report))
+    assert (dict(findings.failed), findings.unknown, findings.not_reviewed) == ({"a": 2}, 1, 1)
+
+
+def test_the_platform_scenario_runs_and_counts_findings_and_stacks_not_reviewed(tmp_path):
+    checkov = tmp_path / "checkov"
+    checkov.write_text(FAKE_CHECKOV.format(python=sys.executable))
+    checkov.chmod(0o755)
+    done = subprocess.run(
+        [sys.executable, str(BENCH / "compare.py"), "--scenario", "platform", "--envs", "1,10", "--repeat", "1",
+         "--reliability", "1", "--reliability-envs", "2", "--checkov", str(checkov)],
+        capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    rows = [line.split() for line in lines if line.strip().startswith(("1 ", "10 ")) and "|" in line]
+    perf = [row for row in rows if len(row) > 10]
+    assert [(row[0], row[6]) for row in perf] == [("1", "0"), ("10", "0")]  # S, stacks not reviewed
+    findings = {(row[0], " ".join(row[2:-3])): row[-3:] for row in rows if len(row) <= 10}
+    assert findings[("10", "min nodes 0")] == ["1", "1", "1"]  # planted, amlkit, the stand-in checkov
+    assert findings[("10", "no RG lock")] == ["10", "10", "-"]
+    assert "stacks not reviewed in 1 reviews of S=2: [0] (total 0)" in lines
+    assert any(line.startswith("S=1->10: amlkit ") for line in lines)
+
+
+@pytest.mark.parametrize("knob", [find_local_auth_knob()])
+def test_the_local_auth_defect_follows_the_schema_knob(tmp_path, knob):
+    _, tf_root, planted = write_environments(tmp_path, 7, knob)
+    expected = 1 if knob else 0
+    assert planted["local_auth"] == expected
+    assert ("local_auth_enabled            = true" in (tf_root / environment_name(7) / "main.tf").read_text()) \
+        == bool(knob)
+
