@@ -106,12 +106,23 @@ def main() -> None:
         # (before any gRPC channel exists here: see amlkit.review.warm)
         from amlkit.review import warm
 
-        warm.prestart()
+        warm.prestart(_project_hint(sys.argv[1:]))
     try:
         app()
     finally:
         if "amlkit.review.warm" in sys.modules:
             sys.modules["amlkit.review.warm"].stop()  # a review that never ran leaves no process behind
+
+
+def _project_hint(args: list[str]) -> Path:
+    """The project a review command line names (`-C DIR`, else its first stack file's directory, else `.`)."""
+    for index, arg in enumerate(args):
+        if arg in ("-C", "--project-dir") and index + 1 < len(args):
+            return Path(args[index + 1])
+        if arg.startswith("--project-dir="):
+            return Path(arg.split("=", 1)[1])
+    files = [arg for arg in args if arg.endswith((".yaml", ".yml"))]
+    return Path(files[0]).parent if files else Path(".")
 
 
 def _reviews(args: list[str]) -> bool:

@@ -15,19 +15,17 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from amlkit.errors import ConfigError
-from amlkit.schema import (
-    TOP_LEVEL_KEYS,
-    EnvironmentSpec,
-    Secret,
-    credential_problem,
-    is_credential_key,
-    validate_environment,
-)
+
+if TYPE_CHECKING:
+    from amlkit.schema import EnvironmentSpec
+
+# amlkit.schema (pydantic models) is imported where it is used: reading a YAML file or a stack name
+# (the review's parent process) does not need it.
 
 MAX_FILE_BYTES = 1_048_576
 MAX_NODES = 20_000
@@ -193,6 +191,8 @@ def mark_secrets(value: Any, decrypted: bool = False) -> Any:
     `decrypted` is for a top-level key the engine flagged secret: its values arrive in plaintext and
     the credential fields in it (`admin_password`...) are the secret parts.
     """
+    from amlkit.schema import Secret, is_credential_key
+
     if _is_secure(value):
         return Secret(None)
     if isinstance(value, Mapping):
@@ -220,6 +220,8 @@ def _namespace_key(key: str) -> str | None:
 
 def environment_config(items: Iterable[tuple[Any, Any]], file: str) -> dict[str, Any]:
     """The `amlkit:` namespace (prefix stripped) plus `location`, from (config key, value) pairs."""
+    from amlkit.schema import TOP_LEVEL_KEYS, EnvironmentSpec, Secret, credential_problem, is_credential_key
+
     raw: dict[str, Any] = {}
     for key, value in items:
         if not isinstance(key, str):
@@ -265,6 +267,8 @@ def load_stack_file(path: str | Path) -> EnvironmentSpec:
         raise ConfigError(file, "config", f"got {_kind(config)}; allowed: a mapping of config keys")
     raw = environment_config(config.items(), file)
     _default_environment(raw, stack)
+    from amlkit.schema import validate_environment
+
     return validate_environment(mark_secrets(raw), file)
 
 
@@ -316,4 +320,6 @@ def spec_from_pulumi_config() -> EnvironmentSpec:
         pairs.append((key, mark_secrets({name: value}, decrypted=secret)[name]))
     raw = environment_config(pairs, file)
     _default_environment(raw, stack)
+    from amlkit.schema import validate_environment
+
     return validate_environment(raw, file, secret_keys)

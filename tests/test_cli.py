@@ -608,3 +608,17 @@ def test_a_program_crash_and_a_stack_file_typo_are_per_stack_too() -> None:
         "stack crash: the program failed: RuntimeError: the platform program failed on purpose")
     assert (stacks["crash"]["error_kind"], stacks["badfile"]["error_kind"]) == ("program", "config")
     assert stacks["dev"]["error"] is None and stacks["dev"]["pack"] is not None
+
+
+@pytest.mark.parametrize(("args", "reviews", "hint"), [
+    (["check"], True, "."),
+    (["preview", "-C", "proj", "-s", "dev"], True, "proj"),
+    (["check", "--project-dir=other"], True, "other"),
+    (["check", "repo/stacks/Pulumi.dev.yaml"], True, "repo/stacks"),
+    (["check", "--help"], False, "."),
+    (["rules"], False, "."),
+    (["--version"], False, "."),
+])
+def test_the_fork_server_is_started_early_only_for_a_review(args: list[str], reviews: bool, hint: str) -> None:
+    assert cli._reviews(args) is reviews
+    assert cli._project_hint(args) == Path(hint)

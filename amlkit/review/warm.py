@@ -33,6 +33,7 @@ import importlib.util
 import io
 import json
 import os
+import re
 import select
 import signal
 import socket
@@ -112,13 +113,14 @@ class WarmChild:
 class ForkServer:
     """The parent's handle on the fork server process."""
 
-    def __init__(self) -> None:
+    def __init__(self, hint: Path | None = None) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 - closed in close()
         self.lock = threading.Lock()
         self.sock = ours
         self.sock.settimeout(REPLY_TIMEOUT)
-        args = [sys.executable, "-P", "-m", "amlkit.review.warm", str(theirs.fileno()), str(os.getpid())]
+        args = [sys.executable, "-P", "-m", "amlkit.review.warm", str(theirs.fileno()), str(os.getpid()),
+                *([str(hint)] if hint else [])]
         try:
             # no preexec_fn: Popen then execs straight away (no Python code, no fork handlers run)
             self.process = processes.adopt(lambda: subprocess.Popen(
@@ -212,18 +214,22 @@ _SERVER: ForkServer | None = None
 _SERVER_LOCK = threading.Lock()
 
 
-def prestart() -> None:
-    """Start the fork server now (the CLI calls this before its heavy imports and any gRPC channel)."""
-    _server()
+def prestart(project_dir: Path | None = None) -> None:
+    """Start the fork server now (the CLI calls this before its heavy imports and any gRPC channel).
+
+    project_dir: where the review will probably run; the server preloads what its program imports,
+    then amlkit's pack, while the caller is still importing.
+    """
+    _server(project_dir)
 
 
-def _server() -> ForkServer:
+def _server(hint: Path | None = None) -> ForkServer:
     global _SERVER
     with _SERVER_LOCK:
         if _SERVER is None or not _SERVER.alive():
             if _SERVER is not None:
                 _SERVER.close()
-            _SERVER = ForkServer()
+            _SERVER = ForkServer(hint)
         return _SERVER
 
 
@@ -343,72 +349,99 @@ def warm_caches() -> None:
 
 def program_modules(program: Path) -> list[str]:
     """What a program's child would import: the azure-native modules it uses, amlkit's components."""
-    names = azure_modules(program)
-    return [*names, *AMLKIT_PROGRAM_MODULES] if _uses_amlkit(program) else names
-
-
-def _uses_amlkit(program: Path) -> bool:
-    return _imports(_python_files(program if program.is_dir() else program.parent))[1]
+    found, amlkit_used = _scan(program)
+    names = _azure_names(found)
+    return [*names, *AMLKIT_PROGRAM_MODULES] if amlkit_used else names
 
 
 def azure_modules(program: Path) -> list[str]:
-    """The azure-native modules a program imports: its own files, and amlkit's when it imports amlkit."""
-    entry_dir = program if program.is_dir() else program.parent
-    files = _python_files(entry_dir)
-    found, amlkit_used = _imports(files)
-    if amlkit_used:
-        found |= _imports(_python_files(*_amlkit_dirs()))[0]
+    """The azure-native modules a program imports, in its own files and in the amlkit modules it uses."""
+    return _azure_names(_scan(program)[0])
+
+
+def _azure_names(found: set[str]) -> list[str]:
     return sorted(f"pulumi_azure_native.{name}" for name in found if _is_azure_module(name))
 
 
-def _python_files(*roots: Path) -> list[Path]:
-    files: list[Path] = []
-    for root in roots:
-        for directory, subdirs, names in os.walk(root):
-            subdirs[:] = sorted(d for d in subdirs if not d.startswith((".", "_")) and d not in ("venv", "tests"))
-            files.extend(Path(directory) / n for n in sorted(names) if n.endswith(".py"))
-            if len(files) >= _SCANNED_FILES:
-                return files[:_SCANNED_FILES]
-    return files
+def _scan(program: Path) -> tuple[set[str], bool]:
+    """Follow the imports from the program's entry file through its own modules and amlkit's.
 
-
-def _amlkit_dirs() -> list[Path]:
-    dirs = []
-    for name in ("amlkit", "amlkit.components"):
-        spec = importlib.util.find_spec(name)
-        if spec is not None and spec.submodule_search_locations:
-            dirs.extend(Path(p) for p in spec.submodule_search_locations)
-    return dirs
-
-
-def _imports(files: Iterable[Path]) -> tuple[set[str], bool]:
-    """azure-native submodule names the files import or reach through an alias, and whether amlkit is used."""
+    Returns the azure-native submodule names used (imported, or reached through an alias of the
+    package) and whether amlkit is imported. Reads at most _SCANNED_FILES files, with regular
+    expressions (a guess is enough: a module missed here is imported by the child itself).
+    """
+    entry = program / "__main__.py" if program.is_dir() else program
+    root = entry.parent
     found: set[str] = set()
     amlkit_used = False
-    for path in files:
-        try:
-            tree = ast.parse(path.read_bytes(), str(path))
-        except (OSError, SyntaxError, ValueError):
+    todo, seen = [entry], set()
+    while todo and len(seen) < _SCANNED_FILES:
+        path = todo.pop()
+        if path in seen:
             continue
-        aliases = set()
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                for alias in node.names:
-                    parts = alias.name.split(".")
-                    amlkit_used |= parts[0] == "amlkit"
-                    if parts[0] == "pulumi_azure_native":
-                        if len(parts) > 1:
-                            found.add(parts[1])
-                        aliases.add(alias.asname or "pulumi_azure_native")
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                parts = node.module.split(".")
-                amlkit_used |= parts[0] == "amlkit"
-                if parts[0] == "pulumi_azure_native":
-                    found.update([parts[1]] if len(parts) > 1 else [a.name for a in node.names])
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases:
-                found.add(node.attr)
+        seen.add(path)
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        modules = _imported(text, path, found)
+        amlkit_used |= any(name.split(".")[0] == "amlkit" for name in modules)
+        todo.extend(file for name in modules for file in _source_of(name, root) if file not in seen)
     return found, amlkit_used
+
+
+_FROM_IMPORT = re.compile(r"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]+)", re.MULTILINE)
+_IMPORT = re.compile(r"^[ \t]*import[ \t]+([^\n#;]+)", re.MULTILINE)
+
+
+def _imported(text: str, path: Path, found: set[str]) -> set[str]:
+    """Module names a file imports (`from a import b` also names `a.b`); azure-native ones go to `found`."""
+    modules: set[str] = set()
+    aliases = set()
+    for match in _IMPORT.finditer(text):
+        for item in match[1].split(","):
+            name, _, alias = (part.strip() for part in item.partition(" as "))
+            modules.add(name)
+            if name == "pulumi_azure_native":
+                aliases.add(alias or name)
+    for match in _FROM_IMPORT.finditer(text):
+        base = match[1]
+        if base.startswith("."):  # relative: a module of this program
+            level = len(base) - len(base.lstrip("."))
+            package = path.parents[level - 1]
+            base = ".".join(filter(None, [f"/{package}", base.lstrip(".")]))
+        names = [item.strip().partition(" as ")[0].strip() for item in match[2].strip("()").split(",")]
+        modules.add(base)
+        modules.update(f"{base}.{name}" for name in names if name.isidentifier())
+    for name in modules:
+        parts = name.split(".")
+        if parts[0] == "pulumi_azure_native" and len(parts) > 1:
+            found.add(parts[1])
+    for alias in aliases:
+        found.update(re.findall(rf"\b{re.escape(alias)}\.(\w+)", text))
+    return modules
+
+
+def _source_of(name: str, root: Path) -> list[Path]:
+    """The file of an imported module of the program (under its directory) or of amlkit, else nothing."""
+    if name.startswith("/"):  # a relative import, resolved to a directory path above
+        directory, _, rest = name.partition(".")
+        return _file_under(Path(directory), rest.split(".") if rest else [])
+    parts = name.split(".")
+    if parts[0] != "amlkit":
+        return _file_under(root, parts)
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return []
+    return [Path(spec.origin)] if spec and spec.origin and spec.origin.endswith(".py") else []
+
+
+def _file_under(directory: Path, parts: list[str]) -> list[Path]:
+    if not parts:
+        return [directory / "__init__.py"] if (directory / "__init__.py").is_file() else []
+    base = directory.joinpath(*parts)
+    return [file for file in (base.with_suffix(".py"), base / "__init__.py") if file.is_file()]
 
 
 def _is_azure_module(name: str) -> bool:
@@ -444,8 +477,28 @@ def _installed_outside(top: str, pack: Path) -> bool:
     return origin is not None and not Path(origin).resolve().is_relative_to(pack.resolve())
 
 
+def _program_near(hint: Path) -> Path | None:
+    """The program of the Pulumi project at or above `hint` (a directory or a stack file)."""
+    from amlkit.review.project import load_project
+
+    for directory in [hint, *hint.resolve().parents][:4]:
+        if (directory / "Pulumi.yaml").is_file():
+            try:
+                return load_project(directory).main
+            except Exception:  # noqa: BLE001 - only a guess: the review itself reports a bad project
+                return None
+    return None
+
+
+def _default_pack() -> Path | None:
+    spec = importlib.util.find_spec("amlkit.policies")
+    return Path(spec.origin).parent if spec and spec.origin else None
+
+
 class _Server:
-    def __init__(self, sock: socket.socket) -> None:
+    def __init__(self, sock: socket.socket, hint: Path | None = None) -> None:
+        self.hint = hint
+        self.idle: list[str] = []  # modules to import while nobody waits for a fork
         self.sock = sock
         self.children: dict[int, int] = {}  # pid -> the status fd the parent reads
         self.loaded: list[str] = []
@@ -459,8 +512,20 @@ class _Server:
 
     def run(self) -> None:
         self.loaded += import_all(BASE_MODULES)
+        if self.hint is not None:
+            program = _program_near(self.hint)
+            if program is not None:
+                self.loaded += import_all(program_modules(program))
+            pack = _default_pack()
+            self.idle = [*PACK_MODULES, *(pack_modules(pack) if pack else [])]
+            warm_caches()
         while True:
-            ready, _, _ = select.select([self.sock, self.wake], [], [])
+            ready, _, _ = select.select([self.sock, self.wake], [], [], 0 if self.idle else None)
+            if not ready:
+                self.loaded += import_all([self.idle.pop(0)])
+                if not self.idle:
+                    warm_caches()
+                continue
             if self.wake in ready:
                 with contextlib.suppress(BlockingIOError):
                     os.read(self.wake, 4096)
@@ -605,7 +670,7 @@ def _exit_code(code: Any) -> int:
 def main(argv: list[str]) -> int:
     fd, parent = int(argv[0]), int(argv[1])
     _die_with_parent(parent)
-    _Server(socket.socket(fileno=fd)).run()
+    _Server(socket.socket(fileno=fd), Path(argv[2]) if len(argv) > 2 else None).run()
     return 0
 
 

@@ -81,6 +81,23 @@ def test_azure_modules_reached_through_a_package_alias(tmp_path):
     assert warm.azure_modules(tmp_path) == ["pulumi_azure_native.network", "pulumi_azure_native.storage"]
 
 
+def test_azure_modules_of_the_program_s_own_modules_and_relative_imports(tmp_path):
+    (tmp_path / "__main__.py").write_text("import helpers\nfrom lib import net\n")
+    (tmp_path / "helpers.py").write_text("from pulumi_azure_native import keyvault as kv\n")
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "__init__.py").write_text("")
+    (tmp_path / "lib" / "net.py").write_text("from . import dns\n")
+    (tmp_path / "lib" / "dns.py").write_text("import pulumi_azure_native.network\n")
+    (tmp_path / "unused.py").write_text("import pulumi_azure_native.compute\n")
+    assert warm.program_modules(tmp_path) == ["pulumi_azure_native.keyvault", "pulumi_azure_native.network"]
+
+
+def test_a_program_using_amlkit_also_preloads_the_components():
+    assert warm.program_modules(ROOT / "examples" / "platform-repo")[-3:] == [
+        "amlkit.program", "amlkit.components", "amlkit.vmsizes"]
+    assert "pulumi_azure_native.managedidentity" in warm.program_modules(ROOT / "examples" / "platform-repo")
+
+
 def test_the_pack_modules_are_those_installed_outside_the_pack():
     assert warm.pack_modules(default_pack_dir()) == ["pulumi_policy", "amlkit.policies", "amlkit.policies.pack"]
     assert warm.pack_modules(PACKS / "exits") == ["sys"]
