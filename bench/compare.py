@@ -288,17 +288,18 @@ def run_alternately(tools: list[Tool], repeat: int) -> dict[str, ToolResult]:
     return results
 
 
-def bench_size(n: int, repeat: int, root: Path, checkov: Path, amlkit: list[str] | None, knob: str | None) -> Row:
+def bench_size(n: int, repeat: int, root: Path, checkov: Path, amlkit: list[str] | None, knob: str | None,
+               pin: bool = False) -> Row:
     bench = plan(n, knob)
     work = root / f"n{n}"
     project_dir, tf_dir = work / "amlkit", work / "terraform"
     stack_file = write_project(project_dir, bench)
     write_terraform(tf_dir, bench)
     print(f"N={n}: stack {stack_file.name} {validate(stack_file, bench)}", flush=True)
-    pin = pin_prefix()
-    tools = [Tool("checkov", pin + checkov_cmd(checkov, tf_dir), work, checkov_env(), (0, 1), checkov_findings)]
+    prefix = pin_prefix() if pin else []
+    tools = [Tool("checkov", prefix + checkov_cmd(checkov, tf_dir), work, checkov_env(), (0, 1), checkov_findings)]
     if amlkit is not None:
-        cmd = pin + amlkit_cmd(amlkit, project_dir, n)
+        cmd = prefix + amlkit_cmd(amlkit, project_dir, n)
         tools.insert(0, Tool("amlkit", cmd, work, dict(os.environ), AMLKIT_OK, amlkit_findings))
     results = run_alternately(tools, repeat)
     missing = ToolResult(error="amlkit check not available")
@@ -463,9 +464,12 @@ def dist_version(name: str) -> str:
         return "not installed"
 
 
-def environment_lines(checkov: Path, load_before: str) -> list[str]:
-    pinned = ("the clusters scenario pinned to CPU 0 with taskset -c 0 (platform and sample: not pinned)"
-              if pin_prefix() else "NOT pinned (taskset not found)")
+def environment_lines(checkov: Path, load_before: str, pin: bool = False) -> list[str]:
+    if not pin:
+        pinned = "not pinned (every tool may use every core)"
+    else:
+        pinned = ("the clusters scenario pinned to CPU 0 with taskset -c 0 (platform and sample: not pinned)"
+                  if pin_prefix() else "NOT pinned (taskset not found)")
     return [
         f"machine: {cpu_model()}, {os.cpu_count()} cores, {platform.system()} {platform.release()}; runs {pinned}",
         f"versions: python {platform.python_version()}, checkov {checkov_version(checkov)}, "
@@ -533,6 +537,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         help="reviews of S=--reliability-envs environments counting stacks not reviewed (0: none)")
     parser.add_argument("--reliability-envs", type=positive, default=50, metavar="S")
     parser.add_argument("--sizes", type=parse_sizes, default=[1, 10, 100, 500], help="cluster counts N")
+    parser.add_argument("--pin", action="store_true", help="clusters scenario: pin both tools to CPU 0 (taskset)")
     parser.add_argument("--repeat", type=positive, default=5, help="repetitions per tool and size")
     parser.add_argument("--repeat-large", type=positive, help=f"repetitions cap at N >= {LARGE_N} (default: none)")
     parser.add_argument("--keep", type=Path, help="write the generated projects here and keep them")
@@ -565,11 +570,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             platform_rows = [bench_platform(s, args.repeat, root, checkov, amlkit, knob) for s in args.envs]
             counts = reliability(args.reliability, args.reliability_envs, root, amlkit, knob)
         if "clusters" in wanted:
-            rows = [bench_size(n, repeats_for(n, args), root, checkov, amlkit, knob) for n in args.sizes]
+            rows = [bench_size(n, repeats_for(n, args), root, checkov, amlkit, knob, args.pin) for n in args.sizes]
     finally:
         if args.keep is None:
             shutil.rmtree(root, ignore_errors=True)
-    print("\n".join(environment_lines(checkov, load_before)))
+    print("\n".join(environment_lines(checkov, load_before, args.pin)))
     print("\n".join(["", knob_note(knob), *sample_lines(sample)]))
     if platform_rows:
         print("\nplatform: S environments (one stack each, `dev` size), not pinned, amlkit with its default --jobs")

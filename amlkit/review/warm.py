@@ -512,13 +512,11 @@ class _Server:
 
     def run(self) -> None:
         self.loaded += import_all(BASE_MODULES)
-        if self.hint is not None:
+        if self.hint is not None:  # imported one by one while no fork is asked for
             program = _program_near(self.hint)
-            if program is not None:
-                self.loaded += import_all(program_modules(program))
             pack = _default_pack()
-            self.idle = [*PACK_MODULES, *(pack_modules(pack) if pack else [])]
-            warm_caches()
+            self.idle = [*(program_modules(program) if program else []), *PACK_MODULES,
+                         *(pack_modules(pack) if pack else [])]
         while True:
             ready, _, _ = select.select([self.sock, self.wake], [], [], 0 if self.idle else None)
             if not ready:
@@ -541,6 +539,8 @@ class _Server:
         op = message.get("op")
         if op == "plan":
             self.planned = message
+            if message["stacks"] <= 1:
+                self.idle = []  # the two children import what is missing, in parallel; nothing to share
             return {"ok": True}
         if op == "status":
             return {"threads": thread_count(), "loaded": self.loaded}
@@ -556,7 +556,7 @@ class _Server:
         plan, self.planned = self.planned, None
         if not plan or plan["stacks"] <= 1:
             return  # one stack: fork at once, the two children import in parallel
-        names: list[str] = []
+        names, self.idle = self.idle, []
         if plan.get("program"):
             names += program_modules(Path(plan["program"]))
         if plan.get("pack"):
