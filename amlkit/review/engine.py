@@ -112,19 +112,23 @@ def review(
     for config in configs:  # a missing per-stack config file fails before any work too
         if isinstance(config, StackConfig):
             _pack_config_path(options, project, config.stack, config.environment())
-    with warm.session(project.main, pack_dir, len(configs)):
+    with warm.session(project.main, pack_dir, len(configs)):  # the fork server: amlkit.review.warm
         if states or base is not None:
             options = replace(options, baselines=_baselines(project, names, states, base, options))
-        if jobs == 1 or len(configs) == 1:
-            with processes.cancel_on_interrupt():
-                return Review([_review_stack(project, config, options) for config in configs])
-        pool = ThreadPoolExecutor(max_workers=jobs)
-        try:
-            with processes.cancel_on_interrupt():
-                results = list(pool.map(lambda c: _review_stack(project, c, options), configs))
-        finally:
-            # after an interrupt the children are dead, so the workers return at once
-            pool.shutdown(wait=True, cancel_futures=True)
+        return _review_all(project, configs, options, jobs)
+
+
+def _review_all(project: Project, configs: list[StackConfig], options: _Options, jobs: int) -> Review:
+    if jobs == 1 or len(configs) == 1:
+        with processes.cancel_on_interrupt():
+            return Review([_review_stack(project, config, options) for config in configs])
+    pool = ThreadPoolExecutor(max_workers=jobs)
+    try:
+        with processes.cancel_on_interrupt():
+            results = list(pool.map(lambda c: _review_stack(project, c, options), configs))
+    finally:
+        # after an interrupt the children are dead, so the workers return at once
+        pool.shutdown(wait=True, cancel_futures=True)
     return Review(results)
 
 
