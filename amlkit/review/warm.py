@@ -10,7 +10,8 @@ thread before every fork (`/proc/self/task`), and refuses to fork otherwise.
 
 Per stack, the parent asks the server (an AF_UNIX socket; the child's stdin/stdout/stderr travel as
 file descriptors, SCM_RIGHTS) to fork:
-- a program child, which runs exactly what `python -m amlkit.review.runner` runs (cwd = project dir);
+- a program child, which runs exactly what `python -P -m amlkit.review.runner` runs (cwd = project
+  dir; -P: the project directory never shadows the installed amlkit);
 - a pack child, which runs exactly what the engine's `python -u -m pulumi.policy <engine> <pack dir>`
   runs: cwd = pack dir, `sys.argv`, unbuffered stdout, PULUMI_PROJECT / PULUMI_STACK /
   PULUMI_DRY_RUN / PULUMI_CONFIG in the environment. Its gRPC server starts in the child, after the
@@ -258,7 +259,7 @@ def session(program: Path | None, pack: Path | None, stacks: int) -> Iterator[Fo
 
 
 def spawn_runner(cwd: Path, stderr: Any) -> WarmChild:
-    """The program's child: what `python -m amlkit.review.runner` (cwd = project dir) runs."""
+    """The program's child: what `python -P -m amlkit.review.runner` (cwd = project dir) runs."""
     return _fork("runner", cwd, (PIPE, PIPE, stderr))
 
 
@@ -618,7 +619,8 @@ def _child(server: int, message: dict[str, Any], fds: list[int], ready: int) -> 
         os.chdir(message["cwd"])
         os.environ.update(message["env"])
         _fresh_stdio(unbuffered=message["kind"] == "pack")
-        sys.path[0:0] = [message["cwd"]]  # what `python -m` puts first
+        if message["kind"] == "pack":
+            sys.path[0:0] = [message["cwd"]]  # what `python -m` puts first (the runner runs with -P: nothing)
         code = _run(message)
     except SystemExit as done:
         code = _exit_code(done.code)
