@@ -140,7 +140,9 @@ class PackProcess:
                 if remaining <= 0:
                     raise ReviewFailed(f"policy pack {self.pack_dir}: did not print its port within "
                                        f"{self.timeout:g}s (is __main__.py building a PolicyPack?)")
-                if not selector.select(remaining):
+                if not selector.select(min(remaining, 1.0)):
+                    if self.process.stdout.closed:  # killed and closed by another thread (Ctrl-C)
+                        raise ReviewFailed(f"policy pack {self.pack_dir}: stopped before it started")
                     continue
                 chunk = os.read(self.process.stdout.fileno(), 4096)
                 if not chunk:

@@ -423,7 +423,9 @@ class _Runner:
                 if remaining <= 0:
                     raise _ProgramFailed(f"stack {self.stack}: the program did not finish within "
                                        f"{self.options.timeout:g}s")
-                if not selector.select(remaining):
+                if not selector.select(min(remaining, 1.0)):
+                    if stdout.closed:  # killed and closed by another thread (Ctrl-C): epoll forgot it
+                        return
                     continue
                 chunk = os.read(stdout.fileno(), 1 << 16)
                 if not chunk:

@@ -43,6 +43,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import traceback
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -99,9 +100,10 @@ class WarmChild:
                 if not chunk:
                     break
                 data += chunk
+            if len(data) < 4 and not _gone(self.pid, timeout):
+                return None  # the server died (no status); the child dies with it (PR_SET_PDEATHSIG)
             os.close(self._status_fd)
             self._status_fd = None
-            # no status: the server died, and the child with it (PR_SET_PDEATHSIG)
             self.returncode = struct.unpack("!i", data)[0] if len(data) == 4 else -signal.SIGKILL
             return self.returncode
 
@@ -109,6 +111,26 @@ class WarmChild:
         if self._status_fd is not None:
             with contextlib.suppress(OSError):
                 os.close(self._status_fd)
+
+
+def _gone(pid: int, timeout: float | None) -> bool:
+    """Whether the process has exited (a zombie holds no files), waiting up to `timeout` seconds."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while True:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as stat:
+                if stat.read().rsplit(b")", 1)[1].split()[0] == b"Z":
+                    return True
+        except FileNotFoundError:
+            return True
+        except OSError:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                return True
+        if deadline is not None and time.monotonic() >= deadline:
+            return False
+        time.sleep(0.01)
 
 
 class ForkServer:
