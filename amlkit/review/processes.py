@@ -4,34 +4,16 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import ctypes
 import os
 import signal
 import subprocess
-import sys
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from amlkit.errors import ReviewFailed
-
 _LIVE: set[Any] = set()  # Popen, or warm.WarmChild
 _LOCK = threading.Lock()
 _CANCELLED = threading.Event()
-_PR_SET_PDEATHSIG = 1
-
-
-def spawn(args: list[str], **kwargs: Any) -> subprocess.Popen:
-    """Start a child in a new session (its own process group), tracked until `kill`."""
-    with _LOCK:
-        if _CANCELLED.is_set():
-            raise KeyboardInterrupt("review cancelled")
-        try:
-            process = subprocess.Popen(args, start_new_session=True, preexec_fn=_die_with_parent, **kwargs)
-        except OSError as error:
-            raise ReviewFailed(f"cannot start {' '.join(args[1:4])}: {error.strerror}") from None
-        _LIVE.add(process)
-    return process
 
 
 def adopt(start: Callable[[], Any]) -> Any:
@@ -45,17 +27,6 @@ def adopt(start: Callable[[], Any]) -> Any:
         process = start()
         _LIVE.add(process)
     return process
-
-
-def _die_with_parent() -> None:
-    """Linux: the child gets SIGKILL if the thread that started it dies (even by SIGKILL).
-
-    Its own session keeps terminal Ctrl-C away from it (the parent decides); this keeps a killed
-    parent from leaving orphans behind.
-    """
-    if sys.platform.startswith("linux"):
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 @contextlib.contextmanager
