@@ -218,6 +218,34 @@ def _namespace_key(key: str) -> str | None:
     return None if ":" in key else key
 
 
+def namespace_problem(key: str, project: str) -> str | None:
+    """Why a `namespace:name` config key is refused: its namespace is a near miss of `amlkit` (a typo
+    such as `amlkt`, `AMLKIT` or `aml-kit`), else None. Providers, the project's own namespace and
+    other packages (`azure-native`, `amlkit-platform`) are left alone. Both the offline review and the
+    program under `pulumi preview` ask this, so a typo fails both the same way."""
+    namespace = key.split(":", 1)[0] if ":" in key else None
+    if namespace is None or namespace in (NAMESPACE, project) or not near_miss(namespace, NAMESPACE):
+        return None
+    return (f"unknown config namespace {namespace!r}; did you mean {NAMESPACE!r}? "
+            f"(only {NAMESPACE}: keys configure amlkit)")
+
+
+def near_miss(word: str, target: str) -> bool:
+    """A typo of `target`: at most two single-character edits (or a case change) away, but not equal."""
+    return word != target and (word.lower() == target or edit_distance(word.lower(), target) <= 2)
+
+
+def edit_distance(a: str, b: str) -> int:
+    """Levenshtein distance (insertions, deletions, substitutions)."""
+    previous = list(range(len(b) + 1))
+    for i, char in enumerate(a, 1):
+        current = [i]
+        for j, other in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (char != other)))
+        previous = current
+    return previous[-1]
+
+
 def environment_config(items: Iterable[tuple[Any, Any]], file: str) -> dict[str, Any]:
     """The `amlkit:` namespace (prefix stripped) plus `location`, from (config key, value) pairs."""
     from amlkit.schema import TOP_LEVEL_KEYS, EnvironmentSpec, Secret, credential_problem, is_credential_key
@@ -310,6 +338,9 @@ def spec_from_pulumi_config() -> EnvironmentSpec:
     pairs: list[tuple[str, Any]] = []
     secret_keys: list[str] = []
     for key in _all_config_keys():
+        problem = namespace_problem(key, pulumi.get_project())
+        if problem:
+            raise ConfigError(file, key, problem)
         name = _namespace_key(key)
         if name is None:
             continue

@@ -240,3 +240,19 @@ def test_engine_plain_password_is_refused(pulumi_config):
     pulumi_config({**ENGINE_CONFIG, "amlkit:clusters": json.dumps([cluster])})
     with pytest.raises(ConfigError, match=r"admin_password: a plain-text credential is not allowed"):
         spec_from_pulumi_config()
+
+
+@pytest.mark.parametrize("namespace", ["amlkt", "AMLKIT", "aml-kit"])
+def test_engine_config_with_a_near_miss_namespace_is_refused_under_pulumi_too(pulumi_config, namespace):
+    """The same check as the offline review's (amlkit.review.project), so `pulumi preview` fails alike."""
+    pulumi_config({**ENGINE_CONFIG, f"{namespace}:tags": "{}"})
+    with pytest.raises(ConfigError) as caught:
+        spec_from_pulumi_config()
+    assert str(caught.value) == (f"Pulumi.qa.yaml: {namespace}:tags: unknown config namespace {namespace!r}; "
+                                 "did you mean 'amlkit'? (only amlkit: keys configure amlkit)")
+
+
+def test_engine_config_keeps_other_namespaces(pulumi_config):
+    pulumi_config({**ENGINE_CONFIG, "amlkit-platform:x": "1", "azure:location": "westeurope", "amlkit:tags": "{}"})
+    assert spec_from_pulumi_config().environment == "qa"
+

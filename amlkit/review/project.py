@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from amlkit.errors import ConfigError, UsageError
-from amlkit.stackfile import read_yaml
+from amlkit.stackfile import namespace_problem, read_yaml
 
 # What a `secure:` value becomes: the review never decrypts, the program sees this placeholder.
 SECRET_PLACEHOLDER = "amlkit-review-secret-placeholder"
@@ -102,37 +102,15 @@ def load_stack_config(project: Project, stack: str) -> StackConfig:
     return StackConfig(stack, path, values, tuple(secret_keys))
 
 
-AMLKIT_NAMESPACE = "amlkit"
-
-
 def _namespaced(path: Path, project: str, key: Any) -> str:
     if not isinstance(key, str) or not key or key.startswith(":") or key.endswith(":"):
         raise ConfigError(str(path), f"config.{key}", "config keys are `name` or `namespace:name`", key)
     if ":" not in key:
         return f"{project}:{key}"
-    namespace = key.split(":", 1)[0]
-    if namespace not in (AMLKIT_NAMESPACE, project) and near_miss(namespace, AMLKIT_NAMESPACE):
-        raise ConfigError(str(path), f"config.{key}", f"unknown config namespace {namespace!r}; did you mean "
-                          f"{AMLKIT_NAMESPACE!r}? (only {AMLKIT_NAMESPACE}: keys configure amlkit)")
+    problem = namespace_problem(key, project)
+    if problem:
+        raise ConfigError(str(path), f"config.{key}", problem)
     return key
-
-
-def near_miss(word: str, target: str) -> bool:
-    """A typo of `target`: at most two single-character edits (or a case change) away, but not equal.
-    `azure-native`, a project's own namespace or `amlkit-platform` are far from `amlkit`; `amlkt`,
-    `amlkti` and `AMLKIT` are not."""
-    return word != target and (word.lower() == target or edit_distance(word.lower(), target) <= 2)
-
-
-def edit_distance(a: str, b: str) -> int:
-    """Levenshtein distance (insertions, deletions, substitutions)."""
-    previous = list(range(len(b) + 1))
-    for i, char in enumerate(a, 1):
-        current = [i]
-        for j, other in enumerate(b, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (char != other)))
-        previous = current
-    return previous[-1]
 
 
 def _config_value(path: Path, key_path: str, value: Any) -> tuple[str, bool]:
