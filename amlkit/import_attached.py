@@ -32,6 +32,17 @@ _SERVER_SIDE = ("id", "provisioning_state", "created_on", "provisioning_errors",
 _ORDER = ("name", "type", "resource_id", "namespace", "identity", "ssh_settings", "description", "tags")
 
 
+def copy_tags(document: Mapping[str, Any], entry: dict[str, Any]) -> None:
+    """An az ml document's `tags` into a stack entry. az ml sends tag values as text: `cost-center: 4711`
+    is the tag "4711"; anything that is not a mapping is copied for the schema to refuse."""
+    tags = document.get("tags")
+    if isinstance(tags, Mapping):
+        entry["tags"] = {key: str(value) if isinstance(value, (int, float)) and not isinstance(value, bool)
+                         else value for key, value in tags.items()}
+    elif tags is not None:
+        entry["tags"] = tags
+
+
 class AttachedConverter:
     """Converts one attach document at `amlkit:attached[index]`; collects notes about what it left out."""
 
@@ -55,7 +66,7 @@ class AttachedConverter:
                 schema = SCHEMA_NAMES.get(self.kind, f"az ml {self.kind}")
                 self.note(key, f"unknown key (not in the {schema} schema); not imported")
         self._schema_url(document.get("$schema"))
-        self._tags(document, entry)
+        copy_tags(document, entry)
         if self.kind == VIRTUAL_MACHINE:
             self._ssh(document, entry)
         return {key: entry[key] for key in _ORDER if key in entry}
@@ -65,14 +76,6 @@ class AttachedConverter:
         if url is not None and expected and not str(url).rstrip().endswith(expected):
             self.note("$schema", f"got {str(url).strip()!r} with type {self.kind}; expected the {expected} schema "
                       f"(the file was read as type {self.kind})")
-
-    def _tags(self, document: Mapping[str, Any], entry: dict[str, Any]) -> None:
-        tags = document.get("tags")
-        if isinstance(tags, Mapping):
-            entry["tags"] = {key: str(value) if isinstance(value, (int, float)) and not isinstance(value, bool)
-                             else value for key, value in tags.items()}
-        elif tags is not None:
-            entry["tags"] = tags
 
     def _ssh(self, document: Mapping[str, Any], entry: dict[str, Any]) -> None:
         ssh = document.get("ssh_settings")

@@ -27,7 +27,7 @@ import yaml
 
 from amlkit import import_attached
 from amlkit.errors import AmlkitError, ConfigError
-from amlkit.import_attached import AttachedConverter
+from amlkit.import_attached import AttachedConverter, copy_tags
 from amlkit.schema import Secret, validate_environment
 from amlkit.stackfile import read_yaml
 
@@ -217,7 +217,7 @@ class _Converter:
                 self.note(key, f"unknown key (not in the az ml {_SCHEMA_NAMES[self.kind]}); not imported")
         self._schema_url(document.get("$schema"))
         self._tier(document, entry)
-        self._tags(document, entry)
+        copy_tags(document, entry)
         self._network(document, entry)
         if self.kind == CLUSTER:
             self._cluster_ssh(document, entry)
@@ -246,15 +246,6 @@ class _Converter:
         tier = document["tier"]
         normal = re.sub(r"[\s_-]", "", str(tier)).lower() if isinstance(tier, str) else None
         entry["tier"] = _TIERS.get(normal or "", tier)
-
-    def _tags(self, document: Mapping[str, Any], entry: dict[str, Any]) -> None:
-        tags = document.get("tags")
-        if isinstance(tags, Mapping):
-            # az ml sends tag values as text: `cost-center: 4711` is the tag "4711".
-            entry["tags"] = {key: str(value) if isinstance(value, (int, float)) and not isinstance(value, bool)
-                             else value for key, value in tags.items()}
-        elif tags is not None:
-            entry["tags"] = tags
 
     def _network(self, document: Mapping[str, Any], entry: dict[str, Any]) -> None:
         network = document.get("network_settings")
