@@ -78,4 +78,11 @@ ALL_RULES: tuple[Rule, ...] = (
     aml_no_preview_api_versions.RULE,
 )
 
-__all__ = ["ALL_RULES", "Rule"]
+
+
+def rule_named(name: str) -> Rule | None:
+    """The rule of this pack with that public name, or None (e.g. a policy of another pack)."""
+    return next((rule for rule in ALL_RULES if rule.name == name), None)
+
+
+__all__ = ["ALL_RULES", "Rule", "rule_named"]

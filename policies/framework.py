@@ -22,6 +22,8 @@ from typing import Any, Literal
 Severity = Literal["low", "medium", "high", "critical"]
 Level = Literal["mandatory", "advisory", "disabled"]
 TAGS = ("cost", "security", "reliability", "network", "identity", "governance")
+PACK_NAME = "amlkit-guardrails"
+"""The name of amlkit's own policy pack (as GetAnalyzerInfo reports it)."""
 
 # The contract between the pack and the offline review for waived findings (see `describe_waived`).
 WAIVER_CONTRACT = "amlkit-waivers"
@@ -81,6 +83,69 @@ class StackResource:
         return urn in self.property_dependencies.get(prop, ())
 
 
+REF_PATTERN = r"^AMLK-\d{4}$"
+"""A rule's stable opaque reference: `AMLK-` and four digits, assigned once, never reused."""
+
+
+@dataclass(frozen=True)
+class Compliance:
+    """The control of a compliance framework a rule helps meet (pulumi-policy's `PolicyComplianceFramework`:
+    `name`, `version`, `reference` = the control id, `specification` = the control's title)."""
+
+    name: str
+    version: str
+    reference: str
+    specification: str
+    url: str
+
+
+@dataclass(frozen=True)
+class Equivalent:
+    """A peer tool's check of the same fact: `tool` is one of `EQUIVALENT_TOOLS`, `id` its identifier there."""
+
+    tool: str
+    id: str
+    title: str = ""
+    url: str = ""
+
+
+EQUIVALENT_TOOLS = ("Azure Policy", "PSRule for Azure", "Checkov", "Azure Landing Zones")
+
+MCSB = "Microsoft cloud security benchmark"
+MCSB_VERSION = "v1"
+MCSB_URL = "https://learn.microsoft.com/security/benchmark/azure/"
+
+
+def mcsb(control: str, title: str, page: str) -> Compliance:
+    """A Microsoft cloud security benchmark v1 control; `page` is its page under MCSB_URL, e.g.
+    `mcsb-network-security`. The anchor is the control id and title, as the benchmark's pages spell it."""
+    anchor = "-".join(f"{control} {title}".lower().replace(",", "").split())
+    return Compliance(MCSB, MCSB_VERSION, control, title, f"{MCSB_URL}{page}#{anchor}")
+
+
+def azure_policy(guid: str, title: str) -> Equivalent:
+    """An Azure Policy built-in definition by its GUID (the last segment of its definition id)."""
+    definition = f"/providers/Microsoft.Authorization/policyDefinitions/{guid}"
+    portal = "https://portal.azure.com/#blade/Microsoft_Azure_Policy/PolicyDetailBlade/definitionId/"
+    return Equivalent("Azure Policy", definition, title, portal + definition.replace("/", "%2F"))
+
+
+def psrule(ref: str, name: str) -> Equivalent:
+    """A PSRule for Azure rule: its opaque ref (`AZR-000404`) and its name (`Azure.ML.DisableLocalAuth`)."""
+    return Equivalent("PSRule for Azure", ref, name, f"https://azure.github.io/PSRule.Rules.Azure/en/rules/{name}/")
+
+
+def checkov(check_id: str, title: str = "") -> Equivalent:
+    """A Checkov check by id (`CKV_AZURE_150`)."""
+    return Equivalent("Checkov", check_id, title, "https://www.checkov.io/5.Policy%20Index/terraform.html")
+
+
+def alz(name: str) -> Equivalent:
+    """An Azure Landing Zones custom policy definition by name (`Deny-MachineLearning-Aks`)."""
+    return Equivalent("Azure Landing Zones", name, "",
+                      "https://github.com/Azure/Enterprise-Scale/wiki/ALZ-Policies")
+
+
 ResourceCheck = Callable[[ResourceInput, Mapping[str, Any]], Iterable[Finding]]
 StackCheck = Callable[[Sequence[StackResource], Mapping[str, Any]], Iterable[Finding]]
 
@@ -88,6 +153,9 @@ StackCheck = Callable[[Sequence[StackResource], Mapping[str, Any]], Iterable[Fin
 @dataclass(frozen=True)
 class Rule:
     """A governance rule: its public name, metadata, config schema and ONE pure validator.
+
+    `name` is the public interface (pack config keys, waivers, reports); `ref` is its stable opaque
+    reference (like PSRule's `AZR-000404` next to `Azure.ML.DisableLocalAuth`).
 
     `config` holds JSON-schema properties (each with a "default" where it has one). Every rule also
     accepts `waivers` (see `WAIVER_SCHEMA`); it is added at the edge, not declared per rule.
@@ -103,6 +171,13 @@ class Rule:
     check: ResourceCheck | None = None
     check_stack: StackCheck | None = None
     config: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    ref: str = ""
+    """Stable opaque reference (`AMLK-0001`), frozen once assigned; see `REF_PATTERN`."""
+    display_name: str = ""
+    """A short human title, e.g. "Clusters scale to zero"."""
+    compliance: Compliance | None = None
+    equivalents: tuple[Equivalent, ...] = ()
+    """The same check in peer tools (Azure Policy built-ins, PSRule, Checkov, ALZ custom policies)."""
 
     @property
     def is_stack_rule(self) -> bool:

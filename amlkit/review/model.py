@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from amlkit.policies.framework import Equivalent
+
 Level = Literal["mandatory", "advisory", "waived"]
 PACK_DEFAULTS = "pack defaults"  # what a stack reviewed without a policy pack config file is told
 
@@ -25,6 +27,10 @@ class PolicyInfo:
     url: str = ""
     tags: tuple[str, ...] = ()
     stack_policy: bool = False
+    display_name: str = ""
+    framework: tuple[str, str, str, str] | None = None  # (name, version, reference, specification)
+    ref: str = ""  # the rule's stable opaque reference (AMLK-0001) when it is one of amlkit's rules
+    equivalents: tuple[Equivalent, ...] = ()  # peer tools' checks of the same fact, for amlkit's rules
 
 
 @dataclass(frozen=True)

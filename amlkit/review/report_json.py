@@ -114,6 +114,8 @@ def rules_to_dict(pack: PackInfo) -> dict[str, Any]:
         "policies": [
             {
                 "name": p.name,
+                "ref": p.ref or None,
+                "display_name": p.display_name or None,
                 "level": p.level,
                 "severity": p.severity,
                 "description": p.description,
@@ -121,6 +123,9 @@ def rules_to_dict(pack: PackInfo) -> dict[str, Any]:
                 "url": p.url,
                 "tags": list(p.tags),
                 "stack_policy": p.stack_policy,
+                "compliance": dict(zip(("name", "version", "reference", "specification"), p.framework, strict=True))
+                if p.framework else None,
+                "equivalents": [{"tool": e.tool, "id": e.id, "title": e.title, "url": e.url} for e in p.equivalents],
             }
             for p in sorted(pack.policies, key=lambda p: p.name)
         ],

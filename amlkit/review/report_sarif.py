@@ -1,6 +1,8 @@
 """SARIF 2.1.0 for GitHub code scanning.
 
-One run, tool `amlkit`, one rule per policy of the pack (id = policy name; help = remediation;
+One run, tool `amlkit`, one rule per policy of the pack (id = the rule's stable opaque reference,
+e.g. `AMLK-0001`, with the policy name as `name` and in `deprecatedIds`, the ids of amlkit 0.1.0's
+logs; a policy of another pack, which has no reference, keeps its name as id; help = remediation;
 `defaultConfiguration.level` from the enforcement level; `security-severity` for policies tagged
 `security`, which is when GitHub reads it). One result per finding, located in the stack file at the
 line of the offending key when it can be found (see `amlkit.review.locate`); for a program that is
@@ -65,7 +67,7 @@ def to_sarif(review: Review, project_dir: Path = Path("."), uri_root: Path | Non
     """The SARIF log. Stack-file URIs are relative to `uri_root` (default: `project_dir`)."""
     stacks = ordered_stacks(review)
     rules = _rules(stacks)
-    index = {rule.name: i for i, rule in enumerate(rules)}
+    index = {rule.name: (i, rule_id(rule)) for i, rule in enumerate(rules)}
     results = [r for stack in stacks for r in _results(stack, index, project_dir, uri_root or project_dir)]
     return {
         "$schema": SCHEMA_URI,
@@ -102,20 +104,30 @@ def _rules(stacks: list[StackReview]) -> list[PolicyInfo]:
     return sorted(rules.values(), key=lambda p: p.name)
 
 
+def rule_id(policy: PolicyInfo) -> str:
+    """The SARIF rule id: the stable opaque reference when the policy has one, else its name."""
+    return policy.ref or policy.name
+
+
 def _rule(policy: PolicyInfo) -> dict[str, Any]:
-    rule: dict[str, Any] = {
-        "id": policy.name,
-        "shortDescription": {"text": policy.description},
+    rule: dict[str, Any] = {"id": rule_id(policy)}
+    if policy.ref:
+        rule.update(name=policy.name, deprecatedIds=[policy.name])
+    rule.update({
+        "shortDescription": {"text": policy.display_name or policy.description},
         "fullDescription": {"text": policy.description},
         "help": {"text": policy.remediation or policy.description},
         "defaultConfiguration": {"level": RULE_LEVELS.get(policy.level, "warning"),
                                  "enabled": policy.level != "disabled"},
-    }
+    })
     if policy.url:
         rule["helpUri"] = policy.url
     properties: dict[str, Any] = {"tags": list(policy.tags), "severity": policy.severity}
     if "security" in policy.tags and policy.severity in SECURITY_SEVERITY:
         properties["security-severity"] = SECURITY_SEVERITY[policy.severity]
+    if policy.framework:
+        properties["compliance"] = dict(zip(("name", "version", "reference", "specification"), policy.framework,
+                                            strict=True))
     rule["properties"] = properties
     return rule
 
@@ -149,7 +161,8 @@ def _unprefixed(stack: StackReview) -> str:
     return (stack.error or "").removeprefix(f"stack {stack.stack}: ")
 
 
-def _results(stack: StackReview, index: dict[str, int], project_dir: Path, uri_root: Path) -> Iterable[dict]:
+def _results(stack: StackReview, index: dict[str, tuple[int, str]], project_dir: Path,
+             uri_root: Path) -> Iterable[dict]:
     uri = _uri(project_dir / stack.stack_file, uri_root)
     entries = index_stack_file(project_dir / stack.stack_file)
     by_urn = {r.urn: r for r in stack.resources}
@@ -167,7 +180,7 @@ def _results(stack: StackReview, index: dict[str, int], project_dir: Path, uri_r
 
     if stack.error:
         yield {
-            "ruleId": FAILED_RULE.name, "ruleIndex": index[FAILED_RULE.name], "level": "error",
+            "ruleId": FAILED_RULE.name, "ruleIndex": index[FAILED_RULE.name][0], "level": "error",
             "message": {"text": f"Stack {stack.stack} was not reviewed: {_unprefixed(stack)}"},
             "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri},
                                                 "region": {"startLine": config_error_line(stack, project_dir)}}}],
@@ -177,24 +190,25 @@ def _results(stack: StackReview, index: dict[str, int], project_dir: Path, uri_r
         }
     for v in ordered_violations(stack):
         result: dict[str, Any] = {
-            "ruleId": v.policy, "ruleIndex": index[v.policy], "level": RESULT_LEVELS.get(v.level, "warning"),
+            "ruleId": index[v.policy][1], "ruleIndex": index[v.policy][0],
+            "level": RESULT_LEVELS.get(v.level, "warning"),
             "message": {"text": v.message},
             "locations": where(v.urn, v.policy, v.resource),
             "partialFingerprints": _fingerprint(stack.stack, v.policy, v.urn),
-            "properties": {"stack": stack.stack, "environment": stack.environment, "enforcementLevel": v.level,
-                           "severity": v.severity, "resourceType": v.type, "urn": v.urn},
+            "properties": {"stack": stack.stack, "environment": stack.environment, "policy": v.policy,
+                           "enforcementLevel": v.level, "severity": v.severity, "resourceType": v.type, "urn": v.urn},
         }
         if v.level == "waived":
             result["suppressions"] = [_suppression(v.waiver_reason, v.waiver_expires)]
         yield result
     for u in ordered_unknown(stack):
         yield {
-            "ruleId": u.policy, "ruleIndex": index[u.policy], "kind": "open", "level": "none",
+            "ruleId": index[u.policy][1], "ruleIndex": index[u.policy][0], "kind": "open", "level": "none",
             "message": {"text": f"Not evaluated at preview (not a pass): {u.message}"},
             "locations": where(u.urn, u.policy, u.resource),
             "partialFingerprints": _fingerprint(stack.stack, u.policy, u.urn),
-            "properties": {"stack": stack.stack, "environment": stack.environment, "enforcementLevel": "unknown",
-                           "resourceType": u.type, "urn": u.urn},
+            "properties": {"stack": stack.stack, "environment": stack.environment, "policy": u.policy,
+                           "enforcementLevel": "unknown", "resourceType": u.type, "urn": u.urn},
         }
 
 

@@ -109,13 +109,18 @@ def render_rules(pack: PackInfo, pack_source: str = "") -> Text:
 
 def _rule(out: Text, policy: PolicyInfo) -> None:
     kind = "stack" if policy.stack_policy else "resource"
-    out.append(f"{policy.name}  [{policy.level}] [severity: {policy.severity}] [{kind}]\n",
+    ref = f"  {policy.ref}" if policy.ref else ""
+    out.append(f"{policy.name}{ref}  [{policy.level}] [severity: {policy.severity}] [{kind}]\n",
                style=STYLES.get(policy.level, "dim"))
-    out.append(f"{INDENT}{policy.description}\n")
+    title = f"{policy.display_name}: " if policy.display_name else ""
+    out.append(f"{INDENT}{title}{policy.description}\n")
     if policy.remediation:
         _indented(out, "Remediation: " + policy.remediation, INDENT)
     if policy.tags:
         out.append(f"{INDENT}Tags: {', '.join(policy.tags)}\n")
+    if policy.framework:
+        name, version, reference, specification = policy.framework
+        out.append(f"{INDENT}Compliance: {name} {version} {reference} ({specification})\n")
     if policy.url:
         out.append(f"{INDENT}More: {policy.url}\n")
 

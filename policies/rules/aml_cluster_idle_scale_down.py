@@ -7,7 +7,7 @@ from typing import Any
 
 from amlkit.policies.azure import CLUSTER, compute_of, compute_subject
 from amlkit.policies.durations import FORMAT, DurationError, describe_seconds, duration_seconds
-from amlkit.policies.framework import Finding, ResourceInput, Rule, must
+from amlkit.policies.framework import Finding, ResourceInput, Rule, alz, must
 
 AZURE_DEFAULT = "PT120S"
 
@@ -33,6 +33,11 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
 
 RULE = Rule(
     name="aml-cluster-idle-scale-down",
+    ref="AMLK-0003",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    display_name="Idle nodes released promptly",
+    equivalents=(
+        alz("Deny-MachineLearning-ComputeCluster-Scale"),
+    ),
     description="AmlCompute clusters must release idle nodes quickly: nodeIdleTimeBeforeScaleDown at most "
     "maxIdleSeconds (default 900 s, the Azure Landing Zones cap). Omitted means Azure's default PT120S.",
     severity="medium",

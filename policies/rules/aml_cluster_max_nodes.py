@@ -6,7 +6,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from amlkit.policies.azure import CLUSTER, compute_of, compute_subject
-from amlkit.policies.framework import Finding, ResourceInput, Rule, must
+from amlkit.policies.framework import Finding, ResourceInput, Rule, alz, must
 
 
 def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
@@ -27,6 +27,11 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
 
 RULE = Rule(
     name="aml-cluster-max-nodes",
+    ref="AMLK-0002",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    display_name="Cluster node cap",
+    equivalents=(
+        alz("Deny-MachineLearning-ComputeCluster-Scale"),
+    ),
     description="AmlCompute clusters must set maxNodeCount, no higher than the allowed cap (default 100, "
     "Azure's default per-cluster limit) and no lower than minNodeCount.",
     severity="medium",

@@ -6,7 +6,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from amlkit.policies.azure import CLUSTER, compute_of
-from amlkit.policies.framework import Finding, ResourceInput, Rule, must
+from amlkit.policies.framework import Finding, ResourceInput, Rule, alz, checkov, must
 
 
 def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
@@ -19,6 +19,12 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
 
 RULE = Rule(
     name="aml-cluster-min-nodes-zero",
+    ref="AMLK-0001",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    display_name="Clusters scale to zero",
+    equivalents=(
+        checkov("CKV_AZURE_150"),
+        alz("Deny-MachineLearning-ComputeCluster-Scale"),
+    ),
     description="AmlCompute clusters must scale to zero nodes when idle (minNodeCount = 0).",
     severity="medium",
     level="mandatory",

@@ -19,7 +19,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from amlkit.policies.azure import COMPUTE, ComputeView, compute_subject, is_type, same_value
-from amlkit.policies.framework import Finding, ResourceInput, Rule, must
+from amlkit.policies.framework import Finding, ResourceInput, Rule, alz, must
 
 REMOTE_LOGIN = "remoteLoginPortPublicAccess"
 
@@ -56,6 +56,11 @@ def _found(access: str | None, compute: ComputeView) -> str:
 
 RULE = Rule(
     name="aml-cluster-ssh-disabled",
+    ref="AMLK-0008",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    display_name="No public SSH on compute",
+    equivalents=(
+        alz("Deny-MachineLearning-ComputeCluster-RemoteLoginPortPublicAccess"),
+    ),
     description="No public SSH into compute: clusters must set remoteLoginPortPublicAccess explicitly to "
     "Disabled (NotSpecified, the default, closes port 22 only when the cluster is in a VNet) and carry no "
     "admin password; instances must keep sshSettings.sshPublicAccess Disabled (the ARM default).",

@@ -29,6 +29,8 @@ def _one_of(allowed: list[str]) -> str:
 
 RULE = Rule(
     name="aml-cluster-vm-priority",
+    ref="AMLK-0006",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    display_name="Allowed VM priorities",
     description="AmlCompute clusters must use an allowed VM priority (allowedPriorities, default Dedicated "
     "and LowPriority). Omitted means Dedicated.",
     severity="medium",

@@ -8,7 +8,7 @@ from typing import Any
 from amlkit.errors import ConfigError, UnknownVmSize
 from amlkit.policies import catalogue as catalogue_schema
 from amlkit.policies.azure import MANAGED, compute_of, compute_subject
-from amlkit.policies.framework import Finding, ResourceInput, Rule, must
+from amlkit.policies.framework import Finding, ResourceInput, Rule, alz, must
 from amlkit.vmsizes import Catalogue, VmFamily, VmSize, default_approved_series, family_by_series, parse_vm_size
 
 NAME = "aml-compute-approved-vm-family"
@@ -71,6 +71,11 @@ def _successors(family: VmFamily) -> str:
 
 RULE = Rule(
     name=NAME,
+    ref="AMLK-0004",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    display_name="Approved VM series",
+    equivalents=(
+        alz("Deny-MachineLearning-Compute-VmSize"),
+    ),
     description="AmlCompute clusters and compute instances must use a known VM size whose series is in "
     "allowedSeries (default: current series supported for Azure ML managed compute: no retirement date, "
     "past or announced, no capacity restriction, never approval-required: Ddsv4, Eav4, FX, HBv3, NCasT4_v3, "

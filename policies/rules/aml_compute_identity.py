@@ -159,6 +159,8 @@ def _covers(assignment: StackResource, instance: StackResource, workspace: Stack
 
 RULE = Rule(
     name="aml-compute-identity",
+    ref="AMLK-0007",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    display_name="One kind of compute identity",
     description="AmlCompute clusters and compute instances must have a managed identity, either "
     "system-assigned or user-assigned (with at least one id), never both and never none. A compute "
     "instance's identity must also hold Contributor on the workspace, or idle shutdown never stops the "

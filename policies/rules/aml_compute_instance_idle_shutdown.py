@@ -7,7 +7,7 @@ from typing import Any
 
 from amlkit.policies.azure import INSTANCE, compute_of, compute_subject
 from amlkit.policies.durations import FORMAT, DurationError, duration_seconds
-from amlkit.policies.framework import Finding, ResourceInput, Rule, must
+from amlkit.policies.framework import Finding, ResourceInput, Rule, azure_policy, must, psrule
 
 MIN_MINUTES = 15
 MAX_MINUTES = 3 * 24 * 60  # Azure's limit: 3 days
@@ -39,6 +39,13 @@ def _minutes(minutes: float) -> str:
 
 RULE = Rule(
     name="aml-compute-instance-idle-shutdown",
+    ref="AMLK-0013",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    display_name="Compute instance idle shutdown",
+    equivalents=(
+        azure_policy("679ddf89-ab8f-48a5-9029-e76054077449",
+            "Azure Machine Learning Compute Instance should have idle shutdown"),
+        psrule("AZR-000403", "Azure.ML.ComputeIdleShutdown"),
+    ),
     description="Compute instances must set idleTimeBeforeShutdown between 15 minutes and maxIdleMinutes "
     "(default 4320 = 3 days, Azure's limit). Azure Policy 679ddf89, PSRule Azure.ML.ComputeIdleShutdown "
     "(AZR-000403).",

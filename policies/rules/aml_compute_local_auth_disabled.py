@@ -24,7 +24,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from amlkit.policies.azure import MANAGED, compute_of, compute_subject
-from amlkit.policies.framework import Finding, ResourceInput, Rule, must
+from amlkit.policies.framework import Finding, ResourceInput, Rule, azure_policy, checkov, mcsb, must, psrule
 
 FIELD = "disableLocalAuth"
 
@@ -41,6 +41,15 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
 
 RULE = Rule(
     name="aml-compute-local-auth-disabled",
+    ref="AMLK-0010",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    display_name="Compute local authentication disabled",
+    compliance=mcsb("IM-1", "Use centralized identity and authentication system", "mcsb-identity-management"),
+    equivalents=(
+        azure_policy("e96a9a5f-07ca-471b-9bc5-6a0f33cbd68f",
+            "Azure Machine Learning Computes should have local authentication methods disabled"),
+        psrule("AZR-000404", "Azure.ML.DisableLocalAuth"),
+        checkov("CKV_AZURE_142"),
+    ),
     description="AmlCompute clusters and compute instances must set properties.disableLocalAuth to true so "
     "only Microsoft Entra identities can authenticate (omitted means false). Same scope as Azure Policy "
     "e96a9a5f v2.1.0 (ComputeInstance and AmlCompute only); attached computes are not checked (PSRule "

@@ -15,7 +15,7 @@ from amlkit.policies.azure import (
     workspace_of,
     workspaces_by_key,
 )
-from amlkit.policies.framework import Finding, Rule, StackResource, must
+from amlkit.policies.framework import Finding, Rule, StackResource, alz, azure_policy, mcsb, must, psrule
 
 ISOLATED_MODES = ("AllowInternetOutbound", "AllowOnlyApprovedOutbound")
 EXPECTATION = ("have a subnet or belong to a workspace whose managed network is isolated (isolationMode "
@@ -46,6 +46,15 @@ def _why_not_isolated(resource: StackResource, compute: ComputeView, workspaces:
 
 RULE = Rule(
     name="aml-compute-network-isolated",
+    ref="AMLK-0011",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    display_name="Compute network isolation",
+    compliance=mcsb("NS-1", "Establish network segmentation boundaries", "mcsb-network-security"),
+    equivalents=(
+        azure_policy("7804b5c7-01dc-4723-969b-ae300cc07ff1",
+            "Azure Machine Learning Computes should be in a virtual network"),
+        psrule("AZR-000405", "Azure.ML.ComputeVnet"),
+        alz("Deny-MachineLearning-Compute-SubnetId"),
+    ),
     description="AmlCompute clusters and compute instances must be network-isolated: deployed into a subnet, "
     "or in a workspace of this stack whose managed network is enabled (AllowInternetOutbound or "
     "AllowOnlyApprovedOutbound). Azure Policy 7804b5c7, ALZ Deny-MachineLearning-Compute-SubnetId, "

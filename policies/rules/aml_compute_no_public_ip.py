@@ -23,6 +23,8 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
 
 RULE = Rule(
     name="aml-compute-no-public-ip",
+    ref="AMLK-0009",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    display_name="No public IP on compute nodes",
     description="AmlCompute clusters and compute instances must set enableNodePublicIp to false (omitted "
     "means true: every node gets a public IP). Covers clusters and instances only: an attached compute's public "
     "addresses belong to its own resource (an attached VM even needs one), outside the compute's inputs.",

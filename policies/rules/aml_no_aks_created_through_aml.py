@@ -6,7 +6,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from amlkit.policies.azure import COMPUTE, ComputeView, compute_subject, is_type, same_value
-from amlkit.policies.framework import Finding, ResourceInput, Rule, must
+from amlkit.policies.framework import Finding, ResourceInput, Rule, alz, must
 
 KUBERNETES_TYPES = ("AKS", "Kubernetes")
 
@@ -25,6 +25,11 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
 
 RULE = Rule(
     name="aml-no-aks-created-through-aml",
+    ref="AMLK-0015",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    display_name="No AKS created through Azure ML",
+    equivalents=(
+        alz("Deny-MachineLearning-Aks"),
+    ),
     description="AKS and Kubernetes computes must attach an existing cluster (properties.resourceId set); "
     "Azure ML must not create AKS clusters. ALZ Deny-MachineLearning-Aks.",
     severity="medium",

@@ -30,6 +30,8 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
 
 RULE = Rule(
     name="aml-no-preview-api-versions",
+    ref="AMLK-0027",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    display_name="No preview API versions",
     description="Resources must not use a preview Azure API version (azure-native:<module>/v<date>preview:<Name>).",
     severity="medium",
     level="advisory",

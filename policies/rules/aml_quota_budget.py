@@ -282,6 +282,8 @@ _CORES_BY_REGION = {"type": "object", "additionalProperties": {"type": "integer"
 
 RULE = Rule(
     name=NAME,
+    ref="AMLK-0014",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    display_name="Core quota budget",
     description="The worst-case cores of the stack's AmlCompute clusters (maxNodeCount x vCPUs) and "
     "compute instances (1 node) must fit the configured quotas per region: dedicated cores per VM family "
     "(coreQuota) and low-priority cores (lowPriorityCoreQuota); and the number of compute resources per region "

@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from amlkit.policies.azure import is_type, type_parts
-from amlkit.policies.framework import Finding, ResourceInput, Rule, must
+from amlkit.policies.framework import Finding, ResourceInput, Rule, azure_policy, must
 
 TAGGABLE_TYPES = (
     "machinelearningservices:Workspace",
@@ -74,6 +74,11 @@ def _short_type(type_token: str) -> str:
 
 RULE = Rule(
     name="aml-required-tags",
+    ref="AMLK-0026",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    display_name="Required tags",
+    equivalents=(
+        azure_policy("871b6d14-10aa-478d-b590-94f262ecfa99", "Require a tag on resources"),
+    ),
     description="Taggable resources must carry every tag key in requiredTags, with a non-empty value.",
     severity="low",
     level="advisory",

@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from amlkit.policies.azure import WORKSPACE, WorkspaceView, is_type, same_value
-from amlkit.policies.framework import Finding, ResourceInput, Rule, must
+from amlkit.policies.framework import Finding, ResourceInput, Rule, azure_policy, mcsb, must
 
 
 def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
@@ -38,6 +38,14 @@ def _problem(props: Mapping[str, Any]) -> str | None:
 
 RULE = Rule(
     name="aml-workspace-cmk",
+    ref="AMLK-0022",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    display_name="Workspace customer-managed key",
+    compliance=mcsb("DP-5",
+        "Use customer-managed key option in data at rest encryption when required", "mcsb-data-protection"),
+    equivalents=(
+        azure_policy("ba769a63-b8cc-4b2d-abf6-ac33c7204be8",
+            "Azure Machine Learning workspaces should be encrypted with a customer-managed key"),
+    ),
     description="Workspaces must be encrypted with a customer-managed key "
     "(encryption.keyVaultProperties.keyIdentifier, status Enabled). Workspaces of kind Project are not "
     "checked, as in Azure Policy ba769a63; their Hub is.",

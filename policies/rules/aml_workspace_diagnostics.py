@@ -25,7 +25,7 @@ from typing import Any
 
 from amlkit.policies.arm import parse_arm_id, same_name
 from amlkit.policies.azure import WORKSPACE, WorkspaceView, is_type
-from amlkit.policies.framework import Finding, Rule, StackResource, must
+from amlkit.policies.framework import Finding, Rule, StackResource, azure_policy, mcsb, must
 
 NAME = "aml-workspace-diagnostics"
 DIAGNOSTIC_SETTINGS = ("monitor:DiagnosticSetting", "insights:DiagnosticSetting")
@@ -103,6 +103,13 @@ def _retention_days(log: Mapping[str, Any]) -> int | None:
 
 RULE = Rule(
     name=NAME,
+    ref="AMLK-0025",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    display_name="Workspace diagnostic logs",
+    compliance=mcsb("LT-3", "Enable logging for security investigation", "mcsb-logging-threat-detection"),
+    equivalents=(
+        azure_policy("afe0c3be-ba3b-4544-ba52-0c99672a8ad6",
+            "Resource logs in Azure Machine Learning Workspaces should be enabled"),
+    ),
     description="Every workspace must export its resource logs: a diagnostic setting on the workspace with at "
     "least one log enabled and, when it exports to a storage account, a retention of at least "
     "requiredRetentionDays (or none, or 0 = forever), as Azure Policy afe0c3be requires.",

@@ -10,7 +10,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from amlkit.policies.azure import WORKSPACE, WorkspaceView, is_type
-from amlkit.policies.framework import Finding, ResourceInput, Rule, must
+from amlkit.policies.framework import Finding, ResourceInput, Rule, alz, must
 
 
 def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
@@ -22,6 +22,11 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
 
 RULE = Rule(
     name="aml-workspace-hbi",
+    ref="AMLK-0023",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    display_name="High business impact workspace",
+    equivalents=(
+        alz("Deny-MachineLearning-HbiWorkspace"),
+    ),
     description="Workspaces must be high business impact workspaces (hbiWorkspace = true).",
     severity="low",
     level="advisory",

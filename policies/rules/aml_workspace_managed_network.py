@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from amlkit.policies.azure import WORKSPACE, WorkspaceView, is_type
-from amlkit.policies.framework import Finding, ResourceInput, Rule, must
+from amlkit.policies.framework import Finding, ResourceInput, Rule, azure_policy, mcsb, must
 
 MODES = ["Disabled", "AllowInternetOutbound", "AllowOnlyApprovedOutbound"]
 
@@ -29,6 +29,13 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
 
 RULE = Rule(
     name="aml-workspace-managed-network",
+    ref="AMLK-0020",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    display_name="Workspace managed network isolation",
+    compliance=mcsb("NS-1", "Establish network segmentation boundaries", "mcsb-network-security"),
+    equivalents=(
+        azure_policy("6ddb1705-c8cf-450e-aa4b-19ad6703c440",
+            "Azure Machine Learning and AI Studio should use Allow Only Approved Outbound managed VNet mode"),
+    ),
     description="Workspaces must use a managed network with an allowed isolation mode "
     "(default: AllowOnlyApprovedOutbound).",
     severity="medium",

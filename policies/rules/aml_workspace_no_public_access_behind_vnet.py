@@ -11,7 +11,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from amlkit.policies.azure import WORKSPACE, WorkspaceView, is_type
-from amlkit.policies.framework import Finding, ResourceInput, Rule, must
+from amlkit.policies.framework import Finding, ResourceInput, Rule, alz, mcsb, must, psrule
 
 
 def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
@@ -23,6 +23,13 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
 
 RULE = Rule(
     name="aml-workspace-no-public-access-behind-vnet",
+    ref="AMLK-0019",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    display_name="No public access behind a VNet",
+    compliance=mcsb("NS-2", "Secure cloud services with network controls", "mcsb-network-security"),
+    equivalents=(
+        psrule("AZR-000406", "Azure.ML.PublicAccess"),
+        alz("Deny-MachineLearning-PublicAccessWhenBehindVnet"),
+    ),
     description="Workspaces must not allow public access when behind a VNet "
     "(allowPublicAccessWhenBehindVnet not true).",
     severity="high",

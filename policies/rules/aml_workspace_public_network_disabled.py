@@ -11,7 +11,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from amlkit.policies.azure import WORKSPACE, WorkspaceView, is_type
-from amlkit.policies.framework import Finding, ResourceInput, Rule, must
+from amlkit.policies.framework import Finding, ResourceInput, Rule, azure_policy, checkov, mcsb, must, psrule
 
 
 def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
@@ -24,6 +24,16 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
 
 RULE = Rule(
     name="aml-workspace-public-network-disabled",
+    ref="AMLK-0018",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    display_name="Workspace public network access disabled",
+    compliance=mcsb("NS-2", "Secure cloud services with network controls", "mcsb-network-security"),
+    equivalents=(
+        azure_policy("438c38d2-3772-465a-a9cc-7a6666a275ce",
+            "Azure Machine Learning Workspaces should disable public network access"),
+        psrule("AZR-000406", "Azure.ML.PublicAccess"),
+        checkov("CKV_AZURE_144"),
+        checkov("CKV2_AZURE_49"),
+    ),
     description="Workspaces must disable public network access (publicNetworkAccess = Disabled).",
     severity="high",
     level="advisory",

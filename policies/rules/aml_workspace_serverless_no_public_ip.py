@@ -47,6 +47,8 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
 
 RULE = Rule(
     name="aml-workspace-serverless-no-public-ip",
+    ref="AMLK-0021",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    display_name="Serverless compute without public IP",
     description="A workspace without a managed network that runs serverless compute in a custom subnet "
     "(serverlessComputeSettings.serverlessComputeCustomSubnet) must set serverlessComputeNoPublicIP to true "
     "(omitted means false). Managed-network workspaces and workspaces without a custom subnet are not checked.",

@@ -19,7 +19,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from amlkit.policies.azure import WORKSPACE, WorkspaceView, is_type
-from amlkit.policies.framework import Finding, ResourceInput, Rule, must
+from amlkit.policies.framework import Finding, ResourceInput, Rule, azure_policy, mcsb, must, psrule
 
 EXPECTATION = ("use a user-assigned identity (identity type including UserAssigned and primaryUserAssignedIdentity "
                "set to one of identity.userAssignedIdentities)")
@@ -53,6 +53,14 @@ def _problem(workspace: WorkspaceView) -> str | None:
 
 RULE = Rule(
     name="aml-workspace-user-assigned-identity",
+    ref="AMLK-0024",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    display_name="Workspace user-assigned identity",
+    compliance=mcsb("IM-3", "Manage application identities securely and automatically", "mcsb-identity-management"),
+    equivalents=(
+        azure_policy("5f0c7d88-c7de-45b8-ac49-db49e72eaa78",
+            "Azure Machine Learning Workspaces should use user-assigned managed identity"),
+        psrule("AZR-000407", "Azure.ML.UserManagedIdentity"),
+    ),
     description="Workspaces must use a user-assigned managed identity as their primary identity: identity "
     "type including UserAssigned, and primaryUserAssignedIdentity set to one of identity.userAssignedIdentities.",
     severity="medium",

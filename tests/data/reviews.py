@@ -27,6 +27,7 @@ MIN_NODES = PolicyInfo(
     remediation="Set min_instances: 0 on the cluster in the stack file.",
     url="https://learn.microsoft.com/azure/machine-learning/how-to-create-attach-compute-cluster",
     tags=("cost",),
+    ref="AMLK-0001",
 )
 SSH = PolicyInfo(
     name="aml-cluster-ssh-disabled",
@@ -36,6 +37,9 @@ SSH = PolicyInfo(
     remediation="Set ssh_public_access_enabled: false.",
     url="https://learn.microsoft.com/azure/machine-learning/how-to-secure-training-vnet",
     tags=("security", "network"),
+    ref="AMLK-0008",
+    display_name="No public SSH on compute",
+    framework=("Microsoft cloud security benchmark", "v1", "NS-1", "Establish network segmentation boundaries"),
 )
 PUBLIC_IP = PolicyInfo(
     name="aml-compute-no-public-ip",

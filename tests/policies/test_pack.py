@@ -1,6 +1,7 @@
 """The pack as a whole: the public rule names and levels, complete metadata, one test module per rule,
 and the edge that wraps rules into pulumi-policy policies."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from pulumi_policy.policy import _NotApplicableError
 from pulumi_policy.proxy import UnknownValueError
 
 from amlkit.policies import ALL_RULES
-from amlkit.policies.framework import TAGS, Finding, Rule, cannot_tell
+from amlkit.policies.framework import EQUIVALENT_TOOLS, REF_PATTERN, TAGS, Finding, Rule, cannot_tell
 from amlkit.policies.pack import build_policies
 from amlkit.policies.rules import aml_cluster_min_nodes_zero
 from tests.policies.helpers import COMPUTE_TYPE, changed, cluster_props
@@ -57,6 +58,37 @@ EXPECTED_LEVELS = {
     "aml-required-tags": "advisory",
     "aml-no-preview-api-versions": "advisory",
 }
+# Every stable reference ever assigned, and the rule it names. Frozen: a ref is never changed, moved to
+# another rule or reused; a retired rule keeps its line. A new rule takes the next number (see below).
+REFS = {
+    "AMLK-0001": "aml-cluster-min-nodes-zero",
+    "AMLK-0002": "aml-cluster-max-nodes",
+    "AMLK-0003": "aml-cluster-idle-scale-down",
+    "AMLK-0004": "aml-compute-approved-vm-family",
+    "AMLK-0005": "aml-compute-retired-vm-series",
+    "AMLK-0006": "aml-cluster-vm-priority",
+    "AMLK-0007": "aml-compute-identity",
+    "AMLK-0008": "aml-cluster-ssh-disabled",
+    "AMLK-0009": "aml-compute-no-public-ip",
+    "AMLK-0010": "aml-compute-local-auth-disabled",
+    "AMLK-0011": "aml-compute-network-isolated",
+    "AMLK-0012": "aml-cluster-same-region",
+    "AMLK-0013": "aml-compute-instance-idle-shutdown",
+    "AMLK-0014": "aml-quota-budget",
+    "AMLK-0015": "aml-no-aks-created-through-aml",
+    "AMLK-0016": "aml-no-resource-group-lock",
+    "AMLK-0017": "aml-no-lock-on-batch-resources",
+    "AMLK-0018": "aml-workspace-public-network-disabled",
+    "AMLK-0019": "aml-workspace-no-public-access-behind-vnet",
+    "AMLK-0020": "aml-workspace-managed-network",
+    "AMLK-0021": "aml-workspace-serverless-no-public-ip",
+    "AMLK-0022": "aml-workspace-cmk",
+    "AMLK-0023": "aml-workspace-hbi",
+    "AMLK-0024": "aml-workspace-user-assigned-identity",
+    "AMLK-0025": "aml-workspace-diagnostics",
+    "AMLK-0026": "aml-required-tags",
+    "AMLK-0027": "aml-no-preview-api-versions",
+}
 STACK_RULES = {
     "aml-compute-identity", "aml-compute-network-isolated", "aml-cluster-same-region", "aml-quota-budget",
     "aml-no-resource-group-lock", "aml-no-lock-on-batch-resources", "aml-workspace-diagnostics",
@@ -71,6 +103,51 @@ def test_rule_names_and_default_levels_are_the_public_interface():
 def test_rule_names_are_unique():
     names = [rule.name for rule in ALL_RULES]
     assert len(names) == len(set(names))
+
+
+def _next_ref() -> str:
+    return f"AMLK-{max(int(ref[5:]) for ref in REFS) + 1:04d}"
+
+
+@pytest.mark.parametrize("rule", ALL_RULES, ids=lambda rule: rule.name)
+def test_each_rule_has_its_frozen_ref(rule):
+    module = f"policies/rules/{rule.name.replace('-', '_')}.py"
+    assert rule.ref, (f"{rule.name} has no ref: add ref=\"{_next_ref()}\" to RULE in {module} and the line "
+                      f"\"{_next_ref()}\": \"{rule.name}\", to REFS in tests/policies/test_pack.py")
+    assert re.fullmatch(REF_PATTERN, rule.ref), f"{rule.name}: ref {rule.ref!r} must look like AMLK-0001"
+    assert rule.ref in REFS, (f"{rule.name}: ref {rule.ref} is not in REFS; add the line \"{rule.ref}\": "
+                              f"\"{rule.name}\", to REFS in tests/policies/test_pack.py (refs are never reused: "
+                              f"the next free one is {_next_ref()})")
+    assert REFS[rule.ref] == rule.name, (f"{rule.name}: ref {rule.ref} belongs to {REFS[rule.ref]}; refs are "
+                                         f"frozen and never reused: take {_next_ref()}")
+
+
+def test_refs_are_unique_and_the_ledger_never_reuses_one():
+    refs = [rule.ref for rule in ALL_RULES]
+    assert len(refs) == len(set(refs))
+    assert len(set(REFS.values())) == len(REFS), "REFS gives two refs to one rule name"
+    assert list(REFS) == [f"AMLK-{n:04d}" for n in range(1, len(REFS) + 1)], "REFS are numbered in order, no gaps"
+
+
+EQUIVALENT_IDS = {
+    "Azure Policy": r"/providers/Microsoft\.Authorization/policyDefinitions/[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}",
+    "PSRule for Azure": r"AZR-\d{6}",
+    "Checkov": r"CKV2?_AZURE_\d+",
+    "Azure Landing Zones": r"Deny-MachineLearning-[A-Za-z-]+",
+}
+
+
+@pytest.mark.parametrize("rule", ALL_RULES, ids=lambda rule: rule.name)
+def test_display_name_compliance_and_equivalents_are_well_formed(rule):
+    assert rule.display_name.strip() and len(rule.display_name) <= 60
+    assert set(EQUIVALENT_IDS) == set(EQUIVALENT_TOOLS)
+    for equivalent in rule.equivalents:
+        assert re.fullmatch(EQUIVALENT_IDS[equivalent.tool], equivalent.id), equivalent
+        assert equivalent.url.startswith("https://")
+    if rule.compliance:
+        assert rule.compliance.name == "Microsoft cloud security benchmark" and rule.compliance.version == "v1"
+        assert re.fullmatch(r"[A-Z]{2}-\d+", rule.compliance.reference)
+        assert rule.compliance.url.startswith("https://learn.microsoft.com/security/benchmark/azure/mcsb-")
 
 
 def test_stack_rules_are_the_expected_ones():
@@ -110,6 +187,12 @@ def test_build_policies_carries_metadata():
         assert policy.enforcement_level == EnforcementLevel(rule.level)
         assert policy.remediation_steps == rule.remediation and policy.url == rule.url
         assert policy.tags == list(rule.tags)
+        assert policy.display_name == rule.display_name
+        framework = policy.framework and (policy.framework.name, policy.framework.version,
+                                          policy.framework.reference, policy.framework.specification)
+        compliance = rule.compliance and (rule.compliance.name, rule.compliance.version,
+                                          rule.compliance.reference, rule.compliance.specification)
+        assert framework == compliance
         assert set(policy.config_schema.properties) == {*rule.config, "waivers"}
 
 

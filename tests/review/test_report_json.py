@@ -102,10 +102,17 @@ def test_rules() -> None:
     assert [p["name"] for p in data["policies"]] == ["aml-cluster-min-nodes-zero", "aml-cluster-ssh-disabled",
                                                      "aml-compute-no-public-ip", "aml-quota-budget"]
     assert data["policies"][1] == {
-        "name": "aml-cluster-ssh-disabled", "level": "advisory", "severity": "high",
+        "name": "aml-cluster-ssh-disabled", "ref": "AMLK-0008", "display_name": "No public SSH on compute",
+        "level": "advisory", "severity": "high",
         "description": "Cluster SSH ports are explicitly closed.",
         "remediation": "Set ssh_public_access_enabled: false.",
         "url": "https://learn.microsoft.com/azure/machine-learning/how-to-secure-training-vnet",
         "tags": ["security", "network"], "stack_policy": False,
+        "compliance": {"name": "Microsoft cloud security benchmark", "version": "v1", "reference": "NS-1",
+                       "specification": "Establish network segmentation boundaries"},
+        "equivalents": [],
     }
     assert data["policies"][3]["stack_policy"] is True
+    # a policy without amlkit metadata (another pack's) says so with nulls, not missing keys
+    assert {key: data["policies"][3][key] for key in ("ref", "display_name", "compliance", "equivalents")} == {
+        "ref": None, "display_name": None, "compliance": None, "equivalents": []}

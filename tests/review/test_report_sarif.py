@@ -82,21 +82,29 @@ def test_schema_rejects_a_broken_log(schema: dict) -> None:
 
 def test_one_rule_per_policy_with_metadata(project: Path) -> None:
     rules = to_sarif(full_review(), project)["runs"][0]["tool"]["driver"]["rules"]
-    assert [r["id"] for r in rules] == ["aml-cluster-min-nodes-zero", "aml-cluster-same-region",
-                                        "aml-cluster-ssh-disabled", "aml-compute-no-public-ip", "aml-quota-budget",
-                                        "amlkit-review-failed"]
+    # policies with a stable reference (amlkit's rules) use it as id, named by the policy; others keep the name
+    assert [(r["id"], r.get("name")) for r in rules] == [
+        ("AMLK-0001", "aml-cluster-min-nodes-zero"), ("aml-cluster-same-region", None),
+        ("AMLK-0008", "aml-cluster-ssh-disabled"), ("aml-compute-no-public-ip", None), ("aml-quota-budget", None),
+        ("amlkit-review-failed", None)]
     by_id = {r["id"]: r for r in rules}
-    assert by_id["aml-cluster-ssh-disabled"] == {
-        "id": "aml-cluster-ssh-disabled",
-        "shortDescription": {"text": "Cluster SSH ports are explicitly closed."},
+    assert by_id["AMLK-0008"] == {
+        "id": "AMLK-0008",
+        "name": "aml-cluster-ssh-disabled",
+        "deprecatedIds": ["aml-cluster-ssh-disabled"],
+        "shortDescription": {"text": "No public SSH on compute"},
         "fullDescription": {"text": "Cluster SSH ports are explicitly closed."},
         "help": {"text": "Set ssh_public_access_enabled: false."},
         "defaultConfiguration": {"level": "warning", "enabled": True},
         "helpUri": "https://learn.microsoft.com/azure/machine-learning/how-to-secure-training-vnet",
-        "properties": {"tags": ["security", "network"], "severity": "high", "security-severity": "8.0"},
+        "properties": {"tags": ["security", "network"], "severity": "high", "security-severity": "8.0",
+                       "compliance": {"name": "Microsoft cloud security benchmark", "version": "v1",
+                                      "reference": "NS-1",
+                                      "specification": "Establish network segmentation boundaries"}},
     }
-    assert by_id["aml-cluster-min-nodes-zero"]["defaultConfiguration"] == {"level": "error", "enabled": True}
-    assert "security-severity" not in by_id["aml-cluster-min-nodes-zero"]["properties"]  # not a security policy
+    assert by_id["AMLK-0001"]["defaultConfiguration"] == {"level": "error", "enabled": True}
+    assert by_id["AMLK-0001"]["shortDescription"] == by_id["AMLK-0001"]["fullDescription"]  # no display name
+    assert "security-severity" not in by_id["AMLK-0001"]["properties"]  # not a security policy
     assert by_id["aml-compute-no-public-ip"]["properties"]["security-severity"] == "5.5"
     assert by_id["aml-quota-budget"]["defaultConfiguration"] == {"level": "none", "enabled": False}
     # a finding whose policy the pack did not describe still gets a rule
@@ -105,7 +113,7 @@ def test_one_rule_per_policy_with_metadata(project: Path) -> None:
 
 def test_results_levels_locations_and_suppressions(project: Path) -> None:
     run = to_sarif(Review(stacks=[prod_stack()]), project)["runs"][0]
-    rules = [r["id"] for r in run["tool"]["driver"]["rules"]]
+    rules = [r.get("name", r["id"]) for r in run["tool"]["driver"]["rules"]]
     summary = [
         (r["ruleId"], rules[r["ruleIndex"]], r.get("kind", "fail"), r["level"],
          r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
@@ -113,8 +121,8 @@ def test_results_levels_locations_and_suppressions(project: Path) -> None:
         for r in run["results"]
     ]
     assert summary == [
-        ("aml-cluster-min-nodes-zero", "aml-cluster-min-nodes-zero", "fail", "error", "stacks/Pulumi.prod.yaml", 8),
-        ("aml-cluster-ssh-disabled", "aml-cluster-ssh-disabled", "fail", "warning", "stacks/Pulumi.prod.yaml", 6),
+        ("AMLK-0001", "aml-cluster-min-nodes-zero", "fail", "error", "stacks/Pulumi.prod.yaml", 8),
+        ("AMLK-0008", "aml-cluster-ssh-disabled", "fail", "warning", "stacks/Pulumi.prod.yaml", 6),
         ("aml-compute-no-public-ip", "aml-compute-no-public-ip", "fail", "note", "stacks/Pulumi.prod.yaml", 6),
         ("aml-cluster-same-region", "aml-cluster-same-region", "open", "none", "stacks/Pulumi.prod.yaml", 6),
     ]
@@ -123,8 +131,9 @@ def test_results_levels_locations_and_suppressions(project: Path) -> None:
                                             "Idle nodes are billed."}
     assert mandatory["locations"][0]["logicalLocations"] == [
         {"name": "cpu-cluster", "fullyQualifiedName": cpu_urn(), "kind": "resource"}]
-    assert mandatory["properties"] == {"stack": "prod", "environment": "prod", "enforcementLevel": "mandatory",
-                                       "severity": "high", "resourceType": COMPUTE, "urn": cpu_urn()}
+    assert mandatory["properties"] == {"stack": "prod", "environment": "prod", "policy": "aml-cluster-min-nodes-zero",
+                                       "enforcementLevel": "mandatory", "severity": "high", "resourceType": COMPUTE,
+                                       "urn": cpu_urn()}
     assert "suppressions" not in mandatory and "suppressions" not in advisory
     assert waived["suppressions"] == [{"kind": "external", "status": "accepted",
                                        "justification": "Migration to the hub network, ticket NET-42",

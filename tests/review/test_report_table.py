@@ -159,16 +159,17 @@ def test_rules_listing() -> None:
     assert render_rules(PACK, "policies").plain == """\
 amlkit-guardrails@v0.1.0 (local: policies): 4 policies (2 mandatory, 1 advisory, 1 disabled)
 
-aml-cluster-min-nodes-zero  [mandatory] [severity: high] [resource]
+aml-cluster-min-nodes-zero  AMLK-0001  [mandatory] [severity: high] [resource]
     AmlCompute clusters scale down to zero nodes when idle.
     Remediation: Set min_instances: 0 on the cluster in the stack file.
     Tags: cost
     More: https://learn.microsoft.com/azure/machine-learning/how-to-create-attach-compute-cluster
 
-aml-cluster-ssh-disabled  [advisory] [severity: high] [resource]
-    Cluster SSH ports are explicitly closed.
+aml-cluster-ssh-disabled  AMLK-0008  [advisory] [severity: high] [resource]
+    No public SSH on compute: Cluster SSH ports are explicitly closed.
     Remediation: Set ssh_public_access_enabled: false.
     Tags: security, network
+    Compliance: Microsoft cloud security benchmark v1 NS-1 (Establish network segmentation boundaries)
     More: https://learn.microsoft.com/azure/machine-learning/how-to-secure-training-vnet
 
 aml-compute-no-public-ip  [mandatory] [severity: medium] [resource]
