@@ -26,11 +26,10 @@ test: lint
 bench: install
 	$(BIN)/python bench/review_speed.py
 
-# Regenerate the configuration and rule references (README.md) and the component reference
-# (docs/components.md) between their GENERATED markers.
+# Regenerate docs/configuration.md, docs/cli.md, docs/rules/ and the component reference block of
+# docs/components.md from the code (tests/test_docs.py checks them).
 docs: install
-	$(BIN)/python -m amlkit.docs --write README.md
-	$(BIN)/python -m amlkit.docs --write docs/components.md
+	$(BIN)/python tools/gen_docs.py --write
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info

@@ -164,7 +164,7 @@ def _plain(value: Any) -> None:
 class Allowed:
     """Annotated metadata: what a value may be, the same words as the `allowed:` of its errors.
 
-    Validation ignores it; `amlkit.docs` reads it for the configuration reference. `values` lists a
+    Validation ignores it; `tools/gen_docs.py` reads it for docs/configuration.md. `values` lists a
     choice's values.
     """
 

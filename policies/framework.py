@@ -28,6 +28,8 @@ PACK_NAME = "amlkit-guardrails"
 # The contract between the pack and the offline review for waived findings (see `describe_waived`).
 WAIVER_CONTRACT = "amlkit-waivers"
 WAIVER_CONTRACT_VERSION = 1
+DOCS_URL = "https://github.com/amlkit/amlkit/blob/main/docs/rules/"
+"""Where each rule's page lives (generated into docs/rules/ by tools/gen_docs.py)."""
 
 
 @dataclass(frozen=True)
@@ -166,7 +168,7 @@ class Rule:
     severity: Severity
     level: Level
     tags: tuple[str, ...]
-    url: str
+    url: str  # the primary public source (Azure docs, a built-in policy); the rule's page is `docs_url`
     remediation: str
     check: ResourceCheck | None = None
     check_stack: StackCheck | None = None
@@ -178,6 +180,12 @@ class Rule:
     compliance: Compliance | None = None
     equivalents: tuple[Equivalent, ...] = ()
     """The same check in peer tools (Azure Policy built-ins, PSRule, Checkov, ALZ custom policies)."""
+
+    @property
+    def docs_url(self) -> str:
+        """The rule's page: what, why (with `url`, its primary public source), config, examples, remediation.
+        This is the `url` the pack reports to Pulumi and the SARIF `helpUri`."""
+        return f"{DOCS_URL}{self.name}.md"
 
     @property
     def is_stack_rule(self) -> bool:

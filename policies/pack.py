@@ -65,7 +65,7 @@ def _metadata(rule: Rule) -> dict:
         "severity": SEVERITIES[rule.severity],
         "tags": list(rule.tags),
         "remediation_steps": rule.remediation,
-        "url": rule.url,
+        "url": rule.docs_url,
         "display_name": rule.display_name or None,
         "framework": _framework(rule),
     }

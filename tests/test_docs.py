@@ -1,7 +1,8 @@
-"""The generated references: README.md holds the current text, and the generator's rows are right."""
+"""The docs: generated pages are current, the README is short and its links resolve, the generator is right."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,105 +12,88 @@ import pytest
 import yaml
 from pydantic import model_validator
 
-from amlkit import docs
-from amlkit.docs import Row, UndocumentedError
 from amlkit.errors import ConfigError, UsageError
 from amlkit.policies import ALL_RULES
 from amlkit.policies.framework import Rule
 from amlkit.policies.rules import aml_cluster_max_nodes, aml_cluster_min_nodes_zero
 from amlkit.schema import ClusterSpec, EnvironmentSpec, Model, TriggerSpec, WorkspaceSpec, validate_environment
 from amlkit.stackfile import load_stack_file
+from tools import gen_docs as docs
+from tools.gen_docs import Row, UndocumentedError
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
-COMPONENTS_MD = ROOT / "docs" / "components.md"
-REGENERATE = "stale: run `python -m amlkit.docs --write README.md` and commit README.md"
+README_LIMIT = 20 * 1024
 
 
 def rows() -> dict[str, Row]:
     return {row.key: row for row in docs.field_rows(EnvironmentSpec)}
 
 
-# --- README is current -----------------------------------------------------------------------------
+# --- generated pages are current, the README is short, links resolve ---------------------------------
 
 
-@pytest.mark.parametrize("block", docs.BLOCKS)
-def test_readme_block_equals_the_generated_text(block: str) -> None:
+def test_every_generated_page_is_current() -> None:
+    stale = docs.stale_pages(ROOT)
+    assert stale == {}, "".join(stale.values()) + "\nstale generated pages: run `make docs` and commit docs/"
+
+
+def test_check_command_passes_on_the_committed_pages() -> None:
+    result = subprocess.run([sys.executable, "tools/gen_docs.py", "--check"], capture_output=True, text=True,
+                            check=False, cwd=ROOT)
+    assert (result.returncode, result.stderr, result.stdout) == (0, "", "generated pages are up to date\n")
+
+
+def test_the_readme_stays_under_20_kb() -> None:
+    assert README.stat().st_size <= README_LIMIT, "README.md is over 20 KB: move detail into a docs/ page"
+
+
+_LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def _markdown_files() -> list[Path]:
+    return [README, *sorted((ROOT / "docs").rglob("*.md"))]
+
+
+@pytest.mark.parametrize("page", _markdown_files(), ids=lambda path: str(path.relative_to(ROOT)))
+def test_every_relative_link_resolves(page: Path) -> None:
+    """Each relative link of the README and the docs names a file (and, with #anchor, a heading) that exists."""
+    broken = []
+    for target in _LINK.findall(page.read_text(encoding="utf-8")):
+        if target.startswith(("http://", "https://", "mailto:")):
+            continue
+        path, _, anchor = target.partition("#")
+        resolved = (page.parent / path).resolve() if path else page
+        if not resolved.exists() or anchor and resolved.suffix == ".md" and anchor not in _anchors(resolved):
+            broken.append(target)
+    assert broken == []
+
+
+def _anchors(page: Path) -> set[str]:
+    """GitHub's heading anchors: lowercase, punctuation dropped, spaces to dashes."""
+    headings = re.findall(r"^#+ (.+)$", page.read_text(encoding="utf-8"), re.MULTILINE)
+    return {re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-") for heading in headings}
+
+
+def test_every_rule_url_is_its_generated_page() -> None:
+    pages = docs.generated_pages()
+    for rule in ALL_RULES:
+        assert rule.docs_url == f"https://github.com/amlkit/amlkit/blob/main/docs/rules/{rule.name}.md"
+        assert f"docs/rules/{rule.name}.md" in pages
+        assert f"<{rule.url}>" in pages[f"docs/rules/{rule.name}.md"]  # the Azure source stays on the page
+
+
+def test_the_readme_links_the_docs() -> None:
     text = README.read_text(encoding="utf-8")
-    assert docs.read_block(text, block) == docs.generated_blocks()[block], REGENERATE
+    for page in ("docs/configuration.md", "docs/rules/README.md", "docs/cli.md", "docs/architecture.md",
+                 "docs/waivers.md", "docs/offline-limits.md"):
+        assert f"]({page})" in text, page
+    assert "pip install" in text and "make preview" in text and "make test" in text
 
 
-def test_check_command_passes_on_the_committed_readme() -> None:
-    result = subprocess.run([sys.executable, "-m", "amlkit.docs", "--check", str(README)],
-                            capture_output=True, text=True, check=False, cwd=ROOT)
-    assert (result.returncode, result.stderr) == (0, ""), result.stdout
-    assert result.stdout == f"{README}: generated blocks are up to date\n"
-
-
-def test_component_reference_equals_the_generated_text() -> None:
-    text = COMPONENTS_MD.read_text(encoding="utf-8")
-    assert docs.read_block(text, "component-reference") == docs.component_reference(), (
-        "stale: run `python -m amlkit.docs --write docs/components.md` and commit docs/components.md")
-
-
-def test_check_command_passes_on_the_committed_component_reference() -> None:
-    result = subprocess.run([sys.executable, "-m", "amlkit.docs", "--check", str(COMPONENTS_MD)],
-                            capture_output=True, text=True, check=False, cwd=ROOT)
-    assert (result.returncode, result.stderr) == (0, ""), result.stdout
-    assert result.stdout == f"{COMPONENTS_MD}: generated blocks are up to date\n"
-
-
-def test_make_docs_regenerates_both_files() -> None:
-    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
-    recipe = makefile.split("\ndocs: install\n")[1].split("\n\n")[0]
-    assert recipe.splitlines() == ["\t$(BIN)/python -m amlkit.docs --write README.md",
-                                   "\t$(BIN)/python -m amlkit.docs --write docs/components.md"]
-
-
-# --- component reference ---------------------------------------------------------------------------
-
-
-def test_a_component_argument_row() -> None:
-    from amlkit.components import compute_cluster
-
-    rows = {row[0]: row for row in docs.argument_rows(compute_cluster.ComputeClusterArgs, compute_cluster.ARGS)}
-    assert rows["`tier`"] == [
-        "`tier`", "`'dedicated' | 'low_priority'`", "`dedicated`",
-        "VM priority: `low_priority` nodes are cheaper but can be evicted at any time.",
-        "properties.properties.vmPriority (`Dedicated` | `LowPriority`)",
-    ]
-    assert rows["`size`"][2] == docs.REQUIRED
-    assert rows["`workspace_managed_network`"][4] == "(component behaviour)"
-
-
-def test_every_component_argument_and_nested_key_has_a_row() -> None:
-    from amlkit.components.args import fields, nested_types
-
-    reference = docs.component_reference()
-    for component, args_type, _ in docs._components():
-        section = reference.split(f"### `{component.__name__}`\n")[1].split("\n### ")[0]
-        for name in fields(args_type):
-            assert f"\n| `{name}` | " in section, (component.__name__, name)
-        for spec_type in nested_types(args_type):
-            assert f"\n`{spec_type.__name__}`: " in section
-            for name in fields(spec_type):
-                assert f"\n| `{name}` | " in section, (spec_type.__name__, name)
-
-
-def test_the_component_outputs_are_listed() -> None:
-    outputs = ("Outputs: `compute_id` (`Output[str]`), `compute_name` (`Output[str]`), "
-               "`principal_id` (`Output[str | None]`).")
-    assert docs.component_reference().count(outputs) == 2
-
-
-def test_a_file_with_only_the_component_block_gets_only_that_block(tmp_path: Path) -> None:
-    page = tmp_path / "components.md"
-    page.write_text("# C\n\n<!-- BEGIN GENERATED: component-reference -->\nold\n"
-                    "<!-- END GENERATED: component-reference -->\n", encoding="utf-8")
-    assert docs.main(["--write", str(page)]) == 0
-    assert page.read_text(encoding="utf-8") == (
-        "# C\n\n<!-- BEGIN GENERATED: component-reference -->\n\n" + docs.component_reference()
-        + "\n\n<!-- END GENERATED: component-reference -->\n")
+def test_benchmark_figures_live_only_in_bench_readme() -> None:
+    figures = re.compile(r"\d+(\.\d+)? / \d+(\.\d+)? / \d+(\.\d+)? s")
+    assert [str(p.relative_to(ROOT)) for p in _markdown_files() if figures.search(p.read_text(encoding="utf-8"))] == []
 
 
 # --- configuration reference -----------------------------------------------------------------------
@@ -299,7 +283,7 @@ def test_a_rule_knob_row() -> None:
         "Largest maxNodeCount allowed per cluster (Azure's default limit is 100 nodes).",
     ]]
     assert ("| `maxNodes` | integer, at least 1 | `100` | Largest maxNodeCount allowed per cluster (Azure's default "
-            "limit is 100 nodes). |") in docs.rule_reference().splitlines()
+            "limit is 100 nodes). |") in docs.rule_page(aml_cluster_max_nodes.RULE).splitlines()
 
 
 @pytest.mark.parametrize(
@@ -336,106 +320,114 @@ def test_a_knob_without_default_is_unset() -> None:
     assert docs.knob_rows(rule) == [["`k`", "boolean", "unset", "K."]]
 
 
-def test_a_rule_row_and_section() -> None:
+def test_a_rule_page() -> None:
     rule = aml_cluster_min_nodes_zero.RULE
-    assert docs.rule_row(rule) == [
-        "[aml-cluster-min-nodes-zero](#aml-cluster-min-nodes-zero)", "mandatory", "medium", "cost",
-        "AmlCompute clusters must scale to zero nodes when idle (minNodeCount = 0).",
-    ]
-    assert docs.rule_section(rule) == [
-        "", "### aml-cluster-min-nodes-zero", "", f"**Fix:** {rule.remediation}", "", f"Source: <{rule.url}>",
-    ]
+    page = docs.rule_page(rule)
+    assert page.startswith(f"{docs.GENERATED}\n\n# aml-cluster-min-nodes-zero\n\n**Clusters scale to zero** · "
+                           "reference `AMLK-0001` · default level **mandatory** · severity **medium** · tags cost · "
+                           "resource rule\n")
+    assert f"\n- Primary source: <{rule.url}>\n" in page
+    assert "\n- Checkov: [`CKV_AZURE_150`](https://www.checkov.io/5.Policy%20Index/terraform.html)\n" in page
+    # the example is the rule evaluated on its test table's first passing and first failing case
+    assert ('Fails (`min-2`), changing the passing case `happy-path` in:\n\n```json\n{\n'
+            '  "properties.properties.scaleSettings.minNodeCount": 2.0\n}\n```\n\nReports:\n\n'
+            "> AmlCompute cluster 'example' must have minNodeCount 0; found 2.\n") in page
+    assert page.endswith(f"## Remediation\n\n{rule.remediation}\n")
 
 
-def test_every_rule_has_a_row_and_a_section() -> None:
-    lines = docs.rule_reference().splitlines()
+def test_changes_lists_changed_set_and_removed_paths() -> None:
+    base = {"a": {"b": 1, "c": 2}, "d": 3}
+    assert docs.changes(base, {"a": {"b": 5}, "d": 3, "e": {"f": True}}) == {
+        "a.b": 5, "a.c": "(omitted)", "e.f": True}
+
+
+def test_the_rules_index_links_every_rule_page() -> None:
+    lines = docs.rules_index().splitlines()
     for rule in ALL_RULES:
-        assert lines.count(f"### {rule.name}") == 1
-        assert sum(line.startswith(f"| [{rule.name}](#{rule.name}) |") for line in lines) == 1
+        assert sum(line.startswith(f"| [{rule.name}]({rule.name}.md) | {rule.ref} |") for line in lines) == 1
 
 
-# --- README blocks and the command -----------------------------------------------------------------
+def test_the_cli_page_lists_every_flag_of_every_command() -> None:
+    import typer.main
 
-PAGE = (
-    "# Title\n\nintro\n\n"
-    "<!-- BEGIN GENERATED: config-reference (amlkit docs --write README.md) -->\nold config\n"
-    "<!-- END GENERATED: config-reference -->\n\nmiddle\n\n"
-    "<!-- BEGIN GENERATED: rule-reference (amlkit docs --write README.md) -->\n"
-    "<!-- END GENERATED: rule-reference -->\n\noutro\n"
-)
-
-
-def test_replace_blocks_changes_only_the_text_between_markers() -> None:
-    replaced = docs.replace_blocks(PAGE, {"config-reference": "NEW A", "rule-reference": "NEW B"})
-    assert replaced == (
-        "# Title\n\nintro\n\n"
-        "<!-- BEGIN GENERATED: config-reference (amlkit docs --write README.md) -->\n\nNEW A\n\n"
-        "<!-- END GENERATED: config-reference -->\n\nmiddle\n\n"
-        "<!-- BEGIN GENERATED: rule-reference (amlkit docs --write README.md) -->\n\nNEW B\n\n"
-        "<!-- END GENERATED: rule-reference -->\n\noutro\n"
-    )
-    assert docs.replace_blocks(replaced, {"config-reference": "NEW A", "rule-reference": "NEW B"}) == replaced
-    assert docs.read_block(replaced, "rule-reference") == "NEW B"
+    from amlkit import cli
+    page = docs.cli_reference()
+    for name, command in typer.main.get_command(cli.app).commands.items():
+        assert f"\n## `amlkit {name}`\n" in page
+        for param in command.params:
+            if param.param_type_name == "option":
+                assert f"| `{param.opts[0]}`" in page, (name, param.opts)
+    assert "| `--format`, `-f` | Report format. | `table` (one of `table`, `json`, `sarif`, `markdown`) |" in page
+    assert "| 3 | the program or the policy pack failed" in page
 
 
-@pytest.mark.parametrize(
-    ("page", "found"),
-    [
-        pytest.param(PAGE.replace("<!-- END GENERATED: rule-reference -->\n", ""), "found 1 and 0", id="no-end"),
-        pytest.param(PAGE + "<!-- BEGIN GENERATED: rule-reference -->\n", "found 2 and 1", id="two-begins"),
-        pytest.param(PAGE.replace("<!-- BEGIN GENERATED: rule-reference (amlkit docs --write README.md) -->\n", "")
-                     + "<!-- BEGIN GENERATED: rule-reference -->\n", "found 1 and 1", id="end-before-begin"),
-    ],
-)
-def test_bad_markers_are_refused(page: str, found: str) -> None:
+# --- component reference (a generated block of docs/components.md) -------------------------------------
+
+
+def test_a_component_argument_row() -> None:
+    from amlkit.components import compute_cluster
+
+    rows = {row[0]: row for row in docs.argument_rows(compute_cluster.ComputeClusterArgs, compute_cluster.ARGS)}
+    assert rows["`tier`"] == [
+        "`tier`", "`'dedicated' | 'low_priority'`", "`dedicated`",
+        "VM priority: `low_priority` nodes are cheaper but can be evicted at any time.",
+        "properties.properties.vmPriority (`Dedicated` | `LowPriority`)",
+    ]
+    assert rows["`size`"][2] == docs.REQUIRED
+    assert rows["`workspace_managed_network`"][4] == "(component behaviour)"
+
+
+def test_every_component_argument_and_nested_key_has_a_row() -> None:
+    from amlkit.components.args import fields, nested_types
+
+    reference = docs.component_reference()
+    for component, args_type, _ in docs._components():
+        section = reference.split(f"### `{component.__name__}`\n")[1].split("\n### ")[0]
+        for name in fields(args_type):
+            assert f"\n| `{name}` | " in section, (component.__name__, name)
+        for spec_type in nested_types(args_type):
+            assert f"\n`{spec_type.__name__}`: " in section
+            for name in fields(spec_type):
+                assert f"\n| `{name}` | " in section, (spec_type.__name__, name)
+
+
+def test_the_component_outputs_are_listed() -> None:
+    outputs = ("Outputs: `compute_id` (`Output[str]`), `compute_name` (`Output[str]`), "
+               "`principal_id` (`Output[str | None]`).")
+    assert docs.component_reference().count(outputs) == 2
+
+
+def test_bad_block_markers_are_refused() -> None:
+    page = "# C\n<!-- BEGIN GENERATED: component-reference -->\n"
     with pytest.raises(UsageError) as caught:
-        docs.replace_blocks(page, {"rule-reference": "x"}, "README.md")
+        docs.replace_blocks(page, {"component-reference": "x"}, "docs/components.md")
     assert str(caught.value) == (
-        "README.md: needs exactly one '<!-- BEGIN GENERATED: rule-reference ... -->' line followed by one "
-        f"'<!-- END GENERATED: rule-reference -->' line ({found})"
-    )
+        "docs/components.md: needs exactly one '<!-- BEGIN GENERATED: component-reference ... -->' line followed "
+        "by one '<!-- END GENERATED: component-reference -->' line (found 1 and 0)")
 
 
-def test_check_reports_a_stale_file_with_a_diff(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    page = tmp_path / "README.md"
-    page.write_text(PAGE, encoding="utf-8")
-    assert docs.main(["--check", str(page)]) == 1
+# --- the command ---------------------------------------------------------------------------------------
+
+
+def test_check_reports_a_stale_page_with_a_diff(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "components.md").write_text("# C\n\nwritten\n\n<!-- BEGIN GENERATED: component-reference -->\n"
+                                                    "old\n<!-- END GENERATED: component-reference -->\n\nafter\n")
+    assert docs.main(["--write", "--root", str(tmp_path)]) == 0
+    assert (tmp_path / "docs" / "components.md").read_text() == (
+        "# C\n\nwritten\n\n<!-- BEGIN GENERATED: component-reference -->\n\n" + docs.component_reference()
+        + "\n\n<!-- END GENERATED: component-reference -->\n\nafter\n")  # only the block changes
+    (tmp_path / "docs" / "cli.md").write_text("old\n", encoding="utf-8")
+    (tmp_path / "docs" / "rules" / "aml-retired-rule.md").write_text("gone\n", encoding="utf-8")
+    capsys.readouterr()
+    assert docs.main(["--check", "--root", str(tmp_path)]) == 1
     out = capsys.readouterr().out
-    assert "\n-old config\n" in out
-    assert f"\n+{docs.config_reference().splitlines()[0]}\n" in out
-    assert out.endswith(f"{page}: generated blocks are stale; run: python -m amlkit.docs --write {page}\n")
-    assert page.read_text(encoding="utf-8") == PAGE
-
-
-def test_write_regenerates_the_blocks_and_keeps_the_rest(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    page = tmp_path / "README.md"
-    page.write_text(PAGE, encoding="utf-8")
-    assert docs.main(["--write", str(page)]) == 0
-    written = page.read_text(encoding="utf-8")
-    assert written == docs.replace_blocks(PAGE, docs.generated_blocks())
-    assert written.startswith("# Title\n\nintro\n\n") and written.endswith("-->\n\noutro\n")
-    assert "\nmiddle\n" in written
-    assert docs.main(["--write", str(page)]) == 0
-    assert docs.main(["--check", str(page)]) == 0
-    assert capsys.readouterr().out == (
-        f"{page}: generated blocks rewritten\n{page}: already up to date\n{page}: generated blocks are up to date\n"
-    )
-    assert list(tmp_path.iterdir()) == [page]
-
-
-@pytest.mark.parametrize("mode", ["--write", "--check"])
-def test_a_missing_file_is_a_usage_error(mode: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    missing = tmp_path / "NOPE.md"
-    assert docs.main([mode, str(missing)]) == 2
-    assert capsys.readouterr().err == f"error: {missing}: cannot read the file: No such file or directory\n"
-
-
-def test_a_file_without_markers_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    page = tmp_path / "README.md"
-    page.write_text("# nothing to generate\n", encoding="utf-8")
-    assert docs.main(["--write", str(page)]) == 2
-    assert "needs exactly one '<!-- BEGIN GENERATED: config-reference ... -->'" in capsys.readouterr().err
-    assert page.read_text(encoding="utf-8") == "# nothing to generate\n"
+    assert "\n-old\n" in out and "docs/rules/aml-retired-rule.md: a page for no current rule" in out
+    assert out.endswith("2 generated page(s) stale: docs/cli.md, docs/rules/aml-retired-rule.md; run: make docs\n")
+    assert docs.main(["--write", "--root", str(tmp_path)]) == 0
+    assert not (tmp_path / "docs" / "rules" / "aml-retired-rule.md").exists()
+    assert docs.main(["--check", "--root", str(tmp_path)]) == 0
+    assert capsys.readouterr().out.endswith("generated pages are up to date\n")
 
 
 def test_a_mode_is_required(capsys: pytest.CaptureFixture[str]) -> None:

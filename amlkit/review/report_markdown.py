@@ -62,8 +62,8 @@ def render(review: Review, plans: Mapping[str, str] | None = None, max_chars: in
 
 def render_rules(pack: PackInfo) -> str:
     rows = [
-        [f"`{_code(p.name)}`", _cell(p.ref), _cell(p.level), _cell(p.severity), "stack" if p.stack_policy else "resource",
-         _cell(", ".join(p.tags)), _cell(p.description),
+        [f"`{_code(p.name)}`", _cell(p.ref), _cell(p.level), _cell(p.severity),
+         "stack" if p.stack_policy else "resource", _cell(", ".join(p.tags)), _cell(p.description),
          _cell(p.remediation) + (f" ([docs]({_cell(p.url)}))" if p.url else "")]
         for p in sorted(pack.policies, key=lambda p: p.name)
     ]

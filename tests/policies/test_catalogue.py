@@ -139,13 +139,13 @@ def test_the_pack_validates_extra_families_against_the_schema(tmp_path):
     assert "colour" in str(caught.value)
 
 
-def test_the_readme_example_is_valid_and_works(tmp_path):
+def test_the_documented_example_is_valid_and_works(tmp_path):
     from pathlib import Path
 
     from amlkit.review.engine import pack_info
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    section = readme.split("### Extending the catalogue without a release: `extraFamilies`", 1)[1]
+    page = (Path(__file__).resolve().parents[2] / "docs" / "vm-catalogue.md").read_text()
+    section = page.split("## Extending the catalogue without a release: `extraFamilies`", 1)[1]
     example = json.loads(section.split("```json\n", 1)[1].split("```", 1)[0])
     path = tmp_path / "pack.json"
     path.write_text(json.dumps(example))

@@ -185,7 +185,7 @@ def test_build_policies_carries_metadata():
         expected_class = StackValidationPolicy if rule.is_stack_rule else ResourceValidationPolicy
         assert isinstance(policy, expected_class)
         assert policy.enforcement_level == EnforcementLevel(rule.level)
-        assert policy.remediation_steps == rule.remediation and policy.url == rule.url
+        assert policy.remediation_steps == rule.remediation and policy.url == rule.docs_url
         assert policy.tags == list(rule.tags)
         assert policy.display_name == rule.display_name
         framework = policy.framework and (policy.framework.name, policy.framework.version,
