@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
@@ -218,6 +219,25 @@ def _wire_number(value: Any, spec: Mapping[str, Any]) -> Any:
     if isinstance(value, list) and spec.get("items", {}).get("type") == "integer":
         return [_wire_number(item, spec["items"]) for item in value]
     return value
+
+
+# --- the review date -------------------------------------------------------------------------------
+
+REVIEW_DATE_ENV = "AMLKIT_REVIEW_DATE"
+
+
+def review_date() -> date:
+    """The day a review judges dates against (waiver expiry, VM series retirement): `$AMLKIT_REVIEW_DATE`
+    (YYYY-MM-DD) when set, else today. Set it for a reproducible review; the test suite sets it, so no
+    test outcome depends on the real date. The pack inherits it from `amlkit check` or `pulumi preview`.
+    A malformed value raises, and the policy fails (closed) rather than guess a day."""
+    raw = os.environ.get(REVIEW_DATE_ENV, "").strip()
+    if not raw:
+        return date.today()
+    try:
+        return date.fromisoformat(raw)
+    except ValueError:
+        raise ValueError(f"{REVIEW_DATE_ENV}={raw!r} is not a date (YYYY-MM-DD)") from None
 
 
 # --- waivers ---------------------------------------------------------------------------------------

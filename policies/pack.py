@@ -5,7 +5,6 @@ from __future__ import annotations
 import inspect
 import threading
 from collections.abc import Callable, Sequence
-from datetime import date
 from typing import Any
 
 from pulumi_policy import (
@@ -33,6 +32,7 @@ from amlkit.policies.framework import (
     apply_waivers,
     describe_waived,
     parse_waivers,
+    review_date,
 )
 
 LEVELS = {
@@ -124,7 +124,7 @@ def _report(rule: Rule, findings: list[Finding], given, default_urn, report, not
     decided = [f for f in findings if not f.unknown]
     undecided = [f.message for f in findings if f.unknown]
     waivers = parse_waivers(rule.name, (given or {}).get("waivers"))
-    active, waived = apply_waivers(decided, waivers, default_urn, date.today())
+    active, waived = apply_waivers(decided, waivers, default_urn, review_date())
     for finding in active:
         report(finding.message, finding.urn)
     if undecided:

@@ -1,7 +1,8 @@
 """aml-compute-retired-vm-series: no cluster or instance on a VM series retired for Azure ML compute.
 
 Purity: `findings(resource, today)` decides everything from its arguments. `check` only picks `today`:
-config `asOf` (YYYY-MM-DD) when given, else the clock. Tests and reproducible reviews set `asOf`.
+config `asOf` (YYYY-MM-DD) when given, else the review date (`amlkit.policies.framework.review_date`:
+`$AMLKIT_REVIEW_DATE`, else the clock). Reproducible reviews set `asOf` or the review date.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 from amlkit.errors import ConfigError, UnknownVmSize
 from amlkit.policies import catalogue as catalogue_schema
 from amlkit.policies.azure import MANAGED, compute_of, compute_subject
-from amlkit.policies.framework import Finding, ResourceInput, Rule, must
+from amlkit.policies.framework import Finding, ResourceInput, Rule, must, review_date
 from amlkit.vmsizes import Catalogue, VmSize, parse_vm_size
 
 NAME = "aml-compute-retired-vm-series"
@@ -55,10 +56,10 @@ def successors(size: VmSize) -> str:
 
 
 def as_of(config: Mapping[str, Any], rule: str = NAME) -> datetime.date:
-    """Config `asOf` as a date; today's date when it is not set."""
+    """Config `asOf` as a date; the review date when it is not set."""
     raw = config.get("asOf")
     if raw is None:
-        return datetime.date.today()
+        return review_date()
     try:
         return datetime.date.fromisoformat(raw)
     except (TypeError, ValueError):

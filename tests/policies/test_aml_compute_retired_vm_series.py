@@ -60,7 +60,7 @@ CASES = [
       "NVads_V710_v5, NVadsA10_v5, NGads_V620."]),
     ("size-retiring-apart-from-its-series", size("Standard_M192ids_v2"), {"asOf": "2027-04-01"},
      [f"{CLUSTER} {MUST}; found Standard_M192ids_v2 of series Mdsv2, retired on 2027-03-31."]),
-    ("default-asOf-is-today-and-past-dates-are-retired", size("Standard_NC6"), None,
+    ("default-asOf-is-the-review-date-and-past-dates-are-retired", size("Standard_NC6"), None,
      [f"{CLUSTER} {MUST}; found Standard_NC6 of series NC, retired on 2023-08-31; successors: NCasT4_v3."]),
     ("HBv2-announced-not-retired", size("Standard_HB120-32rs_v2"), AS_OF, []),
     ("missing-size-left-to-approved-family-rule", size(DELETE), AS_OF, []),
@@ -86,6 +86,16 @@ def test_findings_is_pure_in_today():
     assert after == ["AmlCompute cluster 'gpu' must not use a VM series retired for Azure ML compute; "
                      "found Standard_NC6s_v3 of series NCv3, retired on 2025-09-30; successors: NCads_H100_v5, "
                      "NCasT4_v3, NVadsA10_v5, NVads_V710_v5."]
+
+
+@pytest.mark.parametrize(("day", "expected"), [
+    ("2025-09-29", []),
+    ("2025-09-30", [f"{CLUSTER} {MUST}; found Standard_NC6s_v3 of series NCv3, retired on 2025-09-30; successors: "
+                    "NCads_H100_v5, NCasT4_v3, NVadsA10_v5, NVads_V710_v5."]),
+])
+def test_without_as_of_the_review_date_decides(monkeypatch, day, expected):
+    monkeypatch.setenv("AMLKIT_REVIEW_DATE", day)
+    assert messages(RULE, size("Standard_NC6s_v3")) == expected
 
 
 def test_as_of_reads_config():

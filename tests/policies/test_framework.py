@@ -5,6 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from amlkit.policies.framework import (
+    REVIEW_DATE_ENV,
     Finding,
     Rule,
     Waiver,
@@ -15,6 +16,7 @@ from amlkit.policies.framework import (
     must,
     parse_waived,
     parse_waivers,
+    review_date,
     urn_name,
 )
 
@@ -179,3 +181,19 @@ def test_effective_config_applies_defaults_and_wire_integers():
     rule = _rule(maxNodes={"type": "integer", "default": 100}, modes={"type": "array", "default": ["A"]})
     assert rule.effective_config({"maxNodes": 10.0}) == {"maxNodes": 10, "modes": ["A"]}
     assert rule.effective_config(None) == {"maxNodes": 100, "modes": ["A"]}
+
+
+def test_review_date_is_the_environment_setting(monkeypatch):
+    monkeypatch.setenv(REVIEW_DATE_ENV, "2031-02-03")
+    assert review_date() == date(2031, 2, 3)
+
+
+def test_review_date_defaults_to_today(monkeypatch):
+    monkeypatch.delenv(REVIEW_DATE_ENV)
+    assert review_date() == date.today()
+
+
+def test_a_malformed_review_date_fails_closed(monkeypatch):
+    monkeypatch.setenv(REVIEW_DATE_ENV, "tomorrow")
+    with pytest.raises(ValueError, match=r"^AMLKIT_REVIEW_DATE='tomorrow' is not a date \(YYYY-MM-DD\)$"):
+        review_date()
