@@ -17,7 +17,7 @@ LOCATION = "westeurope"
 RESOURCE_GROUP = "rg-ml-bench"
 WORKSPACE = "mlw-bench"
 GOOD_SIZE = "Standard_DS3_v2"
-RETIRED_SIZE = "Standard_NC6s_v3"  # NCv3: retired for Azure ML compute on 2025-09-30 (domain.md)
+RETIRED_SIZE = "Standard_NC6s_v3"  # NCv3: retired for Azure ML compute on 2025-09-30 (amlkit/data/vm_families.yaml)
 
 MIN_NODES_EVERY = 10  # every 10th cluster keeps 2 nodes running
 LOCAL_AUTH_EVERY = 7  # every 7th cluster has local auth on (only when the schema has a knob)

@@ -1,6 +1,6 @@
 """ARM resource ids and management locks: what a lock covers, and the resource groups it must not.
 
-Facts (domain.md, "Resource locks"): a lock on the resource group that holds a workspace blocks
+Facts (docs/azure-facts.md, "Resource locks"): a lock on the resource group that holds a workspace blocks
 cluster scaling (clusters stall resizing 0 -> 0), and with a customer VNet the cluster's load
 balancer, public IP and NSG live in the subnet's resource group, so a lock there breaks scaling and
 deletion too. Locks are inherited downwards, which is where they hide:

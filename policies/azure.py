@@ -1,8 +1,8 @@
 """Typed accessors over azure-native inputs as the analyzer sees them (camelCase wire form).
 
-Accessors return the platform default where Azure has one for a missing property (domain.md), so
-rules never re-implement "missing means ...". They read lazily: an unknown value raises only when
-the rule actually reads it.
+Accessors return the platform default where Azure has one for a missing property
+(docs/azure-facts.md, "Platform defaults"), so rules never re-implement "missing means ...". They
+read lazily: an unknown value raises only when the rule actually reads it.
 """
 
 from __future__ import annotations

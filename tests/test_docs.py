@@ -446,3 +446,18 @@ def _environment(**changes: Any) -> dict[str, Any]:
         "workspace": {"name": "mlw-test"},
     }
     return {**raw, **changes}
+
+
+def test_the_code_cites_only_pages_that_exist() -> None:
+    """Docstrings and comments cite public sources or pages of this repository, never a missing file."""
+    missing = "domain" + ".md"  # a notes file that is not part of the repository
+    cited: list[tuple[str, str]] = []
+    for folder in ("amlkit", "components", "policies", "tests", "tools", "bench"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            if path == Path(__file__).resolve():
+                continue  # this file names made-up pages on purpose
+            text = path.read_text(encoding="utf-8")
+            cited += [(str(path.relative_to(ROOT)), page) for page in re.findall(r"\bdocs/[\w/.-]+\.md\b", text)]
+            assert missing not in text, f"{path.relative_to(ROOT)} cites {missing}: cite the public source"
+    assert cited, "the rules cite docs/azure-facts.md"
+    assert [(path, page) for path, page in cited if not (ROOT / page).is_file()] == []

@@ -247,7 +247,7 @@ def test_default_approved_series_are_current_supported_and_unrestricted():
 
 # --- the catalogue agrees with its sources ----------------------------------------------------------------
 
-AML_SUPPORTED = {  # aml-compute-target "Supported VM series" (ND-H100-v5, ND-H200-v5 from domain.md)
+AML_SUPPORTED = {  # concept-compute-target#supported-vm-series-and-sizes (ND-H100-v5, ND-H200-v5 included)
     "Ddsv4", "Dv2", "Dv3", "DSv2", "Dsv3", "Eav4", "Ev3", "Esv3", "M", "Fsv2", "FX", "H", "HB", "HBv2",
     "HBv3", "HC", "Lsv2", "NC", "NC Promo", "NCv2", "NCv3", "ND", "NDv2", "NV", "NVv3", "NCasT4_v3",
     "NDasrA100_v4", "ND-H100-v5", "ND-H200-v5",

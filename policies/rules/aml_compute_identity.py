@@ -4,7 +4,7 @@ shutdown never stops it.
 
 Facts:
 - A compute takes one system-assigned identity OR user-assigned identities, not both; ARM accepts
-  `SystemAssigned,UserAssigned` anyway (domain.md, "Identity"; how-to-identity-based-service-authentication).
+  `SystemAssigned,UserAssigned` anyway (docs/azure-facts.md, "Identity"; how-to-identity-based-service-authentication).
 - "If the compute instance is also configured with a managed identity, the compute instance won't shut
   down due to inactivity unless the managed identity has contributor access to the Azure Machine
   Learning workspace" (MicrosoftDocs/azure-ai-docs, articles/machine-learning/how-to-create-compute-

@@ -1,6 +1,6 @@
 """aml-no-lock-on-batch-resources: no lock on the service-managed Azure Batch resources of a cluster.
 
-Facts (domain.md, "Resource locks"): Azure ML creates `<GUID>-azurebatch-cloudservicenetworksecuritygroup`,
+Facts (docs/azure-facts.md, "Resource locks"): Azure ML creates `<GUID>-azurebatch-cloudservicenetworksecuritygroup`,
 `<GUID>-azurebatch-cloudservicepublicip` and `<GUID>-azurebatch-cloudserviceloadbalancer` for clusters
 and instances (in the VNet's resource group with a customer VNet) and must be able to change and delete
 them; never lock them. A lock targets one of them through `ManagementLockAtResourceLevel`

@@ -1,6 +1,6 @@
 """aml-no-preview-api-versions: resources use stable Azure API versions.
 
-Facts (domain.md, rules table): Pulumi's compliance-policies library has exactly this rule for every
+Facts (docs/azure-facts.md, "Peer tools"): Pulumi's compliance-policies library has exactly this rule for every
 azure-native resource with a preview version ("disallow-preview-resource"; all 349 of its AML rules are
 this one). Preview API versions can change or disappear without notice. In azure-native the version is
 in the type token: `azure-native:<module>/v20240101preview:<Name>` (2.x versioned modules) and

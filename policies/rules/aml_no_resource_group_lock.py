@@ -1,7 +1,7 @@
 """aml-no-resource-group-lock: no management lock covers a resource group a workspace or a compute's
 subnet lives in.
 
-Facts (domain.md, "Resource locks"; Azure ML "Secure a training environment with virtual networks"):
+Facts (docs/azure-facts.md, "Resource locks"; Azure ML "Secure a training environment with virtual networks"):
 a lock on the resource group that holds the workspace blocks cluster scaling (clusters stall resizing
 0 -> 0); clusters and instances create an IP address, an NSG and a load balancer, with a customer VNet
 in the VNet's resource group, and a lock there makes creation, scale-out or scale-in fail. Lock

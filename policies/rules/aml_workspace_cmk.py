@@ -1,6 +1,6 @@
 """aml-workspace-cmk: workspaces encrypt their data with a customer-managed key.
 
-Facts (domain.md, workspace settings; Azure Policy ba769a63 "Azure Machine Learning workspaces should
+Facts (docs/azure-facts.md, "Workspace settings"; Azure Policy ba769a63 "Azure Machine Learning workspaces should
 be encrypted with a customer-managed key"): a customer-managed key is
 `encryption.keyVaultProperties.keyIdentifier` with `encryption.status` Enabled; without `encryption`
 the workspace uses Microsoft-managed keys.

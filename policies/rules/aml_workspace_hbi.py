@@ -1,6 +1,6 @@
 """aml-workspace-hbi: workspaces are flagged high business impact.
 
-Facts (domain.md, workspace settings; ALZ custom policy Deny-MachineLearning-HbiWorkspace): `hbiWorkspace`
+Facts (docs/azure-facts.md, "Workspace settings"; ALZ custom policy Deny-MachineLearning-HbiWorkspace): `hbiWorkspace`
 true reduces the diagnostic data Microsoft collects and adds encryption; omitted means false.
 """
 

@@ -1,6 +1,6 @@
 """aml-workspace-managed-network: workspaces isolate outbound traffic with a managed network.
 
-Facts (domain.md, workspace settings; Azure Policy 6ddb1705 "Azure Machine Learning Workspaces should
+Facts (docs/azure-facts.md, "Workspace settings"; Azure Policy 6ddb1705 "Azure Machine Learning Workspaces should
 use a managed virtual network with approved outbound only"): `managedNetwork.isolationMode` is
 Disabled, AllowInternetOutbound or AllowOnlyApprovedOutbound; omitted means Disabled (no managed
 network). Once enabled it cannot be disabled. Modes compare case-insensitively.

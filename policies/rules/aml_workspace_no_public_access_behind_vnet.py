@@ -1,6 +1,6 @@
 """aml-workspace-no-public-access-behind-vnet: a workspace behind a VNet is not also public.
 
-Facts (domain.md, workspace settings; ALZ custom policy Deny-MachineLearning-PublicAccessWhenBehindVnet,
+Facts (docs/azure-facts.md, "Workspace settings"; ALZ custom policy Deny-MachineLearning-PublicAccessWhenBehindVnet,
 PSRule AZR-000406): `allowPublicAccessWhenBehindVnet` true re-opens a private-link workspace to the
 internet; omitted means false.
 """

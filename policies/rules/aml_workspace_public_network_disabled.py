@@ -1,6 +1,6 @@
 """aml-workspace-public-network-disabled: workspaces are reachable only through private endpoints.
 
-Facts (domain.md, workspace settings; Azure Policy 438c38d2 "Azure Machine Learning Workspaces should
+Facts (docs/azure-facts.md, "Workspace settings"; Azure Policy 438c38d2 "Azure Machine Learning Workspaces should
 disable public network access", Checkov CKV_AZURE_144, PSRule AZR-000406): `publicNetworkAccess`
 omitted means Enabled, so only an explicit Disabled passes.
 """

@@ -1,6 +1,6 @@
 """aml-workspace-user-assigned-identity: workspaces run as a user-assigned managed identity.
 
-Facts (domain.md, workspace settings and "Serverless compute"; Azure Policy 5f0c7d88 "Azure Machine
+Facts (docs/azure-facts.md, "Workspace settings" and "Identity"; Azure Policy 5f0c7d88 "Azure Machine
 Learning Workspaces should use user-assigned managed identity", PSRule AZR-000407): the identity type
 must include UserAssigned (`UserAssigned` or `SystemAssigned,UserAssigned`) and
 `primaryUserAssignedIdentity` must name the one the workspace uses. Serverless compute cannot use a
