@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -461,3 +462,19 @@ def test_the_code_cites_only_pages_that_exist() -> None:
             assert missing not in text, f"{path.relative_to(ROOT)} cites {missing}: cite the public source"
     assert cited, "the rules cite docs/azure-facts.md"
     assert [(path, page) for path, page in cited if not (ROOT / page).is_file()] == []
+
+
+@pytest.mark.slow
+def test_the_readme_one_minute_check_runs_as_written(tmp_path: Path) -> None:
+    """The README's first commands, run as written in an empty directory, give the outcome it describes."""
+    text = README.read_text(encoding="utf-8")
+    block = text.split("## A one-minute check", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    commands = [line.split("  #", 1)[0].strip() for line in block.splitlines()][:4]  # project, init, check
+    assert commands[-1] == "amlkit check"
+    bin_dir = Path(sys.executable).parent
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    results = [subprocess.run(command, shell=True, cwd=tmp_path, env=env, capture_output=True, text=True,
+                              check=False, timeout=600) for command in commands]
+    assert [r.returncode for r in results] == [0, 0, 0, 1], results[-1].stderr
+    assert ("- [mandatory] [severity: medium]  aml-cluster-vm-priority  (azure-native:machinelearningservices:"
+            "Compute: dev-cluster-cpu-cluster-compute)") in results[-1].stdout
