@@ -47,7 +47,7 @@ from pydantic_core import PydanticUndefined  # noqa: E402
 
 from amlkit.errors import AmlkitError, UsageError  # noqa: E402
 from amlkit.policies import ALL_RULES  # noqa: E402
-from amlkit.policies.framework import WAIVER_SCHEMA, ResourceInput, Rule  # noqa: E402
+from amlkit.policies.framework import WAIVER_SCHEMA, ResourceInput, Rule, StackResource  # noqa: E402
 from amlkit.schema import SECRET_PATHS, Allowed, EnvironmentSpec, Model  # noqa: E402
 
 LOCATION_KEY = "azure-native:location"
@@ -481,10 +481,38 @@ def evaluate(rule: Rule, case: Case, type_: str) -> list[str]:
     return [finding.message for finding in rule.evaluate(resource, case.config)]
 
 
+def stack_cases(rule: Rule) -> list[tuple[str, list[StackResource]]]:
+    """The `CASES` rows `(id, [StackResource...], expected)` of a stack rule's test module, else []."""
+    if not rule.is_stack_rule:
+        return []
+    module = importlib.import_module(test_module_of(rule)[:-3].replace("/", "."))
+    return [(row[0], row[1]) for row in getattr(module, "CASES", [])
+            if len(row) == 3 and isinstance(row[1], list) and row[1]
+            and all(isinstance(item, StackResource) for item in row[1])]
+
+
+def stack_examples(rule: Rule, link: str) -> list[str]:
+    cases = [(case_id, resources, [f.message for f in rule.evaluate_stack(resources)])
+             for case_id, resources in stack_cases(rule)]
+    passing = next((case for case in cases if not case[2]), None)
+    failing = next((case for case in cases if case[2]), None)
+    if passing is None or failing is None:
+        return [f"Every case this rule decides, passing and failing, is a named row of {link}."]
+    lines = [f"From {link} (the messages are the rule's output today).", "",
+             f"Fails (`{failing[0]}`), a stack of:", "",
+             *_table(("Resource", "Type"), [[f"`{r.name}`", f"`{r.type}`"] for r in failing[1]]),
+             "", "Reports:", "", *[f"> {message}" for message in failing[2]], "",
+             f"Passes (`{passing[0]}`), a stack of:", "",
+             *_table(("Resource", "Type"), [[f"`{r.name}`", f"`{r.type}`"] for r in passing[1]])]
+    return lines
+
+
 def examples(rule: Rule) -> list[str]:
     """The first passing and the first failing case of the rule's test table, evaluated now: the page shows
-    what the rule says today. Stack rules (and rules without such a table) link their tests."""
+    what the rule says today. Rules without such a table link their tests."""
     link = f"[`{test_module_of(rule)}`](../../{test_module_of(rule)})"
+    if rule.is_stack_rule:
+        return stack_examples(rule, link)
     cases = resource_cases(rule)
     type_ = case_type(rule) if cases else COMPUTE
     passing = next((c for c in cases if not evaluate(rule, c, type_)), None)
@@ -525,8 +553,10 @@ def _flag(param: Any) -> list[str]:
         default_text = ""
     else:
         default_text = f"`{default}`"
-    repeat = " (repeatable)" if param.multiple and param.param_type_name == "option" else ""
-    return [names, _cell(_inline((param.help or "") + repeat)), default_text]
+    help_text = param.help or ""
+    repeat = " (repeatable)" if param.multiple and param.param_type_name == "option" and "repeatable" not in help_text \
+        else ""
+    return [names, _cell(_inline(help_text + repeat)), default_text]
 
 
 def cli_reference() -> str:
