@@ -28,6 +28,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # whole module: over 2 s on an idle machine
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE_DIRS = {"amlkit": "amlkit", "components": "amlkit/components", "policies": "amlkit/policies"}
 DATA_PATTERNS = ["amlkit/data/*.yaml", "amlkit/py.typed", "policies/PulumiPolicy.yaml"]

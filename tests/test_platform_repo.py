@@ -26,6 +26,8 @@ from packaging.requirements import Requirement
 from amlkit.errors import ConfigError
 from tests.conftest import REVIEW_DATE
 
+pytestmark = pytest.mark.slow  # whole module: over 2 s on an idle machine
+
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "platform-repo"
 AMLKIT = Path(sys.executable).with_name("amlkit")
 STACKS = ("nonprod", "prod")

@@ -270,6 +270,7 @@ def test_a_killed_parent_leaves_no_children(tmp_path):
     assert _processes_under(tmp_path) == []
 
 
+@pytest.mark.slow
 def test_a_stack_config_too_large_for_the_environment_is_still_reviewed(tmp_path):
     project = tmp_path / "proj"
     shutil.copytree(RAW, project, ignore=shutil.ignore_patterns("Pulumi.*.yaml"))
@@ -450,6 +451,7 @@ def test_the_request_memo_leaves_an_unexpected_pulumi_policy_untouched():
     assert done.stdout.split() == ["False", "True", "True"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("project", [RAW, ROOT], ids=["raw-fixture", "sample-stacks"])
 def test_converting_each_request_once_gives_the_same_review(project, pack_without_memo):
     fast = review(project)
@@ -458,6 +460,7 @@ def test_converting_each_request_once_gives_the_same_review(project, pack_withou
     assert asdict(fast) == asdict(review(project, policy_pack=pack_without_memo))
 
 
+@pytest.mark.slow
 def test_converting_each_request_once_keeps_waivers_and_unknowns(tmp_path, pack_without_memo):
     config = tmp_path / "pack.json"
     config.write_text(json.dumps({MIN_NODES: {"waivers": [
