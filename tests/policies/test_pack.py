@@ -88,6 +88,9 @@ REFS = {
     "AMLK-0025": "aml-workspace-diagnostics",
     "AMLK-0026": "aml-required-tags",
     "AMLK-0027": "aml-no-preview-api-versions",
+    "AMLK-0028": "aml-compute-vm-series-retiring",
+    "AMLK-0029": "aml-gpu-cuda-compatible",
+    "AMLK-0030": "aml-compute-isolated-size",
 }
 STACK_RULES = {
     "aml-compute-identity", "aml-compute-network-isolated", "aml-cluster-same-region", "aml-quota-budget",
