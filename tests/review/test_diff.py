@@ -58,6 +58,7 @@ def changed(plan: diff.Plan) -> dict[str, str]:
 
 # --- the platform program (components) ---------------------------------------------------------------
 
+@pytest.mark.slow
 def test_unchanged_program_plans_nothing(tmp_path: Path) -> None:
     """A state of the program as it is: every resource `same`, including the role assignment whose
     principalId comes from the identity's deployed output (the runner answers from the state)."""
