@@ -86,7 +86,8 @@ def test_every_rule_url_is_its_generated_page() -> None:
 
 def test_the_readme_links_the_docs() -> None:
     text = README.read_text(encoding="utf-8")
-    for page in ("docs/configuration.md", "docs/rules/README.md", "docs/cli.md", "docs/architecture.md",
+    for page in ("docs/configuration.md", "docs/rules/README.md", "docs/cli.md", "docs/components.md",
+                 "docs/architecture.md",
                  "docs/waivers.md", "docs/offline-limits.md"):
         assert f"]({page})" in text, page
     assert "pip install" in text and "make preview" in text and "make test" in text
