@@ -110,7 +110,10 @@ def line_of(text: str) -> int:
 
 def test_sarif_locates_findings_at_the_program_line_that_declared_the_resource(platform):
     results = report_sarif.to_sarif(platform, PLATFORM)["runs"][0]["results"]
-    located = {(r["properties"]["stack"], r["ruleId"]): r["locations"][0]["physicalLocation"] for r in results}
+    # keyed by the policy name (ruleId is the rule's opaque reference, AMLK-0016 for the lock rule)
+    located = {(r["properties"]["stack"], r["properties"]["policy"]): r["locations"][0]["physicalLocation"]
+               for r in results}
+    assert {r["ruleId"] for r in results if r["properties"]["policy"] == "aml-no-resource-group-lock"} == {"AMLK-0016"}
     lock = {"artifactLocation": {"uri": "__main__.py"},
             "region": {"startLine": line_of("authorization.ManagementLockAtResourceGroupLevel(")}}
     assert located[("lookup", "aml-no-resource-group-lock")] == lock
