@@ -535,8 +535,9 @@ EXIT_CODES = (
     ("0", "no mandatory violation (advisory findings, waived findings and unknowns do not fail)"),
     ("1", "mandatory violations, or a plan the engine would refuse (`preview --state/--base`: a protected resource "
           "replaced or deleted)"),
-    ("2", "bad usage, or an invalid stack file or pack config: one message naming the file, the key path, the "
-          "bad value and what is allowed; no traceback"),
+    ("2", "bad usage, or a stack has a config error (stack file, policy config, component argument) and no "
+          "program or pack failed: one message naming the file, the key path, the bad value and what is allowed; "
+          "no traceback; the other stacks are still reviewed"),
     ("3", "the program or the policy pack failed (a crash, a hang past `--timeout`, a policy that raised): fail "
           "closed, the review is never reported as clean"),
 )
