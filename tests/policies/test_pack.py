@@ -91,6 +91,7 @@ REFS = {
     "AMLK-0028": "aml-compute-vm-series-retiring",
     "AMLK-0029": "aml-gpu-cuda-compatible",
     "AMLK-0030": "aml-compute-isolated-size",
+    "AMLK-0031": "aml-attached-compute-unique",
 }
 STACK_RULES = {
     "aml-compute-identity", "aml-compute-network-isolated", "aml-cluster-same-region", "aml-quota-budget",
