@@ -216,7 +216,21 @@ class ComputeCluster(pulumi.ComponentResource):
 
 
 def with_workspace(args: Mapping[str, Any]) -> dict[str, Any]:
-    """The args with what `workspace` gives filled in (explicit args win); None values dropped."""
+    """The args with what `workspace` gives filled in (explicit args win); None values dropped; a region
+    required (the workspace's or `location`)."""
+    present = with_workspace_names(args)
+    if "workspace_location" not in present and "location" not in present:
+        raise ConfigError(
+            None, "location",
+            "is required without workspace or workspace_location (Azure puts a compute in its workspace's "
+            "region, which the component cannot see)",
+        )
+    return present
+
+
+def with_workspace_names(args: Mapping[str, Any]) -> dict[str, Any]:
+    """The args with what `workspace` gives filled in (explicit args win); None values dropped;
+    `resource_group_name` and `workspace_name` required."""
     present = {key: value for key, value in args.items() if value is not None}
     workspace = present.pop("workspace", None)
     if workspace is not None:
@@ -230,12 +244,6 @@ def with_workspace(args: Mapping[str, Any]) -> dict[str, Any]:
     for key in ("resource_group_name", "workspace_name"):
         if key not in present:
             raise ConfigError(None, key, "is required without workspace (the Workspace component)")
-    if "workspace_location" not in present and "location" not in present:
-        raise ConfigError(
-            None, "location",
-            "is required without workspace or workspace_location (Azure puts a compute in its workspace's "
-            "region, which the component cannot see)",
-        )
     return present
 
 

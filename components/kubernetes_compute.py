@@ -2,25 +2,21 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
-from typing import Required, TypedDict
+from typing import Any, Required, TypedDict
 
 import pulumi
 from pulumi_azure_native import machinelearningservices as ml
 
+from amlkit import schema
 from amlkit.components import attached
-from amlkit.components.attached import IdentityArgs
+from amlkit.components.args import REQUIRED, ArgInfo, check, document, document_nested, label, named
+from amlkit.components.compute_cluster import compute_identity
+from amlkit.components.workspace import IdentitySpec, Workspace
+from amlkit.errors import ConfigError
 
 TYPE_TOKEN = "amlkit:index:KubernetesCompute"
 KIND = "KubernetesCompute"
-CLUSTER_IDS = (
-    (attached.arm_id_pattern("Microsoft.ContainerService", "managedClusters"),
-     attached.arm_id_example("Microsoft.ContainerService", "managedClusters")),
-    (attached.arm_id_pattern("Microsoft.Kubernetes", "connectedClusters"),
-     attached.arm_id_example("Microsoft.Kubernetes", "connectedClusters")),
-)
-NAMESPACE = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")
 DEFAULT_NAMESPACE = "default"
 
 
@@ -45,34 +41,61 @@ class InstanceTypeArgs(TypedDict, total=False):
 
 
 class KubernetesComputeArgs(TypedDict, total=False):
-    """Inputs of `KubernetesCompute` (az ml `type: kubernetes`). Required fields first."""
+    """Inputs of `KubernetesCompute`, named as in the stack file (`amlkit:attached`, az ml `type: kubernetes`).
 
-    resource_group_name: Required[pulumi.Input[str]]
-    """Resource group of the ML workspace."""
-    workspace_name: Required[pulumi.Input[str]]
-    """Name of the ML workspace the cluster is attached to."""
+    Give `workspace` (the Workspace component) or `resource_group_name` and `workspace_name`.
+    """
+
     resource_id: Required[pulumi.Input[str]]
     """ARM id of the AKS cluster (`Microsoft.ContainerService/managedClusters`) or Arc cluster
     (`Microsoft.Kubernetes/connectedClusters`) with the Azure ML extension installed."""
 
+    workspace: Workspace
+    """The `Workspace` component the cluster is attached to (Python only): gives `resource_group_name`,
+    `workspace_name` and the region."""
+    resource_group_name: pulumi.Input[str]
+    """Resource group of the ML workspace (required without `workspace`)."""
+    workspace_name: pulumi.Input[str]
+    """Name of the ML workspace the cluster is attached to (required without `workspace`)."""
     name: str
-    """Compute name in the workspace (2-16 chars). Default: derived from the component name."""
+    """Compute name in the workspace (2-16 chars)."""
     namespace: str
-    """Kubernetes namespace the jobs run in. Default `default`."""
+    """Kubernetes namespace the jobs run in."""
     default_instance_type: str
     """Instance type jobs get when they name none; must be one of `instance_types`."""
     instance_types: Sequence[InstanceTypeArgs]
     """Instance types, each with a unique `name`."""
-    identity: IdentityArgs
-    """Managed identity of the compute. Default: system-assigned."""
+    identity: IdentitySpec
+    """Managed identity of the compute."""
     location: pulumi.Input[str]
-    """Region of the compute resource. Default: the workspace's."""
+    """Region of the compute resource."""
     description: str
     """Free-text description."""
     local_auth_enabled: bool
-    """Local (key) authentication. Default False."""
+    """Local (key) authentication."""
     tags: Mapping[str, str]
     """Tags on the compute resource (they update in place)."""
+
+
+ARGS: dict[str, ArgInfo] = {
+    "resource_id": ArgInfo(REQUIRED, "properties.resourceId"),
+    "workspace": ArgInfo("none", "(resourceGroupName, workspaceName, location)"),
+    "resource_group_name": ArgInfo("the workspace's", "resourceGroupName"),
+    "workspace_name": ArgInfo("the workspace's", "workspaceName"),
+    "name": ArgInfo("derived from the component name", "computeName"),
+    "namespace": ArgInfo(f"`{DEFAULT_NAMESPACE}`", "properties.properties.namespace"),
+    "default_instance_type": ArgInfo("none", "properties.properties.defaultInstanceType"),
+    "instance_types": ArgInfo("none", "properties.properties.instanceTypes (by name: nodeSelector, "
+                                      "resources.requests, resources.limits)"),
+    "identity": ArgInfo("`{type: system_assigned}`", "identity.type, identity.userAssignedIdentities"),
+    "location": ArgInfo("the workspace's region", "location"),
+    "description": ArgInfo("none", "properties.description"),
+    "local_auth_enabled": ArgInfo("False", "properties.disableLocalAuth (negated)"),
+    "tags": ArgInfo("none", "tags"),
+}
+for _nested in (InstanceTypeArgs, InstanceTypeResourcesArgs):
+    document_nested(_nested)
+document(KubernetesComputeArgs, ARGS)
 
 
 class KubernetesCompute(pulumi.ComponentResource):
@@ -90,15 +113,19 @@ class KubernetesCompute(pulumi.ComponentResource):
     def __init__(
         self, name: str, args: KubernetesComputeArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
+        component = label(KIND, name)
+        check(KubernetesComputeArgs, component, args)
+        with named(component):
+            args, compute_name = attached.prepared(name, args)  # type: ignore[assignment]
+            validate(args)
         super().__init__(TYPE_TOKEN, name, None, opts)
-        validate(name, args)
-        compute = attached.attached_compute(self, name, args, ml.KubernetesArgs(
+        compute = attached.attached_compute(self, name, args, compute_name, ml.KubernetesArgs(
             compute_type="Kubernetes",
             resource_id=args["resource_id"],
             description=args.get("description"),
             disable_local_auth=not args.get("local_auth_enabled", False),
             properties=kubernetes_properties(args),
-        ), attached.identity_args(args.get("identity")))
+        ), compute_identity(args))
         self.compute_id = compute.id
         self.compute_name = compute.name
         self.principal_id = attached.principal_id(compute)
@@ -129,42 +156,18 @@ def instance_type(spec: InstanceTypeArgs) -> ml.InstanceTypeSchemaArgs:
     )
 
 
-def validate(name: str, args: KubernetesComputeArgs) -> None:
-    """Check every argument; raise a ConfigError naming the component, the key and what is allowed."""
-    check = attached.Checker(KIND, name)
-    check.keys(args, KubernetesComputeArgs)
-    resource_id = args["resource_id"]
-    if isinstance(resource_id, str) and not any(pattern.fullmatch(resource_id) for pattern, _ in CLUSTER_IDS):
-        raise check.fail("resource_id", "allowed: an ARM id like " + " or ".join(e for _, e in CLUSTER_IDS),
-                         resource_id)
-    namespace = args.get("namespace", DEFAULT_NAMESPACE)
-    if not isinstance(namespace, str) or not NAMESPACE.fullmatch(namespace):
-        raise check.fail("namespace", "allowed: a Kubernetes namespace name (1-63 lowercase letters, digits "
-                         "and '-', starting and ending with a letter or digit)", namespace)
-    _validate_instance_types(check, args)
-    check.identity(args)
-    check.common(name, args)
-
-
-def _validate_instance_types(check: attached.Checker, args: KubernetesComputeArgs) -> None:
-    types = args.get("instance_types") or []
-    if not isinstance(types, Sequence) or isinstance(types, str):
-        raise check.fail("instance_types", "allowed: a list of {name, node_selector, resources}", types)
+def validate(args: Mapping[str, Any]) -> None:
+    """The rules the annotations cannot say; a ConfigError names the argument and what is allowed."""
+    attached.target_id("kubernetes", args)
+    attached.fits(schema.Namespace, "namespace", args.get("namespace"))
+    attached.validate_identity_ids(args)
     names: list[str] = []
-    for index, spec in enumerate(types):
-        key = f"instance_types[{index}]"
-        check.keys(spec, InstanceTypeArgs, f"{key}.")
+    for index, spec in enumerate(args.get("instance_types") or []):
         if spec["name"] in names:
-            raise check.fail(f"{key}.name", "allowed: a name not used before in instance_types", spec["name"])
+            raise ConfigError(None, f"instance_types[{index}].name", "must be a name not used before in "
+                              "instance_types", spec["name"])
         names.append(spec["name"])
-        if "node_selector" in spec:
-            check.text_map(spec["node_selector"], f"{key}.node_selector")
-        if "resources" in spec:
-            check.keys(spec["resources"], InstanceTypeResourcesArgs, f"{key}.resources.")
-            for part in ("requests", "limits"):
-                if part in spec["resources"]:
-                    check.text_map(spec["resources"][part], f"{key}.resources.{part}")
     default = args.get("default_instance_type")
     if default is not None and default not in names:
         allowed = " | ".join(names) if names else "none (no instance_types are given)"
-        raise check.fail("default_instance_type", f"allowed: one of instance_types[].name: {allowed}", default)
+        raise ConfigError(None, "default_instance_type", f"must be one of instance_types[].name: {allowed}", default)

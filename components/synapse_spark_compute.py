@@ -9,36 +9,58 @@ import pulumi
 from pulumi_azure_native import machinelearningservices as ml
 
 from amlkit.components import attached
-from amlkit.components.attached import IdentityArgs
+from amlkit.components.args import REQUIRED, ArgInfo, check, document, label, named
+from amlkit.components.compute_cluster import compute_identity
+from amlkit.components.workspace import IdentitySpec, Workspace
 
 TYPE_TOKEN = "amlkit:index:SynapseSparkCompute"
 KIND = "SynapseSparkCompute"
-POOL_ID = attached.arm_id_pattern("Microsoft.Synapse", "workspaces", "bigDataPools")
-POOL_ID_EXAMPLE = attached.arm_id_example("Microsoft.Synapse", "workspaces", "bigDataPools")
 
 
 class SynapseSparkComputeArgs(TypedDict, total=False):
-    """Inputs of `SynapseSparkCompute`. Required fields first."""
+    """Inputs of `SynapseSparkCompute`, named as in the stack file (`amlkit:attached`, az ml
+    `type: synapsespark`).
 
-    resource_group_name: Required[pulumi.Input[str]]
-    """Resource group of the ML workspace."""
-    workspace_name: Required[pulumi.Input[str]]
-    """Name of the ML workspace the pool is attached to."""
+    Give `workspace` (the Workspace component) or `resource_group_name` and `workspace_name`.
+    """
+
     resource_id: Required[pulumi.Input[str]]
     """ARM id of the Spark pool (`Microsoft.Synapse/workspaces/<ws>/bigDataPools/<pool>`)."""
 
+    workspace: Workspace
+    """The `Workspace` component the pool is attached to (Python only): gives `resource_group_name`,
+    `workspace_name` and the region."""
+    resource_group_name: pulumi.Input[str]
+    """Resource group of the ML workspace (required without `workspace`)."""
+    workspace_name: pulumi.Input[str]
+    """Name of the ML workspace the pool is attached to (required without `workspace`)."""
     name: str
-    """Compute name in the workspace (2-16 chars). Default: derived from the component name."""
-    identity: IdentityArgs
-    """Managed identity the pool's jobs use for data access. Default: system-assigned."""
+    """Compute name in the workspace (2-16 chars)."""
+    identity: IdentitySpec
+    """Managed identity the pool's jobs use for data access."""
     location: pulumi.Input[str]
-    """Region of the compute resource. Default: the workspace's."""
+    """Region of the compute resource."""
     description: str
     """Free-text description."""
     local_auth_enabled: bool
-    """Local (key) authentication. Default False."""
+    """Local (key) authentication."""
     tags: Mapping[str, str]
     """Tags on the compute resource (they update in place)."""
+
+
+ARGS: dict[str, ArgInfo] = {
+    "resource_id": ArgInfo(REQUIRED, "properties.resourceId"),
+    "workspace": ArgInfo("none", "(resourceGroupName, workspaceName, location)"),
+    "resource_group_name": ArgInfo("the workspace's", "resourceGroupName"),
+    "workspace_name": ArgInfo("the workspace's", "workspaceName"),
+    "name": ArgInfo("derived from the component name", "computeName"),
+    "identity": ArgInfo("`{type: system_assigned}`", "identity.type, identity.userAssignedIdentities"),
+    "location": ArgInfo("the workspace's region", "location"),
+    "description": ArgInfo("none", "properties.description"),
+    "local_auth_enabled": ArgInfo("False", "properties.disableLocalAuth (negated)"),
+    "tags": ArgInfo("none", "tags"),
+}
+document(SynapseSparkComputeArgs, ARGS)
 
 
 class SynapseSparkCompute(pulumi.ComponentResource):
@@ -55,14 +77,19 @@ class SynapseSparkCompute(pulumi.ComponentResource):
     def __init__(
         self, name: str, args: SynapseSparkComputeArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
+        component = label(KIND, name)
+        check(SynapseSparkComputeArgs, component, args)
+        with named(component):
+            args, compute_name = attached.prepared(name, args)  # type: ignore[assignment]
+            attached.target_id("synapsespark", args)
+            attached.validate_identity_ids(args)
         super().__init__(TYPE_TOKEN, name, None, opts)
-        validate(name, args)
-        compute = attached.attached_compute(self, name, args, ml.SynapseSparkArgs(
+        compute = attached.attached_compute(self, name, args, compute_name, ml.SynapseSparkArgs(
             compute_type="SynapseSpark",
             resource_id=args["resource_id"],
             description=args.get("description"),
             disable_local_auth=not args.get("local_auth_enabled", False),
-        ), attached.identity_args(args.get("identity")))
+        ), compute_identity(args))
         self.compute_id = compute.id
         self.compute_name = compute.name
         self.principal_id = attached.principal_id(compute)
@@ -71,12 +98,3 @@ class SynapseSparkCompute(pulumi.ComponentResource):
             "compute_name": self.compute_name,
             "principal_id": self.principal_id,
         })
-
-
-def validate(name: str, args: SynapseSparkComputeArgs) -> None:
-    """Check every argument; raise a ConfigError naming the component, the key and what is allowed."""
-    check = attached.Checker(KIND, name)
-    check.keys(args, SynapseSparkComputeArgs)
-    check.arm_id(args, "resource_id", POOL_ID, POOL_ID_EXAMPLE)
-    check.identity(args)
-    check.common(name, args)

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Required, TypedDict
+from typing import Any, Required, TypedDict
 
 import pulumi
 from pulumi_azure_native import machinelearningservices as ml
 
 from amlkit.components import attached
+from amlkit.components.args import REQUIRED, ArgInfo, check, document, document_nested, label, named
+from amlkit.components.workspace import Workspace
+from amlkit.errors import ConfigError
 
 TYPE_TOKEN = "amlkit:index:VirtualMachineCompute"
 KIND = "VirtualMachineCompute"
-VM_ID = attached.arm_id_pattern("Microsoft.Compute", "virtualMachines")
-VM_ID_EXAMPLE = attached.arm_id_example("Microsoft.Compute", "virtualMachines")
 DEFAULT_SSH_PORT = 22
 
 
@@ -23,36 +24,60 @@ class VmSshSettingsArgs(TypedDict, total=False):
     admin_username: Required[str]
     """The VM's administrator account."""
     admin_password: pulumi.Output[str]
-    """Its password: a pulumi secret Output only (a plain string is refused)."""
+    """Its password: a pulumi secret Output only (a plain string is refused). This or `ssh_private_key`."""
     ssh_private_key: pulumi.Output[str]
     """The content of its SSH private key (az ml reads it from `ssh_private_key_file`): a pulumi secret
     Output only."""
     ssh_port: int
-    """SSH port of the VM. Default 22."""
+    """SSH port of the VM (1-65535). Default 22."""
 
 
 class VirtualMachineComputeArgs(TypedDict, total=False):
-    """Inputs of `VirtualMachineCompute` (az ml `type: virtualmachine`). Required fields first."""
+    """Inputs of `VirtualMachineCompute`, named as in the stack file (`amlkit:attached`, az ml
+    `type: virtualmachine`).
 
-    resource_group_name: Required[pulumi.Input[str]]
-    """Resource group of the ML workspace."""
-    workspace_name: Required[pulumi.Input[str]]
-    """Name of the ML workspace the VM is attached to."""
+    Give `workspace` (the Workspace component) or `resource_group_name` and `workspace_name`.
+    """
+
     resource_id: Required[pulumi.Input[str]]
     """ARM id of the VM (`Microsoft.Compute/virtualMachines`)."""
     ssh_settings: Required[VmSshSettingsArgs]
     """Administrator account and its password or SSH private key (secrets)."""
 
+    workspace: Workspace
+    """The `Workspace` component the VM is attached to (Python only): gives `resource_group_name`,
+    `workspace_name` and the region."""
+    resource_group_name: pulumi.Input[str]
+    """Resource group of the ML workspace (required without `workspace`)."""
+    workspace_name: pulumi.Input[str]
+    """Name of the ML workspace the VM is attached to (required without `workspace`)."""
     name: str
-    """Compute name in the workspace (2-16 chars). Default: derived from the component name."""
+    """Compute name in the workspace (2-16 chars)."""
     location: pulumi.Input[str]
-    """Region of the compute resource. Default: the workspace's."""
+    """Region of the compute resource."""
     description: str
     """Free-text description."""
     local_auth_enabled: bool
-    """Local (key) authentication on the compute resource. Default False."""
+    """Local (key) authentication on the compute resource."""
     tags: Mapping[str, str]
     """Tags on the compute resource (they update in place)."""
+
+
+ARGS: dict[str, ArgInfo] = {
+    "resource_id": ArgInfo(REQUIRED, "properties.resourceId"),
+    "ssh_settings": ArgInfo(REQUIRED, "properties.properties.sshPort, properties.properties.administratorAccount "
+                                      "(username, password, privateKeyData)"),
+    "workspace": ArgInfo("none", "(resourceGroupName, workspaceName, location)"),
+    "resource_group_name": ArgInfo("the workspace's", "resourceGroupName"),
+    "workspace_name": ArgInfo("the workspace's", "workspaceName"),
+    "name": ArgInfo("derived from the component name", "computeName"),
+    "location": ArgInfo("the workspace's region", "location"),
+    "description": ArgInfo("none", "properties.description"),
+    "local_auth_enabled": ArgInfo("False", "properties.disableLocalAuth (negated)"),
+    "tags": ArgInfo("none", "tags"),
+}
+document_nested(VmSshSettingsArgs)
+document(VirtualMachineComputeArgs, ARGS)
 
 
 class VirtualMachineCompute(pulumi.ComponentResource):
@@ -69,9 +94,13 @@ class VirtualMachineCompute(pulumi.ComponentResource):
     def __init__(
         self, name: str, args: VirtualMachineComputeArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
+        component = label(KIND, name)
+        check(VirtualMachineComputeArgs, component, args)
+        with named(component):
+            args, compute_name = attached.prepared(name, args)  # type: ignore[assignment]
+            validate(args)
         super().__init__(TYPE_TOKEN, name, None, opts)
-        validate(name, args)
-        compute = attached.attached_compute(self, name, args, ml.VirtualMachineArgs(
+        compute = attached.attached_compute(self, name, args, compute_name, ml.VirtualMachineArgs(
             compute_type="VirtualMachine",
             resource_id=args["resource_id"],
             description=args.get("description"),
@@ -95,19 +124,13 @@ def vm_properties(ssh: VmSshSettingsArgs) -> ml.VirtualMachineSchemaPropertiesAr
     )
 
 
-def validate(name: str, args: VirtualMachineComputeArgs) -> None:
-    """Check every argument; raise a ConfigError naming the component, the key and what is allowed."""
-    check = attached.Checker(KIND, name)
-    check.keys(args, VirtualMachineComputeArgs)
-    check.arm_id(args, "resource_id", VM_ID, VM_ID_EXAMPLE)
-    ssh = check.keys(args["ssh_settings"], VmSshSettingsArgs, "ssh_settings.")
-    for key in ("admin_password", "ssh_private_key"):
-        if key in ssh and ssh[key] is not None and not isinstance(ssh[key], pulumi.Output):
-            raise check.fail(f"ssh_settings.{key}", "allowed: a pulumi secret Output (pulumi.Output.secret or "
-                             "a secret config value), never a plain string", show_value=False)
+def validate(args: Mapping[str, Any]) -> None:
+    """The rules the annotations cannot say; a ConfigError names the argument and what is allowed."""
+    attached.target_id("virtualmachine", args)
+    ssh = args["ssh_settings"]
     if ssh.get("admin_password") is None and ssh.get("ssh_private_key") is None:
-        raise check.fail("ssh_settings.admin_password", "required: admin_password or ssh_private_key (a pulumi "
-                         "secret)", show_value=False)
-    if "ssh_port" in ssh:
-        check.integer(ssh, "ssh_port", 1, 65535, "ssh_settings.")
-    check.common(name, args)
+        raise ConfigError(None, "ssh_settings.ssh_private_key", "is required (or admin_password), as a pulumi "
+                          "secret Output")
+    port = ssh.get("ssh_port")
+    if port is not None and not 1 <= port <= 65535:
+        raise ConfigError(None, "ssh_settings.ssh_port", "must be a whole number from 1 to 65535", port)

@@ -396,7 +396,22 @@ def test_every_component_argument_and_nested_key_has_a_row() -> None:
 def test_the_component_outputs_are_listed() -> None:
     outputs = ("Outputs: `compute_id` (`Output[str]`), `compute_name` (`Output[str]`), "
                "`principal_id` (`Output[str | None]`).")
-    assert docs.component_reference().count(outputs) == 2
+    reference = docs.component_reference()
+    assert reference.count(outputs) == 4  # clusters, instances, Kubernetes, Synapse Spark
+    assert reference.count("Outputs: `compute_id` (`Output[str]`), `compute_name` (`Output[str]`).") == 1  # VM
+
+
+def test_an_attached_component_row_gives_its_arm_input() -> None:
+    from amlkit.components import kubernetes_compute
+
+    rows = {row[0]: row for row in docs.argument_rows(kubernetes_compute.KubernetesComputeArgs,
+                                                      kubernetes_compute.ARGS)}
+    assert rows["`namespace`"] == ["`namespace`", "`str`", "`default`", "Kubernetes namespace the jobs run in.",
+                                   "properties.properties.namespace"]
+    assert rows["`resource_id`"][2:] == [docs.REQUIRED, rows["`resource_id`"][3], "properties.resourceId"]
+    assert [component.__name__ for component, _, _ in docs._components()] == [
+        "Workspace", "ComputeCluster", "ComputeInstance", "KubernetesCompute", "VirtualMachineCompute",
+        "SynapseSparkCompute"]
 
 
 def test_bad_block_markers_are_refused() -> None:

@@ -64,9 +64,9 @@ def test_resource_tokens_are_the_components_own(schema: dict[str, Any]) -> None:
     # says so (test_construct_names_what_other_languages_must_pass)
     ("amlkit:index:ComputeCluster", ["maxInstances", "size"]),
     ("amlkit:index:ComputeInstance", ["size"]),
-    ("amlkit:index:KubernetesCompute", ["resourceGroupName", "resourceId", "workspaceName"]),
-    ("amlkit:index:VirtualMachineCompute", ["resourceGroupName", "resourceId", "sshSettings", "workspaceName"]),
-    ("amlkit:index:SynapseSparkCompute", ["resourceGroupName", "resourceId", "workspaceName"]),
+    ("amlkit:index:KubernetesCompute", ["resourceId"]),
+    ("amlkit:index:VirtualMachineCompute", ["resourceId", "sshSettings"]),
+    ("amlkit:index:SynapseSparkCompute", ["resourceId"]),
 ])
 def test_required_inputs(schema: dict[str, Any], token: str, required: list[str]) -> None:
     assert schema["resources"][token]["requiredInputs"] == required
@@ -188,12 +188,24 @@ def test_construct_refuses_a_missing_required_input() -> None:
                              {"resourceGroupName": "rg", "workspaceName": "ws", "size": "Standard_DS3_v2"})
 
 
-def test_construct_names_what_other_languages_must_pass() -> None:
+AKS = ("/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-aks/providers/"
+       "Microsoft.ContainerService/managedClusters/aks")
+VM = ("/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-vm/providers/"
+      "Microsoft.Compute/virtualMachines/vm")
+POOL = ("/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-syn/providers/"
+        "Microsoft.Synapse/workspaces/syn/bigDataPools/pool")
+
+
+@pytest.mark.parametrize(("token", "inputs"), [
+    ("amlkit:index:ComputeCluster", {"size": "Standard_DS3_v2", "maxInstances": 2.0}),
+    ("amlkit:index:KubernetesCompute", {"resourceId": AKS}),
+    ("amlkit:index:SynapseSparkCompute", {"resourceId": POOL}),
+], ids=lambda v: v.split(":")[-1] if isinstance(v, str) else "")
+def test_construct_names_what_other_languages_must_pass(token: str, inputs: dict[str, Any]) -> None:
     with pytest.raises(ComponentInitError) as caught:
-        run(lambda: {"state": provider().construct("gpu", "amlkit:index:ComputeCluster", {
-            "workspaceName": "ws", "size": "Standard_DS3_v2", "maxInstances": 2.0}).state})
+        run(lambda: {"state": provider().construct("gpu", token, {"workspaceName": "ws", **inputs}).state})
     assert str(caught.value) == (
-        'ComputeCluster "gpu": resource_group_name: is required without workspace (the Workspace component)')
+        f'{token.split(":")[-1]} "gpu": resource_group_name: is required without workspace (the Workspace component)')
 
 
 def test_construct_refuses_a_value_outside_the_enum() -> None:
@@ -215,12 +227,6 @@ def test_construct_instance_with_nested_enums_and_numbers() -> None:
     assert schedule["action"] == "Stop"
     assert schedule["recurrence"]["frequency"] == "Day"
     assert schedule["recurrence"]["schedule"]["hours"] == [19]
-
-
-AKS = ("/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-aks/providers/"
-       "Microsoft.ContainerService/managedClusters/aks")
-VM = ("/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-vm/providers/"
-      "Microsoft.Compute/virtualMachines/vm")
 
 
 def test_construct_attaches_a_kubernetes_cluster_with_instance_types_and_identity() -> None:
@@ -250,10 +256,12 @@ def test_construct_attaches_a_vm_and_keeps_its_password_secret() -> None:
 
 
 def test_construct_refuses_a_plain_vm_password() -> None:
-    with pytest.raises(ComponentInitError, match="ssh_settings.admin_password: VirtualMachineCompute 'vm': allowed: "
-                       "a pulumi secret Output"):
+    with pytest.raises(ComponentInitError) as caught:
         run(lambda: {"state": provider().construct("vm", "amlkit:index:VirtualMachineCompute",
-                                                   vm_inputs("pw")).state})
+                                                   vm_inputs("hunter2")).state})
+    assert str(caught.value) == (
+        'VirtualMachineCompute "vm": ssh_settings.admin_password: must be a pulumi secret Output '
+        "(pulumi.Output.secret or a secret config value), never a plain string, got a plain value")
 
 
 def test_the_plugin_entry_point_serves_the_schema_over_grpc() -> None:

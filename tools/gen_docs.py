@@ -596,12 +596,24 @@ def configuration_page() -> str:
 
 def _components() -> list[tuple[type, type, Mapping[str, Any]]]:
     """(component, Args type, ArgInfo by argument) of each public component."""
-    from amlkit.components import compute_cluster, compute_instance, workspace
+    from amlkit.components import (
+        compute_cluster,
+        compute_instance,
+        kubernetes_compute,
+        synapse_spark_compute,
+        virtual_machine_compute,
+        workspace,
+    )
 
     return [
         (workspace.Workspace, workspace.WorkspaceArgs, workspace.ARGS),
         (compute_cluster.ComputeCluster, compute_cluster.ComputeClusterArgs, compute_cluster.ARGS),
         (compute_instance.ComputeInstance, compute_instance.ComputeInstanceArgs, compute_instance.ARGS),
+        (kubernetes_compute.KubernetesCompute, kubernetes_compute.KubernetesComputeArgs, kubernetes_compute.ARGS),
+        (virtual_machine_compute.VirtualMachineCompute, virtual_machine_compute.VirtualMachineComputeArgs,
+         virtual_machine_compute.ARGS),
+        (synapse_spark_compute.SynapseSparkCompute, synapse_spark_compute.SynapseSparkComputeArgs,
+         synapse_spark_compute.ARGS),
     ]
 
 

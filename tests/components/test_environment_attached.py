@@ -7,8 +7,17 @@ from typing import Any
 import pytest
 from pulumi.runtime import rpc
 
-from amlkit.components import VirtualMachineCompute
-from amlkit.components.environment import attached_args
+from amlkit.components import (
+    KubernetesCompute,
+    KubernetesComputeArgs,
+    SynapseSparkCompute,
+    SynapseSparkComputeArgs,
+    VirtualMachineCompute,
+    VirtualMachineComputeArgs,
+)
+from amlkit.components.args import check, label
+from amlkit.components.environment import ATTACHED_COMPONENTS, attached_args
+from amlkit.errors import ComponentArgError
 from amlkit.schema import Secret
 from tests.components.harness import SUBSCRIPTION, run
 from tests.components.test_environment import COMPUTE, SUB, UAI, build, spec_of
@@ -80,3 +89,36 @@ def test_environment_declares_one_attached_component_per_entry_named_after_it() 
     assert rec.outputs["attached_names"] == {"k8s": "k8s", "spark": "spark"}
     assert rec.outputs["attached_ids"]["k8s"] == (f"/subscriptions/{SUBSCRIPTION}/resourceGroups/rg-ml-qa/providers/"
                                                   "Microsoft.MachineLearningServices/workspaces/mlw-qa/computes/k8s")
+
+
+@pytest.mark.parametrize("entry", [c[1] for c in CASES] + [
+    {"name": "vm", "type": "virtualmachine", "resource_id": VM,
+     "ssh_settings": {"admin_username": "ml", "ssh_private_key": Secret("KEY")}}], ids=[c[0] for c in CASES] + ["vm"])
+def test_an_entrys_args_pass_the_components_one_checker(entry: dict[str, Any]) -> None:
+    spec = spec_of(attached=[entry])
+    component = ATTACHED_COMPONENTS[entry["type"]]
+    args_type = {KubernetesCompute: KubernetesComputeArgs, VirtualMachineCompute: VirtualMachineComputeArgs,
+                 SynapseSparkCompute: SynapseSparkComputeArgs}[component]
+
+    def program() -> None:
+        check(args_type, label(component.__name__, "x"), attached_args(spec, spec.attached[0], "rg-ml-qa", "mlw-qa"))
+
+    run(program)
+
+
+def test_a_key_the_component_does_not_take_is_the_shared_unknown_argument_error() -> None:
+    spec = spec_of(attached=[{"name": "vm", "type": "virtualmachine", "resource_id": VM,
+                              "ssh_settings": {"admin_username": "ml", "ssh_private_key": Secret("KEY")}}])
+    caught: list[ComponentArgError] = []
+
+    def program() -> None:
+        args = {**attached_args(spec, spec.attached[0], "rg-ml-qa", "mlw-qa"), "identity": {"type": "system_assigned"}}
+        try:
+            VirtualMachineCompute("qa-attached-vm", args)  # type: ignore[arg-type]
+        except ComponentArgError as error:
+            caught.append(error)
+
+    run(program)
+    assert [str(error) for error in caught] == [
+        'VirtualMachineCompute "qa-attached-vm": identity: unknown argument; did you mean description? '
+        "(help(VirtualMachineComputeArgs) lists every argument)"]

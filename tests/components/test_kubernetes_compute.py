@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from amlkit.components import KubernetesCompute, KubernetesComputeArgs
-from amlkit.errors import ConfigError
+from amlkit.components import KubernetesCompute, KubernetesComputeArgs, Workspace
+from amlkit.errors import ComponentArgError
 from tests.components.harness import Recorded, arm_id, principal_of, run
 
 COMPUTE = "azure-native:machinelearningservices:Compute"
@@ -96,47 +96,62 @@ def test_long_component_names_give_distinct_valid_compute_names() -> None:
     assert len(first) <= 16 and len(second) <= 16 and first != second
 
 
-K = "KubernetesCompute 'k8s'"
+K = 'KubernetesCompute "k8s": '
 ERRORS = [
-    ("unknown-key-with-hint", dict(namespce="a"), "namespce",
-     f"{K}: unknown argument 'namespce'; did you mean 'namespace'? allowed: default_instance_type, description, "
-     "identity, instance_types, local_auth_enabled, location, name, namespace, resource_group_name, resource_id, "
-     "tags, workspace_name"),
-    ("missing-resource-id", dict(resource_id=None), "resource_id", f"{K}: required argument is missing"),
-    ("vm-id-not-a-cluster", dict(resource_id=f"{SUB}/resourceGroups/rg/providers/Microsoft.Compute/"
-                                             "virtualMachines/vm"), "resource_id",
-     f"{K}: got '{SUB}/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/vm'; allowed: an ARM id like "
-     "/subscriptions/<guid>/resourceGroups/<rg>/providers/Microsoft.ContainerService/managedClusters/<name> or "
-     "/subscriptions/<guid>/resourceGroups/<rg>/providers/Microsoft.Kubernetes/connectedClusters/<name>"),
-    ("bad-namespace", dict(namespace="Team_A"), "namespace",
-     f"{K}: got 'Team_A'; allowed: a Kubernetes namespace name (1-63 lowercase letters, digits and '-', starting "
-     "and ending with a letter or digit)"),
+    ("unknown-key-with-hint", dict(namespce="a"),
+     K + "namespce: unknown argument; did you mean namespace? (help(KubernetesComputeArgs) lists every argument)"),
+    ("missing-resource-id", dict(resource_id=None), K + "resource_id: is required"),
+    ("vm-id-not-a-cluster", dict(resource_id=f"{SUB}/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/vm"),
+     K + "resource_id: must be an ARM id like /subscriptions/<guid>/resourceGroups/<rg>/providers/"
+     "Microsoft.ContainerService/managedClusters/<name> or /subscriptions/<guid>/resourceGroups/<rg>/providers/"
+     f"Microsoft.Kubernetes/connectedClusters/<name>, got '{SUB}/resourceGroups/rg/providers/Microsoft.Compute/"
+     "virtualMachines/vm'"),
+    ("bad-namespace", dict(namespace="Team_A"),
+     K + "namespace: must be a Kubernetes namespace name: 1-63 lowercase letters, digits and '-', starting and "
+     "ending with a letter or digit, got 'Team_A'"),
     ("default-type-not-declared", dict(default_instance_type="big", instance_types=INSTANCE_TYPES),
-     "default_instance_type", f"{K}: got 'big'; allowed: one of instance_types[].name: gpu | small"),
+     K + "default_instance_type: must be one of instance_types[].name: gpu | small, got 'big'"),
+    ("default-type-without-types", dict(default_instance_type="big"),
+     K + "default_instance_type: must be one of instance_types[].name: none (no instance_types are given), "
+     "got 'big'"),
     ("instance-type-unknown-key", dict(instance_types=[{"name": "a", "nodeSelector": {}}]),
-     "instance_types[0].nodeSelector",
-     f"{K}: unknown argument 'nodeSelector'; did you mean 'node_selector'? allowed: name, node_selector, resources"),
+     K + "instance_types[0].nodeSelector: unknown argument; did you mean node_selector? (help(InstanceTypeArgs) "
+     "lists every argument)"),
     ("instance-type-numbers", dict(instance_types=[{"name": "a", "resources": {"requests": {"cpu": 1}}}]),
-     "instance_types[0].resources.requests", f"{K}: got a mapping; allowed: a mapping of text keys to text values"),
-    ("instance-type-twice", dict(instance_types=[{"name": "a"}, {"name": "a"}]), "instance_types[1].name",
-     f"{K}: got 'a'; allowed: a name not used before in instance_types"),
-    ("identity-type", dict(identity={"type": "SystemAssigned"}), "identity.type",
-     f"{K}: got 'SystemAssigned'; allowed: system_assigned | user_assigned | none"),
-    ("identity-user-without-ids", dict(identity={"type": "user_assigned"}), "identity.user_assigned_identities",
-     f"{K}: required when identity.type is user_assigned (a list of {{resource_id: <identity ARM id>}})"),
+     K + "instance_types[0].resources.requests: must be a mapping of a string to a string, got {'cpu': 1}"),
+    ("instance-type-twice", dict(instance_types=[{"name": "a"}, {"name": "a"}]),
+     K + "instance_types[1].name: must be a name not used before in instance_types, got 'a'"),
+    ("identity-type", dict(identity={"type": "SystemAssigned"}),
+     K + "identity.type: must be one of 'system_assigned', 'user_assigned', 'none', got 'SystemAssigned'"),
+    ("identity-user-without-ids", dict(identity={"type": "user_assigned"}),
+     K + "identity.user_assigned_identities: is required when type is user_assigned"),
     ("identity-bad-id", dict(identity={"type": "user_assigned", "user_assigned_identities": [{"resource_id": "x"}]}),
-     "identity.user_assigned_identities[0].resource_id",
-     f"{K}: got 'x'; allowed: an ARM id like /subscriptions/<guid>/resourceGroups/<rg>/providers/"
-     "Microsoft.ManagedIdentity/userAssignedIdentities/<name>"),
-    ("local-auth-not-bool", dict(local_auth_enabled="yes"), "local_auth_enabled",
-     f"{K}: got 'yes'; allowed: true or false"),
-    ("bad-name", dict(name="9k"), "name",
-     f"{K}: invalid Azure name '9k': allowed is 2-16 letters, digits and hyphens, starting with a letter"),
+     K + "identity.user_assigned_identities[0].resource_id: must be an ARM id like /subscriptions/<guid>/"
+     "resourceGroups/<rg>/providers/Microsoft.ManagedIdentity/userAssignedIdentities/<name>, got 'x'"),
+    ("local-auth-not-bool", dict(local_auth_enabled="yes"), K + "local_auth_enabled: must be True or False, got 'yes'"),
+    ("bad-name", dict(name="9k"),
+     K + "name: invalid Azure name '9k': allowed is 2-16 letters, digits and hyphens, starting with a letter"),
+    ("no-workspace", dict(workspace_name=None),
+     K + "workspace_name: is required without workspace (the Workspace component)"),
+    ("workspace-not-a-component", dict(workspace="mlw"), K + "workspace: must be a Workspace component, got 'mlw'"),
 ]
 
 
-@pytest.mark.parametrize(("extra", "key", "problem"), [c[1:] for c in ERRORS], ids=[c[0] for c in ERRORS])
-def test_kubernetes_compute_rejects(extra: dict[str, Any], key: str, problem: str) -> None:
-    with pytest.raises(ConfigError) as raised:
+@pytest.mark.parametrize(("extra", "message"), [c[1:] for c in ERRORS], ids=[c[0] for c in ERRORS])
+def test_kubernetes_compute_rejects(extra: dict[str, Any], message: str) -> None:
+    with pytest.raises(ComponentArgError) as raised:
         build(**extra)
-    assert (raised.value.key_path, raised.value.problem) == (key, problem)
+    assert str(raised.value) == message
+    assert raised.value.component == 'KubernetesCompute "k8s"'
+
+
+@pytest.mark.parametrize(("extra", "region"), [({}, "westeurope"), ({"location": "northeurope"}, "northeurope")],
+                         ids=["workspace-region", "own-location"])
+def test_the_workspace_component_gives_group_name_and_region(extra: dict[str, Any], region: str) -> None:
+    def program() -> None:
+        ws = Workspace("mlw", {"resource_group_name": "rg-ml", "location": "westeurope"})
+        KubernetesCompute("k8s", {**{"workspace": ws, "resource_id": AKS}, **extra})  # type: ignore[typeddict-item]
+
+    compute = run(program).get(COMPUTE, "k8s-compute").inputs
+    assert (compute["resourceGroupName"], compute["workspaceName"], compute["location"],
+            compute["properties"]["resourceId"]) == ("rg-ml", "mlw", region, AKS)

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from amlkit.components import SynapseSparkCompute, SynapseSparkComputeArgs
-from amlkit.errors import ConfigError
+from amlkit.components import SynapseSparkCompute, SynapseSparkComputeArgs, Workspace
+from amlkit.errors import ComponentArgError
 from tests.components.harness import Recorded, principal_of, run
 
 COMPUTE = "azure-native:machinelearningservices:Compute"
@@ -54,26 +54,34 @@ def test_system_identity_principal_is_exposed() -> None:
     assert build().outputs == {"compute_name": "spark", "principal_id": principal_of("spark-compute")}
 
 
-S = "SynapseSparkCompute 'spark'"
+S = 'SynapseSparkCompute "spark": '
 ERRORS = [
     ("workspace-id-not-a-pool", dict(resource_id=f"{SUB}/resourceGroups/rg/providers/Microsoft.Synapse/workspaces/ws"),
-     "resource_id", f"{S}: got '{SUB}/resourceGroups/rg/providers/Microsoft.Synapse/workspaces/ws'; allowed: an ARM "
-     "id like /subscriptions/<guid>/resourceGroups/<rg>/providers/Microsoft.Synapse/workspaces/<name>/"
-     "bigDataPools/<name>"),
-    ("unknown-key", dict(pool_name="pool1"), "pool_name", f"{S}: unknown argument 'pool_name'; did you mean 'name'? "
-     "allowed: description, identity, local_auth_enabled, location, name, resource_group_name, resource_id, tags, "
-     "workspace_name"),
-    ("ids-with-system", dict(identity={"type": "system_assigned",
-                                       "user_assigned_identities": [{"resource_id": UAI}]}),
-     "identity.type", f"{S}: got 'system_assigned'; allowed: user_assigned (user_assigned_identities are only read "
-     "with it)"),
-    ("tags-not-text", dict(tags={"n": 1}), "tags", f"{S}: got a mapping; allowed: a mapping of text keys to text "
-     "values"),
+     S + "resource_id: must be an ARM id like /subscriptions/<guid>/resourceGroups/<rg>/providers/Microsoft.Synapse/"
+     f"workspaces/<name>/bigDataPools/<name>, got '{SUB}/resourceGroups/rg/providers/Microsoft.Synapse/workspaces/ws'"),
+    ("unknown-key", dict(pool_name="pool1"),
+     S + "pool_name: unknown argument; did you mean name? (help(SynapseSparkComputeArgs) lists every argument)"),
+    ("ids-with-system", dict(identity={"type": "system_assigned", "user_assigned_identities": [{"resource_id": UAI}]}),
+     S + "identity.type: must be user_assigned to use user_assigned_identities, got 'system_assigned'"),
+    ("tags-not-text", dict(tags={"n": 1}), S + "tags: must be a mapping of a string to a string, got {'n': 1}"),
 ]
 
 
-@pytest.mark.parametrize(("extra", "key", "problem"), [c[1:] for c in ERRORS], ids=[c[0] for c in ERRORS])
-def test_synapse_spark_compute_rejects(extra: dict[str, Any], key: str, problem: str) -> None:
-    with pytest.raises(ConfigError) as raised:
+@pytest.mark.parametrize(("extra", "message"), [c[1:] for c in ERRORS], ids=[c[0] for c in ERRORS])
+def test_synapse_spark_compute_rejects(extra: dict[str, Any], message: str) -> None:
+    with pytest.raises(ComponentArgError) as raised:
         build(**extra)
-    assert (raised.value.key_path, raised.value.problem) == (key, problem)
+    assert str(raised.value) == message
+    assert raised.value.component == 'SynapseSparkCompute "spark"'
+
+
+@pytest.mark.parametrize(("extra", "region"), [({}, "westeurope"), ({"location": "northeurope"}, "northeurope")],
+                         ids=["workspace-region", "own-location"])
+def test_the_workspace_component_gives_group_name_and_region(extra: dict[str, Any], region: str) -> None:
+    def program() -> None:
+        ws = Workspace("mlw", {"resource_group_name": "rg-ml", "location": "westeurope"})
+        SynapseSparkCompute("spark", {**{"workspace": ws, "resource_id": POOL}, **extra})  # type: ignore[typeddict-item]
+
+    compute = run(program).get(COMPUTE, "spark-compute").inputs
+    assert (compute["resourceGroupName"], compute["workspaceName"], compute["location"],
+            compute["properties"]["resourceId"]) == ("rg-ml", "mlw", region, POOL)

@@ -8,8 +8,8 @@ import pulumi
 import pytest
 from pulumi.runtime import rpc
 
-from amlkit.components import VirtualMachineCompute, VirtualMachineComputeArgs
-from amlkit.errors import ConfigError
+from amlkit.components import VirtualMachineCompute, VirtualMachineComputeArgs, Workspace
+from amlkit.errors import ComponentArgError
 from tests.components.harness import Recorded, run
 
 COMPUTE = "azure-native:machinelearningservices:Compute"
@@ -69,37 +69,55 @@ def test_password_port_and_name_reach_the_child_and_the_password_stays_secret() 
         "properties": {"sshPort": 2222.0, "administratorAccount": {"username": "ml", "password": "pw"}}})
 
 
-V = "VirtualMachineCompute 'vm'"
+V = 'VirtualMachineCompute "vm": '
+PLAIN_SECRET = ("must be a pulumi secret Output (pulumi.Output.secret or a secret config value), never a plain "
+                "string, got a plain value")
 ERRORS = [
     ("plain-password", dict(ssh_settings={"admin_username": "u", "admin_password": "hunter2"}),
-     "ssh_settings.admin_password", f"{V}: allowed: a pulumi secret Output (pulumi.Output.secret or a secret "
-     "config value), never a plain string"),
-    ("plain-key", dict(ssh_settings={"admin_username": "u", "ssh_private_key": "-----BEGIN"}),
-     "ssh_settings.ssh_private_key", f"{V}: allowed: a pulumi secret Output (pulumi.Output.secret or a secret "
-     "config value), never a plain string"),
-    ("no-credential", dict(ssh_settings={"admin_username": "u"}), "ssh_settings.admin_password",
-     f"{V}: required: admin_password or ssh_private_key (a pulumi secret)"),
-    ("no-username", dict(ssh_settings={"ssh_port": 22}), "ssh_settings.admin_username",
-     f"{V}: required argument is missing"),
+     V + "ssh_settings.admin_password: " + PLAIN_SECRET),
+    ("plain-key", dict(ssh_settings={"admin_username": "u", "ssh_private_key": "-----BEGIN hunter2"}),
+     V + "ssh_settings.ssh_private_key: " + PLAIN_SECRET),
+    ("no-credential", dict(ssh_settings={"admin_username": "u"}),
+     V + "ssh_settings.ssh_private_key: is required (or admin_password), as a pulumi secret Output"),
+    ("no-username", dict(ssh_settings={"ssh_port": 22}), V + "ssh_settings.admin_username: is required"),
+    ("no-ssh-settings", dict(ssh_settings=None), V + "ssh_settings: is required"),
     ("ssh-settings-unknown-key", dict(ssh_settings={"admin_username": "u", "ssh_private_key_file": "~/.ssh/id"}),
-     "ssh_settings.ssh_private_key_file", f"{V}: unknown argument 'ssh_private_key_file'; did you mean "
-     "'ssh_private_key'? allowed: admin_password, admin_username, ssh_port, ssh_private_key"),
+     V + "ssh_settings.ssh_private_key_file: unknown argument; did you mean ssh_private_key? "
+     "(help(VmSshSettingsArgs) lists every argument)"),
     ("bad-port", dict(ssh_settings={"admin_username": "u", "admin_password": pulumi.Output.secret("p"),
-                                    "ssh_port": 70000}), "ssh_settings.ssh_port",
-     f"{V}: got 70000; allowed: a whole number from 1 to 65535"),
+                                    "ssh_port": 70000}),
+     V + "ssh_settings.ssh_port: must be a whole number from 1 to 65535, got 70000"),
+    ("port-not-a-number", dict(ssh_settings={"admin_username": "u", "admin_password": pulumi.Output.secret("p"),
+                                             "ssh_port": "22"}),
+     V + "ssh_settings.ssh_port: must be a whole number, got '22'"),
     ("aks-id-not-a-vm", dict(resource_id=f"{SUB}/resourceGroups/rg/providers/Microsoft.ContainerService/"
-                                         "managedClusters/aks"), "resource_id",
-     f"{V}: got '{SUB}/resourceGroups/rg/providers/Microsoft.ContainerService/managedClusters/aks'; allowed: an ARM "
-     "id like /subscriptions/<guid>/resourceGroups/<rg>/providers/Microsoft.Compute/virtualMachines/<name>"),
-    ("identity-not-taken", dict(identity={"type": "system_assigned"}), "identity",
-     f"{V}: unknown argument 'identity'; allowed: description, local_auth_enabled, location, name, "
-     "resource_group_name, resource_id, ssh_settings, tags, workspace_name"),
+                                         "managedClusters/aks"),
+     V + "resource_id: must be an ARM id like /subscriptions/<guid>/resourceGroups/<rg>/providers/Microsoft.Compute/"
+     f"virtualMachines/<name>, got '{SUB}/resourceGroups/rg/providers/Microsoft.ContainerService/managedClusters/aks'"),
+    ("identity-not-taken", dict(identity={"type": "system_assigned"}),
+     V + "identity: unknown argument; did you mean description? (help(VirtualMachineComputeArgs) lists every "
+     "argument)"),
+    ("no-resource-group", dict(resource_group_name=None),
+     V + "resource_group_name: is required without workspace (the Workspace component)"),
 ]
 
 
-@pytest.mark.parametrize(("extra", "key", "problem"), [c[1:] for c in ERRORS], ids=[c[0] for c in ERRORS])
-def test_virtual_machine_compute_rejects(extra: dict[str, Any], key: str, problem: str) -> None:
-    with pytest.raises(ConfigError) as raised:
+@pytest.mark.parametrize(("extra", "message"), [c[1:] for c in ERRORS], ids=[c[0] for c in ERRORS])
+def test_virtual_machine_compute_rejects(extra: dict[str, Any], message: str) -> None:
+    with pytest.raises(ComponentArgError) as raised:
         build(**extra)
-    assert (raised.value.key_path, raised.value.problem) == (key, problem)
-    assert "hunter2" not in str(raised.value)
+    assert str(raised.value) == message
+    assert raised.value.component == 'VirtualMachineCompute "vm"'
+    assert "hunter2" not in repr(vars(raised.value))
+
+
+@pytest.mark.parametrize(("extra", "region"), [({}, "westeurope"), ({"location": "northeurope"}, "northeurope")],
+                         ids=["workspace-region", "own-location"])
+def test_the_workspace_component_gives_group_name_and_region(extra: dict[str, Any], region: str) -> None:
+    def program() -> None:
+        ws = Workspace("mlw", {"resource_group_name": "rg-ml", "location": "westeurope"})
+        ssh = {"admin_username": "ml", "ssh_private_key": pulumi.Output.secret("k")}
+        VirtualMachineCompute("vm", {"workspace": ws, "resource_id": VM, "ssh_settings": ssh, **extra})  # type: ignore
+
+    compute = run(program).get(COMPUTE, "vm-compute").inputs
+    assert (compute["resourceGroupName"], compute["workspaceName"], compute["location"]) == ("rg-ml", "mlw", region)
