@@ -28,11 +28,28 @@ from pydantic import TypeAdapter, ValidationError
 
 from amlkit import schema
 from amlkit.components import naming
+from amlkit.components.args import REQUIRED, ArgInfo
+from amlkit.components.compute_cluster import ARGS as CLUSTER_ARGS
 from amlkit.components.compute_cluster import validate_identity, with_workspace_names
 from amlkit.errors import ConfigError
 
 REPLACE_ON_CHANGES = ["location", "identity", "properties"]
 """Engine property paths whose change re-attaches the compute (old attachment removed first)."""
+
+COMMON_ARGS: dict[str, ArgInfo] = {
+    "resource_id": ArgInfo(REQUIRED, "properties.resourceId"),
+    "workspace": ArgInfo("none", "(resourceGroupName, workspaceName, location)"),
+    "resource_group_name": ArgInfo("the workspace's", "resourceGroupName"),
+    "workspace_name": ArgInfo("the workspace's", "workspaceName"),
+    "name": ArgInfo("derived from the component name", "computeName"),
+    "location": ArgInfo("the workspace's region", "location"),
+    "description": ArgInfo("none", "properties.description"),
+    "local_auth_enabled": ArgInfo("False", "properties.disableLocalAuth (negated)"),
+    "tags": ArgInfo("none", "tags"),
+}
+"""Default and ARM input of the arguments every attached compute takes."""
+IDENTITY_ARG = {"identity": CLUSTER_ARGS["identity"]}
+"""`identity` (Kubernetes, Synapse Spark): as on a cluster."""
 
 
 def target_id(kind: str, args: Mapping[str, Any]) -> None:

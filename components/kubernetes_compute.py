@@ -10,7 +10,7 @@ from pulumi_azure_native import machinelearningservices as ml
 
 from amlkit import schema
 from amlkit.components import attached
-from amlkit.components.args import REQUIRED, ArgInfo, check, document, document_nested, label, named
+from amlkit.components.args import ArgInfo, check, document, document_nested, label, named
 from amlkit.components.compute_cluster import compute_identity
 from amlkit.components.workspace import IdentitySpec, Workspace
 from amlkit.errors import ConfigError
@@ -78,20 +78,12 @@ class KubernetesComputeArgs(TypedDict, total=False):
 
 
 ARGS: dict[str, ArgInfo] = {
-    "resource_id": ArgInfo(REQUIRED, "properties.resourceId"),
-    "workspace": ArgInfo("none", "(resourceGroupName, workspaceName, location)"),
-    "resource_group_name": ArgInfo("the workspace's", "resourceGroupName"),
-    "workspace_name": ArgInfo("the workspace's", "workspaceName"),
-    "name": ArgInfo("derived from the component name", "computeName"),
+    **attached.COMMON_ARGS,
+    **attached.IDENTITY_ARG,
     "namespace": ArgInfo(f"`{DEFAULT_NAMESPACE}`", "properties.properties.namespace"),
     "default_instance_type": ArgInfo("none", "properties.properties.defaultInstanceType"),
     "instance_types": ArgInfo("none", "properties.properties.instanceTypes (by name: nodeSelector, "
                                       "resources.requests, resources.limits)"),
-    "identity": ArgInfo("`{type: system_assigned}`", "identity.type, identity.userAssignedIdentities"),
-    "location": ArgInfo("the workspace's region", "location"),
-    "description": ArgInfo("none", "properties.description"),
-    "local_auth_enabled": ArgInfo("False", "properties.disableLocalAuth (negated)"),
-    "tags": ArgInfo("none", "tags"),
 }
 for _nested in (InstanceTypeArgs, InstanceTypeResourcesArgs):
     document_nested(_nested)

@@ -9,7 +9,7 @@ import pulumi
 from pulumi_azure_native import machinelearningservices as ml
 
 from amlkit.components import attached
-from amlkit.components.args import REQUIRED, ArgInfo, check, document, label, named
+from amlkit.components.args import ArgInfo, check, document, label, named
 from amlkit.components.compute_cluster import compute_identity
 from amlkit.components.workspace import IdentitySpec, Workspace
 
@@ -48,18 +48,7 @@ class SynapseSparkComputeArgs(TypedDict, total=False):
     """Tags on the compute resource (they update in place)."""
 
 
-ARGS: dict[str, ArgInfo] = {
-    "resource_id": ArgInfo(REQUIRED, "properties.resourceId"),
-    "workspace": ArgInfo("none", "(resourceGroupName, workspaceName, location)"),
-    "resource_group_name": ArgInfo("the workspace's", "resourceGroupName"),
-    "workspace_name": ArgInfo("the workspace's", "workspaceName"),
-    "name": ArgInfo("derived from the component name", "computeName"),
-    "identity": ArgInfo("`{type: system_assigned}`", "identity.type, identity.userAssignedIdentities"),
-    "location": ArgInfo("the workspace's region", "location"),
-    "description": ArgInfo("none", "properties.description"),
-    "local_auth_enabled": ArgInfo("False", "properties.disableLocalAuth (negated)"),
-    "tags": ArgInfo("none", "tags"),
-}
+ARGS: dict[str, ArgInfo] = {**attached.COMMON_ARGS, **attached.IDENTITY_ARG}
 document(SynapseSparkComputeArgs, ARGS)
 
 

@@ -64,17 +64,9 @@ class VirtualMachineComputeArgs(TypedDict, total=False):
 
 
 ARGS: dict[str, ArgInfo] = {
-    "resource_id": ArgInfo(REQUIRED, "properties.resourceId"),
+    **attached.COMMON_ARGS,
     "ssh_settings": ArgInfo(REQUIRED, "properties.properties.sshPort, properties.properties.administratorAccount "
                                       "(username, password, privateKeyData)"),
-    "workspace": ArgInfo("none", "(resourceGroupName, workspaceName, location)"),
-    "resource_group_name": ArgInfo("the workspace's", "resourceGroupName"),
-    "workspace_name": ArgInfo("the workspace's", "workspaceName"),
-    "name": ArgInfo("derived from the component name", "computeName"),
-    "location": ArgInfo("the workspace's region", "location"),
-    "description": ArgInfo("none", "properties.description"),
-    "local_auth_enabled": ArgInfo("False", "properties.disableLocalAuth (negated)"),
-    "tags": ArgInfo("none", "tags"),
 }
 document_nested(VmSshSettingsArgs)
 document(VirtualMachineComputeArgs, ARGS)

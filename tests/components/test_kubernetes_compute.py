@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from amlkit.components import KubernetesCompute, KubernetesComputeArgs, Workspace
+from amlkit.components import KubernetesCompute, KubernetesComputeArgs
 from amlkit.errors import ComponentArgError
 from tests.components.harness import Recorded, arm_id, principal_of, run
 
@@ -143,15 +143,3 @@ def test_kubernetes_compute_rejects(extra: dict[str, Any], message: str) -> None
         build(**extra)
     assert str(raised.value) == message
     assert raised.value.component == 'KubernetesCompute "k8s"'
-
-
-@pytest.mark.parametrize(("extra", "region"), [({}, "westeurope"), ({"location": "northeurope"}, "northeurope")],
-                         ids=["workspace-region", "own-location"])
-def test_the_workspace_component_gives_group_name_and_region(extra: dict[str, Any], region: str) -> None:
-    def program() -> None:
-        ws = Workspace("mlw", {"resource_group_name": "rg-ml", "location": "westeurope"})
-        KubernetesCompute("k8s", {**{"workspace": ws, "resource_id": AKS}, **extra})  # type: ignore[typeddict-item]
-
-    compute = run(program).get(COMPUTE, "k8s-compute").inputs
-    assert (compute["resourceGroupName"], compute["workspaceName"], compute["location"],
-            compute["properties"]["resourceId"]) == ("rg-ml", "mlw", region, AKS)

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from amlkit.components import SynapseSparkCompute, SynapseSparkComputeArgs, Workspace
+from amlkit.components import SynapseSparkCompute, SynapseSparkComputeArgs
 from amlkit.errors import ComponentArgError
 from tests.components.harness import Recorded, principal_of, run
 
@@ -73,15 +73,3 @@ def test_synapse_spark_compute_rejects(extra: dict[str, Any], message: str) -> N
         build(**extra)
     assert str(raised.value) == message
     assert raised.value.component == 'SynapseSparkCompute "spark"'
-
-
-@pytest.mark.parametrize(("extra", "region"), [({}, "westeurope"), ({"location": "northeurope"}, "northeurope")],
-                         ids=["workspace-region", "own-location"])
-def test_the_workspace_component_gives_group_name_and_region(extra: dict[str, Any], region: str) -> None:
-    def program() -> None:
-        ws = Workspace("mlw", {"resource_group_name": "rg-ml", "location": "westeurope"})
-        SynapseSparkCompute("spark", {**{"workspace": ws, "resource_id": POOL}, **extra})  # type: ignore[typeddict-item]
-
-    compute = run(program).get(COMPUTE, "spark-compute").inputs
-    assert (compute["resourceGroupName"], compute["workspaceName"], compute["location"],
-            compute["properties"]["resourceId"]) == ("rg-ml", "mlw", region, POOL)

@@ -8,7 +8,7 @@ import pulumi
 import pytest
 from pulumi.runtime import rpc
 
-from amlkit.components import VirtualMachineCompute, VirtualMachineComputeArgs, Workspace
+from amlkit.components import VirtualMachineCompute, VirtualMachineComputeArgs
 from amlkit.errors import ComponentArgError
 from tests.components.harness import Recorded, run
 
@@ -109,15 +109,3 @@ def test_virtual_machine_compute_rejects(extra: dict[str, Any], message: str) ->
     assert str(raised.value) == message
     assert raised.value.component == 'VirtualMachineCompute "vm"'
     assert "hunter2" not in repr(vars(raised.value))
-
-
-@pytest.mark.parametrize(("extra", "region"), [({}, "westeurope"), ({"location": "northeurope"}, "northeurope")],
-                         ids=["workspace-region", "own-location"])
-def test_the_workspace_component_gives_group_name_and_region(extra: dict[str, Any], region: str) -> None:
-    def program() -> None:
-        ws = Workspace("mlw", {"resource_group_name": "rg-ml", "location": "westeurope"})
-        ssh = {"admin_username": "ml", "ssh_private_key": pulumi.Output.secret("k")}
-        VirtualMachineCompute("vm", {"workspace": ws, "resource_id": VM, "ssh_settings": ssh, **extra})  # type: ignore
-
-    compute = run(program).get(COMPUTE, "vm-compute").inputs
-    assert (compute["resourceGroupName"], compute["workspaceName"], compute["location"]) == ("rg-ml", "mlw", region)
