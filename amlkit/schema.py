@@ -21,9 +21,10 @@ from typing import Annotated, Any, NoReturn
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, model_validator
 from pydantic_core import PydanticCustomError
 
+from amlkit import azure_facts as facts
 from amlkit.errors import ConfigError, UnknownVmSize
 
-MAX_NODES = 65_000
+MAX_NODES = facts.CLUSTER_MAX_NODES
 """The platform's absolute per-cluster node limit (100 by default, raisable to 65,000)."""
 DEFAULT_PROD_LIKE = ("prod", "production")
 SECRET_PATHS = (
@@ -635,7 +636,7 @@ class ClusterSpec(Model):
     """Nodes kept running (and billed) when idle; 0 scales to zero."""
     max_instances: integer(1, MAX_NODES, "an integer") = 1
     """Most nodes the cluster scales to."""
-    idle_time_before_scale_down: integer(0, None, "a whole number of seconds") = 120
+    idle_time_before_scale_down: integer(0, None, "a whole number of seconds") = facts.CLUSTER_IDLE_SECONDS_DEFAULT
     """Seconds a node stays idle before it is released."""
     tier: choice("dedicated", "low_priority") = "dedicated"
     """VM priority: `low_priority` nodes are cheaper but can be evicted at any time."""
@@ -766,7 +767,9 @@ class InstanceSpec(Model):
     """az ml compute type; instances are `computeinstance`."""
     size: VmSize
     """VM size of the instance."""
-    idle_time_before_shutdown_minutes: integer(15, 4320, "whole minutes (15 minutes to 3 days)") = 60
+    idle_time_before_shutdown_minutes: integer(
+        facts.INSTANCE_IDLE_MINUTES_MIN, facts.INSTANCE_IDLE_MINUTES_MAX, "whole minutes (15 minutes to 3 days)"
+    ) = 60
     """Idle minutes before the instance shuts down."""
     assigned_user: AssignedUserSpec | None = None
     """The user the instance is created for (az ml `create_on_behalf_of`)."""
@@ -1033,10 +1036,12 @@ class EnvironmentSpec(Model):
         for group, index, compute in computes:
             has_network = managed or compute.network_settings is not None
             at = (group, index, "enable_node_public_ip")
-            if compute.enable_node_public_ip is False and not has_network:
+            if facts.node_public_ip(compute.enable_node_public_ip, has_network) is not None:
+                continue
+            if compute.enable_node_public_ip is False:
                 _bad(False, "true, or false together with network_settings.subnet or a workspace "
                      "managed_network (nodes without public IPs need a network)", at=at)
-            if compute.enable_node_public_ip is None and not has_network:
+            else:
                 _problem("required when there is no network_settings.subnet and no workspace managed_network: "
                          "allowed: true (nodes then get public IPs), or add network_settings.subnet", at=at)
 

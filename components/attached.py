@@ -26,6 +26,7 @@ import pulumi
 from pulumi_azure_native import machinelearningservices as ml
 from pydantic import TypeAdapter, ValidationError
 
+from amlkit import azure_facts as facts
 from amlkit import schema
 from amlkit.components import naming
 from amlkit.components.args import REQUIRED, ArgInfo
@@ -33,7 +34,7 @@ from amlkit.components.compute_cluster import ARGS as CLUSTER_ARGS
 from amlkit.components.compute_cluster import validate_identity, with_workspace_names
 from amlkit.errors import ConfigError
 
-REPLACE_ON_CHANGES = ["location", "identity", "properties"]
+REPLACE_ON_CHANGES = facts.ATTACHED_REPLACE_ON_CHANGES
 """Engine property paths whose change re-attaches the compute (old attachment removed first)."""
 
 COMMON_ARGS: dict[str, ArgInfo] = {

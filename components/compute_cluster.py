@@ -11,6 +11,7 @@ import pulumi
 from pulumi_azure_native import authorization
 from pulumi_azure_native import machinelearningservices as ml
 
+from amlkit import azure_facts as facts
 from amlkit.components import naming
 from amlkit.components.args import REQUIRED, ArgInfo, check, document, document_nested, label, named
 from amlkit.components.workspace import IdentitySpec, Workspace
@@ -33,19 +34,9 @@ BUILT_IN_ROLES: dict[str, str] = {
 }
 GUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 
-# Input property paths (engine form, camelCase) Azure cannot change on an existing cluster: a change
-# replaces it, deleting the old one first because the new one takes the same name.
-REPLACE_ON_CHANGES = [
-    "location",
-    "properties.computeLocation",
-    "properties.disableLocalAuth",
-    "properties.properties.vmSize",
-    "properties.properties.vmPriority",
-    "properties.properties.subnet",
-    "properties.properties.enableNodePublicIp",
-    "properties.properties.remoteLoginPortPublicAccess",
-    "properties.properties.userAccountCredentials",
-]
+# Input property paths Azure cannot change on an existing cluster: a change replaces it, deleting the
+# old one first because the new one takes the same name.
+REPLACE_ON_CHANGES = facts.CLUSTER_REPLACE_ON_CHANGES
 
 
 class RoleAssignmentSpec(TypedDict):
@@ -128,7 +119,7 @@ class ComputeClusterArgs(TypedDict, total=False):
 
 
 ARGS: dict[str, ArgInfo] = {
-    "size": ArgInfo(REQUIRED, "properties.properties.vmSize"),
+    "size": ArgInfo(REQUIRED, facts.VM_SIZE),
     "max_instances": ArgInfo(REQUIRED, "properties.properties.scaleSettings.maxNodeCount"),
     "workspace": ArgInfo("none", "(resourceGroupName, workspaceName, location)"),
     "resource_group_name": ArgInfo("the workspace's", "resourceGroupName"),
@@ -141,11 +132,11 @@ ARGS: dict[str, ArgInfo] = {
     "tier": ArgInfo("`dedicated`", "properties.properties.vmPriority (`Dedicated` | `LowPriority`)"),
     "min_instances": ArgInfo("0", "properties.properties.scaleSettings.minNodeCount"),
     "idle_time_before_scale_down": ArgInfo(
-        "120", "properties.properties.scaleSettings.nodeIdleTimeBeforeScaleDown (`PT<seconds>S`)"),
+        str(facts.CLUSTER_IDLE_SECONDS_DEFAULT), f"{facts.NODE_IDLE_TIME} (`PT<seconds>S`)"),
     "network_settings": ArgInfo("none", "properties.properties.subnet.id"),
     "workspace_managed_network": ArgInfo("the workspace's; without `workspace`: False", ""),
     "enable_node_public_ip": ArgInfo(
-        "False with a subnet or managed network, else required", "properties.properties.enableNodePublicIp"),
+        "False with a subnet or managed network, else required", facts.ENABLE_NODE_PUBLIC_IP),
     "ssh_public_access_enabled": ArgInfo(
         "False", "properties.properties.remoteLoginPortPublicAccess (`Enabled` | `Disabled`)"),
     "ssh_settings": ArgInfo("none", "properties.properties.userAccountCredentials "
@@ -302,18 +293,14 @@ def cluster_properties(args: Mapping[str, Any]) -> ml.AmlComputePropertiesArgs:
         scale_settings=ml.ScaleSettingsArgs(
             min_node_count=args.get("min_instances", 0),
             max_node_count=args["max_instances"],
-            node_idle_time_before_scale_down=seconds_iso(args.get("idle_time_before_scale_down", 120)),
+            node_idle_time_before_scale_down=facts.seconds_iso(
+                args.get("idle_time_before_scale_down", facts.CLUSTER_IDLE_SECONDS_DEFAULT)),
         ),
         subnet=ml.ResourceIdArgs(id=subnet) if subnet else None,
         enable_node_public_ip=node_public_ip(args),
         remote_login_port_public_access="Enabled" if args.get("ssh_public_access_enabled") else "Disabled",
         user_account_credentials=credentials(args),
     )
-
-
-def seconds_iso(seconds: int) -> str:
-    """ISO-8601 duration in seconds, as Azure ML expects it (`PT120S`)."""
-    return f"PT{seconds}S"
 
 
 def compute_identity(args: Mapping[str, Any]) -> ml.ManagedServiceIdentityArgs | None:
@@ -331,18 +318,19 @@ def node_public_ip(args: Mapping[str, Any]) -> bool:
     """The explicit choice, else False on a private network; no private network needs a choice."""
     private = bool(subnet_of(args)) or bool(args.get("workspace_managed_network"))
     explicit = args.get("enable_node_public_ip")
-    if explicit is None and not private:
+    chosen = facts.node_public_ip(explicit, private)
+    if chosen is None and explicit is None:
         raise ConfigError(
             None, "enable_node_public_ip",
             "must be set when there is no network_settings.subnet or workspace managed network "
             "(Azure's default gives every node a public IP)",
         )
-    if explicit is False and not private:
+    if chosen is None:
         raise ConfigError(
             None, "enable_node_public_ip", "False needs network_settings.subnet or a workspace managed network",
             False,
         )
-    return False if explicit is None else bool(explicit)
+    return chosen
 
 
 def credentials(args: Mapping[str, Any]) -> ml.UserAccountCredentialsArgs | None:

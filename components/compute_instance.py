@@ -8,6 +8,7 @@ from typing import Any, Literal, Required, TypedDict
 import pulumi
 from pulumi_azure_native import machinelearningservices as ml
 
+from amlkit import azure_facts as facts
 from amlkit.components import naming
 from amlkit.components.args import REQUIRED, ArgInfo, check, document, document_nested, label, named
 from amlkit.components.compute_cluster import (
@@ -23,19 +24,11 @@ from amlkit.components.workspace import IdentitySpec, Workspace
 from amlkit.errors import ConfigError
 
 TYPE_TOKEN = "amlkit:index:ComputeInstance"
-MIN_IDLE_MINUTES, MAX_IDLE_MINUTES = 15, 3 * 24 * 60
+MIN_IDLE_MINUTES, MAX_IDLE_MINUTES = facts.INSTANCE_IDLE_MINUTES_MIN, facts.INSTANCE_IDLE_MINUTES_MAX
 MAX_SCHEDULES = 4
 
-# Input property paths (engine form) Azure cannot change on an existing instance.
-REPLACE_ON_CHANGES = [
-    "location",
-    "properties.disableLocalAuth",
-    "properties.properties.vmSize",
-    "properties.properties.subnet",
-    "properties.properties.enableNodePublicIp",
-    "properties.properties.sshSettings",
-    "properties.properties.personalComputeInstanceSettings",
-]
+# Input property paths Azure cannot change on an existing instance.
+REPLACE_ON_CHANGES = facts.INSTANCE_REPLACE_ON_CHANGES
 
 
 class RecurrenceScheduleSpec(TypedDict, total=False):
@@ -149,7 +142,7 @@ class ComputeInstanceArgs(TypedDict, total=False):
 
 
 ARGS: dict[str, ArgInfo] = {
-    "size": ArgInfo(REQUIRED, "properties.properties.vmSize"),
+    "size": ArgInfo(REQUIRED, facts.VM_SIZE),
     "workspace": ArgInfo("none", "(resourceGroupName, workspaceName, location)"),
     "resource_group_name": ArgInfo("the workspace's", "resourceGroupName"),
     "workspace_name": ArgInfo("the workspace's", "workspaceName"),
@@ -158,13 +151,13 @@ ARGS: dict[str, ArgInfo] = {
     "location": ArgInfo("the workspace's region", "location"),
     "description": ArgInfo("none", "properties.description"),
     "idle_time_before_shutdown_minutes": ArgInfo(
-        "60", "properties.properties.idleTimeBeforeShutdown (`PT<minutes>M`)"),
+        "60", f"{facts.IDLE_TIME_BEFORE_SHUTDOWN} (`PT<minutes>M`)"),
     "schedules": ArgInfo("none", "properties.properties.schedules.computeStartStop"),
     "assigned_user": ArgInfo("none", "properties.properties.personalComputeInstanceSettings.assignedUser"),
     "network_settings": ArgInfo("none", "properties.properties.subnet.id"),
     "workspace_managed_network": ArgInfo("the workspace's; without `workspace`: False", ""),
     "enable_node_public_ip": ArgInfo(
-        "False with a subnet or managed network, else required", "properties.properties.enableNodePublicIp"),
+        "False with a subnet or managed network, else required", facts.ENABLE_NODE_PUBLIC_IP),
     "ssh_public_access_enabled": ArgInfo(
         "False", "properties.properties.sshSettings.sshPublicAccess (`Enabled` | `Disabled`)"),
     "ssh_settings": ArgInfo("none", "properties.properties.sshSettings.adminPublicKey"),
@@ -254,7 +247,7 @@ def instance_properties(args: Mapping[str, Any]) -> ml.ComputeInstanceProperties
     ssh = args.get("ssh_settings") or {}
     return ml.ComputeInstancePropertiesArgs(
         vm_size=args["size"],
-        idle_time_before_shutdown=minutes_iso(args.get("idle_time_before_shutdown_minutes", 60)),
+        idle_time_before_shutdown=facts.minutes_iso(args.get("idle_time_before_shutdown_minutes", 60)),
         schedules=ml.ComputeSchedulesArgs(compute_start_stop=schedules) if schedules else None,
         subnet=ml.ResourceIdArgs(id=subnet) if subnet else None,
         enable_node_public_ip=node_public_ip(args),
@@ -266,11 +259,6 @@ def instance_properties(args: Mapping[str, Any]) -> ml.ComputeInstanceProperties
         # Only the instance's user reaches its applications (Jupyter, VS Code); Azure's default shares them.
         application_sharing_policy="Personal",
     )
-
-
-def minutes_iso(minutes: int) -> str:
-    """ISO-8601 duration in minutes (`PT60M`)."""
-    return f"PT{minutes}M"
 
 
 def personal_settings(args: Mapping[str, Any]) -> ml.PersonalComputeInstanceSettingsArgs | None:

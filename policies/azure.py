@@ -12,6 +12,7 @@ from typing import Any
 
 from pulumi_policy.proxy import UnknownValueError
 
+from amlkit import azure_facts as facts
 from amlkit.tokens import type_parts
 
 COMPUTE = "machinelearningservices:Compute"
@@ -105,7 +106,7 @@ class ComputeView:
 
     @property
     def idle_time_before_scale_down(self) -> str | None:
-        """ISO-8601 duration; None when omitted (Azure then uses PT120S)."""
+        """ISO-8601 duration; None when omitted (Azure then uses `facts.CLUSTER_IDLE_DEFAULT_ISO`)."""
         return _get(self.scale_settings, "nodeIdleTimeBeforeScaleDown")
 
     @property
@@ -115,7 +116,7 @@ class ComputeView:
     @property
     def vm_priority(self) -> str:
         """`vmPriority`; Azure's default is Dedicated."""
-        return _get(self.inner, "vmPriority", "Dedicated")
+        return _get(self.inner, "vmPriority", facts.VM_PRIORITY_DEFAULT)
 
     @property
     def location(self) -> str | None:
@@ -129,12 +130,12 @@ class ComputeView:
     @property
     def enable_node_public_ip(self) -> bool:
         """`enableNodePublicIp`; Azure's default is true."""
-        return bool(_get(self.inner, "enableNodePublicIp", True))
+        return bool(_get(self.inner, "enableNodePublicIp", facts.NODE_PUBLIC_IP_DEFAULT))
 
     @property
     def remote_login_port_public_access(self) -> str:
         """`remoteLoginPortPublicAccess`; omitted means NotSpecified (open on public nodes)."""
-        return _get(self.inner, "remoteLoginPortPublicAccess", "NotSpecified")
+        return _get(self.inner, "remoteLoginPortPublicAccess", facts.REMOTE_LOGIN_DEFAULT)
 
     @property
     def remote_login_port_public_access_given(self) -> str | None:
@@ -160,7 +161,7 @@ class ComputeView:
     @property
     def ssh_public_access(self) -> str:
         """Instances: `sshSettings.sshPublicAccess`; the ARM default is Disabled."""
-        return _get(_get(self.inner, "sshSettings", {}), "sshPublicAccess", "Disabled")
+        return _get(_get(self.inner, "sshSettings", {}), "sshPublicAccess", facts.SSH_PUBLIC_ACCESS_DEFAULT)
 
     @property
     def idle_time_before_shutdown(self) -> str | None:

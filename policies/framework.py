@@ -181,6 +181,9 @@ class Rule:
     compliance: Compliance | None = None
     equivalents: tuple[Equivalent, ...] = ()
     """The same check in peer tools (Azure Policy built-ins, PSRule, Checkov, ALZ custom policies)."""
+    stack_key: str = ""
+    """The stack-file key (amlkit schema) the rule is about, e.g. `min_instances`: a finding on a stack-file
+    driven resource points at that key of the entry when the entry sets it, else at the entry's `name:`."""
 
     @property
     def docs_url(self) -> str:

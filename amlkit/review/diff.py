@@ -9,12 +9,11 @@ A changed property forces a replacement when (first match gives the reason):
 1. it is an ARM path parameter of an azure-native resource (resource group, parent names, the
    resource's own name): azure-native replaces a resource whose id changes;
 2. it is `location`: an Azure resource cannot move to another region (azure-native replaces);
-3. Azure cannot change it on an existing resource of that kind: `REPLACE_ON_CHANGES` of
-   amlkit.components.compute_cluster / compute_instance (the same table the components pass as
-   `replaceOnChanges`), applied to raw `Compute` resources too. For AmlCompute, ClusterUpdateParameters
-   carry only scale settings: https://learn.microsoft.com/javascript/api/@azure/arm-machinelearning/clusterupdateparameters;
+3. Azure cannot change it on an existing resource of that kind: `amlkit.azure_facts.REPLACE_ON_CHANGES`
+   (the same table the components pass as `replaceOnChanges`), applied to raw `Compute` resources too.
+   For AmlCompute, ClusterUpdateParameters carry only scale settings: https://learn.microsoft.com/javascript/api/@azure/arm-machinelearning/clusterupdateparameters;
    an attached Kubernetes, VirtualMachine or SynapseSpark compute changes only by re-attaching
-   (amlkit.components.attached.REPLACE_ON_CHANGES: everything but tags).
+   (everything but tags).
 4. the resource's `replaceOnChanges` option names it (or `*`).
 
 As the engine does, replacing a resource that is protected in the state and in the program, or
@@ -30,6 +29,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from amlkit.azure_facts import ATTACHED_KINDS, REPLACE_ON_CHANGES
 from amlkit.review.secrets import REDACTED, UNKNOWN, Secrets, is_secret
 from amlkit.review.state import ENCRYPTED, STACK_TYPE, StateResource, urn_owner
 
@@ -39,8 +39,6 @@ AZURE_PREFIX = "azure-native:"
 UPDATABLE_CLUSTER_SOURCE = (
     "https://learn.microsoft.com/javascript/api/@azure/arm-machinelearning/clusterupdateparameters"
 )
-ATTACHED_KINDS = ("Kubernetes", "VirtualMachine", "SynapseSpark")
-"""Attached computes: any change but tags re-attaches them (amlkit.components.attached)."""
 REATTACH_SOURCE = "https://learn.microsoft.com/azure/machine-learning/how-to-attach-compute-targets#limitations"
 _IDENTIFIER = re.compile(r"^[A-Za-z_$][\w$]*$")
 
@@ -343,7 +341,7 @@ def _azure_reason(type_token: str, inputs: Mapping[str, Any], path: str) -> str 
         return None
     properties = _plain(inputs.get("properties"))
     kind = _plain(properties.get("computeType")) if isinstance(properties, dict) else None
-    fixed = _fixed_paths().get(kind or "")
+    fixed = REPLACE_ON_CHANGES.get(kind or "")
     if fixed is None:
         return None
     for pattern in fixed:
@@ -353,14 +351,6 @@ def _azure_reason(type_token: str, inputs: Mapping[str, Any], path: str) -> str 
                 source = f" (the old attachment is removed first: {REATTACH_SOURCE})"
             return f"Azure cannot change {pattern} of an existing {kind}{source}"
     return None
-
-
-def _fixed_paths() -> dict[str, Sequence[str]]:
-    """One source of truth: the lists the components pass as `replaceOnChanges`."""
-    from amlkit.components import attached, compute_cluster, compute_instance
-
-    return {"AmlCompute": compute_cluster.REPLACE_ON_CHANGES, "ComputeInstance": compute_instance.REPLACE_ON_CHANGES,
-            **dict.fromkeys(ATTACHED_KINDS, attached.REPLACE_ON_CHANGES)}
 
 
 # --- a base made of the program's own registrations ------------------------------------------------------

@@ -14,6 +14,7 @@ from typing import Any
 
 from rich.text import Text
 
+from amlkit import azure_facts as facts
 from amlkit.review.model import ResourceRecord, StackReview
 
 SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d"  # pulumi.runtime.rpc._special_sig_key
@@ -150,7 +151,10 @@ def _attached(kind: Any, inputs: Mapping[str, Any]) -> list[str]:
     if kind == "Kubernetes":
         found += _labelled(inputs, [("namespace", "properties.properties.namespace", "default")])
     found += _identity(inputs)
-    return found + _labelled(inputs, [("local auth disabled", "properties.disableLocalAuth", None)])
+    return found + _labelled(inputs, [("local auth disabled", facts.DISABLE_LOCAL_AUTH, None)])
+
+
+_PUBLIC_IP_DEFAULT = str(facts.NODE_PUBLIC_IP_DEFAULT).lower()
 
 
 def _compute(inputs: Mapping[str, Any]) -> list[str]:
@@ -160,30 +164,30 @@ def _compute(inputs: Mapping[str, Any]) -> list[str]:
         return found + _attached(kind, inputs)
     if kind == "ComputeInstance":
         found += _labelled(inputs, [
-            ("size", "properties.properties.vmSize", None),
-            ("idle shutdown", "properties.properties.idleTimeBeforeShutdown", None),
+            ("size", facts.VM_SIZE, None),
+            ("idle shutdown", facts.IDLE_TIME_BEFORE_SHUTDOWN, None),
         ])
         found += _identity(inputs)
-        found += _subnet(_get(inputs, "properties.properties.subnet.id"))
+        found += _subnet(_get(inputs, facts.SUBNET_ID))
         found += _labelled(inputs, [
-            ("node public IP", "properties.properties.enableNodePublicIp", "true"),
-            ("SSH", "properties.properties.sshSettings.sshPublicAccess", "Disabled"),
+            ("node public IP", facts.ENABLE_NODE_PUBLIC_IP, _PUBLIC_IP_DEFAULT),
+            ("SSH", facts.SSH_PUBLIC_ACCESS, facts.SSH_PUBLIC_ACCESS_DEFAULT),
         ])
         return found
     found += _labelled(inputs, [
-        ("size", "properties.properties.vmSize", None),
-        ("min nodes", "properties.properties.scaleSettings.minNodeCount", "0"),
-        ("max nodes", "properties.properties.scaleSettings.maxNodeCount", None),
-        ("priority", "properties.properties.vmPriority", "Dedicated"),
-        ("idle", "properties.properties.scaleSettings.nodeIdleTimeBeforeScaleDown", None),
-        ("location", "properties.computeLocation", None),
+        ("size", facts.VM_SIZE, None),
+        ("min nodes", facts.MIN_NODE_COUNT, "0"),
+        ("max nodes", facts.MAX_NODE_COUNT, None),
+        ("priority", facts.VM_PRIORITY, facts.VM_PRIORITY_DEFAULT),
+        ("idle", facts.NODE_IDLE_TIME, None),
+        ("location", facts.COMPUTE_LOCATION, None),
     ])
     found += _identity(inputs)
-    found += _subnet(_get(inputs, "properties.properties.subnet.id"))
+    found += _subnet(_get(inputs, facts.SUBNET_ID))
     found += _labelled(inputs, [
-        ("node public IP", "properties.properties.enableNodePublicIp", "true"),
-        ("SSH", "properties.properties.remoteLoginPortPublicAccess", "NotSpecified"),
-        ("local auth disabled", "properties.disableLocalAuth", None),
+        ("node public IP", facts.ENABLE_NODE_PUBLIC_IP, _PUBLIC_IP_DEFAULT),
+        ("SSH", facts.REMOTE_LOGIN, facts.REMOTE_LOGIN_DEFAULT),
+        ("local auth disabled", facts.DISABLE_LOCAL_AUTH, None),
     ])
     return found
 

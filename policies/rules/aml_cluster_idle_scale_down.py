@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from amlkit import azure_facts as facts
 from amlkit.policies.azure import CLUSTER, compute_of, compute_subject
 from amlkit.policies.durations import FORMAT, DurationError, describe_seconds, duration_seconds
 from amlkit.policies.framework import Finding, ResourceInput, Rule, alz, must
 
-AZURE_DEFAULT = "PT120S"
+AZURE_DEFAULT = facts.CLUSTER_IDLE_DEFAULT_ISO
 
 
 def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
@@ -18,7 +19,7 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
         return
     value = compute.idle_time_before_scale_down
     if value is None:
-        return  # Azure releases idle nodes after PT120S
+        return  # Azure releases idle nodes after AZURE_DEFAULT
     subject = compute_subject(resource.name, compute)
     try:
         seconds = duration_seconds(value)
@@ -38,15 +39,17 @@ RULE = Rule(
     equivalents=(
         alz("Deny-MachineLearning-ComputeCluster-Scale"),
     ),
+    stack_key="idle_time_before_scale_down",
     description="AmlCompute clusters must release idle nodes quickly: nodeIdleTimeBeforeScaleDown at most "
-    "maxIdleSeconds (default 900 s, the Azure Landing Zones cap). Omitted means Azure's default PT120S.",
+    f"maxIdleSeconds (default 900 s, the Azure Landing Zones cap). Omitted means Azure's default {AZURE_DEFAULT}.",
     severity="medium",
     level="mandatory",
     tags=("cost",),
     url="https://github.com/Azure/Enterprise-Scale/blob/main/src/resources/Microsoft.Authorization/"
     "policyDefinitions/Deny-MachineLearning-ComputeCluster-Scale.json",
     remediation="Set scale_settings.node_idle_time_before_scale_down (stack: idle_time_before_scale_down) "
-    "to an ISO-8601 duration within maxIdleSeconds, e.g. PT120S or PT15M, or omit it for Azure's PT120S. "
+    f"to an ISO-8601 duration within maxIdleSeconds, e.g. {AZURE_DEFAULT} or PT15M, or omit it for Azure's "
+    f"{AZURE_DEFAULT}. "
     "Idle nodes above minNodeCount keep billing until this time passes. Equivalent to the idle-time part of "
     "ALZ Deny-MachineLearning-ComputeCluster-Scale, whose parser reads only the last number of the duration; "
     "this rule parses the whole duration (PT1H30S is 3630 s, not 30 s).",

@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from amlkit import azure_facts as facts
 from amlkit.policies.azure import INSTANCE, compute_of, compute_subject
 from amlkit.policies.durations import FORMAT, DurationError, duration_seconds
 from amlkit.policies.framework import Finding, ResourceInput, Rule, azure_policy, must, psrule
 
-MIN_MINUTES = 15
-MAX_MINUTES = 3 * 24 * 60  # Azure's limit: 3 days
+MIN_MINUTES = facts.INSTANCE_IDLE_MINUTES_MIN
+MAX_MINUTES = facts.INSTANCE_IDLE_MINUTES_MAX
 
 
 def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
@@ -46,6 +47,7 @@ RULE = Rule(
             "Azure Machine Learning Compute Instance should have idle shutdown"),
         psrule("AZR-000403", "Azure.ML.ComputeIdleShutdown"),
     ),
+    stack_key="idle_time_before_shutdown_minutes",
     description="Compute instances must set idleTimeBeforeShutdown between 15 minutes and maxIdleMinutes "
     "(default 4320 = 3 days, Azure's limit). Azure Policy 679ddf89, PSRule Azure.ML.ComputeIdleShutdown "
     "(AZR-000403).",

@@ -21,14 +21,15 @@ from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Seq
 from dataclasses import dataclass
 from typing import Any
 
+from amlkit import azure_facts as facts
 from amlkit.errors import ConfigError, UnknownVmSize
 from amlkit.policies.azure import MANAGED, ComputeView, compute_of, compute_subject, is_type, region_key, same_value
 from amlkit.policies.framework import Finding, Rule, StackResource, must
 from amlkit.vmsizes import VmFamily, VmSize, family_by_quota_family, family_by_series, parse_vm_size
 
 NAME = "aml-quota-budget"
-DEFAULT_COMPUTE_LIMIT = 500
-MAX_COMPUTE_LIMIT = 2500
+DEFAULT_COMPUTE_LIMIT = facts.REGIONAL_COMPUTE_LIMIT_DEFAULT
+MAX_COMPUTE_LIMIT = facts.REGIONAL_COMPUTE_LIMIT_MAX
 ONLINE_DEPLOYMENT = "machinelearningservices:OnlineDeployment"
 RENAMED = {"regionalNodeLimit": "regionalComputeLimit"}
 

@@ -9,6 +9,7 @@ import pulumi
 import pytest
 from pulumi.runtime import rpc
 
+from amlkit import azure_facts as facts
 from amlkit.components import ComputeCluster, ComputeClusterArgs, Workspace
 from amlkit.components.compute_cluster import BUILT_IN_ROLES
 from amlkit.errors import ComponentArgError
@@ -24,17 +25,7 @@ ST_ID = "/subscriptions/0000/resourceGroups/rg-ml/providers/Microsoft.Storage/st
 USER_IDENTITY = {"type": "user_assigned", "user_assigned_identities": [{"resource_id": UAI}]}
 CPU_ID = arm_id("Microsoft.MachineLearningServices/workspaces", "mlw") + "/computes/cpu"
 
-REPLACE_PATHS = [
-    "location",
-    "properties.computeLocation",
-    "properties.disableLocalAuth",
-    "properties.properties.vmSize",
-    "properties.properties.vmPriority",
-    "properties.properties.subnet",
-    "properties.properties.enableNodePublicIp",
-    "properties.properties.remoteLoginPortPublicAccess",
-    "properties.properties.userAccountCredentials",
-]
+REPLACE_PATHS = list(facts.CLUSTER_REPLACE_ON_CHANGES)  # the facts themselves: tests/test_azure_facts.py
 
 
 def base(**extra: Any) -> ComputeClusterArgs:

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from amlkit import azure_facts as facts
 from amlkit.components import ComputeInstance, ComputeInstanceArgs, Workspace
 from amlkit.errors import ComponentArgError
 from tests.components.harness import Recorded, arm_id, principal_of, run
@@ -20,15 +21,7 @@ TENANT = "11111111-1111-1111-1111-111111111111"
 # derived: a hash of project/stack/component name, since instance names are unique per region
 CI_NAME = "ci-alice-" + hashlib.sha256(b"amlkit/test/alice").hexdigest()[:6]
 
-REPLACE_PATHS = [
-    "location",
-    "properties.disableLocalAuth",
-    "properties.properties.vmSize",
-    "properties.properties.subnet",
-    "properties.properties.enableNodePublicIp",
-    "properties.properties.sshSettings",
-    "properties.properties.personalComputeInstanceSettings",
-]
+REPLACE_PATHS = list(facts.INSTANCE_REPLACE_ON_CHANGES)  # the facts themselves: tests/test_azure_facts.py
 
 
 def base(**extra: Any) -> ComputeInstanceArgs:

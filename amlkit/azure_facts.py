@@ -1,0 +1,122 @@
+"""Azure Machine Learning facts amlkit relies on: defaults, limits, immutable properties, wire paths.
+
+The ONE place these facts live. The schema, the components, the policy rules, the plan and diff, and
+the docs generator import them from here; nothing else writes them down again. Each fact names its
+source. Wire paths are the engine form (camelCase) of `azure-native:machinelearningservices:Compute`
+inputs, as the policy analyzer and the offline review see them.
+"""
+
+from __future__ import annotations
+
+# --- Compute wire paths (azure-native Compute inputs, engine form) -----------------------------------
+# https://learn.microsoft.com/azure/templates/microsoft.machinelearningservices/workspaces/computes
+VM_SIZE = "properties.properties.vmSize"
+VM_PRIORITY = "properties.properties.vmPriority"
+SCALE_SETTINGS = "properties.properties.scaleSettings"
+MIN_NODE_COUNT = f"{SCALE_SETTINGS}.minNodeCount"
+MAX_NODE_COUNT = f"{SCALE_SETTINGS}.maxNodeCount"
+NODE_IDLE_TIME = f"{SCALE_SETTINGS}.nodeIdleTimeBeforeScaleDown"
+IDLE_TIME_BEFORE_SHUTDOWN = "properties.properties.idleTimeBeforeShutdown"
+SUBNET = "properties.properties.subnet"
+SUBNET_ID = f"{SUBNET}.id"
+ENABLE_NODE_PUBLIC_IP = "properties.properties.enableNodePublicIp"
+REMOTE_LOGIN = "properties.properties.remoteLoginPortPublicAccess"
+SSH_SETTINGS = "properties.properties.sshSettings"
+SSH_PUBLIC_ACCESS = f"{SSH_SETTINGS}.sshPublicAccess"
+USER_ACCOUNT_CREDENTIALS = "properties.properties.userAccountCredentials"
+PERSONAL_INSTANCE_SETTINGS = "properties.properties.personalComputeInstanceSettings"
+COMPUTE_LOCATION = "properties.computeLocation"
+DISABLE_LOCAL_AUTH = "properties.disableLocalAuth"
+
+# --- Defaults Azure applies when a property is omitted ------------------------------------------------
+CLUSTER_IDLE_SECONDS_DEFAULT = 120
+"""`nodeIdleTimeBeforeScaleDown` omitted: nodes are released after 120 s (CLI and SDK default).
+https://learn.microsoft.com/azure/machine-learning/how-to-create-attach-compute-cluster"""
+
+NODE_PUBLIC_IP_DEFAULT = True
+"""`enableNodePublicIp` omitted: nodes get public IPs (SDK and Azure default).
+https://learn.microsoft.com/azure/machine-learning/how-to-secure-training-vnet#compute-cluster"""
+
+VM_PRIORITY_DEFAULT = "Dedicated"
+"""`vmPriority` omitted. https://learn.microsoft.com/azure/machine-learning/how-to-use-low-priority-batch"""
+
+REMOTE_LOGIN_DEFAULT = "NotSpecified"
+"""`remoteLoginPortPublicAccess` omitted: closed with a subnet, OPEN on public nodes; fixed after creation.
+https://learn.microsoft.com/rest/api/azureml/compute/create-or-update#remoteloginportpublicaccess"""
+
+SSH_PUBLIC_ACCESS_DEFAULT = "Disabled"
+"""Instances: `sshSettings.sshPublicAccess` omitted (ARM default).
+https://learn.microsoft.com/rest/api/azureml/compute/create-or-update#sshpublicaccess"""
+
+# --- Limits --------------------------------------------------------------------------------------------
+INSTANCE_IDLE_MINUTES_MIN = 15
+INSTANCE_IDLE_MINUTES_MAX = 3 * 24 * 60
+"""`idleTimeBeforeShutdown` of a compute instance: 15 minutes to 3 days.
+https://learn.microsoft.com/azure/machine-learning/how-to-create-compute-instance#configure-idle-shutdown"""
+
+CLUSTER_MAX_NODES = 65_000
+"""Most nodes a (non-MPI) cluster can be raised to by a support ticket (100 by default).
+https://learn.microsoft.com/azure/machine-learning/how-to-manage-quotas#azure-machine-learning-compute"""
+
+REGIONAL_COMPUTE_LIMIT_DEFAULT = 500
+REGIONAL_COMPUTE_LIMIT_MAX = 2500
+"""Computes per region (clusters, instances, managed online deployments): 500 by default, up to 2,500.
+https://learn.microsoft.com/azure/machine-learning/how-to-manage-quotas#azure-machine-learning-compute"""
+
+# --- Properties Azure cannot change on an existing compute (a change replaces it) ---------------------
+# https://learn.microsoft.com/azure/machine-learning/how-to-create-attach-compute-cluster (and the
+# compute instance page): size, priority, network, public IP, SSH and admin user are set at creation.
+CLUSTER_REPLACE_ON_CHANGES = (
+    "location",
+    COMPUTE_LOCATION,
+    DISABLE_LOCAL_AUTH,
+    VM_SIZE,
+    VM_PRIORITY,
+    SUBNET,
+    ENABLE_NODE_PUBLIC_IP,
+    REMOTE_LOGIN,
+    USER_ACCOUNT_CREDENTIALS,
+)
+INSTANCE_REPLACE_ON_CHANGES = (
+    "location",
+    DISABLE_LOCAL_AUTH,
+    VM_SIZE,
+    SUBNET,
+    ENABLE_NODE_PUBLIC_IP,
+    SSH_SETTINGS,
+    PERSONAL_INSTANCE_SETTINGS,
+)
+ATTACHED_KINDS = ("Kubernetes", "VirtualMachine", "SynapseSpark")
+ATTACHED_REPLACE_ON_CHANGES = ("location", "identity", "properties")
+"""Attached computes: any change but tags re-attaches them (the old attachment is removed first).
+https://learn.microsoft.com/azure/machine-learning/how-to-attach-compute-targets#limitations"""
+REPLACE_ON_CHANGES = {
+    "AmlCompute": CLUSTER_REPLACE_ON_CHANGES,
+    "ComputeInstance": INSTANCE_REPLACE_ON_CHANGES,
+    **dict.fromkeys(ATTACHED_KINDS, ATTACHED_REPLACE_ON_CHANGES),
+}
+"""computeType -> its immutable input paths."""
+
+
+def seconds_iso(seconds: int) -> str:
+    """ISO-8601 duration in seconds, as Azure ML expects it (`PT120S`)."""
+    return f"PT{seconds}S"
+
+
+def minutes_iso(minutes: int) -> str:
+    """ISO-8601 duration in minutes, as Azure ML expects it (`PT60M`)."""
+    return f"PT{minutes}M"
+
+
+CLUSTER_IDLE_DEFAULT_ISO = seconds_iso(CLUSTER_IDLE_SECONDS_DEFAULT)
+
+
+def node_public_ip(explicit: bool | None, private_network: bool) -> bool | None:
+    """The `enableNodePublicIp` amlkit sends: the explicit choice, else False on a private network (a
+    customer subnet or the workspace's managed network). None when there is no valid value: nodes without
+    public IPs need a private network, and without one amlkit wants an explicit choice rather than Azure's
+    silent default (`NODE_PUBLIC_IP_DEFAULT`, every node public).
+    https://learn.microsoft.com/azure/machine-learning/how-to-secure-training-vnet#compute-cluster"""
+    if not private_network:
+        return True if explicit else None
+    return False if explicit is None else bool(explicit)

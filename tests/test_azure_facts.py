@@ -1,0 +1,61 @@
+"""azure_facts: the Azure facts amlkit relies on, checked against what Azure documents (docs/azure-facts.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+from amlkit import azure_facts as facts
+
+
+@pytest.mark.parametrize(("kind", "path"), [
+    ("AmlCompute", "properties.properties.vmSize"),
+    ("AmlCompute", "properties.properties.vmPriority"),
+    ("AmlCompute", "properties.properties.enableNodePublicIp"),
+    ("AmlCompute", "properties.properties.remoteLoginPortPublicAccess"),
+    ("AmlCompute", "properties.computeLocation"),
+    ("ComputeInstance", "properties.properties.vmSize"),
+    ("ComputeInstance", "properties.properties.sshSettings"),
+    ("ComputeInstance", "properties.properties.subnet"),
+])
+def test_what_azure_sets_at_creation_is_immutable(kind: str, path: str) -> None:
+    assert path in facts.REPLACE_ON_CHANGES[kind]
+
+
+@pytest.mark.parametrize(("kind", "path"), [
+    ("AmlCompute", "properties.properties.scaleSettings"),  # ClusterUpdateParameters: scale settings only
+    ("AmlCompute", "properties.properties.scaleSettings.maxNodeCount"),
+    ("ComputeInstance", "properties.properties.idleTimeBeforeShutdown"),
+    ("ComputeInstance", "properties.properties.schedules"),
+    ("AmlCompute", "tags"),
+    ("AmlCompute", "identity"),
+])
+def test_what_azure_updates_in_place_is_not(kind: str, path: str) -> None:
+    assert path not in facts.REPLACE_ON_CHANGES[kind]
+
+
+def test_wire_paths_are_the_engine_form_of_compute_inputs() -> None:
+    assert (facts.VM_SIZE, facts.NODE_IDLE_TIME, facts.SSH_PUBLIC_ACCESS) == (
+        "properties.properties.vmSize",
+        "properties.properties.scaleSettings.nodeIdleTimeBeforeScaleDown",
+        "properties.properties.sshSettings.sshPublicAccess",
+    )
+
+
+def test_defaults_and_limits_as_azure_documents_them() -> None:
+    assert facts.CLUSTER_IDLE_DEFAULT_ISO == "PT120S"
+    assert (facts.INSTANCE_IDLE_MINUTES_MIN, facts.INSTANCE_IDLE_MINUTES_MAX) == (15, 3 * 24 * 60)
+    assert facts.NODE_PUBLIC_IP_DEFAULT is True
+    assert (facts.REGIONAL_COMPUTE_LIMIT_DEFAULT, facts.REGIONAL_COMPUTE_LIMIT_MAX) == (500, 2500)
+    assert facts.minutes_iso(60) == "PT60M"
+
+
+@pytest.mark.parametrize(("explicit", "private", "sent"), [
+    (True, False, True),
+    (None, False, None),   # no network and no choice: amlkit asks for one
+    (False, False, None),  # no public IP needs a network
+    (None, True, False),   # a private network: no public IP by default
+    (True, True, True),
+    (False, True, False),
+])
+def test_node_public_ip(explicit: bool | None, private: bool, sent: bool | None) -> None:
+    assert facts.node_public_ip(explicit, private) is sent
