@@ -13,6 +13,7 @@ program line that declared the resource (`source_of`, from the registration's `s
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,29 +26,6 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present:
 SECTIONS = ("amlkit:workspace", "amlkit:clusters", "amlkit:instances")
 NAME_INPUTS = ("computeName", "workspaceName")
 
-# The stack-file key (in the amlkit schema) each policy is about. Policies not listed point at the
-# entry's `name:`; a key the entry leaves out (the default applies) does too.
-POLICY_KEYS: Mapping[str, str] = {
-    "aml-cluster-idle-scale-down": "idle_time_before_scale_down",
-    "aml-cluster-max-nodes": "max_instances",
-    "aml-cluster-min-nodes-zero": "min_instances",
-    "aml-cluster-same-region": "location",
-    "aml-cluster-ssh-disabled": "ssh_public_access_enabled",
-    "aml-cluster-vm-priority": "tier",
-    "aml-compute-approved-vm-family": "size",
-    "aml-compute-retired-vm-series": "size",
-    "aml-compute-identity": "identity",
-    "aml-compute-instance-idle-shutdown": "idle_time_before_shutdown_minutes",
-    "aml-compute-network-isolated": "network_settings",
-    "aml-compute-no-public-ip": "enable_node_public_ip",
-    "aml-workspace-cmk": "customer_managed_key",
-    "aml-workspace-hbi": "hbi_workspace",
-    "aml-workspace-managed-network": "managed_network",
-    "aml-workspace-no-public-access-behind-vnet": "public_network_access",
-    "aml-workspace-public-network-disabled": "public_network_access",
-    "aml-workspace-serverless-no-public-ip": "serverless_compute",
-    "aml-workspace-user-assigned-identity": "identity",
-}
 
 
 @dataclass(frozen=True)
@@ -127,8 +105,18 @@ def find_entry_line(
     entry = exact or _fuzzy(entries, names)
     if entry is None:
         return None
-    key = POLICY_KEYS.get(policy)
+    key = policy_keys().get(policy)
     return entry.keys.get(key, entry.line) if key else entry.line
+
+
+@functools.cache
+def policy_keys() -> Mapping[str, str]:
+    """Rule name -> the stack-file key it is about, from each rule's `stack_key` (rules without one point
+    at the entry's `name:`). Imported on first use: locating is the only part of the review that needs
+    the rules themselves."""
+    from amlkit.policies import ALL_RULES
+
+    return {rule.name: rule.stack_key for rule in ALL_RULES if rule.stack_key}
 
 
 def source_of(chain: Sequence[ResourceRecord]) -> tuple[str, int] | None:

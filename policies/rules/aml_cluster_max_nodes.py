@@ -32,6 +32,7 @@ RULE = Rule(
     equivalents=(
         alz("Deny-MachineLearning-ComputeCluster-Scale"),
     ),
+    stack_key="max_instances",
     description="AmlCompute clusters must set maxNodeCount, no higher than the allowed cap (default 100, "
     "Azure's default per-cluster limit) and no lower than minNodeCount.",
     severity="medium",

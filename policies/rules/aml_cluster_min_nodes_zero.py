@@ -25,6 +25,7 @@ RULE = Rule(
         checkov("CKV_AZURE_150"),
         alz("Deny-MachineLearning-ComputeCluster-Scale"),
     ),
+    stack_key="min_instances",
     description="AmlCompute clusters must scale to zero nodes when idle (minNodeCount = 0).",
     severity="medium",
     level="mandatory",

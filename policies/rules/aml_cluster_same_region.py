@@ -37,6 +37,7 @@ RULE = Rule(
     name="aml-cluster-same-region",
     ref="AMLK-0012",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
     display_name="Cluster in its workspace's region",
+    stack_key="location",
     description="AmlCompute clusters must run in the region of their workspace (computeLocation, else "
     "location; 'West Europe' equals 'westeurope'). Checked only when the workspace is in the same stack.",
     severity="low",

@@ -61,6 +61,7 @@ RULE = Rule(
     equivalents=(
         alz("Deny-MachineLearning-ComputeCluster-RemoteLoginPortPublicAccess"),
     ),
+    stack_key="ssh_public_access_enabled",
     description="No public SSH into compute: clusters must set remoteLoginPortPublicAccess explicitly to "
     "Disabled (NotSpecified, the default, closes port 22 only when the cluster is in a VNet) and carry no "
     "admin password; instances must keep sshSettings.sshPublicAccess Disabled (the ARM default).",

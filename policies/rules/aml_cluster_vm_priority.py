@@ -31,6 +31,7 @@ RULE = Rule(
     name="aml-cluster-vm-priority",
     ref="AMLK-0006",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
     display_name="Allowed VM priorities",
+    stack_key="tier",
     description="AmlCompute clusters must use an allowed VM priority (allowedPriorities, default Dedicated "
     "and LowPriority). Omitted means Dedicated.",
     severity="medium",

@@ -76,6 +76,7 @@ RULE = Rule(
     equivalents=(
         alz("Deny-MachineLearning-Compute-VmSize"),
     ),
+    stack_key="size",
     description="AmlCompute clusters and compute instances must use a known VM size whose series is in "
     "allowedSeries (default: current series supported for Azure ML managed compute: no retirement date, "
     "past or announced, no capacity restriction, never approval-required: Ddsv4, Eav4, FX, HBv3, NCasT4_v3, "

@@ -161,6 +161,7 @@ RULE = Rule(
     name="aml-compute-identity",
     ref="AMLK-0007",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
     display_name="One kind of compute identity",
+    stack_key="identity",
     description="AmlCompute clusters and compute instances must have a managed identity, either "
     "system-assigned or user-assigned (with at least one id), never both and never none. A compute "
     "instance's identity must also hold Contributor on the workspace, or idle shutdown never stops the "

@@ -55,6 +55,7 @@ RULE = Rule(
         psrule("AZR-000405", "Azure.ML.ComputeVnet"),
         alz("Deny-MachineLearning-Compute-SubnetId"),
     ),
+    stack_key="network_settings",
     description="AmlCompute clusters and compute instances must be network-isolated: deployed into a subnet, "
     "or in a workspace of this stack whose managed network is enabled (AllowInternetOutbound or "
     "AllowOnlyApprovedOutbound). Azure Policy 7804b5c7, ALZ Deny-MachineLearning-Compute-SubnetId, "

@@ -25,6 +25,7 @@ RULE = Rule(
     name="aml-compute-no-public-ip",
     ref="AMLK-0009",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
     display_name="No public IP on compute nodes",
+    stack_key="enable_node_public_ip",
     description="AmlCompute clusters and compute instances must set enableNodePublicIp to false (omitted "
     "means true: every node gets a public IP). Covers clusters and instances only: an attached compute's public "
     "addresses belong to its own resource (an attached VM even needs one), outside the compute's inputs.",

@@ -70,6 +70,7 @@ RULE = Rule(
     name=NAME,
     ref="AMLK-0005",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
     display_name="No retired VM series",
+    stack_key="size",
     description="AmlCompute clusters and compute instances must not use a VM series (or size) already retired "
     "on the review date, per the amlkit VM catalogue: e.g. A8-A11 (March 2021), H (2022-08-31), NC, NCv2, ND, "
     "NV (2023-08-31), Av1 and HB (2024-08-31), NCv3 (2025-09-30), NVv3 and NVv4 (2026-09-30). The message "

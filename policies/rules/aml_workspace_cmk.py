@@ -46,6 +46,7 @@ RULE = Rule(
         azure_policy("ba769a63-b8cc-4b2d-abf6-ac33c7204be8",
             "Azure Machine Learning workspaces should be encrypted with a customer-managed key"),
     ),
+    stack_key="customer_managed_key",
     description="Workspaces must be encrypted with a customer-managed key "
     "(encryption.keyVaultProperties.keyIdentifier, status Enabled). Workspaces of kind Project are not "
     "checked, as in Azure Policy ba769a63; their Hub is.",

@@ -27,6 +27,7 @@ RULE = Rule(
     equivalents=(
         alz("Deny-MachineLearning-HbiWorkspace"),
     ),
+    stack_key="hbi_workspace",
     description="Workspaces must be high business impact workspaces (hbiWorkspace = true).",
     severity="low",
     level="advisory",

@@ -36,6 +36,7 @@ RULE = Rule(
         azure_policy("6ddb1705-c8cf-450e-aa4b-19ad6703c440",
             "Azure Machine Learning and AI Studio should use Allow Only Approved Outbound managed VNet mode"),
     ),
+    stack_key="managed_network",
     description="Workspaces must use a managed network with an allowed isolation mode "
     "(default: AllowOnlyApprovedOutbound).",
     severity="medium",

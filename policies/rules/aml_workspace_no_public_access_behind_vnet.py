@@ -30,6 +30,7 @@ RULE = Rule(
         psrule("AZR-000406", "Azure.ML.PublicAccess"),
         alz("Deny-MachineLearning-PublicAccessWhenBehindVnet"),
     ),
+    stack_key="public_network_access",
     description="Workspaces must not allow public access when behind a VNet "
     "(allowPublicAccessWhenBehindVnet not true).",
     severity="high",

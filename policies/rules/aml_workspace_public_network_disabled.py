@@ -34,6 +34,7 @@ RULE = Rule(
         checkov("CKV_AZURE_144"),
         checkov("CKV2_AZURE_49"),
     ),
+    stack_key="public_network_access",
     description="Workspaces must disable public network access (publicNetworkAccess = Disabled).",
     severity="high",
     level="advisory",

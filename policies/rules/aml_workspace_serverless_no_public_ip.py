@@ -49,6 +49,7 @@ RULE = Rule(
     name="aml-workspace-serverless-no-public-ip",
     ref="AMLK-0021",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
     display_name="Serverless compute without public IP",
+    stack_key="serverless_compute",
     description="A workspace without a managed network that runs serverless compute in a custom subnet "
     "(serverlessComputeSettings.serverlessComputeCustomSubnet) must set serverlessComputeNoPublicIP to true "
     "(omitted means false). Managed-network workspaces and workspaces without a custom subnet are not checked.",

@@ -61,6 +61,7 @@ RULE = Rule(
             "Azure Machine Learning Workspaces should use user-assigned managed identity"),
         psrule("AZR-000407", "Azure.ML.UserManagedIdentity"),
     ),
+    stack_key="identity",
     description="Workspaces must use a user-assigned managed identity as their primary identity: identity "
     "type including UserAssigned, and primaryUserAssignedIdentity set to one of identity.userAssignedIdentities.",
     severity="medium",

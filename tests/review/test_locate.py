@@ -147,3 +147,21 @@ def test_children_of_a_component_under_the_stack_resource_do_not_count() -> None
     resources = [root, env, CPU_COMPONENT, LOCK]
     chain = ancestry("urn:lock", resources)
     assert find_line(entries, chain, "", related_names(chain, children_index(resources))) == 1
+
+
+def test_policy_keys_come_from_each_rules_stack_key() -> None:
+    from amlkit.policies import ALL_RULES
+    from amlkit.review.locate import policy_keys
+
+    keys = policy_keys()
+    assert keys["aml-cluster-min-nodes-zero"] == "min_instances"
+    assert "aml-required-tags" not in keys  # no stack_key: the finding points at the entry's name
+    assert set(keys) == {rule.name for rule in ALL_RULES if rule.stack_key}
+
+
+def test_every_stack_key_is_a_key_of_the_schema() -> None:
+    from amlkit.policies import ALL_RULES
+    from amlkit.schema import ClusterSpec, InstanceSpec, WorkspaceSpec
+
+    fields = {*ClusterSpec.model_fields, *InstanceSpec.model_fields, *WorkspaceSpec.model_fields}
+    assert [rule.name for rule in ALL_RULES if rule.stack_key and rule.stack_key not in fields] == []
