@@ -257,7 +257,7 @@ class _NoRuleBullets(Model):
     ("call", "message"),
     [
         pytest.param(lambda: list(docs.field_rows(_Undocumented, "amlkit:x")),
-                     "amlkit:x.name: the field has no docstring in amlkit/schema.py", id="no-docstring"),
+                     "amlkit:x.name: the field has no docstring in amlkit/schema/", id="no-docstring"),
         pytest.param(lambda: list(docs.field_rows(_NoAllowed, "amlkit:x")),
                      "amlkit:x.name: its type carries no amlkit.schema.Allowed metadata", id="no-allowed"),
         pytest.param(lambda: docs.model_rules(_NoRuleBullets),

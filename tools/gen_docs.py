@@ -210,7 +210,7 @@ def field_rows(model: type[Model], prefix: str | None = None) -> Iterator[Row]:
 def _rows(field: FieldInfo, key: str) -> Iterator[Row]:
     """The row of one field, then the rows of the models nested in it."""
     if not field.description:
-        raise UndocumentedError(f"{key}: the field has no docstring in amlkit/schema.py")
+        raise UndocumentedError(f"{key}: the field has no docstring in amlkit/schema/")
     yield Row(key, allowed_text(field.annotation, field.metadata, key), default_text(field, key),
               _cell(field.description))
     for child, child_prefix in _nested(field, key):
@@ -283,7 +283,7 @@ def sections() -> list[Section]:
 def config_reference() -> str:
     """The configuration reference block (Markdown)."""
     lines = [
-        "Generated from `amlkit/schema.py`. Keys go under `config:` in `stacks/Pulumi.<stack>.yaml`; nested",
+        "Generated from `amlkit/schema/`. Keys go under `config:` in `stacks/Pulumi.<stack>.yaml`; nested",
         "keys use the az ml CLI v2 YAML names, and choices accept the az ml spellings too (`low_priority`,",
         "`LowPriority`, `low-priority`). Unknown keys are refused. `unset` means the key may be left out;",
         f"{REQUIRED} inside an optional mapping means required when that mapping is given. A value under a",

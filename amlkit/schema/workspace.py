@@ -1,0 +1,152 @@
+"""The `amlkit:workspace` mapping and the identity specs computes share."""
+
+from __future__ import annotations
+
+from pydantic import model_validator
+
+from amlkit.schema.types import (
+    AppInsightsId,
+    Bool,
+    ContainerRegistry,
+    Description,
+    IdentityId,
+    KeyUri,
+    KeyVaultId,
+    LogAnalyticsId,
+    Model,
+    ResourceGroupName,
+    StorageAccountId,
+    SubnetId,
+    Tags,
+    WorkspaceId,
+    WorkspaceName,
+    _bad,
+    _problem,
+    choice,
+    list_of,
+)
+
+
+class UserAssignedIdentity(Model):
+    resource_id: IdentityId
+    """ARM id of the user-assigned managed identity."""
+
+
+class IdentitySpec(Model):
+    """`identity:` of a workspace or compute, as in az ml: `type` plus user-assigned identities."""
+
+    type: choice("system_assigned", "user_assigned", "none")
+    """Which managed identity: one system-assigned identity, or user-assigned ones (never both)."""
+    user_assigned_identities: list_of(UserAssignedIdentity) = []
+    """The user-assigned identities, each `{resource_id: <identity ARM id>}`."""
+
+    @model_validator(mode="after")
+    def _ids_match_type(self) -> IdentitySpec:
+        """Cross-field rules:
+
+        - `user_assigned_identities` is required when `type` is `user_assigned`, and only read then.
+        """
+        if self.type == "user_assigned" and not self.user_assigned_identities:
+            _problem("required when type is user_assigned (a list of {resource_id: <identity ARM id>})",
+                     at=("user_assigned_identities",))
+        if self.type != "user_assigned" and self.user_assigned_identities:
+            _bad(self.type, "user_assigned (user_assigned_identities are only read with it)", at=("type",))
+        return self
+
+    @property
+    def ids(self) -> list[str]:
+        return [identity.resource_id for identity in self.user_assigned_identities]
+
+
+class ResourceGroupSpec(Model):
+    """The resource group: created by the stack unless `existing: true` (then only referenced)."""
+
+    name: ResourceGroupName
+    """Name of the resource group that holds the workspace and its dependencies."""
+    existing: Bool = False
+    """true: the group exists and is only referenced (never created, locked or deleted)."""
+
+
+class ManagedNetworkSpec(Model):
+    isolation_mode: choice("disabled", "allow_internet_outbound", "allow_only_approved_outbound")
+    """Outbound isolation of the managed network; once enabled it cannot be disabled."""
+
+
+class ServerlessComputeSpec(Model):
+    custom_subnet: SubnetId | None = None
+    """Subnet serverless jobs run in; unset: the Azure-managed network."""
+    no_public_ip: Bool = True
+    """Serverless compute nodes get no public IP."""
+
+
+class CustomerManagedKeySpec(Model):
+    key_vault: KeyVaultId
+    """ARM id of the key vault holding the encryption key."""
+    key_uri: KeyUri
+    """Key identifier of the customer-managed key (data encryption at rest)."""
+
+
+class WorkspaceSpec(Model):
+    """`amlkit:workspace`: the workspace and its dependencies (omitted dependency = created)."""
+
+    name: WorkspaceName
+    """Workspace name (az ml `name`)."""
+    kind: choice("default", "hub", "project") = "default"
+    """`hub` shares its resources and network with `project` workspaces; `default` stands alone."""
+    hub_id: WorkspaceId | None = None
+    """ARM id of the hub a `project` workspace belongs to."""
+    display_name: Description | None = None
+    """Name shown in the studio."""
+    description: Description | None = None
+    """Free-text description."""
+    public_network_access: choice("enabled", "disabled") = "disabled"
+    """Access to the workspace from public networks."""
+    managed_network: ManagedNetworkSpec = ManagedNetworkSpec(isolation_mode="allow_only_approved_outbound")
+    """The workspace's managed virtual network (`isolation_mode`)."""
+    serverless_compute: ServerlessComputeSpec | None = None
+    """Network settings of serverless compute jobs."""
+    identity: IdentitySpec = IdentitySpec(type="system_assigned")
+    """The workspace's managed identity."""
+    primary_user_assigned_identity: IdentityId | None = None
+    """With user-assigned identities: the one the workspace uses by default."""
+    hbi_workspace: Bool | None = None
+    """High business impact: less diagnostic data, encrypted local scratch disks; unset: true."""
+    customer_managed_key: CustomerManagedKeySpec | None = None
+    """Encrypt workspace data with your own key; unset: Microsoft-managed keys."""
+    storage_account: StorageAccountId | None = None
+    """ARM id of an existing storage account to use; unset: one is created."""
+    key_vault: KeyVaultId | None = None
+    """ARM id of an existing key vault to use; unset: one is created."""
+    application_insights: AppInsightsId | None = None
+    """ARM id of an existing Application Insights component; unset: one is created."""
+    log_analytics_workspace: LogAnalyticsId | None = None
+    """ARM id of an existing Log Analytics workspace; unset: one is created."""
+    container_registry: ContainerRegistry = False
+    """`true` creates a registry, `false` uses none (Azure creates one on first image build)."""
+    locks: Bool = False
+    """CanNotDelete locks on the created workspace, storage account and key vault (never the group)."""
+    tags: Tags = {}
+    """Tags of the workspace and its dependencies, over `amlkit:tags`."""
+
+    @model_validator(mode="after")
+    def _cross_fields(self) -> WorkspaceSpec:
+        """Cross-field rules:
+
+        - `hub_id` is required when `kind` is `project`, and only read then.
+        - `identity.type` cannot be `none`: a workspace needs an identity.
+        - `primary_user_assigned_identity` must be one of `identity.user_assigned_identities`.
+        """
+        if self.kind == "project" and not self.hub_id:
+            _problem("required when kind is project (the hub workspace's ARM id)", at=("hub_id",))
+        if self.kind != "project" and self.hub_id:
+            _bad(self.kind, "project (hub_id is only read for projects)", at=("kind",))
+        if self.identity.type == "none":
+            _bad("none", "system_assigned | user_assigned (a workspace needs an identity)", at=("identity", "type"))
+        primary = self.primary_user_assigned_identity
+        if primary and primary.lower() not in {i.lower() for i in self.identity.ids}:
+            _bad(primary, "one of identity.user_assigned_identities", at=("primary_user_assigned_identity",))
+        return self
+
+    @property
+    def has_managed_network(self) -> bool:
+        return self.managed_network.isolation_mode != "disabled"
