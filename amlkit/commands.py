@@ -22,10 +22,8 @@ from typing import Annotated, Any, NoReturn
 import typer
 
 from amlkit.errors import AmlkitError, ConfigError, UsageError
-from amlkit.stackfile import read_yaml, stack_name
-
-PROJECT_FILES = ("Pulumi.yaml", "Pulumi.yml")
-
+from amlkit.review.project import PROJECT_FILES, find_project_file, list_stacks, load_project
+from amlkit.stackfile import stack_name
 
 # --- shared ----------------------------------------------------------------------------------------
 
@@ -194,33 +192,13 @@ def _check_loads(stack: str, text: str) -> None:
 # --- stack files (pre-commit) ----------------------------------------------------------------------
 
 
-def _project_file(directory: Path) -> Path | None:
-    for name in PROJECT_FILES:
-        if (directory / name).is_file():
-            return directory / name
-    return None
-
-
-def _stack_config_dir(project_file: Path) -> Path:
-    document = read_yaml(project_file)
-    if not isinstance(document, dict):
-        raise ConfigError(str(project_file), "", "the document is not a mapping; allowed: a Pulumi project file")
-    config_dir = document.get("stackConfigDir")
-    if config_dir is None:
-        return project_file.parent
-    if not isinstance(config_dir, str) or not config_dir:
-        raise ConfigError(str(project_file), "stackConfigDir", "allowed: a directory path relative to Pulumi.yaml")
-    return (project_file.parent / config_dir).resolve()
-
-
 def project_of(stack_file: Path) -> Path:
     """The directory of the nearest Pulumi.yaml above `stack_file` whose stackConfigDir holds it."""
     path = stack_file.resolve()
     for directory in path.parents:
-        project_file = _project_file(directory)
-        if project_file is None:
+        if find_project_file(directory) is None:
             continue
-        config_dir = _stack_config_dir(project_file)
+        config_dir = load_project(directory).stack_config_dir.resolve()
         if config_dir != path.parent:
             raise UsageError(f"{stack_file}: not a stack file of the project {directory} (its stack files live "
                              f"in {config_dir})")
@@ -270,7 +248,7 @@ def _target(path: Path) -> tuple[Path | None, str | None]:
         return _enclosing_project(path), None
     if path.suffix == ".json" and path.resolve().parent.name == POLICY_CONFIG_DIR:
         project = path.resolve().parent.parent
-        if _project_file(project) is not None:
+        if find_project_file(project) is not None:
             return project, None
     raise UsageError(f"{path}: not a file amlkit reviews; allowed: a stack file Pulumi.<stack>.yaml, Pulumi.yaml, "
                      f"a program's .py file or a project's {POLICY_CONFIG_DIR}/<stack>.json")
@@ -278,16 +256,13 @@ def _target(path: Path) -> tuple[Path | None, str | None]:
 
 def _enclosing_project(path: Path) -> Path | None:
     for directory in path.resolve().parents:
-        if _project_file(directory) is not None:
+        if find_project_file(directory) is not None:
             return directory
     return None
 
 
 def _all_stacks(project: Path) -> list[str]:
-    config_dir = _stack_config_dir(_project_file(project))  # type: ignore[arg-type]
-    if not config_dir.is_dir():
-        return []
-    return sorted(stack_name(p) for p in config_dir.glob("Pulumi.*.yaml") if p.name not in PROJECT_FILES)
+    return list_stacks(project)
 
 
 # --- registration ----------------------------------------------------------------------------------

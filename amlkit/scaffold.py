@@ -20,7 +20,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from amlkit import schema
 from amlkit.errors import ConfigError, UsageError
-from amlkit.stackfile import read_yaml
+from amlkit.review.project import find_project_file, load_project
 
 DEFAULT_LOCATION = "westeurope"
 DEFAULT_CLUSTER_SIZE = "Standard_D4ds_v4"
@@ -107,20 +107,10 @@ def default_resource_group(environment: str) -> str:
 
 def stack_config_dir(project_dir: Path) -> Path:
     """Where the project keeps its stack files: `stackConfigDir` of Pulumi.yaml, else the project dir."""
-    project_file = project_dir / "Pulumi.yaml"
-    if not project_file.is_file():
+    if find_project_file(project_dir) is None:
         raise UsageError(f"{project_dir}: no Pulumi.yaml (run amlkit init in a Pulumi project, or pass "
                          "--project-dir)")
-    document = read_yaml(project_file)
-    if not isinstance(document, dict):
-        raise ConfigError(str(project_file), "", "the document is not a mapping; allowed: a Pulumi project file")
-    config_dir = document.get("stackConfigDir")
-    if config_dir is None:
-        return project_dir
-    if not isinstance(config_dir, str) or not config_dir:
-        raise ConfigError(str(project_file), "stackConfigDir", f"got {schema.show(config_dir)}; allowed: a "
-                          "directory path relative to Pulumi.yaml")
-    return project_dir / config_dir
+    return load_project(project_dir).stack_config_dir
 
 
 def stack_file_path(project_dir: Path, stack: str) -> Path:

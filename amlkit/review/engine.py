@@ -34,7 +34,14 @@ from amlkit.review.model import (
     Violation,
 )
 from amlkit.review.packconfig import PolicyConfig, load_config_file
-from amlkit.review.project import SECRET_PLACEHOLDER, Project, StackConfig, load_project, load_stack_config
+from amlkit.review.project import (
+    SECRET_PLACEHOLDER,
+    Project,
+    StackConfig,
+    find_project_file,
+    load_project,
+    load_stack_config,
+)
 from amlkit.review.project import list_stacks as _list_stacks
 from amlkit.review.secrets import Secrets
 
@@ -253,7 +260,7 @@ def _baselines(project: Project, names: Sequence[str], states: Sequence[Path], b
 
 def _base_of(tree: baseline.Checkout, project_name: str, stack: str, options: _Options) -> Baseline:
     """The stack as the program at the base revision registers it; nothing when it did not exist."""
-    if not (tree.project_dir / "Pulumi.yaml").is_file() and not (tree.project_dir / "Pulumi.yml").is_file():
+    if find_project_file(tree.project_dir) is None:
         return Baseline(tree.label, (), answer=False)
     project = load_project(tree.project_dir)
     if not project.stack_file(stack).is_file() or project.name != project_name:

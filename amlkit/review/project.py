@@ -1,4 +1,8 @@
-"""A Pulumi Python project on disk: `Pulumi.yaml`, its stack files and their config, as the CLI reads them."""
+"""A Pulumi Python project on disk: `Pulumi.yaml`, its stack files and their config, as the CLI reads them.
+
+The one reader of `Pulumi.yaml`: the review, `amlkit init` and the pre-commit stack mapping all use
+`find_project_file` and `load_project`.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from amlkit.errors import ConfigError, UsageError
+from amlkit.schema import show
 from amlkit.stackfile import namespace_problem, read_yaml
 
 # What a `secure:` value becomes: the review never decrypts, the program sees this placeholder.
 SECRET_PLACEHOLDER = "amlkit-review-secret-placeholder"
+PROJECT_FILES = ("Pulumi.yaml", "Pulumi.yml")
+"""The names the Pulumi CLI accepts for a project file, in the order it looks for them."""
 
 
 @dataclass(frozen=True)
@@ -53,24 +60,26 @@ def load_project(project_dir: Path) -> Project:
     project_dir = Path(project_dir).resolve()
     if not project_dir.is_dir():
         raise UsageError(f"{project_dir}: not a directory")
-    path = project_dir / "Pulumi.yaml"
-    if not path.is_file():
-        alternative = project_dir / "Pulumi.yml"
-        if not alternative.is_file():
-            raise UsageError(f"{project_dir}: no Pulumi.yaml (not a Pulumi project directory)")
-        path = alternative
+    path = find_project_file(project_dir)
+    if path is None:
+        raise UsageError(f"{project_dir}: no Pulumi.yaml (not a Pulumi project directory)")
     data = _read_yaml(path)
     name = data.get("name")
     if not isinstance(name, str) or not name:
         raise ConfigError(str(path), "name", "required: the project name (a non-empty string)", name)
-    main = _optional_str(path, data, "main")
-    config_dir = _optional_str(path, data, "stackConfigDir")
+    main = _optional_str(path, data, "main", "a path")
+    config_dir = _optional_str(path, data, "stackConfigDir", "a directory path")
     return Project(
         dir=project_dir,
         name=name,
         main=(project_dir / main) if main else project_dir,
         stack_config_dir=(project_dir / config_dir) if config_dir else project_dir,
     )
+
+
+def find_project_file(directory: Path) -> Path | None:
+    """The directory's `Pulumi.yaml` (or `Pulumi.yml`); None when it has neither."""
+    return next((directory / name for name in PROJECT_FILES if (directory / name).is_file()), None)
 
 
 def list_stacks(project_dir: Path) -> list[str]:
@@ -165,10 +174,10 @@ def _read_yaml(path: Path, allow_empty: bool = False) -> dict[str, Any]:
     return data
 
 
-def _optional_str(path: Path, data: dict[str, Any], key: str) -> str | None:
+def _optional_str(path: Path, data: dict[str, Any], key: str, what: str) -> str | None:
     value = data.get(key)
     if value is None:
         return None
     if not isinstance(value, str) or not value:
-        raise ConfigError(str(path), key, "must be a non-empty string (a path relative to Pulumi.yaml)", value)
+        raise ConfigError(str(path), key, f"got {show(value)}; allowed: {what} relative to Pulumi.yaml", value)
     return value

@@ -502,10 +502,10 @@ def _installed_outside(top: str, pack: Path) -> bool:
 
 def _program_near(hint: Path) -> Path | None:
     """The program of the Pulumi project at or above `hint` (a directory or a stack file)."""
-    from amlkit.review.project import load_project
+    from amlkit.review.project import find_project_file, load_project
 
     for directory in [hint, *hint.resolve().parents][:4]:
-        if (directory / "Pulumi.yaml").is_file():
+        if find_project_file(directory) is not None:
             try:
                 return load_project(directory).main
             except Exception:  # noqa: BLE001 - only a guess: the review itself reports a bad project

@@ -83,3 +83,25 @@ def test_other_namespaces_are_legitimate(tmp_path, project):
     keys = ["azure-native:location", "azure:location", f"{project}:tags", "amlkit-platform:x", "aws:region", "aml:x"]
     (tmp_path / "Pulumi.dev.yaml").write_text("config:\n" + "".join(f"  {key}: v\n" for key in keys))
     assert sorted(load_stack_config(load_project(tmp_path), "dev").values) == sorted(keys)
+
+
+@pytest.mark.parametrize("reader", ["review", "init", "pre-commit"])
+@pytest.mark.parametrize("file_name", ["Pulumi.yaml", "Pulumi.yml"])
+def test_every_command_reads_pulumi_yaml_through_load_project(tmp_path, reader, file_name):
+    from amlkit.commands import project_of
+    from amlkit.scaffold import stack_config_dir
+
+    read = {
+        "review": lambda: load_project(tmp_path).stack_config_dir,
+        "init": lambda: stack_config_dir(tmp_path),
+        "pre-commit": lambda: project_of(tmp_path / "stacks" / "Pulumi.dev.yaml"),
+    }[reader]
+    (tmp_path / file_name).write_text("name: p\nruntime: python\nstackConfigDir: [stacks]\n")
+    with pytest.raises(ConfigError) as caught:
+        read()
+    assert str(caught.value) == (f"{tmp_path / file_name}: stackConfigDir: got a list; allowed: a directory path "
+                                 "relative to Pulumi.yaml")
+    (tmp_path / file_name).write_text("runtime: python\nstackConfigDir: stacks\n")
+    with pytest.raises(ConfigError) as caught:
+        read()
+    assert str(caught.value) == f"{tmp_path / file_name}: name: required: the project name (a non-empty string)"
