@@ -33,11 +33,18 @@ CLUSTER_IDLE_SECONDS_DEFAULT = 120
 """`nodeIdleTimeBeforeScaleDown` omitted: nodes are released after 120 s (CLI and SDK default).
 https://learn.microsoft.com/azure/machine-learning/how-to-create-attach-compute-cluster"""
 
+MIN_NODES_DEFAULT = 0
+"""`scaleSettings.minNodeCount` omitted: the cluster scales to zero.
+https://learn.microsoft.com/rest/api/azureml/compute/create-or-update#scalesettings"""
+
 NODE_PUBLIC_IP_DEFAULT = True
 """`enableNodePublicIp` omitted: nodes get public IPs (SDK and Azure default).
 https://learn.microsoft.com/azure/machine-learning/how-to-secure-training-vnet#compute-cluster"""
 
-VM_PRIORITY_DEFAULT = "Dedicated"
+VM_PRIORITIES = ("Dedicated", "LowPriority")
+"""The `vmPriority` values of a cluster. https://learn.microsoft.com/azure/machine-learning/how-to-use-low-priority-batch"""
+
+VM_PRIORITY_DEFAULT = VM_PRIORITIES[0]
 """`vmPriority` omitted. https://learn.microsoft.com/azure/machine-learning/how-to-use-low-priority-batch"""
 
 REMOTE_LOGIN_DEFAULT = "NotSpecified"

@@ -25,6 +25,7 @@ from typing import Any
 
 import yaml
 
+from amlkit import azure_facts as facts
 from amlkit import import_attached
 from amlkit.errors import AmlkitError, ConfigError
 from amlkit.import_attached import AttachedConverter, copy_tags
@@ -355,7 +356,7 @@ class _Converter:
 
     def _public_ip(self, entry: dict[str, Any]) -> None:
         if "enable_node_public_ip" not in entry:
-            entry["enable_node_public_ip"] = True
+            entry["enable_node_public_ip"] = facts.NODE_PUBLIC_IP_DEFAULT
             self.note("enable_node_public_ip", "not set: az ml's default is true (nodes get public IP addresses), "
                       "so it is written as true; set it to false with network_settings.subnet or a workspace "
                       "managed network", DEFAULT)

@@ -18,6 +18,7 @@ from typing import Any
 import yaml
 from pydantic import TypeAdapter, ValidationError
 
+from amlkit import azure_facts as facts
 from amlkit import schema
 from amlkit.errors import ConfigError, UsageError
 from amlkit.review.project import find_project_file, load_project
@@ -133,7 +134,7 @@ def render_stack_file(answers: StackAnswers) -> str:
             "size": answers.cluster_size,
             "min_instances": 0,
             "max_instances": 4,
-            "idle_time_before_scale_down": 120,
+            "idle_time_before_scale_down": facts.CLUSTER_IDLE_SECONDS_DEFAULT,
             "tier": "dedicated",
             "enable_node_public_ip": False,
             "ssh_public_access_enabled": False,

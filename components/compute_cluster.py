@@ -18,7 +18,7 @@ from amlkit.components.workspace import IdentitySpec, Workspace
 from amlkit.errors import ConfigError
 
 TYPE_TOKEN = "amlkit:index:ComputeCluster"
-PRIORITIES = {"dedicated": "Dedicated", "low_priority": "LowPriority"}
+PRIORITIES = dict(zip(("dedicated", "low_priority"), facts.VM_PRIORITIES, strict=True))
 
 # Built-in role definition GUIDs (https://learn.microsoft.com/azure/role-based-access-control/built-in-roles).
 BUILT_IN_ROLES: dict[str, str] = {

@@ -97,7 +97,7 @@ class ComputeView:
     @property
     def min_nodes(self) -> int:
         """`minNodeCount`; Azure's default is 0."""
-        return int(_get(self.scale_settings, "minNodeCount", 0))
+        return int(_get(self.scale_settings, "minNodeCount", facts.MIN_NODES_DEFAULT))
 
     @property
     def max_nodes(self) -> int | None:

@@ -176,7 +176,7 @@ def _compute(inputs: Mapping[str, Any]) -> list[str]:
         return found
     found += _labelled(inputs, [
         ("size", facts.VM_SIZE, None),
-        ("min nodes", facts.MIN_NODE_COUNT, "0"),
+        ("min nodes", facts.MIN_NODE_COUNT, str(facts.MIN_NODES_DEFAULT)),
         ("max nodes", facts.MAX_NODE_COUNT, None),
         ("priority", facts.VM_PRIORITY, facts.VM_PRIORITY_DEFAULT),
         ("idle", facts.NODE_IDLE_TIME, None),

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from amlkit import azure_facts as facts
 from amlkit.policies.azure import COMPUTE, ComputeView, compute_subject, is_type, same_value
 from amlkit.policies.framework import Finding, ResourceInput, Rule, alz, must
 
@@ -46,9 +47,9 @@ def _cluster(subject: str, compute: ComputeView) -> Iterator[Finding]:
 
 def _found(access: str | None, compute: ComputeView) -> str:
     """The value, and for NotSpecified (or omitted) what it means for this cluster's network."""
-    if access is not None and not same_value(access, "NotSpecified"):
+    if access is not None and not same_value(access, facts.REMOTE_LOGIN_DEFAULT):
         return str(access)
-    value = "none (Azure then uses NotSpecified: " if access is None else f"{access} ("
+    value = f"none (Azure then uses {facts.REMOTE_LOGIN_DEFAULT}: " if access is None else f"{access} ("
     if compute.subnet_id:
         return value + "port 22 closed only because the cluster is in a VNet subnet)"
     return value + "no subnet is set, so port 22 is open on every node with a public IP)"

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from amlkit import azure_facts as facts
 from amlkit.policies.azure import CLUSTER, compute_of, compute_subject
 from amlkit.policies.framework import Finding, ResourceInput, Rule, must
 
-PRIORITIES = ("Dedicated", "LowPriority")
+PRIORITIES = facts.VM_PRIORITIES
 
 
 def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:

@@ -48,8 +48,8 @@ RULE = Rule(
         psrule("AZR-000403", "Azure.ML.ComputeIdleShutdown"),
     ),
     stack_key="idle_time_before_shutdown_minutes",
-    description="Compute instances must set idleTimeBeforeShutdown between 15 minutes and maxIdleMinutes "
-    "(default 4320 = 3 days, Azure's limit). Azure Policy 679ddf89, PSRule Azure.ML.ComputeIdleShutdown "
+    description=f"Compute instances must set idleTimeBeforeShutdown between {MIN_MINUTES} minutes and maxIdleMinutes "
+    f"(default {MAX_MINUTES} = 3 days, Azure's limit). Azure Policy 679ddf89, PSRule Azure.ML.ComputeIdleShutdown "
     "(AZR-000403).",
     severity="medium",
     level="advisory",
@@ -65,7 +65,7 @@ RULE = Rule(
             "minimum": MIN_MINUTES,
             "maximum": MAX_MINUTES,
             "default": MAX_MINUTES,
-            "description": "Longest idle time before shutdown, in minutes (15 to 4320).",
+            "description": f"Longest idle time before shutdown, in minutes ({MIN_MINUTES} to {MAX_MINUTES}).",
         },
     },
 )
