@@ -1,6 +1,7 @@
 """The offline review: each stack's program under mocks (a child process), then the policy pack.
 
 Public API (used by the CLI): `review`, `pack_info`, `default_pack_dir`, `list_stacks`.
+What the program registered and the analyzer said becomes the report's records in `results`.
 """
 
 from __future__ import annotations
@@ -19,21 +20,15 @@ from pathlib import Path
 from typing import Any
 
 from amlkit.errors import ConfigError, ReviewFailed, UsageError
-from amlkit.policies.framework import PACK_NAME, Rule, WaiverContractError, parse_waived
 from amlkit.review import baseline, diff, driver, processes, warm
 from amlkit.review.baseline import Baseline
 from amlkit.review.lookups import Lookups, load_lookups
 from amlkit.review.model import (
-    Lookup,
     PackInfo,
-    PolicyInfo,
-    ResourceRecord,
     Review,
     StackReview,
-    Unknown,
-    Violation,
 )
-from amlkit.review.packconfig import PolicyConfig, load_config_file
+from amlkit.review.packconfig import load_config_file
 from amlkit.review.project import (
     SECRET_PLACEHOLDER,
     Project,
@@ -43,6 +38,7 @@ from amlkit.review.project import (
     load_stack_config,
 )
 from amlkit.review.project import list_stacks as _list_stacks
+from amlkit.review.results import add_findings, pack_info_of, resource_record, stable, unanswered_lookups
 from amlkit.review.secrets import Secrets
 
 __all__ = ["default_pack_dir", "list_stacks", "pack_info", "review"]
@@ -156,7 +152,7 @@ def pack_info(policy_pack: Path | None = None, config: Path | None = None) -> Pa
     with warm.session(None, pack_dir, 1), driver.PackProcess(pack_dir, "amlkit", "rules", {}, 60.0) as pack:
         driver.handshake(pack)
         analysis = driver.configure(pack, file_config, str(config) if config else None)
-    return _pack_info(analysis)
+    return pack_info_of(analysis)
 
 
 # --- one stack ---------------------------------------------------------------------------------------
@@ -214,10 +210,10 @@ def _review_stack(project: Project, config: StackConfig | _BadStackFile, options
             for record in runner.records():
                 streamed.append(record)
                 session.submit(record)
-            records = _stable(streamed)
+            records = stable(streamed)
             secrets = _secrets(records)
-            result.resources = [_record(r, secrets) for r in records]
-            result.lookups = _lookups(runner.lookups, secrets)
+            result.resources = [resource_record(r, secrets) for r in records]
+            result.lookups = unanswered_lookups(runner.lookups, secrets)
             if baseline is not None:
                 result.plan = _plan(records, runner.stack_outputs, baseline, project.name, config.stack)
             analysis = session.finish(records)
@@ -233,12 +229,12 @@ def _review_stack(project: Project, config: StackConfig | _BadStackFile, options
         if runner is not None:
             runner.close()
     try:
-        _findings(result, analysis, records, secrets, project.name)
+        add_findings(result, analysis, records, secrets, project.name)
     except ReviewFailed as failure:  # the pack answered in a form this review cannot read
         result.violations, result.unknown = [], []
         result.error, result.error_kind = secrets.scrub(f"stack {config.stack}: {failure}"), "pack"
         return result
-    result.pack = _pack_info(analysis)
+    result.pack = pack_info_of(analysis)
     return result
 
 
@@ -271,7 +267,7 @@ def _base_of(tree: baseline.Checkout, project_name: str, stack: str, options: _O
     except ConfigError as failure:  # the stack file at the base is broken: this stack cannot be planned
         return Baseline(tree.label, (), answer=False, error=f"stack {stack}: at {tree.label}: {failure}")
     try:
-        records = _stable(list(runner.records()))
+        records = stable(list(runner.records()))
     except (ReviewFailed, ConfigError) as failure:
         message = str(failure).removeprefix(f"stack {stack}: ")
         return Baseline(tree.label, (), answer=False, error=f"stack {stack}: at {tree.label}: {message}")
@@ -457,122 +453,3 @@ class _Runner:
         self.stderr.seek(0)
         lines = [line for line in self.stderr.read().decode(errors="replace").splitlines() if line.strip()]
         return lines[-1].strip() if lines else "no output"
-
-
-def _stable(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The SDK registers concurrently: order resources by URN and dependency lists, so runs are identical."""
-    for record in records:
-        record["dependencies"] = sorted(set(record["dependencies"]))
-        record["propertyDependencies"] = {k: sorted(set(v)) for k, v in record["propertyDependencies"].items()}
-    return sorted(records, key=lambda r: r["urn"])
-
-
-def _record(raw: dict[str, Any], secrets: Secrets) -> ResourceRecord:
-    options = dict(raw["options"])
-    options.update(dependencies=raw["dependencies"], propertyDependencies=raw["propertyDependencies"],
-                   provider=raw["provider"])
-    source = raw.get("source") or {}
-    return ResourceRecord(
-        urn=raw["urn"], type=raw["type"], name=raw["name"], parent=raw["parent"], custom=raw["custom"],
-        inputs=secrets.redact(raw["inputs"]), options=options,
-        source_file=_uri_path(source.get("uri")), source_line=source.get("line") or None,
-    )
-
-
-def _uri_path(uri: str | None) -> str | None:
-    """`file:///a/b.py` -> `/a/b.py` (None for anything else)."""
-    if not uri or not uri.startswith("file://"):
-        return None
-    from urllib.parse import unquote, urlparse
-
-    return str(Path(unquote(urlparse(uri).path)))
-
-
-def _lookups(raw: list[dict[str, Any]], secrets: Secrets) -> list[Lookup]:
-    """Unanswered lookups in a stable order, every secret value seen in the stack scrubbed from the args."""
-    lookups = [Lookup(item["token"], _scrubbed(item.get("args") or {}, secrets)) for item in raw]
-    return sorted(lookups, key=lambda lookup: (lookup.token, json.dumps(lookup.args, sort_keys=True)))
-
-
-def _scrubbed(value: Any, secrets: Secrets) -> Any:
-    if isinstance(value, str):
-        return secrets.scrub(value)
-    if isinstance(value, dict):
-        return {key: _scrubbed(value[key], secrets) for key in sorted(value)}
-    if isinstance(value, list):
-        return [_scrubbed(item, secrets) for item in value]
-    return value
-
-
-def _pack_info(analysis: driver.Analysis) -> PackInfo:
-    policies = tuple(
-        PolicyInfo(
-            name=p.name, description=p.description,
-            level=analysis.config.get(p.name, PolicyConfig()).level or "advisory",
-            severity=driver._SEVERITIES.get(p.severity, "unspecified"), remediation=p.remediation_steps,
-            url=p.url, tags=tuple(p.tags), stack_policy=p.policy_type == driver.analyzer_pb2.POLICY_TYPE_STACK,
-            display_name=p.displayName, framework=_framework(p),
-            ref=_ours(analysis.pack_name, p.name).ref, equivalents=_ours(analysis.pack_name, p.name).equivalents,
-        )
-        for p in analysis.policies
-    )
-    return PackInfo(analysis.pack_name, analysis.pack_version, policies)
-
-
-def _framework(policy: Any) -> tuple[str, str, str, str] | None:
-    f = policy.framework
-    fields = (f.name, f.version, f.reference, f.specification)
-    return fields if policy.HasField("framework") and any(fields) else None
-
-
-_NOT_OURS = Rule(name="-", description="-", severity="low", level="advisory", tags=(), url="", remediation="")
-
-
-def _ours(pack_name: str, policy: str) -> Rule:
-    """The amlkit rule behind a policy of amlkit's own pack, for what the analyzer protocol has no field for
-    (the stable reference, the peer equivalents). Refs are frozen per name (tests/policies/test_pack.py),
-    so the name finds them. Another pack's policy gets a rule with no ref and no equivalents."""
-    if pack_name != PACK_NAME:
-        return _NOT_OURS
-    from amlkit.policies import rule_named  # the rules load only for amlkit's own pack, once the review ran
-
-    return rule_named(policy) or _NOT_OURS
-
-
-def _findings(result: StackReview, analysis: driver.Analysis, records: list[dict[str, Any]], secrets: Secrets,
-              project: str) -> None:
-    by_urn = {r["urn"]: r for r in records}
-    stack_urn = f"urn:pulumi:{result.stack}::{project}::pulumi:pulumi:Stack::{project}-{result.stack}"
-
-    def where(urn: str) -> tuple[str, str, str]:
-        urn = urn or stack_urn
-        record = by_urn.get(urn)
-        if record is not None:
-            return urn, record["type"], record["name"]
-        if urn == stack_urn:
-            return urn, "pulumi:pulumi:Stack", f"{project}-{result.stack}"
-        return urn, urn.split("::")[2].split("$")[-1] if urn.count("::") >= 3 else "", urn.rsplit("::", 1)[-1]
-
-    for diag in analysis.diagnostics:
-        urn, type_, name = where(diag.urn)
-        message = secrets.scrub(diag.message)
-        if diag.unknown:
-            result.unknown.append(Unknown(diag.policy, urn, type_, name, message))
-        else:
-            result.violations.append(Violation(diag.policy, diag.level, diag.severity, urn, type_, name, message,
-                                               pack=analysis.pack_name))  # type: ignore[arg-type]
-    severities = {p.name: driver._SEVERITIES.get(p.severity, "unspecified") for p in analysis.policies}
-    for entry in analysis.not_applicable:
-        for waived in _waived(entry):
-            urn, type_, name = where(waived["urn"] or entry.urn)
-            result.violations.append(Violation(
-                entry.policy, "waived", severities.get(entry.policy, "unspecified"), urn, type_, name,
-                secrets.scrub(waived["message"] or ""), pack=analysis.pack_name,
-                waiver_reason=secrets.scrub(waived["reason"] or ""), waiver_expires=waived["expires"]))
-
-
-def _waived(entry: driver.NotApplicable) -> list[dict[str, str | None]]:
-    try:
-        return parse_waived(entry.reason)
-    except WaiverContractError as error:
-        raise ReviewFailed(f"policy {entry.policy}: {error}") from None

@@ -151,10 +151,10 @@ def test_a_bad_lookups_file_stops_the_review_with_exit_2(pinned):
 
 
 def test_lookup_args_never_carry_a_secret_value():
-    from amlkit.review.engine import _lookups
+    from amlkit.review.results import unanswered_lookups
     from amlkit.review.secrets import REDACTED, Secrets
 
     args = {"vaultName": "kv", "b": ["x-hunter2"], "a": "hunter2"}
     raw = [{"token": "azure-native:keyvault:getSecret", "args": args}]
-    assert _lookups(raw, Secrets(["hunter2"])) == [
+    assert unanswered_lookups(raw, Secrets(["hunter2"])) == [
         Lookup("azure-native:keyvault:getSecret", {"a": REDACTED, "b": [f"x-{REDACTED}"], "vaultName": "kv"})]
