@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from amlkit.review import driver, processes, warm
+from amlkit.review import driver, preload, processes, warm
 from amlkit.review.engine import default_pack_dir, review
 from tests.review.helpers import PACKS, RAW
 
@@ -66,10 +66,10 @@ def test_the_fork_server_preloads_once_and_stays_single_threaded():
 
 
 def test_azure_modules_come_from_the_program_and_from_amlkit_when_it_uses_amlkit():
-    assert warm.azure_modules(RAW) == [
+    assert preload.azure_modules(RAW) == [
         "pulumi_azure_native.authorization", "pulumi_azure_native.machinelearningservices",
         "pulumi_azure_native.resources"]
-    sample = warm.azure_modules(ROOT / "__main__.py")
+    sample = preload.azure_modules(ROOT / "__main__.py")
     assert {"pulumi_azure_native.machinelearningservices", "pulumi_azure_native.keyvault",
             "pulumi_azure_native.storage"} <= set(sample)
 
@@ -78,7 +78,7 @@ def test_azure_modules_reached_through_a_package_alias(tmp_path):
     (tmp_path / "__main__.py").write_text(
         "import pulumi_azure_native as azn\nfrom pulumi_azure_native import network\n"
         "azn.storage.StorageAccount('st')\nazn.not_a_module\n")
-    assert warm.azure_modules(tmp_path) == ["pulumi_azure_native.network", "pulumi_azure_native.storage"]
+    assert preload.azure_modules(tmp_path) == ["pulumi_azure_native.network", "pulumi_azure_native.storage"]
 
 
 def test_azure_modules_of_the_program_s_own_modules_and_relative_imports(tmp_path):
@@ -89,18 +89,18 @@ def test_azure_modules_of_the_program_s_own_modules_and_relative_imports(tmp_pat
     (tmp_path / "lib" / "net.py").write_text("from . import dns\n")
     (tmp_path / "lib" / "dns.py").write_text("import pulumi_azure_native.network\n")
     (tmp_path / "unused.py").write_text("import pulumi_azure_native.compute\n")
-    assert warm.program_modules(tmp_path) == ["pulumi_azure_native.keyvault", "pulumi_azure_native.network"]
+    assert preload.program_modules(tmp_path) == ["pulumi_azure_native.keyvault", "pulumi_azure_native.network"]
 
 
 def test_a_program_using_amlkit_also_preloads_the_components():
-    assert warm.program_modules(ROOT / "examples" / "platform-repo")[-3:] == [
+    assert preload.program_modules(ROOT / "examples" / "platform-repo")[-3:] == [
         "amlkit.program", "amlkit.components", "amlkit.vmsizes"]
-    assert "pulumi_azure_native.managedidentity" in warm.program_modules(ROOT / "examples" / "platform-repo")
+    assert "pulumi_azure_native.managedidentity" in preload.program_modules(ROOT / "examples" / "platform-repo")
 
 
 def test_the_pack_modules_are_those_installed_outside_the_pack():
-    assert warm.pack_modules(default_pack_dir()) == ["pulumi_policy", "amlkit.policies", "amlkit.policies.pack"]
-    assert warm.pack_modules(PACKS / "exits") == ["sys"]
+    assert preload.pack_modules(default_pack_dir()) == ["pulumi_policy", "amlkit.policies", "amlkit.policies.pack"]
+    assert preload.pack_modules(PACKS / "exits") == ["sys"]
 
 
 def test_a_crashed_child_reports_its_exit_code_and_a_killed_one_its_signal(tmp_path):
