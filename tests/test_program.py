@@ -21,7 +21,7 @@ from pulumi.runtime import rpc
 
 from amlkit import program
 from amlkit.errors import ConfigError
-from tests.components.harness import SUBSCRIPTION, AzureMocks, RecordingMonitor
+from tests.components.harness import AzureMocks, RecordingMonitor
 
 ROOT = Path(__file__).resolve().parent.parent
 STACKS = ROOT / "stacks"
@@ -29,16 +29,6 @@ COMPUTE = "azure-native:machinelearningservices:Compute"
 WORKSPACE = "azure-native:machinelearningservices:Workspace"
 LOCK = "azure-native:authorization:ManagementLockByScope"
 RG = "azure-native:resources:ResourceGroup"
-
-
-class StackMocks(AzureMocks):
-    """The components' Azure mocks, plus resource groups."""
-
-    def _id_and_name(self, typ: str, logical: str, inputs: dict[str, Any]) -> tuple[str, str]:
-        if typ == RG:
-            name = inputs["resourceGroupName"]
-            return f"/subscriptions/{SUBSCRIPTION}/resourceGroups/{name}", name
-        return super()._id_and_name(typ, logical, inputs)
 
 
 def engine_config(stack: str) -> dict[str, str]:
@@ -61,7 +51,7 @@ def _plain(value: Any) -> Any:
 def child_main() -> None:
     """Entry point of the child process: argv[1] is a JSON request {stack, config, secret_keys}."""
     request = json.loads(sys.argv[1])
-    mocks = StackMocks()
+    mocks = AzureMocks()
     monitor = RecordingMonitor(mocks)
     pulumi.runtime.set_mocks(mocks, project="amlkit", stack=request["stack"], preview=True, monitor=monitor)
     pulumi.runtime.set_all_config(request["config"], request["secret_keys"])

@@ -44,17 +44,8 @@ def spec_of(**changes: Any) -> EnvironmentSpec:
     return validate_environment(raw, "Pulumi.qa.yaml")
 
 
-class EnvironmentMocks(AzureMocks):
-    """The components' Azure mocks, plus resource groups."""
-
-    def _id_and_name(self, typ: str, logical: str, inputs: dict[str, Any]) -> tuple[str, str]:
-        if typ == RG:
-            return f"{SUB}/{inputs['resourceGroupName']}", inputs["resourceGroupName"]
-        return super()._id_and_name(typ, logical, inputs)
-
-
 def build(spec: EnvironmentSpec) -> Recorded:
-    mocks = EnvironmentMocks()
+    mocks = AzureMocks()
     monitor = RecordingMonitor(mocks)
     pulumi.runtime.set_mocks(mocks, project="amlkit", stack="qa", preview=False, monitor=monitor)
     resolved: dict[str, Any] = {}
