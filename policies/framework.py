@@ -22,6 +22,9 @@ from typing import Any, Literal
 
 Severity = Literal["low", "medium", "high", "critical"]
 Level = Literal["mandatory", "advisory", "disabled"]
+Group = Literal["compute", "locks", "workspace", "general"]
+GROUPS: tuple[Group, ...] = ("compute", "locks", "workspace", "general")
+"""The order of rules in reports, `amlkit rules` and docs: by group, then by `ref` within a group."""
 TAGS = ("cost", "security", "reliability", "network", "identity", "governance")
 PACK_NAME = "amlkit-guardrails"
 """The name of amlkit's own policy pack (as GetAnalyzerInfo reports it)."""
@@ -178,6 +181,8 @@ class Rule:
     """Stable opaque reference (`AMLK-0001`), frozen once assigned; see `REF_PATTERN`."""
     display_name: str = ""
     """A short human title, e.g. "Clusters scale to zero"."""
+    group: Group = "general"
+    """What the rule is about (one of `GROUPS`): it places the rule in reports, `amlkit rules` and docs."""
     compliance: Compliance | None = None
     equivalents: tuple[Equivalent, ...] = ()
     """The same check in peer tools (Azure Policy built-ins, PSRule, Checkov, ALZ custom policies)."""

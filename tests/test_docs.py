@@ -346,7 +346,8 @@ def test_changes_lists_changed_set_and_removed_paths() -> None:
 def test_the_rules_index_links_every_rule_page() -> None:
     lines = docs.rules_index().splitlines()
     for rule in ALL_RULES:
-        assert sum(line.startswith(f"| [{rule.name}]({rule.name}.md) | {rule.ref} |") for line in lines) == 1
+        row = f"| {rule.group} | [{rule.name}]({rule.name}.md) | {rule.ref} |"
+        assert sum(line.startswith(row) for line in lines) == 1
 
 
 def test_the_cli_page_lists_every_flag_of_every_command() -> None:

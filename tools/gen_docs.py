@@ -375,11 +375,12 @@ def rule_file(rule: Rule) -> str:
 
 def rules_index(rules: Sequence[Rule] = ALL_RULES) -> str:
     """docs/rules/README.md: every rule with its reference and default level, in pack order."""
-    rows = [[f"[{rule.name}]({rule_file(rule)})", rule.ref, _cell(rule.display_name), rule.level, rule.severity,
-             ", ".join(rule.tags)] for rule in rules]
+    rows = [[rule.group, f"[{rule.name}]({rule_file(rule)})", rule.ref, _cell(rule.display_name), rule.level,
+             rule.severity, ", ".join(rule.tags)] for rule in rules]
     lines = [
         GENERATED, "", "# Rules", "",
-        f"{len(rules)} rules, in the order of `amlkit.policies.ALL_RULES` and of the reports. The name is the",
+        f"{len(rules)} rules, in the order of `amlkit.policies.ALL_RULES` and of the reports (by group, then by",
+        "reference). Each is one module of `policies/rules/`, found by the pack without a list. The name is the",
         "public interface (pack config keys, waivers, reports); the reference (`AMLK-0001`...) is a stable opaque",
         "id that is never reused, the SARIF rule id. The level is the default; a pack config file sets each",
         "rule's level and knobs, e.g. `{\"aml-cluster-max-nodes\": {\"enforcementLevel\": \"mandatory\",",
@@ -388,7 +389,7 @@ def rules_index(rules: Sequence[Rule] = ALL_RULES) -> str:
         f"Every rule also takes `waivers`, a list of {_waiver_keys()}: {_inline(WAIVER_SCHEMA['description'])}",
         "See [waivers](../waivers.md).",
         "",
-        *_table(("Rule", "Ref", "Title", "Level", "Severity", "Tags"), rows),
+        *_table(("Group", "Rule", "Ref", "Title", "Level", "Severity", "Tags"), rows),
     ]
     return "\n".join(lines) + "\n"
 

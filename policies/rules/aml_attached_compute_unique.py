@@ -55,8 +55,9 @@ def _workspace(resource: StackResource, compute: ComputeView, workspaces: Mappin
 
 RULE = Rule(
     name="aml-attached-compute-unique",
-    ref="AMLK-0031",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    ref="AMLK-0031",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
     display_name="One attachment per resource",
+    group="compute",
     description="No two computes of one workspace may attach the same resource (properties.resourceId, compared "
     "case-insensitively; a Kubernetes cluster once per namespace): each new attachment breaks the earlier ones. "
     "Every compute of such a group is reported. Covers every attached compute type (Kubernetes, AKS, "

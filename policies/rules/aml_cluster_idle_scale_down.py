@@ -34,8 +34,9 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
 
 RULE = Rule(
     name="aml-cluster-idle-scale-down",
-    ref="AMLK-0003",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    ref="AMLK-0003",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
     display_name="Idle nodes released promptly",
+    group="compute",
     equivalents=(
         alz("Deny-MachineLearning-ComputeCluster-Scale"),
     ),

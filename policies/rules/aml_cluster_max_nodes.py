@@ -27,8 +27,9 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
 
 RULE = Rule(
     name="aml-cluster-max-nodes",
-    ref="AMLK-0002",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    ref="AMLK-0002",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
     display_name="Cluster node cap",
+    group="compute",
     equivalents=(
         alz("Deny-MachineLearning-ComputeCluster-Scale"),
     ),

@@ -19,8 +19,9 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
 
 RULE = Rule(
     name="aml-cluster-min-nodes-zero",
-    ref="AMLK-0001",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    ref="AMLK-0001",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
     display_name="Clusters scale to zero",
+    group="compute",
     equivalents=(
         checkov("CKV_AZURE_150"),
         alz("Deny-MachineLearning-ComputeCluster-Scale"),

@@ -35,8 +35,9 @@ def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -
 
 RULE = Rule(
     name="aml-cluster-same-region",
-    ref="AMLK-0012",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    ref="AMLK-0012",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
     display_name="Cluster in its workspace's region",
+    group="compute",
     stack_key="location",
     description="AmlCompute clusters must run in the region of their workspace (computeLocation, else "
     "location; 'West Europe' equals 'westeurope'). Checked only when the workspace is in the same stack.",

@@ -57,8 +57,9 @@ def _found(access: str | None, compute: ComputeView) -> str:
 
 RULE = Rule(
     name="aml-cluster-ssh-disabled",
-    ref="AMLK-0008",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    ref="AMLK-0008",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
     display_name="No public SSH on compute",
+    group="compute",
     equivalents=(
         alz("Deny-MachineLearning-ComputeCluster-RemoteLoginPortPublicAccess"),
     ),

@@ -30,8 +30,9 @@ def _one_of(allowed: list[str]) -> str:
 
 RULE = Rule(
     name="aml-cluster-vm-priority",
-    ref="AMLK-0006",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    ref="AMLK-0006",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
     display_name="Allowed VM priorities",
+    group="compute",
     stack_key="tier",
     description="AmlCompute clusters must use an allowed VM priority (allowedPriorities, default Dedicated "
     "and LowPriority). Omitted means Dedicated.",

@@ -71,8 +71,9 @@ def _successors(family: VmFamily) -> str:
 
 RULE = Rule(
     name=NAME,
-    ref="AMLK-0004",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    ref="AMLK-0004",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
     display_name="Approved VM series",
+    group="compute",
     equivalents=(
         alz("Deny-MachineLearning-Compute-VmSize"),
     ),

@@ -159,8 +159,9 @@ def _covers(assignment: StackResource, instance: StackResource, workspace: Stack
 
 RULE = Rule(
     name="aml-compute-identity",
-    ref="AMLK-0007",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    ref="AMLK-0007",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
     display_name="One kind of compute identity",
+    group="compute",
     stack_key="identity",
     description="AmlCompute clusters and compute instances must have a managed identity, either "
     "system-assigned or user-assigned (with at least one id), never both and never none. A compute "

@@ -40,8 +40,9 @@ def _minutes(minutes: float) -> str:
 
 RULE = Rule(
     name="aml-compute-instance-idle-shutdown",
-    ref="AMLK-0013",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    ref="AMLK-0013",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
     display_name="Compute instance idle shutdown",
+    group="compute",
     equivalents=(
         azure_policy("679ddf89-ab8f-48a5-9029-e76054077449",
             "Azure Machine Learning Compute Instance should have idle shutdown"),

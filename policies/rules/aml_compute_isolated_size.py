@@ -52,8 +52,9 @@ def required(config: Mapping[str, Any]) -> bool:
 
 RULE = Rule(
     name=NAME,
-    ref="AMLK-0030",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    ref="AMLK-0030",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
     display_name="Isolated VM size when required",
+    group="compute",
     description="When required is true (default false), AmlCompute clusters and compute instances must use an "
     "isolated VM size (dedicated to one customer) that is not retired: Azure ML's list (Standard_M128ms, "
     "Standard_F72s_v2; NC24s_v3 and NC24rs_v3 retired 2025-09-30) and the isolated E and M v2 sizes of the "

@@ -41,8 +41,9 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
 
 RULE = Rule(
     name="aml-compute-local-auth-disabled",
-    ref="AMLK-0010",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    ref="AMLK-0010",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
     display_name="Compute local authentication disabled",
+    group="compute",
     compliance=mcsb("IM-1", "Use centralized identity and authentication system", "mcsb-identity-management"),
     equivalents=(
         azure_policy("e96a9a5f-07ca-471b-9bc5-6a0f33cbd68f",

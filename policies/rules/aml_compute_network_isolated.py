@@ -46,8 +46,9 @@ def _why_not_isolated(resource: StackResource, compute: ComputeView, workspaces:
 
 RULE = Rule(
     name="aml-compute-network-isolated",
-    ref="AMLK-0011",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    ref="AMLK-0011",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
     display_name="Compute network isolation",
+    group="compute",
     compliance=mcsb("NS-1", "Establish network segmentation boundaries", "mcsb-network-security"),
     equivalents=(
         azure_policy("7804b5c7-01dc-4723-969b-ae300cc07ff1",

@@ -23,8 +23,9 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
 
 RULE = Rule(
     name="aml-compute-no-public-ip",
-    ref="AMLK-0009",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    ref="AMLK-0009",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
     display_name="No public IP on compute nodes",
+    group="compute",
     stack_key="enable_node_public_ip",
     description="AmlCompute clusters and compute instances must set enableNodePublicIp to false (omitted "
     "means true: every node gets a public IP). Covers clusters and instances only: an attached compute's public "

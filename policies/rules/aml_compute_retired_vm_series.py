@@ -68,8 +68,9 @@ def as_of(config: Mapping[str, Any], rule: str = NAME) -> datetime.date:
 
 RULE = Rule(
     name=NAME,
-    ref="AMLK-0005",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    ref="AMLK-0005",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
     display_name="No retired VM series",
+    group="compute",
     stack_key="size",
     description="AmlCompute clusters and compute instances must not use a VM series (or size) already retired "
     "on the review date, per the amlkit VM catalogue: e.g. A8-A11 (March 2021), H (2022-08-31), NC, NCv2, ND, "

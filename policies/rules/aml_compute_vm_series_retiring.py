@@ -49,8 +49,9 @@ def lead_days(config: Mapping[str, Any]) -> int:
 
 RULE = Rule(
     name=NAME,
-    ref="AMLK-0028",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    ref="AMLK-0028",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
     display_name="No VM series retiring soon",
+    group="compute",
     description="AmlCompute clusters and compute instances should not use a VM series (or size) whose announced "
     "retirement falls within leadDays (default 365) of the review date; the message gives the date and the "
     "successors from Microsoft's migration guidance. Already retired sizes are aml-compute-retired-vm-series'.",

@@ -58,8 +58,9 @@ def cuda_version(config: Mapping[str, Any]) -> str | None:
 
 RULE = Rule(
     name=NAME,
-    ref="AMLK-0029",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    ref="AMLK-0029",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
     display_name="GPU architecture supported by the CUDA version",
+    group="compute",
     description="When cudaVersion (the CUDA version of the platform's training images) is configured, GPU "
     "clusters and instances must use a size whose GPU architecture that CUDA supports: not older than the "
     "architecture's first CUDA toolkit (e.g. Hopper 11.8, Blackwell 12.8), not dropped by it (Kepler in 12.0; "

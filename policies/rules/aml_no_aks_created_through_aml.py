@@ -25,8 +25,9 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
 
 RULE = Rule(
     name="aml-no-aks-created-through-aml",
-    ref="AMLK-0015",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    ref="AMLK-0015",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
     display_name="No AKS created through Azure ML",
+    group="compute",
     equivalents=(
         alz("Deny-MachineLearning-Aks"),
     ),

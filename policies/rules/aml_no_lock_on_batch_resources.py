@@ -46,8 +46,9 @@ def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -
 
 RULE = Rule(
     name="aml-no-lock-on-batch-resources",
-    ref="AMLK-0017",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    ref="AMLK-0017",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
     display_name="No lock on Azure Batch resources",
+    group="locks",
     description="No management lock may target the azurebatch-cloudservice network security group, public "
     "IP or load balancer that Azure ML manages for compute.",
     severity="high",

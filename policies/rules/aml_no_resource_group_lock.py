@@ -58,8 +58,9 @@ def _message(lock: LockView, group: GroupRef, found: str) -> str:
 
 RULE = Rule(
     name="aml-no-resource-group-lock",
-    ref="AMLK-0016",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    ref="AMLK-0016",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
     display_name="No lock on the workspace's resource group",
+    group="locks",
     description="No management lock may cover the resource group of a workspace or of a compute's subnet "
     "(directly, or inherited from a subscription or management group).",
     severity="high",

@@ -283,8 +283,9 @@ _CORES_BY_REGION = {"type": "object", "additionalProperties": {"type": "integer"
 
 RULE = Rule(
     name=NAME,
-    ref="AMLK-0014",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    ref="AMLK-0014",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
     display_name="Core quota budget",
+    group="compute",
     description="The worst-case cores of the stack's AmlCompute clusters (maxNodeCount x vCPUs) and "
     "compute instances (1 node) must fit the configured quotas per region: dedicated cores per VM family "
     "(coreQuota) and low-priority cores (lowPriorityCoreQuota); and the number of compute resources per region "

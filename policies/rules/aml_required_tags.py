@@ -74,8 +74,9 @@ def _short_type(type_token: str) -> str:
 
 RULE = Rule(
     name="aml-required-tags",
-    ref="AMLK-0026",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    ref="AMLK-0026",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
     display_name="Required tags",
+    group="general",
     equivalents=(
         azure_policy("871b6d14-10aa-478d-b590-94f262ecfa99", "Require a tag on resources"),
     ),

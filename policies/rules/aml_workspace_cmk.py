@@ -38,8 +38,9 @@ def _problem(props: Mapping[str, Any]) -> str | None:
 
 RULE = Rule(
     name="aml-workspace-cmk",
-    ref="AMLK-0022",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    ref="AMLK-0022",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
     display_name="Workspace customer-managed key",
+    group="workspace",
     compliance=mcsb("DP-5",
         "Use customer-managed key option in data at rest encryption when required", "mcsb-data-protection"),
     equivalents=(

@@ -103,8 +103,9 @@ def _retention_days(log: Mapping[str, Any]) -> int | None:
 
 RULE = Rule(
     name=NAME,
-    ref="AMLK-0025",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    ref="AMLK-0025",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
     display_name="Workspace diagnostic logs",
+    group="workspace",
     compliance=mcsb("LT-3", "Enable logging for security investigation", "mcsb-logging-threat-detection"),
     equivalents=(
         azure_policy("afe0c3be-ba3b-4544-ba52-0c99672a8ad6",

@@ -22,8 +22,9 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
 
 RULE = Rule(
     name="aml-workspace-hbi",
-    ref="AMLK-0023",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    ref="AMLK-0023",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
     display_name="High business impact workspace",
+    group="workspace",
     equivalents=(
         alz("Deny-MachineLearning-HbiWorkspace"),
     ),

@@ -29,8 +29,9 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
 
 RULE = Rule(
     name="aml-workspace-managed-network",
-    ref="AMLK-0020",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    ref="AMLK-0020",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
     display_name="Workspace managed network isolation",
+    group="workspace",
     compliance=mcsb("NS-1", "Establish network segmentation boundaries", "mcsb-network-security"),
     equivalents=(
         azure_policy("6ddb1705-c8cf-450e-aa4b-19ad6703c440",

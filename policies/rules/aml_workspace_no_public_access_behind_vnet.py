@@ -23,8 +23,9 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
 
 RULE = Rule(
     name="aml-workspace-no-public-access-behind-vnet",
-    ref="AMLK-0019",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    ref="AMLK-0019",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
     display_name="No public access behind a VNet",
+    group="workspace",
     compliance=mcsb("NS-2", "Secure cloud services with network controls", "mcsb-network-security"),
     equivalents=(
         psrule("AZR-000406", "Azure.ML.PublicAccess"),

@@ -24,8 +24,9 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
 
 RULE = Rule(
     name="aml-workspace-public-network-disabled",
-    ref="AMLK-0018",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    ref="AMLK-0018",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
     display_name="Workspace public network access disabled",
+    group="workspace",
     compliance=mcsb("NS-2", "Secure cloud services with network controls", "mcsb-network-security"),
     equivalents=(
         azure_policy("438c38d2-3772-465a-a9cc-7a6666a275ce",

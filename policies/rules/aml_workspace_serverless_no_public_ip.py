@@ -47,8 +47,9 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
 
 RULE = Rule(
     name="aml-workspace-serverless-no-public-ip",
-    ref="AMLK-0021",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    ref="AMLK-0021",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
     display_name="Serverless compute without public IP",
+    group="workspace",
     stack_key="serverless_compute",
     description="A workspace without a managed network that runs serverless compute in a custom subnet "
     "(serverlessComputeSettings.serverlessComputeCustomSubnet) must set serverlessComputeNoPublicIP to true "

@@ -53,8 +53,9 @@ def _problem(workspace: WorkspaceView) -> str | None:
 
 RULE = Rule(
     name="aml-workspace-user-assigned-identity",
-    ref="AMLK-0024",  # frozen: never change or reuse (tests/policies/test_pack.py REFS)
+    ref="AMLK-0024",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
     display_name="Workspace user-assigned identity",
+    group="workspace",
     compliance=mcsb("IM-3", "Manage application identities securely and automatically", "mcsb-identity-management"),
     equivalents=(
         azure_policy("5f0c7d88-c7de-45b8-ac49-db49e72eaa78",

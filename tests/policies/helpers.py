@@ -3,11 +3,24 @@
 from __future__ import annotations
 
 import copy
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from amlkit.policies.framework import Finding, ResourceInput, Rule
 
 COMPUTE_TYPE = "azure-native:machinelearningservices:Compute"
+
+
+@dataclass(frozen=True)
+class Public:
+    """A rule's public interface, pinned as `PUBLIC` in its own test module and checked against the rule by
+    tests/policies/test_pack.py: the stable ref (never changed or reused), the name (pack config keys,
+    waivers, reports), the default level and the kind (a resource rule sees one resource, a stack rule all)."""
+
+    ref: str
+    name: str
+    level: Literal["mandatory", "advisory", "disabled"]
+    kind: Literal["resource", "stack"]
 
 
 def cluster_props(**inner: Any) -> dict[str, Any]:

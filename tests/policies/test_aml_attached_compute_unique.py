@@ -4,7 +4,10 @@ from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
 from amlkit.policies.framework import Finding
 from amlkit.policies.rules.aml_attached_compute_unique import RULE
 from tests.policies.compute_fixtures import attached_props, cluster, resource, stack_findings, with_unknown, workspace
-from tests.policies.helpers import DELETE, changed
+from tests.policies.examples import Example
+from tests.policies.helpers import DELETE, Public, changed
+
+PUBLIC = Public("AMLK-0031", "aml-attached-compute-unique", level="mandatory", kind="stack")
 
 SUB = "/subscriptions/0000/resourceGroups"
 AKS = f"{SUB}/rg-aks/providers/Microsoft.ContainerService/managedClusters/aks-prod"
@@ -110,3 +113,6 @@ def test_unknown_namespace_is_unknown_not_a_pass():
                                              UNKNOWN_STRING_VALUE))
     with pytest.raises(UnknownValueError):
         stack_findings(RULE, [attached("k8s-a"), unknown])
+
+
+EXAMPLE = Example.of_builders(CASES, fails="vm-attached-twice-under-two-names", passes="unique-pair-passes")

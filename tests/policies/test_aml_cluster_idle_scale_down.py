@@ -4,7 +4,10 @@ from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
 from amlkit.policies.framework import ResourceInput
 from amlkit.policies.rules.aml_cluster_idle_scale_down import RULE
 from tests.policies.compute_fixtures import instance_props, with_unknown
-from tests.policies.helpers import COMPUTE_TYPE, DELETE, changed, cluster_props, messages
+from tests.policies.examples import Example
+from tests.policies.helpers import COMPUTE_TYPE, DELETE, Public, changed, cluster_props, messages
+
+PUBLIC = Public("AMLK-0003", "aml-cluster-idle-scale-down", level="mandatory", kind="resource")
 
 HAPPY = cluster_props()
 IDLE = "properties.properties.scaleSettings.nodeIdleTimeBeforeScaleDown"
@@ -44,6 +47,8 @@ CASES = [
     ("config-3600-met", idle("PT1H"), {"maxIdleSeconds": 3600}, []),
     ("instance-ignored", instance_props(), None, []),
 ]
+
+EXAMPLE = Example.of_cases(CASES, fails="hour-PT1H", passes="happy-path-PT120S")
 
 
 @pytest.mark.parametrize(("props", "config", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])

@@ -4,7 +4,10 @@ from pulumi_policy.proxy import UNKNOWN_NUMBER_VALUE, UnknownValueError
 from amlkit.policies.framework import ResourceInput
 from amlkit.policies.rules.aml_cluster_max_nodes import RULE
 from tests.policies.compute_fixtures import instance_props, with_unknown
-from tests.policies.helpers import COMPUTE_TYPE, DELETE, changed, cluster_props, messages
+from tests.policies.examples import Example
+from tests.policies.helpers import COMPUTE_TYPE, DELETE, Public, changed, cluster_props, messages
+
+PUBLIC = Public("AMLK-0002", "aml-cluster-max-nodes", level="mandatory", kind="resource")
 
 HAPPY = cluster_props()
 SCALE = "properties.properties.scaleSettings"
@@ -30,6 +33,8 @@ CASES = [
             "AmlCompute cluster 'cpu-cluster' must have maxNodeCount at least its minNodeCount (300); found 200."]),
     ("instance-ignored", instance_props(), None, []),
 ]
+
+EXAMPLE = Example.of_cases(CASES, fails="max-above-default-cap", passes="happy-path")
 
 
 @pytest.mark.parametrize(("props", "config", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])

@@ -1,7 +1,10 @@
 import pytest
 
 from amlkit.policies.rules.aml_cluster_min_nodes_zero import RULE
-from tests.policies.helpers import DELETE, changed, cluster_props, messages
+from tests.policies.examples import Example
+from tests.policies.helpers import DELETE, Public, changed, cluster_props, messages
+
+PUBLIC = Public("AMLK-0001", "aml-cluster-min-nodes-zero", level="mandatory", kind="resource")
 
 HAPPY = cluster_props()
 
@@ -13,6 +16,8 @@ CASES = [
      changed(HAPPY, "properties.properties.scaleSettings.minNodeCount", DELETE), []),
     ("instance-ignored", changed(HAPPY, "properties.computeType", "ComputeInstance"), []),
 ]
+
+EXAMPLE = Example.of_cases(CASES, fails="min-2", passes="happy-path")
 
 
 @pytest.mark.parametrize(("props", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])

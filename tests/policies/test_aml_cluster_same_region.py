@@ -11,7 +11,10 @@ from tests.policies.compute_fixtures import (
     with_unknown,
     workspace,
 )
-from tests.policies.helpers import DELETE, changed, cluster_props
+from tests.policies.examples import Example
+from tests.policies.helpers import DELETE, Public, changed, cluster_props
+
+PUBLIC = Public("AMLK-0012", "aml-cluster-same-region", level="advisory", kind="stack")
 
 HAPPY = cluster_props()
 
@@ -93,3 +96,6 @@ def test_unknown_location_is_unknown_not_a_pass():
     props = with_unknown(HAPPY, "location", UNKNOWN_STRING_VALUE)
     with pytest.raises(UnknownValueError):
         stack_findings(RULE, [workspace("mlw"), cluster(props=props)])
+
+
+EXAMPLE = Example.of_builders(CASES, fails="other-location", passes="happy-path")

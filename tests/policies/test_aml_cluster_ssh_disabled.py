@@ -4,7 +4,10 @@ from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
 from amlkit.policies.framework import ResourceInput
 from amlkit.policies.rules.aml_cluster_ssh_disabled import RULE
 from tests.policies.compute_fixtures import attached_props, instance_props, with_unknown
-from tests.policies.helpers import COMPUTE_TYPE, DELETE, changed, cluster_props, messages
+from tests.policies.examples import Example
+from tests.policies.helpers import COMPUTE_TYPE, DELETE, Public, changed, cluster_props, messages
+
+PUBLIC = Public("AMLK-0008", "aml-cluster-ssh-disabled", level="mandatory", kind="resource")
 
 HAPPY = cluster_props()
 INSTANCE_HAPPY = instance_props()
@@ -53,6 +56,8 @@ CASES = [
     ("instance-ssh-settings-omitted", changed(INSTANCE_HAPPY, SSH, DELETE), []),
     ("attached-ignored", attached_props(), []),
 ]
+
+EXAMPLE = Example.of_cases(CASES, fails="login-enabled", passes="happy-path")
 
 
 @pytest.mark.parametrize(("props", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])

@@ -4,7 +4,10 @@ from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
 from amlkit.policies.framework import ResourceInput
 from amlkit.policies.rules.aml_cluster_vm_priority import RULE
 from tests.policies.compute_fixtures import instance_props, with_unknown
-from tests.policies.helpers import COMPUTE_TYPE, DELETE, changed, cluster_props, messages
+from tests.policies.examples import Example
+from tests.policies.helpers import COMPUTE_TYPE, DELETE, Public, changed, cluster_props, messages
+
+PUBLIC = Public("AMLK-0006", "aml-cluster-vm-priority", level="mandatory", kind="resource")
 
 HAPPY = cluster_props()
 PRIORITY = "properties.properties.vmPriority"
@@ -28,6 +31,8 @@ CASES = [
      [f"{SUBJECT} must have an allowed vmPriority (allowedPriorities is empty); found Dedicated."]),
     ("instance-ignored", instance_props(), LOW_ONLY, []),
 ]
+
+EXAMPLE = Example.of_cases(CASES, fails="dedicated-only-rejects-low", passes="dedicated-only-accepts-dedicated")
 
 
 @pytest.mark.parametrize(("props", "config", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])

@@ -6,7 +6,10 @@ from amlkit.policies.framework import ResourceInput
 from amlkit.policies.rules.aml_compute_approved_vm_family import RULE
 from amlkit.vmsizes import default_approved_series
 from tests.policies.compute_fixtures import attached_props, instance_props, with_unknown
-from tests.policies.helpers import COMPUTE_TYPE, DELETE, changed, cluster_props, messages
+from tests.policies.examples import Example
+from tests.policies.helpers import COMPUTE_TYPE, DELETE, Public, changed, cluster_props, messages
+
+PUBLIC = Public("AMLK-0004", "aml-compute-approved-vm-family", level="mandatory", kind="resource")
 
 HAPPY = cluster_props()
 SIZE = "properties.properties.vmSize"
@@ -88,6 +91,8 @@ CASES = [
       "series NDv2 (approval-required, so allowed only when listed in allowedSeries)."]),
     ("attached-kubernetes-ignored", attached_props(), None, []),
 ]
+
+EXAMPLE = Example.of_cases(CASES, fails="restricted-and-retiring-DSv2", passes="happy-path-Ddsv4")
 
 
 @pytest.mark.parametrize(("props", "config", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])

@@ -14,7 +14,10 @@ from tests.policies.compute_fixtures import (
     with_unknown,
     workspace,
 )
-from tests.policies.helpers import COMPUTE_TYPE, DELETE, changed, cluster_props
+from tests.policies.examples import Example
+from tests.policies.helpers import COMPUTE_TYPE, DELETE, Public, changed, cluster_props
+
+PUBLIC = Public("AMLK-0007", "aml-compute-identity", level="mandatory", kind="stack")
 
 HAPPY = cluster_props()
 CLUSTER = "AmlCompute cluster 'cpu-cluster'"
@@ -211,3 +214,8 @@ def test_through_the_pack_edge_decided_findings_are_reported_before_the_unknown(
 
 def test_is_a_mandatory_stack_rule():
     assert (RULE.is_stack_rule, RULE.level) == (True, "mandatory")
+
+
+IDENTITY_ROWS = {row[0]: row[1] for row in IDENTITY_CASES}
+EXAMPLE = Example((WS, resource("cpu-cluster", IDENTITY_ROWS["both-rejected"])), (WS, resource("cpu-cluster", HAPPY)),
+                  "both-rejected", "happy-path-system")

@@ -4,7 +4,10 @@ from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
 from amlkit.policies.framework import ResourceInput
 from amlkit.policies.rules.aml_compute_instance_idle_shutdown import RULE
 from tests.policies.compute_fixtures import instance_props, with_unknown
-from tests.policies.helpers import COMPUTE_TYPE, DELETE, changed, cluster_props, messages
+from tests.policies.examples import Example
+from tests.policies.helpers import COMPUTE_TYPE, DELETE, Public, changed, cluster_props, messages
+
+PUBLIC = Public("AMLK-0013", "aml-compute-instance-idle-shutdown", level="advisory", kind="resource")
 
 HAPPY = instance_props()
 IDLE = "properties.properties.idleTimeBeforeShutdown"
@@ -36,6 +39,8 @@ CASES = [
     ("config-8-hours-met", idle("PT8H"), {"maxIdleMinutes": 480}, []),
     ("cluster-ignored", cluster_props(), None, []),
 ]
+
+EXAMPLE = Example.of_cases(CASES, fails="missing-is-a-violation", passes="happy-path-PT60M")
 
 
 @pytest.mark.parametrize(("props", "config", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])

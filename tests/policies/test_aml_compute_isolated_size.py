@@ -3,7 +3,10 @@ import pytest
 from amlkit.errors import ConfigError
 from amlkit.policies.rules.aml_compute_isolated_size import RULE
 from tests.policies.compute_fixtures import attached_props, instance_props
-from tests.policies.helpers import DELETE, changed, cluster_props, messages
+from tests.policies.examples import Example
+from tests.policies.helpers import DELETE, Public, changed, cluster_props, messages
+
+PUBLIC = Public("AMLK-0030", "aml-compute-isolated-size", level="mandatory", kind="resource")
 
 HAPPY = changed(cluster_props(), "properties.properties.vmSize", "Standard_E104is_v5")
 SIZE = "properties.properties.vmSize"
@@ -40,6 +43,8 @@ CASES = [
       f"isolated sizes offered: {OFFERED}."]),
     ("attached-ignored", attached_props(), ON, []),
 ]
+
+EXAMPLE = Example.of_cases(CASES, fails="shared-host-size", passes="isolated-E-v5")
 
 
 @pytest.mark.parametrize(("props", "config", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])

@@ -4,7 +4,10 @@ from pulumi_policy.proxy import UNKNOWN_BOOLEAN_VALUE, UnknownValueError
 from amlkit.policies.framework import ResourceInput
 from amlkit.policies.rules.aml_compute_local_auth_disabled import RULE
 from tests.policies.compute_fixtures import attached_props, instance_props, with_unknown
-from tests.policies.helpers import COMPUTE_TYPE, DELETE, changed, cluster_props, messages
+from tests.policies.examples import Example
+from tests.policies.helpers import COMPUTE_TYPE, DELETE, Public, changed, cluster_props, messages
+
+PUBLIC = Public("AMLK-0010", "aml-compute-local-auth-disabled", level="advisory", kind="resource")
 
 HAPPY = cluster_props()
 FIELD = "properties.disableLocalAuth"
@@ -28,6 +31,8 @@ CASES = [
     ("attached-kubernetes-local-auth-on-not-checked", changed(attached_props("Kubernetes"), FIELD, False), []),
     ("attached-vm-local-auth-on-not-checked", changed(attached_props("VirtualMachine"), FIELD, False), []),
 ]
+
+EXAMPLE = Example.of_cases(CASES, fails="cluster-local-auth-on", passes="happy-path")
 
 
 @pytest.mark.parametrize(("props", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])

@@ -13,7 +13,10 @@ from tests.policies.compute_fixtures import (
     with_unknown,
     workspace,
 )
-from tests.policies.helpers import DELETE, changed, cluster_props
+from tests.policies.examples import Example
+from tests.policies.helpers import DELETE, Public, changed, cluster_props
+
+PUBLIC = Public("AMLK-0011", "aml-compute-network-isolated", level="advisory", kind="stack")
 
 SUBNET = "properties.properties.subnet"
 EXPECT = ("must have a subnet or belong to a workspace whose managed network is isolated (isolationMode "
@@ -107,3 +110,6 @@ def test_unknown_isolation_mode_is_unknown_not_a_pass():
     ws = resource("mlw", with_unknown(dict(ws.props), "managedNetwork.isolationMode", UNKNOWN_STRING_VALUE), ws.type)
     with pytest.raises(UnknownValueError):
         stack_findings(RULE, [ws, cluster(props=NO_SUBNET_CLUSTER)])
+
+
+EXAMPLE = Example.of_builders(CASES, fails="no-subnet-workspace-disabled", passes="happy-path-subnets")

@@ -4,7 +4,10 @@ from pulumi_policy.proxy import UNKNOWN_BOOLEAN_VALUE, UnknownValueError
 from amlkit.policies.framework import ResourceInput
 from amlkit.policies.rules.aml_compute_no_public_ip import RULE
 from tests.policies.compute_fixtures import attached_props, instance_props, with_unknown
-from tests.policies.helpers import COMPUTE_TYPE, DELETE, changed, cluster_props, messages
+from tests.policies.examples import Example
+from tests.policies.helpers import COMPUTE_TYPE, DELETE, Public, changed, cluster_props, messages
+
+PUBLIC = Public("AMLK-0009", "aml-compute-no-public-ip", level="advisory", kind="resource")
 
 HAPPY = cluster_props()
 FIELD = "properties.properties.enableNodePublicIp"
@@ -24,6 +27,8 @@ CASES = [
      [f"{INSTANCE} must set enableNodePublicIp to false; found none (Azure then defaults to true)."]),
     ("attached-ignored", attached_props(), []),
 ]
+
+EXAMPLE = Example.of_cases(CASES, fails="cluster-public-ip", passes="happy-path")
 
 
 @pytest.mark.parametrize(("props", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])

@@ -7,7 +7,10 @@ from amlkit.errors import ConfigError
 from amlkit.policies.framework import ResourceInput
 from amlkit.policies.rules.aml_compute_retired_vm_series import RULE, as_of, findings
 from tests.policies.compute_fixtures import attached_props, instance_props, with_unknown
-from tests.policies.helpers import COMPUTE_TYPE, DELETE, changed, cluster_props, messages
+from tests.policies.examples import Example
+from tests.policies.helpers import COMPUTE_TYPE, DELETE, Public, changed, cluster_props, messages
+
+PUBLIC = Public("AMLK-0005", "aml-compute-retired-vm-series", level="mandatory", kind="resource")
 
 HAPPY = cluster_props()
 SIZE = "properties.properties.vmSize"
@@ -71,6 +74,8 @@ CASES = [
     ("instance-happy", instance_props(), AS_OF, []),
     ("attached-ignored", attached_props(), AS_OF, []),
 ]
+
+EXAMPLE = Example.of_cases(CASES, fails="NC-retired", passes="happy-path")
 
 
 @pytest.mark.parametrize(("props", "config", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])

@@ -6,7 +6,10 @@ from amlkit.errors import ConfigError
 from amlkit.policies.framework import ResourceInput
 from amlkit.policies.rules.aml_compute_vm_series_retiring import RULE, findings
 from tests.policies.compute_fixtures import attached_props, instance_props
-from tests.policies.helpers import COMPUTE_TYPE, DELETE, changed, cluster_props, messages
+from tests.policies.examples import Example
+from tests.policies.helpers import COMPUTE_TYPE, DELETE, Public, changed, cluster_props, messages
+
+PUBLIC = Public("AMLK-0028", "aml-compute-vm-series-retiring", level="advisory", kind="resource")
 
 HAPPY = cluster_props()
 SIZE = "properties.properties.vmSize"
@@ -49,6 +52,8 @@ CASES = [
       "of series HC, which retires on 2027-05-31 (in 188 days); successors: HBv5, HBv4, HX, HBv3."]),
     ("attached-ignored", attached_props(), AS_OF, []),
 ]
+
+EXAMPLE = Example.of_cases(CASES, fails="HBv2-within-365-days", passes="happy-path-current-series")
 
 
 @pytest.mark.parametrize(("props", "config", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])

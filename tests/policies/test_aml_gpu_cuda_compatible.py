@@ -3,7 +3,10 @@ import pytest
 from amlkit.errors import ConfigError
 from amlkit.policies.rules.aml_gpu_cuda_compatible import RULE
 from tests.policies.compute_fixtures import attached_props, instance_props
-from tests.policies.helpers import DELETE, changed, cluster_props, messages
+from tests.policies.examples import Example
+from tests.policies.helpers import DELETE, Public, changed, cluster_props, messages
+
+PUBLIC = Public("AMLK-0029", "aml-gpu-cuda-compatible", level="mandatory", kind="resource")
 
 HAPPY = changed(cluster_props(), "properties.properties.vmSize", "Standard_NC4as_T4_v3")
 SIZE = "properties.properties.vmSize"
@@ -44,6 +47,8 @@ CASES = [
       "Volta, which CUDA 13.0 dropped)."]),
     ("attached-ignored", attached_props(), {"cudaVersion": "12.4"}, []),
 ]
+
+EXAMPLE = Example.of_cases(CASES, fails="blackwell-needs-12.8", passes="T4-on-12.4")
 
 
 @pytest.mark.parametrize(("props", "config", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])

@@ -4,7 +4,10 @@ from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
 from amlkit.policies.framework import ResourceInput
 from amlkit.policies.rules.aml_no_aks_created_through_aml import RULE
 from tests.policies.compute_fixtures import attached_props, instance_props, with_unknown
-from tests.policies.helpers import COMPUTE_TYPE, DELETE, changed, cluster_props, messages
+from tests.policies.examples import Example
+from tests.policies.helpers import COMPUTE_TYPE, DELETE, Public, changed, cluster_props, messages
+
+PUBLIC = Public("AMLK-0015", "aml-no-aks-created-through-aml", level="advisory", kind="resource")
 
 KUBERNETES = attached_props("Kubernetes")
 AKS = attached_props("AKS")
@@ -27,6 +30,8 @@ CASES = [
     ("cluster-ignored", cluster_props(), []),
     ("instance-ignored", instance_props(), []),
 ]
+
+EXAMPLE = Example.of_cases(CASES, fails="kubernetes-created", passes="happy-path-kubernetes-attached")
 
 
 @pytest.mark.parametrize(("props", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])

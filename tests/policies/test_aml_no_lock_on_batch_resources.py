@@ -2,6 +2,8 @@ import pytest
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError, unknown_checking_proxy
 
 from amlkit.policies.rules.aml_no_lock_on_batch_resources import RULE
+from tests.policies.examples import Example
+from tests.policies.helpers import Public
 from tests.policies.workspace_fixtures import (
     BATCH_GUID,
     LOCK_RESOURCE_TYPE,
@@ -19,6 +21,8 @@ from tests.policies.workspace_fixtures import (
     workspace_id,
     workspace_props,
 )
+
+PUBLIC = Public("AMLK-0017", "aml-no-lock-on-batch-resources", level="mandatory", kind="stack")
 
 NSG = f"{BATCH_GUID}-azurebatch-cloudservicenetworksecuritygroup"
 PIP = f"{BATCH_GUID}-azurebatch-cloudservicepublicip"
@@ -91,3 +95,6 @@ def test_unknown_resource_name_is_unknown_not_a_pass():
 def test_is_a_mandatory_stack_rule():
     assert RULE.is_stack_rule
     assert (RULE.name, RULE.level) == ("aml-no-lock-on-batch-resources", "mandatory")
+
+
+EXAMPLE = Example.of_stacks(CASES, fails="resource-lock-on-nsg", passes="happy-path", base=HAPPY)

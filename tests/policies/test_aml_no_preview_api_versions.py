@@ -1,8 +1,11 @@
 import pytest
 
 from amlkit.policies.rules.aml_no_preview_api_versions import RULE
-from tests.policies.helpers import messages
+from tests.policies.examples import Example, resource
+from tests.policies.helpers import Public, messages
 from tests.policies.workspace_fixtures import workspace_props
+
+PUBLIC = Public("AMLK-0027", "aml-no-preview-api-versions", level="advisory", kind="resource")
 
 PROPS = workspace_props()
 
@@ -31,3 +34,8 @@ CASES = [
 @pytest.mark.parametrize(("type_", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_aml_no_preview_api_versions(type_, expected):
     assert messages(RULE, PROPS, name="r", type_=type_) == expected
+
+
+TYPES = {row[0]: row[1] for row in CASES}
+EXAMPLE = Example((resource(TYPES["ml-preview"], PROPS),), (resource(TYPES["dated-stable-version"], PROPS),),
+                  "ml-preview", "dated-stable-version")

@@ -2,6 +2,8 @@ import pytest
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError, unknown_checking_proxy
 
 from amlkit.policies.rules.aml_no_resource_group_lock import RULE
+from tests.policies.examples import Example
+from tests.policies.helpers import Public
 from tests.policies.workspace_fixtures import (
     COMPUTE_TYPE,
     LOCK_RESOURCE_TYPE,
@@ -25,6 +27,8 @@ from tests.policies.workspace_fixtures import (
     workspace_id,
     workspace_props,
 )
+
+PUBLIC = Public("AMLK-0016", "aml-no-resource-group-lock", level="mandatory", kind="stack")
 
 MG = "/providers/Microsoft.Management/managementGroups/mg-corp"
 RG_SCOPE = "a lock at resource group scope"
@@ -132,3 +136,6 @@ def test_subnet_group_through_a_stack_subnet_resource():
 def test_is_a_mandatory_stack_rule():
     assert RULE.is_stack_rule
     assert (RULE.name, RULE.level) == ("aml-no-resource-group-lock", "mandatory")
+
+
+EXAMPLE = Example.of_stacks(CASES, fails="rg-lock-on-workspace-group", passes="happy-path", base=HAPPY)

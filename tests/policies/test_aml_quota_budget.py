@@ -15,7 +15,10 @@ from tests.policies.compute_fixtures import (
     with_unknown,
     workspace,
 )
-from tests.policies.helpers import COMPUTE_TYPE, DELETE, changed, cluster_props
+from tests.policies.examples import Example
+from tests.policies.helpers import COMPUTE_TYPE, DELETE, Public, changed, cluster_props
+
+PUBLIC = Public("AMLK-0014", "aml-quota-budget", level="advisory", kind="stack")
 
 
 def cluster(name, size="Standard_DS3_v2", max_nodes=4, region="westeurope", priority="Dedicated"):
@@ -366,3 +369,8 @@ def test_a_family_without_a_published_quota_family_is_counted_by_series():
          "found 12: conf 3 nodes x 4 vCPUs = 12."),
         (at("cpu"), f"{DSV2} 0; found 4: cpu 1 node x 4 vCPUs = 4."),
     ]
+
+
+# The example: the dedicated DSv2 breach above, and the same stack without cpu-b (44 cores) within the quota.
+EXAMPLE = Example(tuple(STACK), tuple(r for r in STACK if r.name != "cpu-b"), "dedicated-breach-52-of-51",
+                  "within-quota-44-of-51", {"coreQuota": {"westeurope": {"DSv2": 51}}})

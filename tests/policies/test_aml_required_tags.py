@@ -3,8 +3,11 @@ import pytest
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError, unknown_checking_proxy
 
 from amlkit.policies.rules.aml_required_tags import RULE, TAGGABLE_TYPES
-from tests.policies.helpers import DELETE, changed, messages
+from tests.policies.examples import Example
+from tests.policies.helpers import DELETE, Public, changed, messages
 from tests.policies.workspace_fixtures import WORKSPACE_TYPE, workspace_props
+
+PUBLIC = Public("AMLK-0026", "aml-required-tags", level="advisory", kind="resource")
 
 HAPPY = workspace_props()
 REQUIRED = {"requiredTags": ["owner", "costCenter"]}
@@ -23,6 +26,8 @@ CASES = [
     ("config-repeats-collapse", changed(HAPPY, "tags.owner", DELETE), {"requiredTags": ["owner", "Owner"]},
      ["Resource 'mlw-prod' (machinelearningservices:Workspace) must carry the tags owner; found no value for owner."]),
 ]
+
+EXAMPLE = Example.of_cases(CASES, fails="one-missing", passes="happy-path", type_=WORKSPACE_TYPE)
 
 
 @pytest.mark.parametrize(("props", "config", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])

@@ -1,8 +1,11 @@
 import pytest
 
 from amlkit.policies.rules.aml_workspace_cmk import RULE
-from tests.policies.helpers import DELETE, changed, messages
+from tests.policies.examples import Example
+from tests.policies.helpers import DELETE, Public, changed, messages
 from tests.policies.workspace_fixtures import WORKSPACE_TYPE, workspace_props
+
+PUBLIC = Public("AMLK-0022", "aml-workspace-cmk", level="advisory", kind="resource")
 
 HAPPY = workspace_props()
 MESSAGE = "Workspace 'mlw-prod' must be encrypted with a customer-managed key; found {}."
@@ -25,6 +28,9 @@ CASES = [
      [NO_KEY]),
     ("kind-missing-is-default", changed(changed(HAPPY, "kind", DELETE), "encryption", DELETE), [NO_KEY]),
 ]
+
+EXAMPLE = Example.of_cases(CASES, fails="encryption-missing-means-microsoft-keys", passes="happy-path",
+                           type_=WORKSPACE_TYPE)
 
 
 @pytest.mark.parametrize(("props", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])

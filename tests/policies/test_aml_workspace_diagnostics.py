@@ -3,6 +3,8 @@ from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError, unknown
 
 from amlkit.policies.framework import StackResource
 from amlkit.policies.rules.aml_workspace_diagnostics import RULE
+from tests.policies.examples import Example
+from tests.policies.helpers import Public
 from tests.policies.workspace_fixtures import (
     DIAGNOSTIC_TYPE,
     LEGACY_DIAGNOSTIC_TYPE,
@@ -15,6 +17,8 @@ from tests.policies.workspace_fixtures import (
     workspace_id,
     workspace_props,
 )
+
+PUBLIC = Public("AMLK-0025", "aml-workspace-diagnostics", level="advisory", kind="stack")
 
 PROD = res(WORKSPACE_TYPE, "mlw-prod", workspace_props())
 DEV = res(WORKSPACE_TYPE, "mlw-dev", workspace_props(resourceGroupName="rg-ml-dev", workspaceName="mlw-dev"))
@@ -146,3 +150,6 @@ def test_unrelated_unknown_setting_is_unknown_not_a_violation():
 def test_is_an_advisory_stack_rule():
     assert RULE.is_stack_rule
     assert (RULE.name, RULE.level) == ("aml-workspace-diagnostics", "advisory")
+
+
+EXAMPLE = Example.of_stacks(CASES, fails="no-settings", passes="happy-path")

@@ -2,8 +2,11 @@ import jsonschema
 import pytest
 
 from amlkit.policies.rules.aml_workspace_managed_network import RULE
-from tests.policies.helpers import DELETE, changed, messages
+from tests.policies.examples import Example
+from tests.policies.helpers import DELETE, Public, changed, messages
 from tests.policies.workspace_fixtures import WORKSPACE_TYPE, workspace_props
+
+PUBLIC = Public("AMLK-0020", "aml-workspace-managed-network", level="advisory", kind="resource")
 
 HAPPY = workspace_props()
 APPROVED_ONLY = "Workspace 'mlw-prod' must have managedNetwork.isolationMode AllowOnlyApprovedOutbound; found {}."
@@ -27,6 +30,8 @@ CASES = [
     ("config-still-rejects-disabled", changed(HAPPY, "managedNetwork", DELETE), BOTH_MODES,
      [EITHER.format("Disabled")]),
 ]
+
+EXAMPLE = Example.of_cases(CASES, fails="internet-outbound", passes="happy-path", type_=WORKSPACE_TYPE)
 
 
 @pytest.mark.parametrize(("props", "config", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])

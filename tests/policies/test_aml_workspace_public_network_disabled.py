@@ -1,8 +1,11 @@
 import pytest
 
 from amlkit.policies.rules.aml_workspace_public_network_disabled import RULE
-from tests.policies.helpers import DELETE, changed, messages
+from tests.policies.examples import Example
+from tests.policies.helpers import DELETE, Public, changed, messages
 from tests.policies.workspace_fixtures import WORKSPACE_TYPE, workspace_props
+
+PUBLIC = Public("AMLK-0018", "aml-workspace-public-network-disabled", level="advisory", kind="resource")
 
 HAPPY = workspace_props()
 MESSAGE = "Workspace 'mlw-prod' must have publicNetworkAccess Disabled; found {}."
@@ -14,6 +17,8 @@ CASES = [
     ("null-defaults-to-enabled", changed(HAPPY, "publicNetworkAccess", None), [MESSAGE.format("Enabled")]),
     ("disabled-lowercase", changed(HAPPY, "publicNetworkAccess", "disabled"), []),
 ]
+
+EXAMPLE = Example.of_cases(CASES, fails="enabled", passes="happy-path", type_=WORKSPACE_TYPE)
 
 
 @pytest.mark.parametrize(("props", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])

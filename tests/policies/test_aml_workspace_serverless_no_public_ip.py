@@ -4,8 +4,11 @@ from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
 from amlkit.policies.framework import ResourceInput
 from amlkit.policies.rules.aml_workspace_serverless_no_public_ip import RULE
 from tests.policies.compute_fixtures import with_unknown
-from tests.policies.helpers import DELETE, changed, messages
+from tests.policies.examples import Example
+from tests.policies.helpers import DELETE, Public, changed, messages
 from tests.policies.workspace_fixtures import WORKSPACE_TYPE, subnet_id, workspace_props
+
+PUBLIC = Public("AMLK-0021", "aml-workspace-serverless-no-public-ip", level="advisory", kind="resource")
 
 SETTINGS = "serverlessComputeSettings"
 NO_PUBLIC_IP = f"{SETTINGS}.serverlessComputeNoPublicIP"
@@ -37,6 +40,8 @@ CASES = [
                                              NO_PUBLIC_IP, False), []),
     ("no-settings-not-checked", changed(HAPPY, SETTINGS, DELETE), []),
 ]
+
+EXAMPLE = Example.of_cases(CASES, fails="false", passes="happy-path", type_=WORKSPACE_TYPE)
 
 
 @pytest.mark.parametrize(("props", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])

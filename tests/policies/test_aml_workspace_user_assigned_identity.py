@@ -1,8 +1,11 @@
 import pytest
 
 from amlkit.policies.rules.aml_workspace_user_assigned_identity import RULE
-from tests.policies.helpers import DELETE, changed, messages
+from tests.policies.examples import Example
+from tests.policies.helpers import DELETE, Public, changed, messages
 from tests.policies.workspace_fixtures import IDENTITY_ID, WORKSPACE_TYPE, workspace_props
+
+PUBLIC = Public("AMLK-0024", "aml-workspace-user-assigned-identity", level="advisory", kind="resource")
 
 HAPPY = workspace_props()
 MESSAGE = ("Workspace 'mlw-prod' must use a user-assigned identity (identity type including UserAssigned and "
@@ -36,6 +39,8 @@ CASES = [
     ("identities-empty", changed(HAPPY, "identity.userAssignedIdentities", []),
      [MESSAGE.format(f"primaryUserAssignedIdentity {IDENTITY_ID} but no identity.userAssignedIdentities")]),
 ]
+
+EXAMPLE = Example.of_cases(CASES, fails="system-assigned", passes="happy-path", type_=WORKSPACE_TYPE)
 
 
 @pytest.mark.parametrize(("props", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])

@@ -1,6 +1,7 @@
 """The pack as a whole: the public rule names and levels, complete metadata, one test module per rule,
 and the edge that wraps rules into pulumi-policy policies."""
 
+import importlib
 import re
 from pathlib import Path
 
@@ -15,93 +16,50 @@ from pulumi_policy import (
 from pulumi_policy.policy import _NotApplicableError
 from pulumi_policy.proxy import UnknownValueError
 
-from amlkit.policies import ALL_RULES
-from amlkit.policies.framework import EQUIVALENT_TOOLS, REF_PATTERN, TAGS, Finding, Rule, cannot_tell
+from amlkit.policies import ALL_RULES, RuleModuleError, discover
+from amlkit.policies.framework import EQUIVALENT_TOOLS, GROUPS, REF_PATTERN, TAGS, Finding, Rule, cannot_tell
 from amlkit.policies.pack import build_policies
 from amlkit.policies.rules import aml_cluster_min_nodes_zero
-from tests.policies.helpers import COMPUTE_TYPE, changed, cluster_props
+from tests.policies.examples import example_of, rule_test_path
+from tests.policies.helpers import COMPUTE_TYPE, Public, changed, cluster_props
 
 RULES_DIR = Path(aml_cluster_min_nodes_zero.__file__).parent
 TESTS_DIR = Path(__file__).parent
 
-# The public interface: every rule name and its default level (issue 3).
-EXPECTED_LEVELS = {
-    "aml-cluster-min-nodes-zero": "mandatory",
-    "aml-cluster-max-nodes": "mandatory",
-    "aml-cluster-idle-scale-down": "mandatory",
-    "aml-compute-approved-vm-family": "mandatory",
-    "aml-compute-retired-vm-series": "mandatory",
-    "aml-compute-vm-series-retiring": "advisory",
-    "aml-gpu-cuda-compatible": "mandatory",
-    "aml-compute-isolated-size": "mandatory",
-    "aml-cluster-vm-priority": "mandatory",
-    "aml-compute-identity": "mandatory",
-    "aml-cluster-ssh-disabled": "mandatory",
-    "aml-compute-no-public-ip": "advisory",
-    "aml-compute-local-auth-disabled": "advisory",
-    "aml-compute-network-isolated": "advisory",
-    "aml-cluster-same-region": "advisory",
-    "aml-compute-instance-idle-shutdown": "advisory",
-    "aml-quota-budget": "advisory",
-    "aml-no-aks-created-through-aml": "advisory",
-    "aml-attached-compute-unique": "mandatory",
-    "aml-no-resource-group-lock": "mandatory",
-    "aml-no-lock-on-batch-resources": "mandatory",
-    "aml-workspace-public-network-disabled": "advisory",
-    "aml-workspace-no-public-access-behind-vnet": "advisory",
-    "aml-workspace-managed-network": "advisory",
-    "aml-workspace-serverless-no-public-ip": "advisory",
-    "aml-workspace-cmk": "advisory",
-    "aml-workspace-hbi": "advisory",
-    "aml-workspace-user-assigned-identity": "advisory",
-    "aml-workspace-diagnostics": "advisory",
-    "aml-required-tags": "advisory",
-    "aml-no-preview-api-versions": "advisory",
-}
-# Every stable reference ever assigned, and the rule it names. Frozen: a ref is never changed, moved to
-# another rule or reused; a retired rule keeps its line. A new rule takes the next number (see below).
-REFS = {
-    "AMLK-0001": "aml-cluster-min-nodes-zero",
-    "AMLK-0002": "aml-cluster-max-nodes",
-    "AMLK-0003": "aml-cluster-idle-scale-down",
-    "AMLK-0004": "aml-compute-approved-vm-family",
-    "AMLK-0005": "aml-compute-retired-vm-series",
-    "AMLK-0006": "aml-cluster-vm-priority",
-    "AMLK-0007": "aml-compute-identity",
-    "AMLK-0008": "aml-cluster-ssh-disabled",
-    "AMLK-0009": "aml-compute-no-public-ip",
-    "AMLK-0010": "aml-compute-local-auth-disabled",
-    "AMLK-0011": "aml-compute-network-isolated",
-    "AMLK-0012": "aml-cluster-same-region",
-    "AMLK-0013": "aml-compute-instance-idle-shutdown",
-    "AMLK-0014": "aml-quota-budget",
-    "AMLK-0015": "aml-no-aks-created-through-aml",
-    "AMLK-0016": "aml-no-resource-group-lock",
-    "AMLK-0017": "aml-no-lock-on-batch-resources",
-    "AMLK-0018": "aml-workspace-public-network-disabled",
-    "AMLK-0019": "aml-workspace-no-public-access-behind-vnet",
-    "AMLK-0020": "aml-workspace-managed-network",
-    "AMLK-0021": "aml-workspace-serverless-no-public-ip",
-    "AMLK-0022": "aml-workspace-cmk",
-    "AMLK-0023": "aml-workspace-hbi",
-    "AMLK-0024": "aml-workspace-user-assigned-identity",
-    "AMLK-0025": "aml-workspace-diagnostics",
-    "AMLK-0026": "aml-required-tags",
-    "AMLK-0027": "aml-no-preview-api-versions",
-    "AMLK-0028": "aml-compute-vm-series-retiring",
-    "AMLK-0029": "aml-gpu-cuda-compatible",
-    "AMLK-0030": "aml-compute-isolated-size",
-    "AMLK-0031": "aml-attached-compute-unique",
-}
-STACK_RULES = {
-    "aml-compute-identity", "aml-compute-network-isolated", "aml-cluster-same-region", "aml-quota-budget",
-    "aml-no-resource-group-lock", "aml-no-lock-on-batch-resources", "aml-workspace-diagnostics",
-    "aml-attached-compute-unique",
-}
+# Refs of rules that were removed from the pack: a retired rule keeps its ref here, so no new rule reuses it.
+RETIRED_REFS: dict[str, str] = {}
 
 
-def test_rule_names_and_default_levels_are_the_public_interface():
-    assert {rule.name: rule.level for rule in ALL_RULES} == EXPECTED_LEVELS
+def _test_module(rule: Rule):
+    return importlib.import_module(f"tests.policies.test_{rule.name.replace('-', '_')}")
+
+
+def _next_ref() -> str:
+    used = [int(rule.ref[5:]) for rule in ALL_RULES if re.fullmatch(REF_PATTERN, rule.ref)]
+    return f"AMLK-{max(used + [int(ref[5:]) for ref in RETIRED_REFS]) + 1:04d}"
+
+
+def _public(rule: Rule) -> Public:
+    return Public(rule.ref, rule.name, rule.level, "stack" if rule.is_stack_rule else "resource")
+
+
+@pytest.mark.parametrize("rule", ALL_RULES, ids=lambda rule: rule.name)
+def test_each_rule_keeps_the_public_interface_its_test_module_pins(rule):
+    module = f"tests/policies/test_{rule.name.replace('-', '_')}.py"
+    assert rule.ref, f"{rule.name} has no ref: add ref=\"{_next_ref()}\" to its RULE (refs are never reused)"
+    assert re.fullmatch(REF_PATTERN, rule.ref), f"{rule.name}: ref {rule.ref!r} must look like AMLK-0001"
+    pinned = getattr(_test_module(rule), "PUBLIC", None)
+    assert pinned is not None, f"{module} must pin the rule's public interface: PUBLIC = {_public(rule)!r}"
+    assert _public(rule) == pinned, (f"{rule.name} changed its public interface (pinned in {module}): refs and "
+                                     f"names are frozen; a new rule takes {_next_ref()}")
+
+
+def test_refs_are_unique_numbered_in_order_and_never_reused():
+    refs = sorted([rule.ref for rule in ALL_RULES] + list(RETIRED_REFS))
+    assert len(refs) == len(set(refs)), "two rules (or a rule and a retired one) share a ref"
+    assert refs == [f"AMLK-{n:04d}" for n in range(1, len(refs) + 1)], (
+        f"refs are numbered in order with no gaps; a new rule takes {_next_ref()}, a removed rule's ref goes "
+        "to RETIRED_REFS")
 
 
 def test_rule_names_are_unique():
@@ -109,28 +67,11 @@ def test_rule_names_are_unique():
     assert len(names) == len(set(names))
 
 
-def _next_ref() -> str:
-    return f"AMLK-{max(int(ref[5:]) for ref in REFS) + 1:04d}"
-
-
-@pytest.mark.parametrize("rule", ALL_RULES, ids=lambda rule: rule.name)
-def test_each_rule_has_its_frozen_ref(rule):
-    module = f"policies/rules/{rule.name.replace('-', '_')}.py"
-    assert rule.ref, (f"{rule.name} has no ref: add ref=\"{_next_ref()}\" to RULE in {module} and the line "
-                      f"\"{_next_ref()}\": \"{rule.name}\", to REFS in tests/policies/test_pack.py")
-    assert re.fullmatch(REF_PATTERN, rule.ref), f"{rule.name}: ref {rule.ref!r} must look like AMLK-0001"
-    assert rule.ref in REFS, (f"{rule.name}: ref {rule.ref} is not in REFS; add the line \"{rule.ref}\": "
-                              f"\"{rule.name}\", to REFS in tests/policies/test_pack.py (refs are never reused: "
-                              f"the next free one is {_next_ref()})")
-    assert REFS[rule.ref] == rule.name, (f"{rule.name}: ref {rule.ref} belongs to {REFS[rule.ref]}; refs are "
-                                         f"frozen and never reused: take {_next_ref()}")
-
-
-def test_refs_are_unique_and_the_ledger_never_reuses_one():
-    refs = [rule.ref for rule in ALL_RULES]
-    assert len(refs) == len(set(refs))
-    assert len(set(REFS.values())) == len(REFS), "REFS gives two refs to one rule name"
-    assert list(REFS) == [f"AMLK-{n:04d}" for n in range(1, len(REFS) + 1)], "REFS are numbered in order, no gaps"
+def test_rules_come_in_group_then_ref_order():
+    assert [rule.group for rule in ALL_RULES] == sorted((r.group for r in ALL_RULES), key=GROUPS.index)
+    for group in GROUPS:
+        refs = [rule.ref for rule in ALL_RULES if rule.group == group]
+        assert refs == sorted(refs) and refs, group
 
 
 EQUIVALENT_IDS = {
@@ -152,10 +93,6 @@ def test_display_name_compliance_and_equivalents_are_well_formed(rule):
         assert rule.compliance.name == "Microsoft cloud security benchmark" and rule.compliance.version == "v1"
         assert re.fullmatch(r"[A-Z]{2}-\d+", rule.compliance.reference)
         assert rule.compliance.url.startswith("https://learn.microsoft.com/security/benchmark/azure/mcsb-")
-
-
-def test_stack_rules_are_the_expected_ones():
-    assert {rule.name for rule in ALL_RULES if rule.is_stack_rule} == STACK_RULES
 
 
 @pytest.mark.parametrize("rule", ALL_RULES, ids=lambda rule: rule.name)
@@ -183,7 +120,7 @@ def test_every_rule_module_is_in_the_pack():
 
 def test_build_policies_carries_metadata():
     policies = {policy.name: policy for policy in build_policies(ALL_RULES)}
-    assert set(policies) == set(EXPECTED_LEVELS)
+    assert list(policies) == [rule.name for rule in ALL_RULES]
     for rule in ALL_RULES:
         policy = policies[rule.name]
         expected_class = StackValidationPolicy if rule.is_stack_rule else ResourceValidationPolicy
@@ -272,3 +209,58 @@ def test_edge_unknown_wins_over_waived_and_counts_them():
     findings = [Finding("a must x.", URN_A), cannot_tell("b", "y", "z")]
     assert _stack_validate(findings, config) == (
         [], "b must y; cannot tell: z. | 1 waived finding(s) of this policy not listed while it cannot tell")
+
+
+# --- discovery: a rule is its module -------------------------------------------------------------------
+
+RULE_SOURCE = '''from amlkit.policies.framework import Rule
+RULE = Rule(name={name!r}, ref={ref!r}, group={group!r}, description="d", severity="low", level="advisory",
+            tags=("cost",), url="https://example.com", remediation="r", check=lambda resource, config: [])
+'''
+
+
+def _package(tmp_path, monkeypatch, name: str, modules: dict[str, str]):
+    root = tmp_path / name
+    root.mkdir()
+    (root / "__init__.py").write_text("")
+    for module, source in modules.items():
+        (root / f"{module}.py").write_text(source)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return importlib.import_module(name)
+
+
+def test_discover_orders_rules_by_group_then_ref_and_skips_private_modules(tmp_path, monkeypatch):
+    package = _package(tmp_path, monkeypatch, "rules_ok", {
+        "demo_b": RULE_SOURCE.format(name="demo-b", ref="AMLK-0001", group="workspace"),
+        "demo_a": RULE_SOURCE.format(name="demo-a", ref="AMLK-0003", group="compute"),
+        "demo_c": RULE_SOURCE.format(name="demo-c", ref="AMLK-0002", group="compute"),
+        "_shared": "HELPER = 1\n",
+    })
+    assert [rule.name for rule in discover(package)] == ["demo-c", "demo-a", "demo-b"]
+
+
+@pytest.mark.parametrize(("module", "source", "message"), [
+    ("demo_x", "X = 1\n", r"demo_x\.py: a rule module must define RULE = Rule\(\.\.\.\) \(found no RULE\)$"),
+    ("demo_x", RULE_SOURCE.format(name="demo-y", ref="AMLK-0001", group="compute"),
+     r"demo_x\.py: RULE is named 'demo-y'; a rule module is named after its rule \(demo_y\.py\)$"),
+    ("demo_x", RULE_SOURCE.format(name="demo-x", ref="AMLK-0001", group="network"),
+     r"demo_x\.py: RULE\.group is 'network'; allowed: compute, locks, workspace, general$"),
+], ids=["no-rule", "misnamed", "unknown-group"])
+def test_discover_refuses_a_malformed_rule_module(tmp_path, monkeypatch, module, source, message):
+    package = _package(tmp_path, monkeypatch, f"rules_{tmp_path.name}", {module: source})
+    with pytest.raises(RuleModuleError, match=message):
+        discover(package)
+
+
+# --- each rule's example: declared in its test module, shown in its docs page, run by the engine test ---------
+
+@pytest.mark.parametrize("rule", ALL_RULES, ids=lambda rule: rule.name)
+def test_each_rule_declares_an_example_that_fails_and_passes(rule):
+    example = example_of(rule)
+    assert example is not None, (f"{rule_test_path(rule)} must declare EXAMPLE = Example.of_cases(CASES, fails=..., "
+                                 "passes=...) (or of_stacks / of_builders): tests/policies/examples.py")
+    assert example.messages(rule, example.fails), f"{rule.name}: EXAMPLE.fails ({example.fails_case}) must fail"
+    assert example.messages(rule, example.passes) == [], f"{rule.name}: EXAMPLE.passes must pass"
+    names = [resource.name for stack in (example.fails, example.passes) for resource in stack]
+    assert all(resource.parent_urn is None for resource in (*example.fails, *example.passes))
+    assert names and all(names), rule.name
