@@ -16,7 +16,12 @@ from pydantic import model_validator
 from amlkit.errors import ConfigError, UsageError
 from amlkit.policies import ALL_RULES
 from amlkit.policies.framework import Rule
-from amlkit.policies.rules import aml_cluster_max_nodes, aml_cluster_min_nodes_zero
+from amlkit.policies.rules import (
+    aml_cluster_max_nodes,
+    aml_cluster_min_nodes_zero,
+    aml_quota_budget,
+    aml_workspace_diagnostics,
+)
 from amlkit.schema import ClusterSpec, EnvironmentSpec, Model, TriggerSpec, WorkspaceSpec, validate_environment
 from amlkit.stackfile import load_stack_file
 from tools import gen_docs as docs
@@ -330,8 +335,11 @@ def test_a_rule_page() -> None:
                            "resource rule\n")
     assert f"\n- Primary source: <{rule.url}>\n" in page
     assert "\n- Checkov: [`CKV_AZURE_150`](https://www.checkov.io/5.Policy%20Index/terraform.html)\n" in page
-    # the example is the rule evaluated on its test table's first passing and first failing case
-    assert ('Fails (`min-2`), changing the passing case `happy-path` in:\n\n```json\n{\n'
+    # the example is the EXAMPLE of the rule's test module, evaluated now
+    assert ("Passes (`happy-path`), a stack of:\n\n`example` (`azure-native:machinelearningservices:Compute`) "
+            "with the inputs:\n\n```json\n{\n") in page
+    assert ("Fails (`min-2`), the same stack except that it:\n\n- changes `example` "
+            "(`azure-native:machinelearningservices:Compute`):\n\n```json\n{\n"
             '  "properties.properties.scaleSettings.minNodeCount": 2.0\n}\n```\n\nReports:\n\n'
             "> AmlCompute cluster 'example' must have minNodeCount 0; found 2.\n") in page
     assert page.endswith(f"## Remediation\n\n{rule.remediation}\n")
@@ -341,6 +349,23 @@ def test_changes_lists_changed_set_and_removed_paths() -> None:
     base = {"a": {"b": 1, "c": 2}, "d": 3}
     assert docs.changes(base, {"a": {"b": 5}, "d": 3, "e": {"f": True}}) == {
         "a.b": 5, "a.c": "(omitted)", "e.f": True}
+
+
+def test_a_stack_rule_page_shows_what_the_failing_stack_adds() -> None:
+    page = docs.rule_page(aml_workspace_diagnostics.RULE)
+    assert "With pack config" not in page
+    assert ("Passes (`happy-path`), a stack of:\n\n| Resource | Type |\n|---|---|\n"
+            "| `mlw-prod` | `azure-native:machinelearningservices:Workspace` |\n") in page
+    assert ("Fails (`no-settings`), the same stack except that it:\n\n"
+            "- removes `diag-prod` (`azure-native:monitor:DiagnosticSetting`)\n"
+            "- removes `diag-dev` (`azure-native:monitor:DiagnosticSetting`)\n\nReports:\n\n"
+            "> Workspace 'mlw-prod' must have a diagnostic setting") in page
+
+
+def test_a_rule_page_names_the_examples_pack_config() -> None:
+    page = docs.rule_page(aml_quota_budget.RULE)
+    assert 'With pack config `{"coreQuota": {"westeurope": {"DSv2": 51}}}`:\n\n' in page
+    assert "Fails (`dedicated-breach-52-of-51`), the same stack except that it:\n\n- adds `cpu-b` " in page
 
 
 def test_the_rules_index_links_every_rule_page() -> None:

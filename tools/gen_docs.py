@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import difflib
 import enum
-import importlib
 import inspect
 import json
 import os
@@ -47,8 +46,9 @@ from pydantic_core import PydanticUndefined  # noqa: E402
 
 from amlkit.errors import AmlkitError, UsageError  # noqa: E402
 from amlkit.policies import ALL_RULES  # noqa: E402
-from amlkit.policies.framework import WAIVER_SCHEMA, ResourceInput, Rule, StackResource  # noqa: E402
+from amlkit.policies.framework import WAIVER_SCHEMA, Rule, StackResource  # noqa: E402
 from amlkit.schema import SECRET_PATHS, Allowed, EnvironmentSpec, Model  # noqa: E402
+from tests.policies.examples import Example, example_of, rule_test_path  # noqa: E402
 
 LOCATION_KEY = "azure-native:location"
 LOADER_DEFAULTS = {"amlkit:environment": "the stack name, lowercased"}
@@ -423,33 +423,7 @@ def rule_page(rule: Rule) -> str:
     return "\n".join(lines) + "\n"
 
 
-# --- examples from the rule's own test table ----------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Case:
-    """One row of a rule's table-driven test: resource inputs, config, and what the rule says."""
-
-    id: str
-    props: Mapping[str, Any]
-    config: Mapping[str, Any] | None
-
-
-def test_module_of(rule: Rule) -> str:
-    return f"tests/policies/test_{rule.name.replace('-', '_')}.py"
-
-
-def resource_cases(rule: Rule) -> list[Case]:
-    """The `CASES` rows `(id, props, [config,] expected)` of a resource rule's test module, else []."""
-    if rule.is_stack_rule:
-        return []
-    module = importlib.import_module(test_module_of(rule)[:-3].replace("/", "."))
-    cases = []
-    for row in getattr(module, "CASES", []):
-        if len(row) in (3, 4) and isinstance(row[0], str) and isinstance(row[1], Mapping):
-            config = row[2] if len(row) == 4 and isinstance(row[2], Mapping) else None
-            cases.append(Case(row[0], row[1], config))
-    return cases
+# --- examples: the EXAMPLE each rule's test module declares (tests/policies/examples.py) --------------------
 
 
 def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:
@@ -468,66 +442,50 @@ def changes(base: Mapping[str, Any], other: Mapping[str, Any]) -> dict[str, Any]
     return {path: value for path, value in diff.items() if value != "(omitted)" or path in old}
 
 
-COMPUTE = "azure-native:machinelearningservices:Compute"
+def _json(value: Any) -> list[str]:
+    return ["```json", json.dumps(value, indent=2, sort_keys=True, default=str), "```"]
 
 
-def case_type(rule: Rule) -> str:
-    """The resource type of a rule's test cases: the module's WORKSPACE_TYPE when its cases use it."""
-    module = importlib.import_module(test_module_of(rule)[:-3].replace("/", "."))
-    return module.WORKSPACE_TYPE if "type_=WORKSPACE_TYPE" in inspect.getsource(module) else COMPUTE
-
-
-def evaluate(rule: Rule, case: Case, type_: str) -> list[str]:
-    resource = ResourceInput(type_, "example", f"urn:pulumi:dev::example::{type_}::example", case.props)
-    return [finding.message for finding in rule.evaluate(resource, case.config)]
-
-
-def stack_cases(rule: Rule) -> list[tuple[str, list[StackResource]]]:
-    """The `CASES` rows `(id, [StackResource...], expected)` of a stack rule's test module, else []."""
-    if not rule.is_stack_rule:
-        return []
-    module = importlib.import_module(test_module_of(rule)[:-3].replace("/", "."))
-    return [(row[0], row[1]) for row in getattr(module, "CASES", [])
-            if len(row) == 3 and isinstance(row[1], list) and row[1]
-            and all(isinstance(item, StackResource) for item in row[1])]
-
-
-def stack_examples(rule: Rule, link: str) -> list[str]:
-    cases = [(case_id, resources, [f.message for f in rule.evaluate_stack(resources)])
-             for case_id, resources in stack_cases(rule)]
-    passing = next((case for case in cases if not case[2]), None)
-    failing = next((case for case in cases if case[2]), None)
-    if passing is None or failing is None:
-        return [f"Every case this rule decides, passing and failing, is a named row of {link}."]
-    lines = [f"From {link} (the messages are the rule's output today).", "",
-             f"Fails (`{failing[0]}`), a stack of:", "",
-             *_table(("Resource", "Type"), [[f"`{r.name}`", f"`{r.type}`"] for r in failing[1]]),
-             "", "Reports:", "", *[f"> {message}" for message in failing[2]], "",
-             f"Passes (`{passing[0]}`), a stack of:", "",
-             *_table(("Resource", "Type"), [[f"`{r.name}`", f"`{r.type}`"] for r in passing[1]])]
+def stack_changes(example: Example) -> list[str]:
+    """What the failing stack changes from the passing one: resources added, removed, retyped or re-input."""
+    passes = {item.name: item for item in example.passes}
+    fails = {item.name: item for item in example.fails}
+    lines: list[str] = []
+    for name, item in fails.items():
+        before = passes.get(name)
+        if before is None:
+            lines += [f"- adds `{name}` (`{item.type}`):", "", *_json(item.props), ""]
+        elif before.type != item.type:
+            lines += [f"- declares `{name}` as `{item.type}` instead of `{before.type}`", ""]
+        elif before.props != item.props:
+            lines += [f"- changes `{name}` (`{item.type}`):", "", *_json(changes(before.props, item.props)), ""]
+    lines += [f"- removes `{name}` (`{item.type}`)" for name, item in passes.items() if name not in fails]
+    while lines and not lines[-1]:
+        lines.pop()
     return lines
+
+
+def stack_table(stack: Sequence[StackResource]) -> list[str]:
+    """A one-resource stack shows its inputs; a larger one lists its resources."""
+    if len(stack) == 1:
+        return [f"`{stack[0].name}` (`{stack[0].type}`) with the inputs:", "", *_json(stack[0].props)]
+    return _table(("Resource", "Type"), [[f"`{r.name}`", f"`{r.type}`"] for r in stack])
 
 
 def examples(rule: Rule) -> list[str]:
-    """The first passing and the first failing case of the rule's test table, evaluated now: the page shows
-    what the rule says today. Rules without such a table link their tests."""
-    link = f"[`{test_module_of(rule)}`](../../{test_module_of(rule)})"
-    if rule.is_stack_rule:
-        return stack_examples(rule, link)
-    cases = resource_cases(rule)
-    type_ = case_type(rule) if cases else COMPUTE
-    passing = next((c for c in cases if not evaluate(rule, c, type_)), None)
-    failing = next((c for c in cases if evaluate(rule, c, type_)), None)
-    if passing is None or failing is None:
-        return [f"Every case this rule decides, passing and failing, is a named row of {link}."]
-    lines = [f"From {link} (inputs as the policy sees them; the messages are the rule's output today).", "",
-             f"Fails (`{failing.id}`), changing the passing case `{passing.id}` in:", "", "```json",
-             json.dumps(changes(passing.props, failing.props), indent=2, sort_keys=True, default=str), "```"]
-    if failing.config:
-        lines += ["", f"with pack config `{json.dumps(dict(failing.config), sort_keys=True)}`"]
-    lines += ["", "Reports:", ""] + [f"> {message}" for message in evaluate(rule, failing, type_)]
-    lines += ["", f"Passes (`{passing.id}`): the same resource with the rule's expectation met."]
-    return lines
+    """The rule's EXAMPLE, evaluated now: the passing stack, what the failing one changes, what the rule reports."""
+    path = rule_test_path(rule)
+    example = example_of(rule)
+    if example is None:
+        raise UsageError(f"{path} declares no EXAMPLE (see tests/policies/examples.py)")
+    lines = [f"From `EXAMPLE` in [`{path}`](../../{path}) (inputs as the policy sees them; the messages are the "
+             "rule's output today).", ""]
+    if example.config:
+        lines += [f"With pack config `{json.dumps(dict(example.config), sort_keys=True)}`:", ""]
+    lines += [f"Passes (`{example.passes_case}`), a stack of:", "", *stack_table(example.passes), "",
+              f"Fails (`{example.fails_case}`), the same stack except that it:", "", *stack_changes(example),
+              "", "Reports:", ""]
+    return lines + [f"> {message}" for _, message in example.messages(rule, example.fails)]
 
 
 # --- CLI reference ----------------------------------------------------------------------------------

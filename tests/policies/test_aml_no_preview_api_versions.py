@@ -17,6 +17,9 @@ def expected(module: str, name: str, type_: str) -> list[str]:
 CASES = [
     ("default-version", "azure-native:machinelearningservices:Workspace", []),
     ("dated-stable-version", "azure-native:machinelearningservices/v20240401:Workspace", []),
+    ("workspace-preview", "azure-native:machinelearningservices/v20240401preview:Workspace",
+     expected("machinelearningservices", "Workspace",
+              "azure-native:machinelearningservices/v20240401preview:Workspace")),
     ("ml-preview", "azure-native:machinelearningservices/v20240401preview:Compute",
      expected("machinelearningservices", "Compute", "azure-native:machinelearningservices/v20240401preview:Compute")),
     ("other-module-preview", "azure-native:network/v20210501preview:AdminRule",
@@ -37,5 +40,5 @@ def test_aml_no_preview_api_versions(type_, expected):
 
 
 TYPES = {row[0]: row[1] for row in CASES}
-EXAMPLE = Example((resource(TYPES["ml-preview"], PROPS),), (resource(TYPES["dated-stable-version"], PROPS),),
-                  "ml-preview", "dated-stable-version")
+EXAMPLE = Example((resource(TYPES["workspace-preview"], PROPS),), (resource(TYPES["dated-stable-version"], PROPS),),
+                  "workspace-preview", "dated-stable-version")
