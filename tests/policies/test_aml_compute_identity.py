@@ -216,6 +216,6 @@ def test_is_a_mandatory_stack_rule():
     assert (RULE.is_stack_rule, RULE.level) == (True, "mandatory")
 
 
-IDENTITY_ROWS = {row[0]: row[1] for row in IDENTITY_CASES}
-EXAMPLE = Example((WS, resource("cpu-cluster", IDENTITY_ROWS["both-rejected"])), (WS, resource("cpu-cluster", HAPPY)),
-                  "both-rejected", "happy-path-system")
+# The example shows the stack part of the rule: the instance's Contributor grant, found by the property
+# dependencies of its principalId (the instance) and scope (the workspace).
+EXAMPLE = Example.of_stacks(CONTRIBUTOR_CASES, fails="reader-only", passes="contributor-on-workspace")

@@ -4,8 +4,12 @@ The fixture `tests/fixtures/every_rule` declares raw azure-native resources: off
 `mlw-open`, `aks-created`, `rg-lock`, `batch-lock`, `cpu-preview`, `aks-attached-twice`,
 `aks-attached-again`) and compliant twins. Its `pack-config.json` sets the knobs some rules need to
 fire (Dedicated only, required tags, quotas, the M series allowed for the isolated twins, CUDA 12.0,
-isolated sizes required) and pins retirement dates to 2026-01-01. A rule added to ALL_RULES without a
-case here fails `test_every_rule_of_the_pack_fires`.
+isolated sizes required) and pins retirement dates to 2026-01-01.
+
+The program is hand-written with the typed SDK (wire-form conversion, compliant twins next to offenders,
+cross-rule interplay) for the rules it names below (`COVERED`); its assertions look at those rules only,
+so a new rule needs no edit here. That every rule of the pack fires through the engine, new ones included,
+is tests/review/test_rule_examples.py, derived from each rule's own EXAMPLE.
 """
 
 from __future__ import annotations
@@ -75,6 +79,7 @@ EXPECTED = sorted(
         ("aml-attached-compute-unique", "aks-attached-again", M),
     ]
 )
+COVERED = {policy for policy, _, _ in EXPECTED}
 COMPLIANT = {"aks-attached", "ci-good", "ci-good-contributor", "cpu-good", "mlw-secure", "mlw-secure-diag",
              "mlw-secure-lock", "rg", "rg-secure", "uai"}
 
@@ -148,14 +153,18 @@ def stack(result):
     return only
 
 
-def test_every_rule_of_the_pack_fires(stack):
-    assert len(ALL_RULES) == 31
-    assert {v.policy for v in stack.violations} == set(RULES)
+def covered(stack):
+    return [v for v in stack.violations if v.policy in COVERED]
+
+
+def test_the_whole_pack_runs_and_every_covered_rule_fires(stack):
+    assert set(RULES) >= COVERED
+    assert {v.policy for v in covered(stack)} == COVERED
     assert sorted(p.name for p in stack.pack.policies) == sorted(RULES)
 
 
 def test_the_exact_findings(stack):
-    assert sorted((v.policy, v.resource, v.level) for v in stack.violations) == EXPECTED
+    assert sorted((v.policy, v.resource, v.level) for v in covered(stack)) == EXPECTED
 
 
 def test_no_unknowns_no_error_and_mandatory_findings_fail_the_review(result, stack):
@@ -166,7 +175,7 @@ def test_no_unknowns_no_error_and_mandatory_findings_fail_the_review(result, sta
 
 
 def test_compliant_twins_fire_nothing(stack):
-    flagged = {v.resource for v in stack.violations}
+    flagged = {v.resource for v in covered(stack)}
     assert {r.name for r in stack.resources} == COMPLIANT | flagged
     assert COMPLIANT.isdisjoint(flagged)
 
