@@ -9,7 +9,6 @@ inputs, as the policy analyzer and the offline review see them.
 from __future__ import annotations
 
 # --- Compute wire paths (azure-native Compute inputs, engine form) -----------------------------------
-# https://learn.microsoft.com/azure/templates/microsoft.machinelearningservices/workspaces/computes
 VM_SIZE = "properties.properties.vmSize"
 VM_PRIORITY = "properties.properties.vmPriority"
 SCALE_SETTINGS = "properties.properties.scaleSettings"
@@ -27,6 +26,8 @@ USER_ACCOUNT_CREDENTIALS = "properties.properties.userAccountCredentials"
 PERSONAL_INSTANCE_SETTINGS = "properties.properties.personalComputeInstanceSettings"
 COMPUTE_LOCATION = "properties.computeLocation"
 DISABLE_LOCAL_AUTH = "properties.disableLocalAuth"
+"""Where each Compute setting sits in the inputs the pack and the plan read (ARM template shape, camelCase).
+https://learn.microsoft.com/azure/templates/microsoft.machinelearningservices/workspaces/computes"""
 
 # --- Defaults Azure applies when a property is omitted ------------------------------------------------
 CLUSTER_IDLE_SECONDS_DEFAULT = 120
@@ -40,6 +41,19 @@ https://learn.microsoft.com/rest/api/azureml/compute/create-or-update#scalesetti
 NODE_PUBLIC_IP_DEFAULT = True
 """`enableNodePublicIp` omitted: nodes get public IPs (SDK and Azure default).
 https://learn.microsoft.com/azure/machine-learning/how-to-secure-training-vnet#compute-cluster"""
+
+LOCAL_AUTH_DISABLED_DEFAULT = False
+"""`disableLocalAuth` omitted: local authentication stays on (what built-in policy e96a9a5f audits).
+https://github.com/Azure/azure-policy/blob/master/built-in-policies/policyDefinitions/Machine%20Learning/DisableLocalAuth_Audit.json"""
+
+SERVERLESS_NO_PUBLIC_IP_DEFAULT = False
+"""Workspaces: `serverlessComputeSettings.serverlessComputeNoPublicIP` omitted: serverless nodes get public IPs
+(azure-ai-ml loads a missing flag as false).
+https://github.com/Azure/azure-sdk-for-python/blob/main/sdk/ml/azure-ai-ml/azure/ai/ml/_schema/workspace/serverless_compute.py"""
+
+MANAGED_NETWORK_ISOLATION_DEFAULT = "Disabled"
+"""Workspaces: `managedNetwork.isolationMode` omitted: no managed network.
+https://learn.microsoft.com/azure/machine-learning/how-to-managed-network"""
 
 VM_PRIORITIES = ("Dedicated", "LowPriority")
 """The `vmPriority` values of a cluster. https://learn.microsoft.com/azure/machine-learning/how-to-use-low-priority-batch"""
@@ -71,8 +85,6 @@ REGIONAL_COMPUTE_LIMIT_MAX = 2500
 https://learn.microsoft.com/azure/machine-learning/how-to-manage-quotas#azure-machine-learning-compute"""
 
 # --- Properties Azure cannot change on an existing compute (a change replaces it) ---------------------
-# https://learn.microsoft.com/azure/machine-learning/how-to-create-attach-compute-cluster (and the
-# compute instance page): size, priority, network, public IP, SSH and admin user are set at creation.
 CLUSTER_REPLACE_ON_CHANGES = (
     "location",
     COMPUTE_LOCATION,
@@ -84,6 +96,8 @@ CLUSTER_REPLACE_ON_CHANGES = (
     REMOTE_LOGIN,
     USER_ACCOUNT_CREDENTIALS,
 )
+"""Clusters: set at creation (size, priority, network, public IP, SSH, admin user, local auth, region).
+https://learn.microsoft.com/azure/machine-learning/how-to-create-attach-compute-cluster"""
 INSTANCE_REPLACE_ON_CHANGES = (
     "location",
     DISABLE_LOCAL_AUTH,
@@ -93,6 +107,8 @@ INSTANCE_REPLACE_ON_CHANGES = (
     SSH_SETTINGS,
     PERSONAL_INSTANCE_SETTINGS,
 )
+"""Compute instances: set at creation (size, network, public IP, SSH, assigned user, local auth, region).
+https://learn.microsoft.com/azure/machine-learning/how-to-create-compute-instance"""
 ATTACHED_KINDS = ("Kubernetes", "VirtualMachine", "SynapseSpark")
 ATTACHED_REPLACE_ON_CHANGES = ("location", "identity", "properties")
 """Attached computes: any change but tags re-attaches them (the old attachment is removed first).
@@ -102,7 +118,7 @@ REPLACE_ON_CHANGES = {
     "ComputeInstance": INSTANCE_REPLACE_ON_CHANGES,
     **dict.fromkeys(ATTACHED_KINDS, ATTACHED_REPLACE_ON_CHANGES),
 }
-"""computeType -> its immutable input paths."""
+"""computeType -> its immutable input paths (the tuples above)."""
 
 
 def seconds_iso(seconds: int) -> str:

@@ -115,7 +115,7 @@ class ComputeView:
 
     @property
     def vm_priority(self) -> str:
-        """`vmPriority`; Azure's default is Dedicated."""
+        """`vmPriority`; omitted means `facts.VM_PRIORITY_DEFAULT`."""
         return _get(self.inner, "vmPriority", facts.VM_PRIORITY_DEFAULT)
 
     @property
@@ -129,27 +129,27 @@ class ComputeView:
 
     @property
     def enable_node_public_ip(self) -> bool:
-        """`enableNodePublicIp`; Azure's default is true."""
+        """`enableNodePublicIp`; omitted means `facts.NODE_PUBLIC_IP_DEFAULT`."""
         return bool(_get(self.inner, "enableNodePublicIp", facts.NODE_PUBLIC_IP_DEFAULT))
 
     @property
     def remote_login_port_public_access(self) -> str:
-        """`remoteLoginPortPublicAccess`; omitted means NotSpecified (open on public nodes)."""
+        """`remoteLoginPortPublicAccess`; omitted means `facts.REMOTE_LOGIN_DEFAULT` (open on public nodes)."""
         return _get(self.inner, "remoteLoginPortPublicAccess", facts.REMOTE_LOGIN_DEFAULT)
 
     @property
     def remote_login_port_public_access_given(self) -> str | None:
-        """`remoteLoginPortPublicAccess` as written; None when omitted (Azure then uses NotSpecified)."""
+        """`remoteLoginPortPublicAccess` as written; None when omitted (then `facts.REMOTE_LOGIN_DEFAULT`)."""
         return _get(self.inner, "remoteLoginPortPublicAccess")
 
     @property
     def enable_node_public_ip_given(self) -> bool | None:
-        """`enableNodePublicIp` as written; None when omitted (Azure then uses true)."""
+        """`enableNodePublicIp` as written; None when omitted (Azure then uses `facts.NODE_PUBLIC_IP_DEFAULT`)."""
         return _get(self.inner, "enableNodePublicIp")
 
     @property
     def disable_local_auth_given(self) -> bool | None:
-        """`disableLocalAuth` as written; None when omitted (Azure then uses false)."""
+        """`disableLocalAuth` as written; None when omitted (Azure then uses `facts.LOCAL_AUTH_DISABLED_DEFAULT`)."""
         return _get(self.outer, "disableLocalAuth")
 
     @property
@@ -269,8 +269,8 @@ class WorkspaceView:
 
     @property
     def managed_network_isolation_mode(self) -> str:
-        """`managedNetwork.isolationMode`; omitted means Disabled (no managed network)."""
-        return _get(_get(self.props, "managedNetwork", {}), "isolationMode", "Disabled")
+        """`managedNetwork.isolationMode`; omitted means `facts.MANAGED_NETWORK_ISOLATION_DEFAULT` (none)."""
+        return _get(_get(self.props, "managedNetwork", {}), "isolationMode", facts.MANAGED_NETWORK_ISOLATION_DEFAULT)
 
     @property
     def serverless_settings(self) -> Mapping[str, Any]:
@@ -278,7 +278,8 @@ class WorkspaceView:
 
     @property
     def serverless_no_public_ip_given(self) -> bool | None:
-        """`serverlessComputeNoPublicIP` as written; None when omitted (Azure then uses false)."""
+        """`serverlessComputeNoPublicIP` as written; None when omitted (Azure then uses
+        `facts.SERVERLESS_NO_PUBLIC_IP_DEFAULT`)."""
         return _get(self.serverless_settings, "serverlessComputeNoPublicIP")
 
     @property

@@ -58,6 +58,14 @@ def must(subject: str, expectation: str, found: str | None = None) -> str:
     return text + "."
 
 
+def as_written(given: Any, default: Any) -> str:
+    """A setting as a message shows it: the value written (booleans lower-case, as ARM spells them), or, when
+    omitted (`given` None), `none (Azure then uses <default>)`."""
+    value = default if given is None else given
+    shown = str(value).lower() if isinstance(value, bool) else str(value)
+    return f"none (Azure then uses {shown})" if given is None else shown
+
+
 def cannot_tell(subject: str, expectation: str, reason: str, urn: str | None = None) -> Finding:
     """An unknown finding in the same template: `<subject> must <expectation>; cannot tell: <reason>.`"""
     return Finding(f"{subject} must {expectation}; cannot tell: {reason}.", urn, unknown=True)

@@ -23,8 +23,19 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from amlkit import azure_facts as facts
 from amlkit.policies.azure import MANAGED, compute_of, compute_subject
-from amlkit.policies.framework import Finding, ResourceInput, Rule, azure_policy, checkov, mcsb, must, psrule
+from amlkit.policies.framework import (
+    Finding,
+    ResourceInput,
+    Rule,
+    as_written,
+    azure_policy,
+    checkov,
+    mcsb,
+    must,
+    psrule,
+)
 
 FIELD = "disableLocalAuth"
 
@@ -35,7 +46,7 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
         return
     given = compute.disable_local_auth_given
     if given is not True:
-        found = "none (Azure then defaults to false)" if given is None else str(given).lower()
+        found = as_written(given, facts.LOCAL_AUTH_DISABLED_DEFAULT)
         yield Finding(must(compute_subject(resource.name, compute), f"set {FIELD} to true", found))
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from amlkit import azure_facts as facts
 from amlkit.policies.azure import MANAGED, compute_of, compute_subject
-from amlkit.policies.framework import Finding, ResourceInput, Rule, must
+from amlkit.policies.framework import Finding, ResourceInput, Rule, as_written, must
 
 FIELD = "enableNodePublicIp"
 
@@ -17,7 +18,7 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
         return
     given = compute.enable_node_public_ip_given
     if given is not False:
-        found = "none (Azure then defaults to true)" if given is None else str(given).lower()
+        found = as_written(given, facts.NODE_PUBLIC_IP_DEFAULT)
         yield Finding(must(compute_subject(resource.name, compute), f"set {FIELD} to false", found))
 
 

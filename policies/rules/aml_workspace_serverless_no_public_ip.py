@@ -25,8 +25,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from amlkit import azure_facts as facts
 from amlkit.policies.azure import WORKSPACE, WorkspaceView, is_type, same_value
-from amlkit.policies.framework import Finding, ResourceInput, Rule, must
+from amlkit.policies.framework import Finding, ResourceInput, Rule, as_written, must
 
 EXPECTATION = ("have serverlessComputeSettings.serverlessComputeNoPublicIP true for serverless compute in its "
                "custom subnet")
@@ -36,12 +37,12 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
     if not is_type(resource.type, WORKSPACE):
         return
     workspace = WorkspaceView(resource.props)
-    managed = not same_value(workspace.managed_network_isolation_mode, "Disabled")
+    managed = not same_value(workspace.managed_network_isolation_mode, facts.MANAGED_NETWORK_ISOLATION_DEFAULT)
     if managed or not workspace.serverless_custom_subnet:
         return
     given = workspace.serverless_no_public_ip_given
     if given is not True:
-        found = "none (Azure then uses false)" if given is None else str(given).lower()
+        found = as_written(given, facts.SERVERLESS_NO_PUBLIC_IP_DEFAULT)
         yield Finding(must(f"Workspace '{resource.name}'", EXPECTATION, found))
 
 

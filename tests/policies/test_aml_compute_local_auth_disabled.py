@@ -17,13 +17,13 @@ CASES = [
     ("cluster-local-auth-on", changed(HAPPY, FIELD, False),
      ["AmlCompute cluster 'cpu-cluster' must set disableLocalAuth to true; found false."]),
     ("cluster-omitted-is-false", changed(HAPPY, FIELD, DELETE),
-     ["AmlCompute cluster 'cpu-cluster' must set disableLocalAuth to true; found none (Azure then defaults to "
+     ["AmlCompute cluster 'cpu-cluster' must set disableLocalAuth to true; found none (Azure then uses "
       "false)."]),
     ("instance-happy", instance_props(), []),
     ("instance-local-auth-on", changed(instance_props(), FIELD, False),
      ["Compute instance 'cpu-cluster' must set disableLocalAuth to true; found false."]),
     ("instance-omitted-is-false", changed(instance_props(), FIELD, DELETE),
-     ["Compute instance 'cpu-cluster' must set disableLocalAuth to true; found none (Azure then defaults to "
+     ["Compute instance 'cpu-cluster' must set disableLocalAuth to true; found none (Azure then uses "
       "false)."]),
     # built-in e96a9a5f v2.1.0 audits ComputeInstance and AmlCompute only: attached computes are out of scope
     ("attached-happy", attached_props(), []),

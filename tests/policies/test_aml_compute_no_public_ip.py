@@ -19,12 +19,12 @@ CASES = [
     ("cluster-public-ip", changed(HAPPY, FIELD, True),
      [f"{CLUSTER} must set enableNodePublicIp to false; found true."]),
     ("cluster-omitted-is-true", changed(HAPPY, FIELD, DELETE),
-     [f"{CLUSTER} must set enableNodePublicIp to false; found none (Azure then defaults to true)."]),
+     [f"{CLUSTER} must set enableNodePublicIp to false; found none (Azure then uses true)."]),
     ("instance-happy", instance_props(), []),
     ("instance-public-ip", changed(instance_props(), FIELD, True),
      [f"{INSTANCE} must set enableNodePublicIp to false; found true."]),
     ("instance-omitted-is-true", changed(instance_props(), FIELD, DELETE),
-     [f"{INSTANCE} must set enableNodePublicIp to false; found none (Azure then defaults to true)."]),
+     [f"{INSTANCE} must set enableNodePublicIp to false; found none (Azure then uses true)."]),
     ("attached-ignored", attached_props(), []),
 ]
 

@@ -12,6 +12,7 @@ from amlkit.policies.framework import (
     WaiverContractError,
     WaiverError,
     apply_waivers,
+    as_written,
     describe_waived,
     must,
     parse_waived,
@@ -197,3 +198,13 @@ def test_a_malformed_review_date_fails_closed(monkeypatch):
     monkeypatch.setenv(REVIEW_DATE_ENV, "tomorrow")
     with pytest.raises(ValueError, match=r"^AMLKIT_REVIEW_DATE='tomorrow' is not a date \(YYYY-MM-DD\)$"):
         review_date()
+
+
+@pytest.mark.parametrize(("value", "default", "shown"), [
+    (None, True, "none (Azure then uses true)"),
+    (None, "Disabled", "none (Azure then uses Disabled)"),
+    (False, True, "false"),
+    ("Enabled", "Disabled", "Enabled"),
+], ids=["omitted-bool", "omitted-string", "written-bool-lower-case", "written-string"])
+def test_as_written(value, default, shown):
+    assert as_written(value, default) == shown
