@@ -456,6 +456,8 @@ def test_check_reports_a_stale_page_with_a_diff(tmp_path: Path, capsys: pytest.C
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "components.md").write_text("# C\n\nwritten\n\n<!-- BEGIN GENERATED: component-reference -->\n"
                                                     "old\n<!-- END GENERATED: component-reference -->\n\nafter\n")
+    (tmp_path / "docs" / "azure-facts.md").write_text("<!-- BEGIN GENERATED: azure-facts -->\n"
+                                                     "<!-- END GENERATED: azure-facts -->\n")
     assert docs.main(["--write", "--root", str(tmp_path)]) == 0
     assert (tmp_path / "docs" / "components.md").read_text() == (
         "# C\n\nwritten\n\n<!-- BEGIN GENERATED: component-reference -->\n\n" + docs.component_reference()
@@ -521,3 +523,44 @@ def test_the_readme_one_minute_check_runs_as_written(tmp_path: Path) -> None:
     assert "Policy config: pack defaults" in results[-1].stdout
     assert "Summary: 1 stack, 0 mandatory, 2 advisory, 0 waived, 0 unknown" in results[-1].stdout
     assert "aml-workspace-cmk" in results[-1].stdout and "aml-workspace-user-assigned-identity" in results[-1].stdout
+
+
+# --- the Azure facts table ----------------------------------------------------------------------------------
+
+FACTS_SOURCE = '''
+# --- Paths ---
+A = "a.b"
+B = "a.c"
+"""Where a and b sit. https://example.com/paths"""
+
+# --- Defaults ---
+C = 1
+"""C omitted. https://example.com/c"""
+D = C + 1
+E = 2
+"""E and nothing else (D, without a docstring next to it, is derived)."""
+'''
+
+
+def test_documented_facts_share_a_docstring_and_take_the_section_above() -> None:
+    assert docs.documented_facts(FACTS_SOURCE) == [
+        ("Paths", ["A", "B"], "Where a and b sit. https://example.com/paths"),
+        ("Defaults", ["C"], "C omitted. https://example.com/c"),
+        ("Defaults", ["D", "E"], "E and nothing else (D, without a docstring next to it, is derived)."),
+    ]
+
+
+def test_every_azure_fact_is_documented_with_a_source() -> None:
+    from amlkit import azure_facts
+
+    source = Path(azure_facts.__file__).read_text(encoding="utf-8")
+    documented = {name for _, names, doc in docs.documented_facts(source) if "https://" in doc for name in names}
+    derived = {"REPLACE_ON_CHANGES", "CLUSTER_IDLE_DEFAULT_ISO"}
+    assert {name for name in vars(azure_facts) if name.isupper()} - derived == documented
+
+
+def test_the_facts_table_shows_value_meaning_and_source() -> None:
+    row = ("| `NODE_PUBLIC_IP_DEFAULT` = `true` | `enableNodePublicIp` omitted: nodes get public IPs (SDK and Azure "
+           "default). | <https://learn.microsoft.com/azure/machine-learning/how-to-secure-training-vnet"
+           "#compute-cluster> |")
+    assert row in docs.facts_reference().splitlines()
