@@ -15,7 +15,7 @@ import pytest
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 sys.path.insert(0, str(BENCH))
 
-import compare  # noqa: E402
+import measure  # noqa: E402
 from environments import environment_name, write_environments  # noqa: E402
 
 from stacks import find_local_auth_knob  # noqa: E402
@@ -49,7 +49,7 @@ def test_amlkit_findings_count_the_stacks_not_reviewed():
         {"error": None, "violations": [{"policy": "a"}, {"policy": "a"}], "unknown": [{}]},
         {"error": "stack s2: the policy pack exited", "violations": [], "unknown": []},
     ]}
-    findings = compare.amlkit_findings(json.dumps(report))
+    findings = measure.amlkit_findings(json.dumps(report))
     assert (dict(findings.failed), findings.unknown, findings.not_reviewed) == ({"a": 2}, 1, 1)
 
 
