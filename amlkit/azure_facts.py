@@ -51,7 +51,11 @@ SERVERLESS_NO_PUBLIC_IP_DEFAULT = False
 (azure-ai-ml loads a missing flag as false).
 https://github.com/Azure/azure-sdk-for-python/blob/main/sdk/ml/azure-ai-ml/azure/ai/ml/_schema/workspace/serverless_compute.py"""
 
-MANAGED_NETWORK_ISOLATION_DEFAULT = "Disabled"
+MANAGED_NETWORK_ISOLATION_MODES = ("Disabled", "AllowInternetOutbound", "AllowOnlyApprovedOutbound")
+"""Workspaces: the `managedNetwork.isolationMode` values; once a managed network is on, it cannot be turned off.
+https://learn.microsoft.com/azure/machine-learning/how-to-managed-network"""
+
+MANAGED_NETWORK_ISOLATION_DEFAULT = MANAGED_NETWORK_ISOLATION_MODES[0]
 """Workspaces: `managedNetwork.isolationMode` omitted: no managed network.
 https://learn.microsoft.com/azure/machine-learning/how-to-managed-network"""
 

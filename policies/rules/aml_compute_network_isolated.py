@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from amlkit import azure_facts as facts
 from amlkit.policies.azure import (
     MANAGED,
     ComputeView,
@@ -17,9 +18,9 @@ from amlkit.policies.azure import (
 )
 from amlkit.policies.framework import Finding, Rule, StackResource, alz, azure_policy, mcsb, must, psrule
 
-ISOLATED_MODES = ("AllowInternetOutbound", "AllowOnlyApprovedOutbound")
+ISOLATED_MODES = tuple(m for m in facts.MANAGED_NETWORK_ISOLATION_MODES if m != facts.MANAGED_NETWORK_ISOLATION_DEFAULT)
 EXPECTATION = ("have a subnet or belong to a workspace whose managed network is isolated (isolationMode "
-               "AllowInternetOutbound or AllowOnlyApprovedOutbound)")
+               f"{' or '.join(ISOLATED_MODES)})")
 
 
 def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -> Iterator[Finding]:

@@ -133,7 +133,7 @@ def demand_of(resource: StackResource, compute: ComputeView) -> tuple[Demand | N
         except UnknownVmSize:
             expectation = "use a known Azure VM size so its cores can be counted against quota"
             problems.append(must(subject, expectation, f"{raw!r}, which is not a known Azure VM size name"))
-    low_priority = compute.is_cluster and same_value(compute.vm_priority, "LowPriority")
+    low_priority = compute.is_cluster and same_value(compute.vm_priority, facts.VM_PRIORITIES[1])
     return Demand(resource.name, resource.urn, region, nodes, size, low_priority), problems
 
 

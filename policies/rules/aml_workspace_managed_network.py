@@ -11,10 +11,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from amlkit import azure_facts as facts
 from amlkit.policies.azure import WORKSPACE, WorkspaceView, is_type
 from amlkit.policies.framework import Finding, ResourceInput, Rule, azure_policy, mcsb, must
 
-MODES = ["Disabled", "AllowInternetOutbound", "AllowOnlyApprovedOutbound"]
+MODES = list(facts.MANAGED_NETWORK_ISOLATION_MODES)
 
 
 def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
