@@ -641,6 +641,7 @@ def test_e2e_rules_json_carries_the_rule_metadata() -> None:
     assert [(e["tool"], e["id"]) for e in local_auth["equivalents"]] == [
         ("Azure Policy", "/providers/Microsoft.Authorization/policyDefinitions/e96a9a5f-07ca-471b-9bc5-6a0f33cbd68f"),
         ("PSRule for Azure", "AZR-000404"), ("Checkov", "CKV_AZURE_142")]
-    assert policies["aml-cluster-min-nodes-zero"]["ref"] == "AMLK-0001"
+    assert (policies["aml-cluster-min-nodes-zero"]["ref"], policies["aml-cluster-min-nodes-zero"]["group"]) == (
+        "AMLK-0001", "compute")
     assert policies["aml-cluster-min-nodes-zero"]["compliance"] is None
     assert [name for name, p in policies.items() if not p["ref"]] == []

@@ -540,9 +540,9 @@ def cli_reference() -> str:
               f"{report_json.FORMAT_VERSION}; fields are only added within a version:", "", "```",
               inspect.cleandoc(report_json.__doc__.split("::", 1)[1].split("\n\n`level`", 1)[0]), "```", "",
               '`amlkit rules --format json`: `{"version", "pack": {"name", "version"}, "policies": [{"name", "ref", '
-              '"display_name", "level", "severity", "description", "remediation", "url", "tags", "stack_policy", '
-              '"compliance", "equivalents"}]}`; `ref`, `display_name` and `compliance` are null and `equivalents` '
-              "empty for a policy of another pack.", "",
+              '"group", "display_name", "level", "severity", "description", "remediation", "url", "tags", '
+              '"stack_policy", "compliance", "equivalents"}]}`; `ref`, `group`, `display_name` and `compliance` are '
+              "null and `equivalents` empty for a policy of another pack.", "",
               "SARIF and the other formats: see [architecture](architecture.md#reports)."]
     return "\n".join(lines) + "\n"
 

@@ -30,6 +30,7 @@ class PolicyInfo:
     display_name: str = ""
     framework: tuple[str, str, str, str] | None = None  # (name, version, reference, specification)
     ref: str = ""  # the rule's stable opaque reference (AMLK-0001) when it is one of amlkit's rules
+    group: str = ""  # the rule's group (compute, locks, workspace, general) when it is one of amlkit's rules
     equivalents: tuple[Equivalent, ...] = ()  # peer tools' checks of the same fact, for amlkit's rules
 
 

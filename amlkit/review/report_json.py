@@ -115,6 +115,7 @@ def rules_to_dict(pack: PackInfo) -> dict[str, Any]:
             {
                 "name": p.name,
                 "ref": p.ref or None,
+                "group": p.group or None,
                 "display_name": p.display_name or None,
                 "level": p.level,
                 "severity": p.severity,

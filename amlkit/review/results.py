@@ -69,7 +69,8 @@ def pack_info_of(analysis: driver.Analysis) -> PackInfo:
             severity=driver._SEVERITIES.get(p.severity, "unspecified"), remediation=p.remediation_steps,
             url=p.url, tags=tuple(p.tags), stack_policy=p.policy_type == driver.analyzer_pb2.POLICY_TYPE_STACK,
             display_name=p.displayName, framework=_framework(p),
-            ref=_ours(analysis.pack_name, p.name).ref, equivalents=_ours(analysis.pack_name, p.name).equivalents,
+            ref=_ours(analysis.pack_name, p.name).ref, group=_ours(analysis.pack_name, p.name).group,
+            equivalents=_ours(analysis.pack_name, p.name).equivalents,
         )
         for p in analysis.policies
     )
@@ -82,13 +83,14 @@ def _framework(policy: Any) -> tuple[str, str, str, str] | None:
     return fields if policy.HasField("framework") and any(fields) else None
 
 
-_NOT_OURS = Rule(name="-", description="-", severity="low", level="advisory", tags=(), url="", remediation="")
+_NOT_OURS = Rule(name="-", description="-", severity="low", level="advisory", tags=(), url="", remediation="",
+                 group="")  # type: ignore[arg-type]  # another pack's policy has no group either
 
 
 def _ours(pack_name: str, policy: str) -> Rule:
     """The amlkit rule behind a policy of amlkit's own pack, for what the analyzer protocol has no field for
-    (the stable reference, the peer equivalents). Refs are frozen per name (tests/policies/test_pack.py),
-    so the name finds them. Another pack's policy gets a rule with no ref and no equivalents."""
+    (the stable reference, the group, the peer equivalents). Refs are frozen per name (each rule's test
+    module pins them), so the name finds them. Another pack's policy gets a rule with no ref and no equivalents."""
     if pack_name != PACK_NAME:
         return _NOT_OURS
     from amlkit.policies import rule_named  # the rules load only for amlkit's own pack, once the review ran

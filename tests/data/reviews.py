@@ -38,6 +38,7 @@ SSH = PolicyInfo(
     url="https://learn.microsoft.com/azure/machine-learning/how-to-secure-training-vnet",
     tags=("security", "network"),
     ref="AMLK-0008",
+    group="compute",
     display_name="No public SSH on compute",
     framework=("Microsoft cloud security benchmark", "v1", "NS-1", "Establish network segmentation boundaries"),
 )

@@ -102,7 +102,8 @@ def test_rules() -> None:
     assert [p["name"] for p in data["policies"]] == ["aml-cluster-min-nodes-zero", "aml-cluster-ssh-disabled",
                                                      "aml-compute-no-public-ip", "aml-quota-budget"]
     assert data["policies"][1] == {
-        "name": "aml-cluster-ssh-disabled", "ref": "AMLK-0008", "display_name": "No public SSH on compute",
+        "name": "aml-cluster-ssh-disabled", "ref": "AMLK-0008", "group": "compute",
+        "display_name": "No public SSH on compute",
         "level": "advisory", "severity": "high",
         "description": "Cluster SSH ports are explicitly closed.",
         "remediation": "Set ssh_public_access_enabled: false.",
@@ -114,5 +115,5 @@ def test_rules() -> None:
     }
     assert data["policies"][3]["stack_policy"] is True
     # a policy without amlkit metadata (another pack's) says so with nulls, not missing keys
-    assert {key: data["policies"][3][key] for key in ("ref", "display_name", "compliance", "equivalents")} == {
-        "ref": None, "display_name": None, "compliance": None, "equivalents": []}
+    assert {key: data["policies"][3][key] for key in ("ref", "group", "display_name", "compliance", "equivalents")} == {
+        "ref": None, "group": None, "display_name": None, "compliance": None, "equivalents": []}
