@@ -56,14 +56,21 @@ class ProgramArgError(ComponentArgError, pulumi.RunError):
 def resolved_hints(owner: Any) -> dict[str, Any]:
     """The owner's own annotations, evaluated (they are strings under `from __future__ import annotations`),
     with `Required`/`NotRequired` kept (`typing.get_type_hints` would drop them)."""
-    module = sys.modules[owner.__module__]
     local = {"Output": pulumi.Output, "T": pulumi.output.T}  # pulumi.Input refers to 'Output[T]'
     resolved: dict[str, Any] = {}
     for name, annotation in inspect.get_annotations(owner).items():
+        module = vars(sys.modules[_module_of(annotation, owner)])
         text = annotation.__forward_arg__ if isinstance(annotation, typing.ForwardRef) else annotation
-        value = eval(text, vars(module), local) if isinstance(text, str) else text  # noqa: S307 - own annotations
-        resolved[name] = _resolve_forward_refs(value, vars(module), local)
+        value = eval(text, module, local) if isinstance(text, str) else text  # noqa: S307 - own annotations
+        resolved[name] = _resolve_forward_refs(value, module, local)
     return resolved
+
+
+def _module_of(annotation: Any, owner: Any) -> str:
+    """Where an annotation was written: a TypedDict keeps an inherited field's ForwardRef with the module
+    of the class that declares it, whose names it uses."""
+    declared = getattr(annotation, "__forward_module__", None) if isinstance(annotation, typing.ForwardRef) else None
+    return declared or owner.__module__
 
 
 def _resolve_forward_refs(annotation: Any, module: Mapping[str, Any], local: Mapping[str, Any]) -> Any:
@@ -91,35 +98,82 @@ def _rebuild(annotation: Any, args: tuple[Any, ...]) -> Any:
 
 @functools.cache
 def fields(args_type: type) -> dict[str, tuple[Any, bool]]:
-    """Each field of a TypedDict: (annotation without Required/NotRequired, required)."""
-    total = getattr(args_type, "__total__", True)
+    """Each field of a TypedDict, inherited ones included: (annotation without Required/NotRequired,
+    required). Required fields come first, then the others, each in declaration order (a base's first)."""
+    totals = _declared_total(args_type)
     result: dict[str, tuple[Any, bool]] = {}
     for name, annotation in resolved_hints(args_type).items():
         origin = get_origin(annotation)
         if origin in (Required, NotRequired):
             result[name] = (get_args(annotation)[0], origin is Required)
         else:
-            result[name] = (annotation, total)
-    return result
+            result[name] = (annotation, totals.get(name, True))
+    return dict(sorted(result.items(), key=lambda item: not item[1][1]))
+
+
+def _declared_total(args_type: type) -> dict[str, bool]:
+    """Each field's default requiredness: the `total` of the class that declares it (a subclass's
+    `total` does not apply to what it inherits)."""
+    totals: dict[str, bool] = {}
+    for base in typed_bases(args_type):
+        totals.update(_declared_total(base))
+    for name in inspect.get_annotations(args_type):
+        totals.setdefault(name, getattr(args_type, "__total__", True))
+    return totals
+
+
+@functools.cache
+def typed_bases(args_type: type) -> tuple[type, ...]:
+    """The TypedDicts a TypedDict derives from, as its `class` line names them (Python 3.11 keeps no
+    bases on a TypedDict: it folds their fields into its own annotations)."""
+    line = _class_line(args_type)
+    if line is None:
+        return ()
+    module = vars(sys.modules[args_type.__module__])
+    bases = []
+    for base in line.group(0).split("(", 1)[1].rsplit(")", 1)[0].split(","):
+        path = base.strip().split(".")
+        if "=" in base or not path[0] or path[0] not in module:
+            continue
+        value = functools.reduce(getattr, path[1:], module[path[0]])
+        if typing.is_typeddict(value):
+            bases.append(value)
+    return tuple(bases)
 
 
 def field_docs(args_type: type) -> dict[str, str]:
-    """The docstring under each field of a class, read from its module's source.
+    """The docstring under each field of a class, inherited fields included, read from the source of
+    the modules that declare them.
 
     A plain scan, not `inspect.getsource` + `ast` (which cost tens of milliseconds per class at
     import): the class body runs from `class <Name>(` to the next line that is not indented, and a
     field is a `    name: annotation` line followed by a `    \"\"\"doc\"\"\"` string.
     """
-    text = _module_source(sys.modules[args_type.__module__].__file__ or "")
-    start = re.search(rf"^class {re.escape(args_type.__name__)}\(.*$", text, re.MULTILINE)
-    if start is None:
-        return {}
-    end = re.compile(r"^\S", re.MULTILINE).search(text, start.end() + 1)
-    body = text[start.end():end.start() if end else len(text)]
-    return {name: inspect.cleandoc(doc) for name, doc in _FIELD_DOC.findall(body)}
+    docs: dict[str, str] = {}
+    for base in typed_bases(args_type):
+        docs.update(field_docs(base))
+    body = _class_body(args_type)
+    docs.update({name: inspect.cleandoc(doc) for name, doc in _FIELD_DOC.findall(body or "")})
+    return docs
 
 
 _FIELD_DOC = re.compile(r'^    (\w+): [^\n]+\n    """(.*?)"""', re.MULTILINE | re.DOTALL)
+
+
+def _class_body(owner: type) -> str | None:
+    """The source from a class's `class` line to the next line that is not indented, or None."""
+    found = _class_line(owner)
+    if found is None:
+        return None
+    text = found.string
+    end = re.compile(r"^\S", re.MULTILINE).search(text, found.end() + 1)
+    return text[found.end():end.start() if end else len(text)]
+
+
+def _class_line(owner: type) -> re.Match[str] | None:
+    """The `class <Name>(...):` line of a module-level class in its module's source, or None."""
+    text = _module_source(sys.modules[owner.__module__].__file__ or "")
+    return re.search(rf"^class {re.escape(owner.__name__)}\(.*$", text, re.MULTILINE)
 
 
 @functools.cache
