@@ -31,13 +31,16 @@ import enum
 import re
 import types
 import typing
-from collections.abc import Awaitable, Mapping, Sequence
+from collections.abc import Awaitable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any, Literal, NotRequired, Required, TypedDict, get_args, get_origin
 
 import pulumi
 import pulumi.output
 
 from amlkit import __version__
+from amlkit.components.args import field_docs
+from amlkit.components.args import fields as _fields
 from amlkit.components.args import resolved_hints as _hints
 
 NAME = "amlkit"
@@ -120,11 +123,9 @@ class _Views:
     def typed_dict(self, source: type) -> type:
         if source in self.typed_dicts:
             return self.typed_dicts[source]
-        hints = _hints(source)
-        total = getattr(source, "__total__", True)
-        fields = {name: self.view(_required_marker(annotation, total), source, name)
-                  for name, annotation in hints.items() if not _python_only(annotation)}
-        view = TypedDict(source.__name__, fields, total=total)  # type: ignore[operator]
+        fields = {name: self.view(Required[annotation] if required else NotRequired[annotation], source, name)
+                  for name, (annotation, required) in _fields(source).items() if not _python_only(annotation)}
+        view = TypedDict(source.__name__, fields)  # type: ignore[operator]
         view.__module__, view.__qualname__, view.__doc__ = source.__module__, source.__qualname__, source.__doc__
         self.typed_dicts[source] = view
         return view
@@ -136,13 +137,6 @@ def _python_only(annotation: Any) -> bool:
     if get_origin(annotation) in (Required, NotRequired):
         annotation = get_args(annotation)[0]
     return isinstance(annotation, type) and issubclass(annotation, pulumi.ComponentResource)
-
-
-def _required_marker(annotation: Any, total: bool) -> Any:
-    """Keep `Required`/`NotRequired`; a bare field follows the TypedDict's `total`."""
-    if get_origin(annotation) in (Required, NotRequired):
-        return annotation
-    return Required[annotation] if total else NotRequired[annotation]
 
 
 def _plain(value: Any) -> Any:
@@ -184,9 +178,34 @@ def schema_view(component: type[pulumi.ComponentResource], views: _Views) -> typ
     return type(component.__name__, (pulumi.ComponentResource,), namespace)
 
 
-def schema_views() -> list[type[pulumi.ComponentResource]]:
-    views = _Views()
+def schema_views(views: _Views | None = None) -> list[type[pulumi.ComponentResource]]:
+    views = views or _Views()
     return [schema_view(component, views) for component in components()]
+
+
+@contextmanager
+def _field_docs_of_args(views: _Views) -> Iterator[None]:
+    """While the schema is built, the SDK's analyzer takes a view's field docs from `field_docs`.
+
+    The analyzer reads a field's docstring from the source of the class it is given (a view points at
+    its Args class), so it sees only the fields that class declares, not those it inherits
+    (`placement.WorkspaceRefArgs`...). `field_docs` reads both, as help() and docs/components.md do.
+    Other types (the components' outputs, the enums) keep the analyzer's own reading.
+    """
+    from pulumi.provider.experimental.analyzer import Analyzer
+
+    sources = {view: source for source, view in views.typed_dicts.items()}
+    original = Analyzer.get_docstring
+
+    def get_docstring(self: Analyzer, typ: type, name: str) -> str | None:
+        source = sources.get(typ)
+        return field_docs(source).get(name) if source is not None else original(self, typ, name)
+
+    Analyzer.get_docstring = get_docstring  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        Analyzer.get_docstring = original  # type: ignore[method-assign]
 
 
 def package_schema() -> dict[str, Any]:
@@ -195,7 +214,10 @@ def package_schema() -> dict[str, Any]:
 
     from pulumi.provider.experimental.component import ComponentProvider
 
-    provider = ComponentProvider(schema_views(), NAME, NAMESPACE, __version__)
+    views = _Views()
+    hosted = schema_views(views)
+    with _field_docs_of_args(views):
+        provider = ComponentProvider(hosted, NAME, NAMESPACE, __version__)
     return json.loads(provider.schema or "{}")
 
 
@@ -203,7 +225,10 @@ def main() -> None:
     """Entry point of the plugin (PulumiPlugin.yaml): serve the components to the Pulumi engine."""
     from pulumi.provider.experimental import component_provider_host
 
-    component_provider_host(components=schema_views(), name=NAME, namespace=NAMESPACE, version=__version__)
+    views = _Views()
+    hosted = schema_views(views)
+    with _field_docs_of_args(views):
+        component_provider_host(components=hosted, name=NAME, namespace=NAMESPACE, version=__version__)
 
 
 if __name__ == "__main__":

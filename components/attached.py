@@ -31,7 +31,8 @@ from amlkit import schema
 from amlkit.components import naming
 from amlkit.components.args import REQUIRED, ArgInfo
 from amlkit.components.compute_cluster import ARGS as CLUSTER_ARGS
-from amlkit.components.compute_cluster import validate_identity, with_workspace_names
+from amlkit.components.compute_cluster import validate_identity
+from amlkit.components.placement import REF_ARGS, with_workspace_names
 from amlkit.errors import ConfigError
 
 REPLACE_ON_CHANGES = facts.ATTACHED_REPLACE_ON_CHANGES
@@ -39,9 +40,7 @@ REPLACE_ON_CHANGES = facts.ATTACHED_REPLACE_ON_CHANGES
 
 COMMON_ARGS: dict[str, ArgInfo] = {
     "resource_id": ArgInfo(REQUIRED, "properties.resourceId"),
-    "workspace": ArgInfo("none", "(resourceGroupName, workspaceName, location)"),
-    "resource_group_name": ArgInfo("the workspace's", "resourceGroupName"),
-    "workspace_name": ArgInfo("the workspace's", "workspaceName"),
+    **REF_ARGS,
     "name": ArgInfo("derived from the component name", "computeName"),
     "location": ArgInfo("the workspace's region", "location"),
     "description": ArgInfo("none", "properties.description"),

@@ -14,7 +14,8 @@ from pulumi_azure_native import machinelearningservices as ml
 from amlkit import azure_facts as facts
 from amlkit.components import naming
 from amlkit.components.args import REQUIRED, ArgInfo, check, document, document_nested, label, named
-from amlkit.components.workspace import IdentitySpec, Workspace
+from amlkit.components.placement import PLACEMENT_ARGS, WorkspacePlacementArgs, with_workspace
+from amlkit.components.workspace import IdentitySpec
 from amlkit.errors import ConfigError
 
 TYPE_TOKEN = "amlkit:index:ComputeCluster"
@@ -66,7 +67,7 @@ class ClusterSshSettings(TypedDict, total=False):
     """Administrator password: only as a pulumi secret Output; a plain string is refused."""
 
 
-class ComputeClusterArgs(TypedDict, total=False):
+class ComputeClusterArgs(WorkspacePlacementArgs, total=False):
     """Inputs of `ComputeCluster`, named as in the stack file (`amlkit:clusters`, az ml's compute YAML).
 
     Give `workspace` (the Workspace component) or `resource_group_name` and `workspace_name`.
@@ -77,15 +78,6 @@ class ComputeClusterArgs(TypedDict, total=False):
     max_instances: Required[int]
     """Most nodes the cluster scales to (at least 1)."""
 
-    workspace: Workspace
-    """The `Workspace` component the cluster belongs to (Python only): gives `resource_group_name`,
-    `workspace_name`, `workspace_location` and `workspace_managed_network`."""
-    resource_group_name: pulumi.Input[str]
-    """Resource group of the ML workspace (required without `workspace`)."""
-    workspace_name: pulumi.Input[str]
-    """Name of the ML workspace the cluster belongs to (required without `workspace`)."""
-    workspace_location: pulumi.Input[str]
-    """Region of the workspace: where the compute resource lives (Azure's default region of a compute)."""
     name: str
     """Azure name of the compute (2-16 chars)."""
     location: pulumi.Input[str]
@@ -100,8 +92,6 @@ class ComputeClusterArgs(TypedDict, total=False):
     """Seconds a node stays idle before it is released."""
     network_settings: NetworkSettings
     """Customer virtual network the nodes join (`{subnet: <subnet ARM id>}`)."""
-    workspace_managed_network: bool
-    """True when the workspace uses a managed network (then nodes need no public IP)."""
     enable_node_public_ip: bool
     """Public IPs on the nodes: an explicit choice unless there is a subnet or managed network."""
     ssh_public_access_enabled: bool
@@ -121,10 +111,7 @@ class ComputeClusterArgs(TypedDict, total=False):
 ARGS: dict[str, ArgInfo] = {
     "size": ArgInfo(REQUIRED, facts.VM_SIZE),
     "max_instances": ArgInfo(REQUIRED, "properties.properties.scaleSettings.maxNodeCount"),
-    "workspace": ArgInfo("none", "(resourceGroupName, workspaceName, location)"),
-    "resource_group_name": ArgInfo("the workspace's", "resourceGroupName"),
-    "workspace_name": ArgInfo("the workspace's", "workspaceName"),
-    "workspace_location": ArgInfo("the workspace's; without `workspace`: `location`", "location"),
+    **PLACEMENT_ARGS,
     "name": ArgInfo("derived from the component name", "computeName"),
     "location": ArgInfo("the workspace's region", "properties.computeLocation when not the workspace's region; "
                                                     "location without a workspace region"),
@@ -134,7 +121,6 @@ ARGS: dict[str, ArgInfo] = {
     "idle_time_before_scale_down": ArgInfo(
         str(facts.CLUSTER_IDLE_SECONDS_DEFAULT), f"{facts.NODE_IDLE_TIME} (`PT<seconds>S`)"),
     "network_settings": ArgInfo("none", "properties.properties.subnet.id"),
-    "workspace_managed_network": ArgInfo("the workspace's; without `workspace`: False", ""),
     "enable_node_public_ip": ArgInfo(
         "False with a subnet or managed network, else required", facts.ENABLE_NODE_PUBLIC_IP),
     "ssh_public_access_enabled": ArgInfo(
@@ -204,38 +190,6 @@ class ComputeCluster(pulumi.ComponentResource):
             "compute_name": self.compute_name,
             "principal_id": self.principal_id,
         })
-
-
-def with_workspace(args: Mapping[str, Any]) -> dict[str, Any]:
-    """The args with what `workspace` gives filled in (explicit args win); None values dropped; a region
-    required (the workspace's or `location`)."""
-    present = with_workspace_names(args)
-    if "workspace_location" not in present and "location" not in present:
-        raise ConfigError(
-            None, "location",
-            "is required without workspace or workspace_location (Azure puts a compute in its workspace's "
-            "region, which the component cannot see)",
-        )
-    return present
-
-
-def with_workspace_names(args: Mapping[str, Any]) -> dict[str, Any]:
-    """The args with what `workspace` gives filled in (explicit args win); None values dropped;
-    `resource_group_name` and `workspace_name` required."""
-    present = {key: value for key, value in args.items() if value is not None}
-    workspace = present.pop("workspace", None)
-    if workspace is not None:
-        present = {
-            "resource_group_name": workspace.resource_group_name,
-            "workspace_name": workspace.workspace_name,
-            "workspace_location": workspace.location,
-            "workspace_managed_network": workspace.has_managed_network,
-            **present,
-        }
-    for key in ("resource_group_name", "workspace_name"):
-        if key not in present:
-            raise ConfigError(None, key, "is required without workspace (the Workspace component)")
-    return present
 
 
 def resource_location(args: Mapping[str, Any]) -> pulumi.Input[str]:

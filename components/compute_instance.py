@@ -17,10 +17,10 @@ from amlkit.components.compute_cluster import (
     role_assignment,
     subnet_of,
     validate_identity,
-    with_workspace,
     workspace_compute,
 )
-from amlkit.components.workspace import IdentitySpec, Workspace
+from amlkit.components.placement import PLACEMENT_ARGS, WorkspacePlacementArgs, with_workspace
+from amlkit.components.workspace import IdentitySpec
 from amlkit.errors import ConfigError
 
 TYPE_TOKEN = "amlkit:index:ComputeInstance"
@@ -89,7 +89,7 @@ class InstanceSshSettings(TypedDict):
     """OpenSSH public key of the `azureuser` account."""
 
 
-class ComputeInstanceArgs(TypedDict, total=False):
+class ComputeInstanceArgs(WorkspacePlacementArgs, total=False):
     """Inputs of `ComputeInstance`, named as in the stack file (`amlkit:instances`, az ml's compute YAML).
 
     Give `workspace` (the Workspace component) or `resource_group_name` and `workspace_name`.
@@ -98,15 +98,6 @@ class ComputeInstanceArgs(TypedDict, total=False):
     size: Required[str]
     """VM size, e.g. `Standard_D4ds_v4`."""
 
-    workspace: Workspace
-    """The `Workspace` component the instance belongs to (Python only): gives `resource_group_name`,
-    `workspace_name`, `workspace_location` and `workspace_managed_network`."""
-    resource_group_name: pulumi.Input[str]
-    """Resource group of the ML workspace (required without `workspace`)."""
-    workspace_name: pulumi.Input[str]
-    """Name of the ML workspace the instance belongs to (required without `workspace`)."""
-    workspace_location: pulumi.Input[str]
-    """Region of the workspace (Azure's default region of a compute)."""
     name: str
     """Azure name of the instance (3-24 chars, unique in the region)."""
     location: pulumi.Input[str]
@@ -121,8 +112,6 @@ class ComputeInstanceArgs(TypedDict, total=False):
     """The user the instance is created for (a personal instance)."""
     network_settings: NetworkSettings
     """Customer virtual network the instance joins (`{subnet: <subnet ARM id>}`)."""
-    workspace_managed_network: bool
-    """True when the workspace uses a managed network (then no public IP)."""
     enable_node_public_ip: bool
     """Public IP on the instance: an explicit choice unless there is a subnet or managed network."""
     ssh_public_access_enabled: bool
@@ -143,10 +132,7 @@ class ComputeInstanceArgs(TypedDict, total=False):
 
 ARGS: dict[str, ArgInfo] = {
     "size": ArgInfo(REQUIRED, facts.VM_SIZE),
-    "workspace": ArgInfo("none", "(resourceGroupName, workspaceName, location)"),
-    "resource_group_name": ArgInfo("the workspace's", "resourceGroupName"),
-    "workspace_name": ArgInfo("the workspace's", "workspaceName"),
-    "workspace_location": ArgInfo("the workspace's; without `workspace`: `location`", "location"),
+    **PLACEMENT_ARGS,
     "name": ArgInfo("derived (`ci-<name>-<hash>`)", "computeName"),
     "location": ArgInfo("the workspace's region", "location"),
     "description": ArgInfo("none", "properties.description"),
@@ -155,7 +141,6 @@ ARGS: dict[str, ArgInfo] = {
     "schedules": ArgInfo("none", "properties.properties.schedules.computeStartStop"),
     "assigned_user": ArgInfo("none", "properties.properties.personalComputeInstanceSettings.assignedUser"),
     "network_settings": ArgInfo("none", "properties.properties.subnet.id"),
-    "workspace_managed_network": ArgInfo("the workspace's; without `workspace`: False", ""),
     "enable_node_public_ip": ArgInfo(
         "False with a subnet or managed network, else required", facts.ENABLE_NODE_PUBLIC_IP),
     "ssh_public_access_enabled": ArgInfo(

@@ -12,7 +12,8 @@ from amlkit import schema
 from amlkit.components import attached
 from amlkit.components.args import ArgInfo, check, document, document_nested, label, named
 from amlkit.components.compute_cluster import compute_identity
-from amlkit.components.workspace import IdentitySpec, Workspace
+from amlkit.components.placement import WorkspaceRefArgs
+from amlkit.components.workspace import IdentitySpec
 from amlkit.errors import ConfigError
 
 TYPE_TOKEN = "amlkit:index:KubernetesCompute"
@@ -40,7 +41,7 @@ class InstanceTypeArgs(TypedDict, total=False):
     """Resource requests and limits."""
 
 
-class KubernetesComputeArgs(TypedDict, total=False):
+class KubernetesComputeArgs(WorkspaceRefArgs, total=False):
     """Inputs of `KubernetesCompute`, named as in the stack file (`amlkit:attached`, az ml `type: kubernetes`).
 
     Give `workspace` (the Workspace component) or `resource_group_name` and `workspace_name`.
@@ -50,13 +51,6 @@ class KubernetesComputeArgs(TypedDict, total=False):
     """ARM id of the AKS cluster (`Microsoft.ContainerService/managedClusters`) or Arc cluster
     (`Microsoft.Kubernetes/connectedClusters`) with the Azure ML extension installed."""
 
-    workspace: Workspace
-    """The `Workspace` component the cluster is attached to (Python only): gives `resource_group_name`,
-    `workspace_name` and the region."""
-    resource_group_name: pulumi.Input[str]
-    """Resource group of the ML workspace (required without `workspace`)."""
-    workspace_name: pulumi.Input[str]
-    """Name of the ML workspace the cluster is attached to (required without `workspace`)."""
     name: str
     """Compute name in the workspace (2-16 chars)."""
     namespace: str

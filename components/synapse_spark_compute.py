@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Required, TypedDict
+from typing import Required
 
 import pulumi
 from pulumi_azure_native import machinelearningservices as ml
@@ -11,13 +11,14 @@ from pulumi_azure_native import machinelearningservices as ml
 from amlkit.components import attached
 from amlkit.components.args import ArgInfo, check, document, label, named
 from amlkit.components.compute_cluster import compute_identity
-from amlkit.components.workspace import IdentitySpec, Workspace
+from amlkit.components.placement import WorkspaceRefArgs
+from amlkit.components.workspace import IdentitySpec
 
 TYPE_TOKEN = "amlkit:index:SynapseSparkCompute"
 KIND = "SynapseSparkCompute"
 
 
-class SynapseSparkComputeArgs(TypedDict, total=False):
+class SynapseSparkComputeArgs(WorkspaceRefArgs, total=False):
     """Inputs of `SynapseSparkCompute`, named as in the stack file (`amlkit:attached`, az ml
     `type: synapsespark`).
 
@@ -27,13 +28,6 @@ class SynapseSparkComputeArgs(TypedDict, total=False):
     resource_id: Required[pulumi.Input[str]]
     """ARM id of the Spark pool (`Microsoft.Synapse/workspaces/<ws>/bigDataPools/<pool>`)."""
 
-    workspace: Workspace
-    """The `Workspace` component the pool is attached to (Python only): gives `resource_group_name`,
-    `workspace_name` and the region."""
-    resource_group_name: pulumi.Input[str]
-    """Resource group of the ML workspace (required without `workspace`)."""
-    workspace_name: pulumi.Input[str]
-    """Name of the ML workspace the pool is attached to (required without `workspace`)."""
     name: str
     """Compute name in the workspace (2-16 chars)."""
     identity: IdentitySpec

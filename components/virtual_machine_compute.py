@@ -10,7 +10,7 @@ from pulumi_azure_native import machinelearningservices as ml
 
 from amlkit.components import attached
 from amlkit.components.args import REQUIRED, ArgInfo, check, document, document_nested, label, named
-from amlkit.components.workspace import Workspace
+from amlkit.components.placement import WorkspaceRefArgs
 from amlkit.errors import ConfigError
 
 TYPE_TOKEN = "amlkit:index:VirtualMachineCompute"
@@ -32,7 +32,7 @@ class VmSshSettingsArgs(TypedDict, total=False):
     """SSH port of the VM (1-65535). Default 22."""
 
 
-class VirtualMachineComputeArgs(TypedDict, total=False):
+class VirtualMachineComputeArgs(WorkspaceRefArgs, total=False):
     """Inputs of `VirtualMachineCompute`, named as in the stack file (`amlkit:attached`, az ml
     `type: virtualmachine`).
 
@@ -44,13 +44,6 @@ class VirtualMachineComputeArgs(TypedDict, total=False):
     ssh_settings: Required[VmSshSettingsArgs]
     """Administrator account and its password or SSH private key (secrets)."""
 
-    workspace: Workspace
-    """The `Workspace` component the VM is attached to (Python only): gives `resource_group_name`,
-    `workspace_name` and the region."""
-    resource_group_name: pulumi.Input[str]
-    """Resource group of the ML workspace (required without `workspace`)."""
-    workspace_name: pulumi.Input[str]
-    """Name of the ML workspace the VM is attached to (required without `workspace`)."""
     name: str
     """Compute name in the workspace (2-16 chars)."""
     location: pulumi.Input[str]

@@ -108,6 +108,23 @@ def test_inputs_keep_their_docstrings_and_types(schema: dict[str, Any]) -> None:
     assert workspace["containerRegistry"]["$ref"] == "pulumi.json#/Any"
 
 
+@pytest.mark.parametrize(("token", "inherited"), [
+    ("ComputeCluster", ["resourceGroupName", "workspaceName", "workspaceLocation", "workspaceManagedNetwork"]),
+    ("ComputeInstance", ["resourceGroupName", "workspaceName", "workspaceLocation", "workspaceManagedNetwork"]),
+    ("KubernetesCompute", ["resourceGroupName", "workspaceName"]),
+    ("VirtualMachineCompute", ["resourceGroupName", "workspaceName"]),
+    ("SynapseSparkCompute", ["resourceGroupName", "workspaceName"]),
+])
+def test_inherited_workspace_inputs_keep_their_docstrings(
+    schema: dict[str, Any], token: str, inherited: list[str],
+) -> None:
+    inputs = schema["resources"][f"amlkit:index:{token}"]["inputProperties"]
+    assert [name for name in inherited if "description" not in inputs[name]] == []
+    assert inputs["workspaceName"]["description"] == (
+        "Name of the ML workspace the compute belongs to (required without `workspace`).")
+    assert ("workspaceLocation" in inputs) == ("workspaceLocation" in inherited)
+
+
 @pytest.mark.parametrize(("token", "values"), [
     ("WorkspaceKind", ["default", "hub", "project"]),
     ("WorkspacePublicNetworkAccess", ["enabled", "disabled"]),

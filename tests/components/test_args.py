@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pydoc
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal, Required, TypedDict
+from typing import Any, Literal, NotRequired, Required, TypedDict
 
 import pulumi
 import pytest
@@ -26,16 +26,28 @@ from amlkit.components import (
     ServerlessCompute,
     TriggerSpec,
     UserAssignedIdentity,
+    Workspace,
     WorkspaceArgs,
     compute_cluster,
     compute_instance,
     kubernetes_compute,
+    placement,
     synapse_spark_compute,
     virtual_machine_compute,
     workspace,
 )
-from amlkit.components.args import ArgInfo, check, closest_key, describe, document, field_docs, fields
+from amlkit.components.args import (
+    ArgInfo,
+    check,
+    closest_key,
+    describe,
+    document,
+    field_docs,
+    fields,
+    typed_bases,
+)
 from amlkit.components.kubernetes_compute import InstanceTypeArgs, InstanceTypeResourcesArgs, KubernetesComputeArgs
+from amlkit.components.placement import WorkspacePlacementArgs, WorkspaceRefArgs
 from amlkit.components.synapse_spark_compute import SynapseSparkComputeArgs
 from amlkit.components.virtual_machine_compute import VirtualMachineComputeArgs, VmSshSettingsArgs
 from amlkit.errors import ComponentArgError, ConfigError
@@ -94,6 +106,97 @@ def test_an_undocumented_field_fails_at_import() -> None:
     with pytest.raises(TypeError) as caught:
         document(Args, {"size": ArgInfo("required", "vmSize"), "extra": ArgInfo("1", "")})
     assert str(caught.value) == "Args: fields without doc or ArgInfo ['count'], ArgInfo without field ['extra']"
+
+
+# --- inherited fields (components/placement.py) ---------------------------------------------------
+
+
+class BaseArgs(TypedDict, total=False):
+    """A base of test Args: its `total=False` applies to its own fields only."""
+
+    region: str
+    """Region of the thing."""
+    group: Required[str]
+    """Group of the thing."""
+
+
+class ChildArgs(BaseArgs):
+    """Inputs of a test component deriving from BaseArgs (total: its own fields are required)."""
+
+    size: str
+    """Size of the thing."""
+    count: NotRequired[int]
+    """Count of the things."""
+
+
+def test_inherited_fields_are_fields_with_the_base_s_requiredness_required_first() -> None:
+    assert fields(ChildArgs) == {"group": (str, True), "size": (str, True), "region": (str, False),
+                                 "count": (int, False)}
+    assert list(fields(ChildArgs)) == ["group", "size", "region", "count"]
+    assert typed_bases(ChildArgs) == (BaseArgs,) and typed_bases(BaseArgs) == ()
+
+
+def test_inherited_fields_are_documented_like_own_ones() -> None:
+    assert field_docs(ChildArgs) == {"region": "Region of the thing.", "group": "Group of the thing.",
+                                     "size": "Size of the thing.", "count": "Count of the things."}
+    document(ChildArgs, {"group": ArgInfo("required", "group"), "size": ArgInfo("required", "size"),
+                         "region": ArgInfo("the group's", "location"), "count": ArgInfo("1", "")})
+    assert (ChildArgs.__doc__ or "").split("Fields:\n")[1] == (
+        "    group (str; required)\n        Group of the thing.\n        ARM: group\n"
+        "    size (str; required)\n        Size of the thing.\n        ARM: size\n"
+        "    region (str; default: the group's)\n        Region of the thing.\n        ARM: location\n"
+        "    count (int; default: 1)\n        Count of the things.")
+
+
+CH = 'Child "c": '
+# the same mistake on an inherited field (region, group) and on an own one (size): the same message
+INHERITED_CHECKS = [
+    ("inherited-type", {"region": 3}, CH + "region: must be a string, got 3", None),
+    ("own-type", {"size": 3}, CH + "size: must be a string, got 3", None),
+    ("inherited-typo", {"regoin": "x"},
+     CH + "regoin: unknown argument; did you mean region? (help(ChildArgs) lists every argument)", "region"),
+    ("own-typo", {"sise": "x"},
+     CH + "sise: unknown argument; did you mean size? (help(ChildArgs) lists every argument)", "size"),
+    ("inherited-missing", {"group": None}, CH + "group: is required", None),
+    ("own-missing", {"size": None}, CH + "size: is required", None),
+]
+
+
+@pytest.mark.parametrize(("bad", "message", "closest"), [c[1:] for c in INHERITED_CHECKS],
+                         ids=[c[0] for c in INHERITED_CHECKS])
+def test_an_inherited_field_is_checked_like_an_own_one(bad: dict[str, Any], message: str, closest: str | None) -> None:
+    with pytest.raises(ComponentArgError) as caught:
+        check(ChildArgs, 'Child "c"', {"group": "g", "size": "s", **bad})
+    assert (str(caught.value), caught.value.closest) == (message, closest)
+
+
+COMPUTE_ARGS = [(ComputeClusterArgs, "ComputeCluster", compute_cluster.ARGS),
+                (ComputeInstanceArgs, "ComputeInstance", compute_instance.ARGS),
+                (KubernetesComputeArgs, "KubernetesCompute", kubernetes_compute.ARGS),
+                (VirtualMachineComputeArgs, "VirtualMachineCompute", virtual_machine_compute.ARGS),
+                (SynapseSparkComputeArgs, "SynapseSparkCompute", synapse_spark_compute.ARGS)]
+
+
+@pytest.mark.parametrize(("args_type", "component", "infos"), COMPUTE_ARGS, ids=[c[1] for c in COMPUTE_ARGS])
+def test_every_compute_takes_the_workspace_fields_from_one_base(
+    args_type: type, component: str, infos: Mapping[str, ArgInfo],
+) -> None:
+    base = WorkspacePlacementArgs if "workspace_location" in fields(args_type) else WorkspaceRefArgs
+    assert typed_bases(args_type) == (base,)
+    for name in fields(base):
+        assert fields(args_type)[name] == fields(base)[name]
+        assert field_docs(args_type)[name] == field_docs(base)[name]
+        assert infos[name] == placement.PLACEMENT_ARGS[name]
+    # `Workspace` resolves in the base's module, whether or not the component's module imports it
+    assert fields(args_type)["workspace"][0] is Workspace
+    with pytest.raises(ComponentArgError) as caught:
+        check(args_type, f'{component} "c"', {"workspace_nme": "mlw"})
+    assert str(caught.value) == (f'{component} "c": workspace_nme: unknown argument; did you mean workspace_name? '
+                                 f"(help({args_type.__name__}) lists every argument)")
+
+
+def test_the_attached_computes_do_not_import_the_workspace_type() -> None:
+    assert "Workspace" not in vars(kubernetes_compute) and "Workspace" not in vars(synapse_spark_compute)
 
 
 # --- one vocabulary --------------------------------------------------------------------------------
