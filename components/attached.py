@@ -117,6 +117,3 @@ def attached_compute(
         ),
     )
 
-
-def principal_id(compute: ml.Compute) -> pulumi.Output[str | None]:
-    return compute.identity.apply(lambda i: i.principal_id if i else None)

@@ -14,6 +14,7 @@ from pulumi_azure_native import machinelearningservices as ml
 from amlkit import azure_facts as facts
 from amlkit.components import naming
 from amlkit.components.args import REQUIRED, ArgInfo, check, document, document_nested, label, named
+from amlkit.components.outputs import expose, principal_id
 from amlkit.components.placement import PLACEMENT_ARGS, WorkspacePlacementArgs, with_workspace
 from amlkit.components.workspace import IdentitySpec
 from amlkit.errors import ConfigError
@@ -180,16 +181,10 @@ class ComputeCluster(pulumi.ComponentResource):
             disable_local_auth=not local_auth(args),
             properties=cluster_properties(args),
         ))
-        self.compute_id = compute.id
-        self.compute_name = compute.name
-        self.principal_id = compute.identity.apply(lambda i: i.principal_id if i else None)
+        principal = principal_id(compute)
         for index, spec in enumerate(args.get("role_assignments") or []):
-            role_assignment(f"{name}-role-{index}", name, spec, self.principal_id, self)
-        self.register_outputs({
-            "compute_id": self.compute_id,
-            "compute_name": self.compute_name,
-            "principal_id": self.principal_id,
-        })
+            role_assignment(f"{name}-role-{index}", name, spec, principal, self)
+        expose(self, compute_id=compute.id, compute_name=compute.name, principal_id=principal)
 
 
 def resource_location(args: Mapping[str, Any]) -> pulumi.Input[str]:

@@ -19,6 +19,7 @@ from amlkit.components.compute_cluster import (
     validate_identity,
     workspace_compute,
 )
+from amlkit.components.outputs import expose, principal_id
 from amlkit.components.placement import PLACEMENT_ARGS, WorkspacePlacementArgs, with_workspace
 from amlkit.components.workspace import IdentitySpec
 from amlkit.errors import ConfigError
@@ -205,19 +206,13 @@ class ComputeInstance(pulumi.ComponentResource):
             disable_local_auth=not local_auth(args),
             properties=instance_properties(args),
         ))
-        self.compute_id = compute.id
-        self.compute_name = compute.name
-        self.principal_id = compute.identity.apply(lambda i: i.principal_id if i else None)
+        principal = principal_id(compute)
         workspace_id = args.get("workspace_id")
         system_identity = (args.get("identity") or {"type": "system_assigned"})["type"] == "system_assigned"
         if workspace_id is not None and system_identity:
             role_assignment(f"{name}-workspace-contributor", name, {"scope": workspace_id, "role": "Contributor"},
-                            self.principal_id, self)
-        self.register_outputs({
-            "compute_id": self.compute_id,
-            "compute_name": self.compute_name,
-            "principal_id": self.principal_id,
-        })
+                            principal, self)
+        expose(self, compute_id=compute.id, compute_name=compute.name, principal_id=principal)
 
 
 def local_auth(args: Mapping[str, Any]) -> bool:

@@ -12,6 +12,7 @@ from amlkit import schema
 from amlkit.components import attached
 from amlkit.components.args import ArgInfo, check, document, document_nested, label, named
 from amlkit.components.compute_cluster import compute_identity
+from amlkit.components.outputs import expose, principal_id
 from amlkit.components.placement import WorkspaceRefArgs
 from amlkit.components.workspace import IdentitySpec
 from amlkit.errors import ConfigError
@@ -112,14 +113,7 @@ class KubernetesCompute(pulumi.ComponentResource):
             disable_local_auth=not args.get("local_auth_enabled", False),
             properties=kubernetes_properties(args),
         ), compute_identity(args))
-        self.compute_id = compute.id
-        self.compute_name = compute.name
-        self.principal_id = attached.principal_id(compute)
-        self.register_outputs({
-            "compute_id": self.compute_id,
-            "compute_name": self.compute_name,
-            "principal_id": self.principal_id,
-        })
+        expose(self, compute_id=compute.id, compute_name=compute.name, principal_id=principal_id(compute))
 
 
 def kubernetes_properties(args: KubernetesComputeArgs) -> ml.KubernetesPropertiesArgs:

@@ -11,6 +11,7 @@ from pulumi_azure_native import machinelearningservices as ml
 from amlkit.components import attached
 from amlkit.components.args import ArgInfo, check, document, label, named
 from amlkit.components.compute_cluster import compute_identity
+from amlkit.components.outputs import expose, principal_id
 from amlkit.components.placement import WorkspaceRefArgs
 from amlkit.components.workspace import IdentitySpec
 
@@ -73,11 +74,4 @@ class SynapseSparkCompute(pulumi.ComponentResource):
             description=args.get("description"),
             disable_local_auth=not args.get("local_auth_enabled", False),
         ), compute_identity(args))
-        self.compute_id = compute.id
-        self.compute_name = compute.name
-        self.principal_id = attached.principal_id(compute)
-        self.register_outputs({
-            "compute_id": self.compute_id,
-            "compute_name": self.compute_name,
-            "principal_id": self.principal_id,
-        })
+        expose(self, compute_id=compute.id, compute_name=compute.name, principal_id=principal_id(compute))

@@ -10,6 +10,7 @@ from pulumi_azure_native import machinelearningservices as ml
 
 from amlkit.components import attached
 from amlkit.components.args import REQUIRED, ArgInfo, check, document, document_nested, label, named
+from amlkit.components.outputs import expose
 from amlkit.components.placement import WorkspaceRefArgs
 from amlkit.errors import ConfigError
 
@@ -92,9 +93,7 @@ class VirtualMachineCompute(pulumi.ComponentResource):
             disable_local_auth=not args.get("local_auth_enabled", False),
             properties=vm_properties(args["ssh_settings"]),
         ), None)
-        self.compute_id = compute.id
-        self.compute_name = compute.name
-        self.register_outputs({"compute_id": self.compute_id, "compute_name": self.compute_name})
+        expose(self, compute_id=compute.id, compute_name=compute.name)
 
 
 def vm_properties(ssh: VmSshSettingsArgs) -> ml.VirtualMachineSchemaPropertiesArgs:

@@ -22,6 +22,7 @@ from pulumi_azure_native import machinelearningservices as ml
 
 from amlkit.components import naming
 from amlkit.components.args import check, label, named
+from amlkit.components.outputs import expose, principal_id
 from amlkit.components.workspace_args import (
     ARGS,
     ISOLATION_MODES,
@@ -120,28 +121,19 @@ class Workspace(pulumi.ComponentResource):
         if args.get("locks", False):
             self._locks()
 
-        self.workspace_id = workspace.id
-        self.workspace_name = workspace.name
-        self.resource_group_name = pulumi.Output.from_input(args["resource_group_name"])
-        self.location = pulumi.Output.from_input(args["location"])
-        self.storage_account_id = pulumi.Output.from_input(deps["storage_account"])
-        self.key_vault_id = pulumi.Output.from_input(deps["key_vault"])
-        self.application_insights_id = pulumi.Output.from_input(deps["application_insights"])
-        self.log_analytics_workspace_id = pulumi.Output.from_input(log_analytics_id)
-        self.container_registry_id = pulumi.Output.from_input(deps["container_registry"])
-        self.principal_id = workspace.identity.apply(lambda i: i.principal_id if i else None)
-        self.register_outputs({
-            "workspace_id": self.workspace_id,
-            "workspace_name": self.workspace_name,
-            "resource_group_name": self.resource_group_name,
-            "location": self.location,
-            "storage_account_id": self.storage_account_id,
-            "key_vault_id": self.key_vault_id,
-            "application_insights_id": self.application_insights_id,
-            "log_analytics_workspace_id": self.log_analytics_workspace_id,
-            "container_registry_id": self.container_registry_id,
-            "principal_id": self.principal_id,
-        })
+        expose(
+            self,
+            workspace_id=workspace.id,
+            workspace_name=workspace.name,
+            resource_group_name=pulumi.Output.from_input(args["resource_group_name"]),
+            location=pulumi.Output.from_input(args["location"]),
+            storage_account_id=pulumi.Output.from_input(deps["storage_account"]),
+            key_vault_id=pulumi.Output.from_input(deps["key_vault"]),
+            application_insights_id=pulumi.Output.from_input(deps["application_insights"]),
+            log_analytics_workspace_id=pulumi.Output.from_input(log_analytics_id),
+            container_registry_id=pulumi.Output.from_input(deps["container_registry"]),
+            principal_id=principal_id(workspace),
+        )
 
     def _opts(self, **kwargs: Any) -> pulumi.ResourceOptions:
         return pulumi.ResourceOptions(parent=self, **kwargs)

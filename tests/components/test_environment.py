@@ -97,6 +97,13 @@ def test_created_resource_group_feeds_every_child_and_outputs():
     assert rec.outputs["cluster_ids"]["cpu"].endswith("/workspaces/mlw-qa/computes/cpu")
 
 
+def test_the_environment_registers_exactly_what_it_exposes():
+    rec = build(spec_of())
+    assert rec.component_outputs["qa"] == rec.outputs
+    assert sorted(rec.outputs) == ["attached_ids", "attached_names", "cluster_ids", "cluster_names", "instance_ids",
+                                   "instance_names", "resource_group_name", "workspace_id", "workspace_name"]
+
+
 def test_existing_resource_group_is_only_referenced():
     rec = build(spec_of(resourceGroup={"name": "rg-shared", "existing": True}))
     assert rec.of_type(RG) == []
