@@ -32,11 +32,28 @@ from amlkit.components import naming
 from amlkit.components.args import REQUIRED, ArgInfo
 from amlkit.components.compute_cluster import ARGS as CLUSTER_ARGS
 from amlkit.components.compute_cluster import validate_identity
-from amlkit.components.placement import REF_ARGS, with_workspace_names
+from amlkit.components.placement import REF_ARGS, WorkspaceRefArgs, with_workspace_names
 from amlkit.errors import ConfigError
 
 REPLACE_ON_CHANGES = facts.ATTACHED_REPLACE_ON_CHANGES
 """Engine property paths whose change re-attaches the compute (old attachment removed first)."""
+
+
+
+class AttachedComputeArgs(WorkspaceRefArgs, total=False):
+    """What every attached compute takes besides its target (`resource_id`, declared by each component)."""
+
+    name: str
+    """Compute name in the workspace (2-16 chars)."""
+    location: pulumi.Input[str]
+    """Region of the compute resource."""
+    description: str
+    """Free-text description."""
+    local_auth_enabled: bool
+    """Local (key) authentication."""
+    tags: Mapping[str, str]
+    """Tags on the compute resource (they update in place)."""
+
 
 COMMON_ARGS: dict[str, ArgInfo] = {
     "resource_id": ArgInfo(REQUIRED, "properties.resourceId"),
@@ -47,7 +64,7 @@ COMMON_ARGS: dict[str, ArgInfo] = {
     "local_auth_enabled": ArgInfo("False", "properties.disableLocalAuth (negated)"),
     "tags": ArgInfo("none", "tags"),
 }
-"""Default and ARM input of the arguments every attached compute takes."""
+"""Default and ARM input of `resource_id` and of `AttachedComputeArgs`' fields."""
 IDENTITY_ARG = {"identity": CLUSTER_ARGS["identity"]}
 """`identity` (Kubernetes, Synapse Spark): as on a cluster."""
 

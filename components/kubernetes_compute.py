@@ -13,7 +13,6 @@ from amlkit.components import attached
 from amlkit.components.args import ArgInfo, check, document, document_nested, label, named
 from amlkit.components.compute_cluster import compute_identity
 from amlkit.components.outputs import expose, principal_id
-from amlkit.components.placement import WorkspaceRefArgs
 from amlkit.components.workspace import IdentitySpec
 from amlkit.errors import ConfigError
 
@@ -42,7 +41,7 @@ class InstanceTypeArgs(TypedDict, total=False):
     """Resource requests and limits."""
 
 
-class KubernetesComputeArgs(WorkspaceRefArgs, total=False):
+class KubernetesComputeArgs(attached.AttachedComputeArgs, total=False):
     """Inputs of `KubernetesCompute`, named as in the stack file (`amlkit:attached`, az ml `type: kubernetes`).
 
     Give `workspace` (the Workspace component) or `resource_group_name` and `workspace_name`.
@@ -52,8 +51,6 @@ class KubernetesComputeArgs(WorkspaceRefArgs, total=False):
     """ARM id of the AKS cluster (`Microsoft.ContainerService/managedClusters`) or Arc cluster
     (`Microsoft.Kubernetes/connectedClusters`) with the Azure ML extension installed."""
 
-    name: str
-    """Compute name in the workspace (2-16 chars)."""
     namespace: str
     """Kubernetes namespace the jobs run in."""
     default_instance_type: str
@@ -62,14 +59,6 @@ class KubernetesComputeArgs(WorkspaceRefArgs, total=False):
     """Instance types, each with a unique `name`."""
     identity: IdentitySpec
     """Managed identity of the compute."""
-    location: pulumi.Input[str]
-    """Region of the compute resource."""
-    description: str
-    """Free-text description."""
-    local_auth_enabled: bool
-    """Local (key) authentication."""
-    tags: Mapping[str, str]
-    """Tags on the compute resource (they update in place)."""
 
 
 ARGS: dict[str, ArgInfo] = {

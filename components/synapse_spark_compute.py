@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Required
 
 import pulumi
@@ -12,14 +11,13 @@ from amlkit.components import attached
 from amlkit.components.args import ArgInfo, check, document, label, named
 from amlkit.components.compute_cluster import compute_identity
 from amlkit.components.outputs import expose, principal_id
-from amlkit.components.placement import WorkspaceRefArgs
 from amlkit.components.workspace import IdentitySpec
 
 TYPE_TOKEN = "amlkit:index:SynapseSparkCompute"
 KIND = "SynapseSparkCompute"
 
 
-class SynapseSparkComputeArgs(WorkspaceRefArgs, total=False):
+class SynapseSparkComputeArgs(attached.AttachedComputeArgs, total=False):
     """Inputs of `SynapseSparkCompute`, named as in the stack file (`amlkit:attached`, az ml
     `type: synapsespark`).
 
@@ -29,18 +27,8 @@ class SynapseSparkComputeArgs(WorkspaceRefArgs, total=False):
     resource_id: Required[pulumi.Input[str]]
     """ARM id of the Spark pool (`Microsoft.Synapse/workspaces/<ws>/bigDataPools/<pool>`)."""
 
-    name: str
-    """Compute name in the workspace (2-16 chars)."""
     identity: IdentitySpec
     """Managed identity the pool's jobs use for data access."""
-    location: pulumi.Input[str]
-    """Region of the compute resource."""
-    description: str
-    """Free-text description."""
-    local_auth_enabled: bool
-    """Local (key) authentication."""
-    tags: Mapping[str, str]
-    """Tags on the compute resource (they update in place)."""
 
 
 ARGS: dict[str, ArgInfo] = {**attached.COMMON_ARGS, **attached.IDENTITY_ARG}

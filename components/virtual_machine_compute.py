@@ -11,7 +11,6 @@ from pulumi_azure_native import machinelearningservices as ml
 from amlkit.components import attached
 from amlkit.components.args import REQUIRED, ArgInfo, check, document, document_nested, label, named
 from amlkit.components.outputs import expose
-from amlkit.components.placement import WorkspaceRefArgs
 from amlkit.errors import ConfigError
 
 TYPE_TOKEN = "amlkit:index:VirtualMachineCompute"
@@ -33,7 +32,7 @@ class VmSshSettingsArgs(TypedDict, total=False):
     """SSH port of the VM (1-65535). Default 22."""
 
 
-class VirtualMachineComputeArgs(WorkspaceRefArgs, total=False):
+class VirtualMachineComputeArgs(attached.AttachedComputeArgs, total=False):
     """Inputs of `VirtualMachineCompute`, named as in the stack file (`amlkit:attached`, az ml
     `type: virtualmachine`).
 
@@ -45,16 +44,6 @@ class VirtualMachineComputeArgs(WorkspaceRefArgs, total=False):
     ssh_settings: Required[VmSshSettingsArgs]
     """Administrator account and its password or SSH private key (secrets)."""
 
-    name: str
-    """Compute name in the workspace (2-16 chars)."""
-    location: pulumi.Input[str]
-    """Region of the compute resource."""
-    description: str
-    """Free-text description."""
-    local_auth_enabled: bool
-    """Local (key) authentication on the compute resource."""
-    tags: Mapping[str, str]
-    """Tags on the compute resource (they update in place)."""
 
 
 ARGS: dict[str, ArgInfo] = {

@@ -46,6 +46,7 @@ from amlkit.components.args import (
     fields,
     typed_bases,
 )
+from amlkit.components.attached import AttachedComputeArgs
 from amlkit.components.kubernetes_compute import InstanceTypeArgs, InstanceTypeResourcesArgs, KubernetesComputeArgs
 from amlkit.components.placement import WorkspacePlacementArgs, WorkspaceRefArgs
 from amlkit.components.synapse_spark_compute import SynapseSparkComputeArgs
@@ -182,7 +183,8 @@ def test_every_compute_takes_the_workspace_fields_from_one_base(
     args_type: type, component: str, infos: Mapping[str, ArgInfo],
 ) -> None:
     base = WorkspacePlacementArgs if "workspace_location" in fields(args_type) else WorkspaceRefArgs
-    assert typed_bases(args_type) == (base,)
+    # clusters and instances derive from WorkspacePlacementArgs, attached computes through AttachedComputeArgs
+    assert typed_bases(args_type) in ((WorkspacePlacementArgs,), (AttachedComputeArgs,))
     for name in fields(base):
         assert fields(args_type)[name] == fields(base)[name]
         assert field_docs(args_type)[name] == field_docs(base)[name]
@@ -195,7 +197,12 @@ def test_every_compute_takes_the_workspace_fields_from_one_base(
                                  f"(help({args_type.__name__}) lists every argument)")
 
 
-def test_the_attached_computes_do_not_import_the_workspace_type() -> None:
+def test_the_attached_computes_share_their_common_fields() -> None:
+    assert typed_bases(AttachedComputeArgs) == (WorkspaceRefArgs,)
+    for args_type in (KubernetesComputeArgs, VirtualMachineComputeArgs, SynapseSparkComputeArgs):
+        assert typed_bases(args_type) == (AttachedComputeArgs,)  # named `attached.AttachedComputeArgs`
+        assert {name: field_docs(args_type)[name] for name in fields(AttachedComputeArgs)} == field_docs(
+            AttachedComputeArgs)
     assert "Workspace" not in vars(kubernetes_compute) and "Workspace" not in vars(synapse_spark_compute)
 
 
