@@ -19,7 +19,7 @@ schema's (`amlkit.schema.ATTACHED_TARGETS`), so a stack file and a program accep
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, get_args
 
 import pulumi
@@ -29,9 +29,9 @@ from pydantic import TypeAdapter, ValidationError
 from amlkit import azure_facts as facts
 from amlkit import schema
 from amlkit.components import naming
-from amlkit.components.args import REQUIRED, ArgInfo
+from amlkit.components.args import REQUIRED, ArgInfo, check, label, named
 from amlkit.components.compute_cluster import ARGS as CLUSTER_ARGS
-from amlkit.components.compute_cluster import validate_identity
+from amlkit.components.compute_cluster import validate_identity, workspace_compute
 from amlkit.components.placement import REF_ARGS, WorkspaceRefArgs, with_workspace_names
 from amlkit.errors import ConfigError
 
@@ -102,10 +102,23 @@ def validate_identity_ids(args: Mapping[str, Any]) -> None:
         fits(schema.IdentityId, f"identity.user_assigned_identities[{index}].resource_id", entry["resource_id"])
 
 
-def prepared(component_name: str, args: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
-    """The args with what `workspace` gives filled in, and the compute's Azure name (checked)."""
-    present = with_workspace_names(args)
-    return present, compute_name(component_name, present)
+def checked(kind: str, args_type: type, component_name: str, args: Mapping[str, Any],
+            validate: Callable[[Mapping[str, Any]], None]) -> tuple[dict[str, Any], str]:
+    """The args checked (keys and types, then `validate`, errors naming the component) with what
+    `workspace` gives filled in, and the compute's Azure name (checked)."""
+    component = label(kind, component_name)
+    check(args_type, component, args)
+    with named(component):
+        present = with_workspace_names(args)
+        name = compute_name(component_name, present)
+        validate(present)
+    return present, name
+
+
+def target_inputs(args: Mapping[str, Any]) -> dict[str, Any]:
+    """The inputs every attachment sends: its target, description and local auth (off by default)."""
+    return {"resource_id": args["resource_id"], "description": args.get("description"),
+            "disable_local_auth": not args.get("local_auth_enabled", False)}
 
 
 def compute_name(component_name: str, args: Mapping[str, Any]) -> str:
@@ -120,17 +133,6 @@ def attached_compute(
     identity: ml.ManagedServiceIdentityArgs | None,
 ) -> ml.Compute:
     """The `<component name>-compute` child: the attachment itself, re-attached on any change but tags."""
-    return ml.Compute(
-        f"{component_name}-compute",
-        resource_group_name=args["resource_group_name"],
-        workspace_name=args["workspace_name"],
-        compute_name=name,
-        location=args.get("location") or args.get("workspace_location"),
-        identity=identity,
-        tags=dict(args.get("tags") or {}),
-        properties=properties,
-        opts=pulumi.ResourceOptions(
-            parent=owner, replace_on_changes=list(REPLACE_ON_CHANGES), delete_before_replace=True
-        ),
-    )
-
+    return workspace_compute(owner, component_name, args, name, properties, identity=identity,
+                             location=args.get("location") or args.get("workspace_location"),
+                             replace_on_changes=REPLACE_ON_CHANGES)

@@ -174,13 +174,13 @@ class ComputeCluster(pulumi.ComponentResource):
                 args.get("name"), naming.prefixed_name("", name, 16), naming.COMPUTE_CLUSTER, "name",
             )
         super().__init__(TYPE_TOKEN, name, None, opts)
-        compute = workspace_compute(self, name, args, compute_name, REPLACE_ON_CHANGES, ml.AmlComputeArgs(
+        compute = workspace_compute(self, name, args, compute_name, ml.AmlComputeArgs(
             compute_type="AmlCompute",
             compute_location=compute_location(args),
             description=args.get("description"),
             disable_local_auth=not local_auth(args),
             properties=cluster_properties(args),
-        ))
+        ), location=resource_location(args), identity=compute_identity(args), replace_on_changes=REPLACE_ON_CHANGES)
         principal = principal_id(compute)
         for index, spec in enumerate(args.get("role_assignments") or []):
             role_assignment(f"{name}-role-{index}", name, spec, principal, self)
@@ -209,18 +209,20 @@ def local_auth(args: Mapping[str, Any]) -> bool:
 
 
 def workspace_compute(
-    owner: pulumi.ComponentResource, name: str, args: Mapping[str, Any], compute_name: str,
-    replace_on_changes: Sequence[str], properties: Any,
+    owner: pulumi.ComponentResource, name: str, args: Mapping[str, Any], compute_name: str, properties: Any, *,
+    location: pulumi.Input[str] | None, identity: ml.ManagedServiceIdentityArgs | None,
+    replace_on_changes: Sequence[str],
 ) -> ml.Compute:
-    """The `<name>-compute` child both compute components create: same workspace, identity, tags and
-    options; only the `properties` (cluster or instance) and the replace-on-change paths differ."""
+    """The `<name>-compute` child every compute component creates: in the workspace `args` name, with their
+    tags, deleted before it is replaced (the new one takes the same name) when a `replace_on_changes`
+    path changes."""
     return ml.Compute(
         f"{name}-compute",
         resource_group_name=args["resource_group_name"],
         workspace_name=args["workspace_name"],
         compute_name=compute_name,
-        location=resource_location(args),
-        identity=compute_identity(args),
+        location=location,
+        identity=identity,
         tags=dict(args.get("tags") or {}),
         properties=properties,
         opts=pulumi.ResourceOptions(

@@ -13,6 +13,7 @@ from amlkit.components import naming
 from amlkit.components.args import REQUIRED, ArgInfo, check, document, document_nested, label, named
 from amlkit.components.compute_cluster import (
     NetworkSettings,
+    compute_identity,
     node_public_ip,
     role_assignment,
     subnet_of,
@@ -199,13 +200,13 @@ class ComputeInstance(pulumi.ComponentResource):
                 args.get("name"), naming.compute_instance_name(name), naming.COMPUTE_INSTANCE, "name",
             )
         super().__init__(TYPE_TOKEN, name, None, opts)
-        placed = {**args, "workspace_location": args.get("location") or args.get("workspace_location")}
-        compute = workspace_compute(self, name, placed, compute_name, REPLACE_ON_CHANGES, ml.ComputeInstanceArgs(
+        compute = workspace_compute(self, name, args, compute_name, ml.ComputeInstanceArgs(
             compute_type="ComputeInstance",
             description=args.get("description"),
             disable_local_auth=not local_auth(args),
             properties=instance_properties(args),
-        ))
+        ), location=args.get("location") or args["workspace_location"], identity=compute_identity(args),
+            replace_on_changes=REPLACE_ON_CHANGES)
         principal = principal_id(compute)
         workspace_id = args.get("workspace_id")
         system_identity = (args.get("identity") or {"type": "system_assigned"})["type"] == "system_assigned"

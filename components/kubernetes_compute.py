@@ -10,7 +10,7 @@ from pulumi_azure_native import machinelearningservices as ml
 
 from amlkit import schema
 from amlkit.components import attached
-from amlkit.components.args import ArgInfo, check, document, document_nested, label, named
+from amlkit.components.args import ArgInfo, document, document_nested
 from amlkit.components.compute_cluster import compute_identity
 from amlkit.components.outputs import expose, principal_id
 from amlkit.components.workspace import IdentitySpec
@@ -89,17 +89,12 @@ class KubernetesCompute(pulumi.ComponentResource):
     def __init__(
         self, name: str, args: KubernetesComputeArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
-        component = label(KIND, name)
-        check(KubernetesComputeArgs, component, args)
-        with named(component):
-            args, compute_name = attached.prepared(name, args)  # type: ignore[assignment]
-            validate(args)
+        args, compute_name = attached.checked(  # type: ignore[assignment]
+            KIND, KubernetesComputeArgs, name, args, validate)
         super().__init__(TYPE_TOKEN, name, None, opts)
         compute = attached.attached_compute(self, name, args, compute_name, ml.KubernetesArgs(
             compute_type="Kubernetes",
-            resource_id=args["resource_id"],
-            description=args.get("description"),
-            disable_local_auth=not args.get("local_auth_enabled", False),
+            **attached.target_inputs(args),
             properties=kubernetes_properties(args),
         ), compute_identity(args))
         expose(self, compute_id=compute.id, compute_name=compute.name, principal_id=principal_id(compute))

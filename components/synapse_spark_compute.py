@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Required
+from collections.abc import Mapping
+from typing import Any, Required
 
 import pulumi
 from pulumi_azure_native import machinelearningservices as ml
 
 from amlkit.components import attached
-from amlkit.components.args import ArgInfo, check, document, label, named
+from amlkit.components.args import ArgInfo, document
 from amlkit.components.compute_cluster import compute_identity
 from amlkit.components.outputs import expose, principal_id
 from amlkit.components.workspace import IdentitySpec
@@ -49,17 +50,17 @@ class SynapseSparkCompute(pulumi.ComponentResource):
     def __init__(
         self, name: str, args: SynapseSparkComputeArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
-        component = label(KIND, name)
-        check(SynapseSparkComputeArgs, component, args)
-        with named(component):
-            args, compute_name = attached.prepared(name, args)  # type: ignore[assignment]
-            attached.target_id("synapsespark", args)
-            attached.validate_identity_ids(args)
+        args, compute_name = attached.checked(  # type: ignore[assignment]
+            KIND, SynapseSparkComputeArgs, name, args, validate)
         super().__init__(TYPE_TOKEN, name, None, opts)
         compute = attached.attached_compute(self, name, args, compute_name, ml.SynapseSparkArgs(
             compute_type="SynapseSpark",
-            resource_id=args["resource_id"],
-            description=args.get("description"),
-            disable_local_auth=not args.get("local_auth_enabled", False),
+            **attached.target_inputs(args),
         ), compute_identity(args))
         expose(self, compute_id=compute.id, compute_name=compute.name, principal_id=principal_id(compute))
+
+
+def validate(args: Mapping[str, Any]) -> None:
+    """The rules the annotations cannot say; a ConfigError names the argument and what is allowed."""
+    attached.target_id("synapsespark", args)
+    attached.validate_identity_ids(args)

@@ -9,7 +9,7 @@ import pulumi
 from pulumi_azure_native import machinelearningservices as ml
 
 from amlkit.components import attached
-from amlkit.components.args import REQUIRED, ArgInfo, check, document, document_nested, label, named
+from amlkit.components.args import REQUIRED, ArgInfo, document, document_nested
 from amlkit.components.outputs import expose
 from amlkit.errors import ConfigError
 
@@ -69,17 +69,12 @@ class VirtualMachineCompute(pulumi.ComponentResource):
     def __init__(
         self, name: str, args: VirtualMachineComputeArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
-        component = label(KIND, name)
-        check(VirtualMachineComputeArgs, component, args)
-        with named(component):
-            args, compute_name = attached.prepared(name, args)  # type: ignore[assignment]
-            validate(args)
+        args, compute_name = attached.checked(  # type: ignore[assignment]
+            KIND, VirtualMachineComputeArgs, name, args, validate)
         super().__init__(TYPE_TOKEN, name, None, opts)
         compute = attached.attached_compute(self, name, args, compute_name, ml.VirtualMachineArgs(
             compute_type="VirtualMachine",
-            resource_id=args["resource_id"],
-            description=args.get("description"),
-            disable_local_auth=not args.get("local_auth_enabled", False),
+            **attached.target_inputs(args),
             properties=vm_properties(args["ssh_settings"]),
         ), None)
         expose(self, compute_id=compute.id, compute_name=compute.name)
