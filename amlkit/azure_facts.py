@@ -8,6 +8,9 @@ inputs, as the policy analyzer and the offline review see them.
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
+
 # --- Compute wire paths (azure-native Compute inputs, engine form) -----------------------------------
 VM_SIZE = "properties.properties.vmSize"
 VM_PRIORITY = "properties.properties.vmPriority"
@@ -72,6 +75,47 @@ https://learn.microsoft.com/rest/api/azureml/compute/create-or-update#remotelogi
 SSH_PUBLIC_ACCESS_DEFAULT = "Disabled"
 """Instances: `sshSettings.sshPublicAccess` omitted (ARM default).
 https://learn.microsoft.com/rest/api/azureml/compute/create-or-update#sshpublicaccess"""
+
+# --- Resource names -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NameRule:
+    """Azure's rule for one resource type's name: a pattern the whole name matches, the longest name
+    (derived names are cut to it) and the rule in words (error messages and docs say it)."""
+
+    pattern: str
+    max_length: int
+    allowed: str
+
+    def fits(self, name: object) -> bool:
+        return isinstance(name, str) and re.fullmatch(self.pattern, name) is not None
+
+    def __str__(self) -> str:
+        return f"{self.pattern} ({self.allowed})"
+
+
+WORKSPACE_NAME = NameRule(r"[A-Za-z0-9][A-Za-z0-9_-]{2,32}", 33,
+                          "3-33 letters, digits, hyphens and underscores, starting with a letter or digit")
+COMPUTE_NAME = NameRule(r"[A-Za-z][A-Za-z0-9-]{1,15}", 16, "2-16 letters, digits and hyphens, starting with a letter")
+INSTANCE_NAME = NameRule(
+    r"[A-Za-z][A-Za-z0-9-]{1,22}[A-Za-z0-9]", 24,
+    "3-24 letters, digits and hyphens, starting with a letter, ending with a letter or digit")
+"""Names of a workspace, of a cluster or attached compute (in its workspace) and of a compute instance
+(unique in its region).
+https://learn.microsoft.com/azure/azure-resource-manager/management/resource-name-rules#microsoftmachinelearningservices"""
+
+STORAGE_ACCOUNT_NAME = NameRule(r"[a-z0-9]{3,24}", 24, "3-24 lowercase letters and digits")
+KEY_VAULT_NAME = NameRule(
+    r"(?!.*--)[A-Za-z][A-Za-z0-9-]{1,22}[A-Za-z0-9]", 24,
+    "3-24 letters, digits and single hyphens, starting with a letter, ending with a letter or digit")
+CONTAINER_REGISTRY_NAME = NameRule(r"[A-Za-z0-9]{5,50}", 50, "5-50 letters and digits")
+LOG_ANALYTICS_NAME = NameRule(r"[A-Za-z0-9][A-Za-z0-9-]{2,61}[A-Za-z0-9]", 63,
+                              "4-63 letters, digits and hyphens, starting and ending with a letter or digit")
+APP_INSIGHTS_NAME = NameRule(r"[A-Za-z0-9()_.-]{1,255}", 255, "1-255 letters, digits and ()_.-")
+"""Names of the workspace's dependencies (storage account, key vault, registry, Log Analytics workspace,
+Application Insights component).
+https://learn.microsoft.com/azure/azure-resource-manager/management/resource-name-rules"""
 
 # --- Limits --------------------------------------------------------------------------------------------
 INSTANCE_IDLE_MINUTES_MIN = 15

@@ -124,7 +124,8 @@ def target_inputs(args: Mapping[str, Any]) -> dict[str, Any]:
 def compute_name(component_name: str, args: Mapping[str, Any]) -> str:
     """The `name` argument, else one derived from the component name; both checked against Azure's rule."""
     return naming.resource_name(
-        args.get("name"), naming.prefixed_name("", component_name, 16), naming.ATTACHED_COMPUTE, "name"
+        args.get("name"), naming.prefixed_name("", component_name, facts.COMPUTE_NAME), facts.COMPUTE_NAME,
+        "name",
     )
 
 

@@ -171,7 +171,7 @@ class ComputeCluster(pulumi.ComponentResource):
             args = with_workspace(args)
             validate(args)
             compute_name = naming.resource_name(
-                args.get("name"), naming.prefixed_name("", name, 16), naming.COMPUTE_CLUSTER, "name",
+                args.get("name"), naming.prefixed_name("", name, facts.COMPUTE_NAME), facts.COMPUTE_NAME, "name",
             )
         super().__init__(TYPE_TOKEN, name, None, opts)
         compute = workspace_compute(self, name, args, compute_name, ml.AmlComputeArgs(

@@ -197,7 +197,7 @@ class ComputeInstance(pulumi.ComponentResource):
             args = with_workspace(args)
             validate(args)
             compute_name = naming.resource_name(
-                args.get("name"), naming.compute_instance_name(name), naming.COMPUTE_INSTANCE, "name",
+                args.get("name"), naming.compute_instance_name(name), facts.INSTANCE_NAME, "name",
             )
         super().__init__(TYPE_TOKEN, name, None, opts)
         compute = workspace_compute(self, name, args, compute_name, ml.ComputeInstanceArgs(

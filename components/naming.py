@@ -10,50 +10,14 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
 
 import pulumi
 
+from amlkit import azure_facts as facts
+from amlkit.azure_facts import NameRule
 from amlkit.errors import ConfigError
 
 HASH_LENGTH = 6
-
-
-@dataclass(frozen=True)
-class NameRule:
-    """Azure's naming rule for one resource type."""
-
-    pattern: re.Pattern[str]
-    allowed: str
-
-
-STORAGE_ACCOUNT = NameRule(re.compile(r"^[a-z0-9]{3,24}$"), "3-24 lowercase letters and digits")
-KEY_VAULT = NameRule(
-    re.compile(r"^(?!.*--)[A-Za-z][A-Za-z0-9-]{1,22}[A-Za-z0-9]$"),
-    "3-24 letters, digits and single hyphens, starting with a letter, ending with a letter or digit",
-)
-CONTAINER_REGISTRY = NameRule(re.compile(r"^[A-Za-z0-9]{5,50}$"), "5-50 letters and digits")
-ML_WORKSPACE = NameRule(
-    re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{2,32}$"),
-    "3-33 letters, digits, hyphens and underscores, starting with a letter or digit",
-)
-LOG_ANALYTICS = NameRule(
-    re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]{2,61}[A-Za-z0-9]$"),
-    "4-63 letters, digits and hyphens, starting and ending with a letter or digit",
-)
-APP_INSIGHTS = NameRule(re.compile(r"^[A-Za-z0-9()_.-]{1,255}$"), "1-255 letters, digits and ()_.-")
-COMPUTE_CLUSTER = NameRule(
-    re.compile(r"^[A-Za-z][A-Za-z0-9-]{1,15}$"),
-    "2-16 letters, digits and hyphens, starting with a letter",
-)
-ATTACHED_COMPUTE = NameRule(
-    re.compile(r"^[A-Za-z][A-Za-z0-9-]{1,15}$"),
-    "2-16 letters, digits and hyphens, starting with a letter",
-)
-COMPUTE_INSTANCE = NameRule(
-    re.compile(r"^[A-Za-z][A-Za-z0-9-]{1,22}[A-Za-z0-9]$"),
-    "3-24 letters, digits and hyphens, starting with a letter, ending with a letter or digit",
-)
 
 
 def short_hash(component_name: str, length: int = HASH_LENGTH) -> str:
@@ -64,7 +28,7 @@ def short_hash(component_name: str, length: int = HASH_LENGTH) -> str:
 
 def checked(name: str, rule: NameRule, key_path: str) -> str:
     """Return name when it satisfies rule, else raise a ConfigError naming the field."""
-    if not isinstance(name, str) or not rule.pattern.fullmatch(name):
+    if not rule.fits(name):
         raise ConfigError(None, key_path, f"invalid Azure name {name!r}: allowed is {rule.allowed}", name)
     return name
 
@@ -78,26 +42,28 @@ def _hyphenated(text: str) -> str:
 
 
 def storage_account_name(component_name: str) -> str:
-    """`st` + the component's letters and digits + hash, at most 24 chars."""
-    room = 24 - 2 - HASH_LENGTH
+    """`st` + the component's letters and digits + hash, as long as Azure allows."""
+    room = facts.STORAGE_ACCOUNT_NAME.max_length - 2 - HASH_LENGTH
     return f"st{_alnum(component_name)[:room]}{short_hash(component_name)}"
 
 
 def key_vault_name(component_name: str) -> str:
-    """`kv-` + the component name + `-` + hash, at most 24 chars."""
-    room = 24 - 4 - HASH_LENGTH
+    """`kv-` + the component name + `-` + hash, as long as Azure allows."""
+    room = facts.KEY_VAULT_NAME.max_length - 4 - HASH_LENGTH
     stem = _hyphenated(component_name)[:room].strip("-")
     return f"kv-{stem}-{short_hash(component_name)}" if stem else f"kv-{short_hash(component_name)}"
 
 
 def container_registry_name(component_name: str) -> str:
-    """`cr` + the component's letters and digits + hash, at most 50 chars."""
-    room = 50 - 2 - HASH_LENGTH
+    """`cr` + the component's letters and digits + hash, as long as Azure allows."""
+    room = facts.CONTAINER_REGISTRY_NAME.max_length - 2 - HASH_LENGTH
     return f"cr{_alnum(component_name)[:room]}{short_hash(component_name)}"
 
 
-def prefixed_name(prefix: str, component_name: str, max_length: int) -> str:
-    """`<prefix>-<component name>`; names too long keep a hash suffix so they stay distinct."""
+def prefixed_name(prefix: str, component_name: str, rule: NameRule) -> str:
+    """`<prefix>-<component name>`; names longer than the rule allows keep a hash suffix so they stay
+    distinct."""
+    max_length = rule.max_length
     full = f"{prefix}-{_hyphenated(component_name)}".strip("-") if prefix else _hyphenated(component_name)
     if len(full) <= max_length:
         return full
@@ -111,7 +77,7 @@ def resource_name(override: str | None, default: str, rule: NameRule, key_path: 
 
 
 def compute_instance_name(component_name: str) -> str:
-    """`ci-` + the component name + `-` + hash, at most 24 chars: instance names are unique per region."""
-    room = 24 - 4 - HASH_LENGTH
+    """`ci-` + the component name + `-` + hash, as long as Azure allows: instance names are unique per region."""
+    room = facts.INSTANCE_NAME.max_length - 4 - HASH_LENGTH
     stem = _hyphenated(component_name)[:room].strip("-")
     return f"ci-{stem}-{short_hash(component_name)}" if stem else f"ci-{short_hash(component_name)}"

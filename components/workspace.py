@@ -20,6 +20,7 @@ from pulumi_azure_native import (
 )
 from pulumi_azure_native import machinelearningservices as ml
 
+from amlkit import azure_facts as facts
 from amlkit.components import naming
 from amlkit.components.args import check, label, named
 from amlkit.components.outputs import expose, principal_id
@@ -89,7 +90,7 @@ class Workspace(pulumi.ComponentResource):
         with named(component):
             validate(args)
             workspace_name = naming.resource_name(
-                args.get("name"), naming.prefixed_name("", name, 33), naming.ML_WORKSPACE, "name",
+                args.get("name"), naming.prefixed_name("", name, facts.WORKSPACE_NAME), facts.WORKSPACE_NAME, "name",
             )
         super().__init__(TYPE_TOKEN, name, None, opts)
         self._name = name
@@ -145,6 +146,10 @@ class Workspace(pulumi.ComponentResource):
             "tags": self._tags,
         }
 
+    def _child_name(self, key: str, default: str) -> str:
+        """The `key` argument, else the derived `default`; either checked against Azure's rule for it."""
+        return naming.resource_name(self._args.get(key), default, CHILD_NAMES[key], key)
+
     def _dependency_access(self) -> str:
         """Created dependencies are as reachable as the workspace: a private workspace reaches them
         through the private endpoints its managed network (or the caller's network) provides."""
@@ -154,12 +159,8 @@ class Workspace(pulumi.ComponentResource):
         existing = self._args.get("log_analytics_workspace")
         if existing:
             return existing
-        name = naming.resource_name(
-            self._args.get("log_analytics_workspace_name"),
-            naming.prefixed_name("log", self._name, 63),
-            naming.LOG_ANALYTICS,
-            "log_analytics_workspace_name",
-        )
+        name = self._child_name("log_analytics_workspace_name",
+                                naming.prefixed_name("log", self._name, facts.LOG_ANALYTICS_NAME))
         logs = operationalinsights.Workspace(
             f"{self._name}-logs",
             workspace_name=name,
@@ -174,12 +175,8 @@ class Workspace(pulumi.ComponentResource):
         existing = self._args.get("application_insights")
         if existing:
             return existing
-        name = naming.resource_name(
-            self._args.get("application_insights_name"),
-            naming.prefixed_name("appi", self._name, 255),
-            naming.APP_INSIGHTS,
-            "application_insights_name",
-        )
+        name = self._child_name("application_insights_name",
+                                naming.prefixed_name("appi", self._name, facts.APP_INSIGHTS_NAME))
         component = applicationinsights.Component(
             f"{self._name}-appinsights",
             resource_name_=name,
@@ -196,12 +193,7 @@ class Workspace(pulumi.ComponentResource):
         existing = self._args.get("storage_account")
         if existing:
             return existing
-        name = naming.resource_name(
-            self._args.get("storage_account_name"),
-            naming.storage_account_name(self._name),
-            naming.STORAGE_ACCOUNT,
-            "storage_account_name",
-        )
+        name = self._child_name("storage_account_name", naming.storage_account_name(self._name))
         # Shared-key access is off by default: Azure ML supports a workspace whose default storage
         # refuses shared keys when the workspace reaches its system datastores with Entra ID
         # (systemDatastoresAuthMode = identity, set on the workspace below). The feature is still in
@@ -232,12 +224,7 @@ class Workspace(pulumi.ComponentResource):
         existing = self._args.get("key_vault")
         if existing:
             return existing
-        name = naming.resource_name(
-            self._args.get("key_vault_name"),
-            naming.key_vault_name(self._name),
-            naming.KEY_VAULT,
-            "key_vault_name",
-        )
+        name = self._child_name("key_vault_name", naming.key_vault_name(self._name))
         tenant_id = self._args.get("tenant_id") or authorization.get_client_config_output(
             opts=pulumi.InvokeOutputOptions(parent=self)
         ).tenant_id
@@ -265,12 +252,7 @@ class Workspace(pulumi.ComponentResource):
             return None
         if choice is not True:
             return choice
-        name = naming.resource_name(
-            self._args.get("container_registry_name"),
-            naming.container_registry_name(self._name),
-            naming.CONTAINER_REGISTRY,
-            "container_registry_name",
-        )
+        name = self._child_name("container_registry_name", naming.container_registry_name(self._name))
         registry = containerregistry.Registry(
             f"{self._name}-registry",
             registry_name=name,
@@ -453,9 +435,9 @@ def validate(args: Mapping[str, Any]) -> None:
 
 # Arguments naming a created child, and Azure's naming rule for each: checked before anything registers.
 CHILD_NAMES = {
-    "storage_account_name": naming.STORAGE_ACCOUNT,
-    "key_vault_name": naming.KEY_VAULT,
-    "log_analytics_workspace_name": naming.LOG_ANALYTICS,
-    "application_insights_name": naming.APP_INSIGHTS,
-    "container_registry_name": naming.CONTAINER_REGISTRY,
+    "storage_account_name": facts.STORAGE_ACCOUNT_NAME,
+    "key_vault_name": facts.KEY_VAULT_NAME,
+    "log_analytics_workspace_name": facts.LOG_ANALYTICS_NAME,
+    "application_insights_name": facts.APP_INSIGHTS_NAME,
+    "container_registry_name": facts.CONTAINER_REGISTRY_NAME,
 }

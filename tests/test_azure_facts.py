@@ -59,3 +59,29 @@ def test_defaults_and_limits_as_azure_documents_them() -> None:
 ])
 def test_node_public_ip(explicit: bool | None, private: bool, sent: bool | None) -> None:
     assert facts.node_public_ip(explicit, private) is sent
+
+
+NAME_RULES = {name: rule for name, rule in vars(facts).items() if isinstance(rule, facts.NameRule)}
+
+
+@pytest.mark.parametrize("name", sorted(NAME_RULES))
+def test_a_name_rule_takes_names_up_to_its_max_length_and_no_longer(name: str) -> None:
+    rule = NAME_RULES[name]
+    first = "a" if rule.fits("a" * rule.max_length) else "A"  # storage accounts: lowercase only
+    assert rule.fits(first * rule.max_length)
+    assert not rule.fits(first * (rule.max_length + 1))
+    assert str(rule.max_length) in rule.allowed
+
+
+@pytest.mark.parametrize(("rule", "name", "fits"), [
+    (facts.COMPUTE_NAME, "cpu-1", True),
+    (facts.COMPUTE_NAME, "1cpu", False),
+    (facts.INSTANCE_NAME, "ci-alice", True),
+    (facts.INSTANCE_NAME, "ci-alice-", False),
+    (facts.WORKSPACE_NAME, "mlw_prod", True),
+    (facts.KEY_VAULT_NAME, "kv--x", False),
+    (facts.STORAGE_ACCOUNT_NAME, "stMixed", False),
+    (facts.COMPUTE_NAME, None, False),
+])
+def test_name_rules(rule: facts.NameRule, name: str | None, fits: bool) -> None:
+    assert rule.fits(name) is fits

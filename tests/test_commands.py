@@ -196,7 +196,8 @@ def test_init_interactive_reprompts_on_bad_answers(project: Path) -> None:
     result = run(["init", "--project-dir", str(project)], input=answers)
     assert result.exit_code == 0, result.output
     assert "Error: got 'West Europe'; allowed: an Azure region name in lowercase, e.g. westeurope" in result.output
-    assert "Error: got 'x'; allowed: 3-33 letters, digits, '-' or '_', starting with a letter or digit" in result.output
+    assert ("Error: got 'x'; allowed: 3-33 letters, digits, hyphens and underscores, starting with a letter or "
+            "digit") in result.output
     assert "Error: got 'Standard_Foo'; allowed: a known Azure VM size name, e.g. Standard_D4ds_v4" in result.output
     spec = load_stack_file(project / "stacks" / "Pulumi.staging.yaml")
     assert (spec.location, spec.environment, spec.resource_group.name, spec.workspace.name) == (
@@ -207,8 +208,8 @@ def test_init_interactive_reprompts_on_bad_answers(project: Path) -> None:
 @pytest.mark.parametrize(("flag", "value", "message"), [
     ("--cluster-size", "Standard_Foo", "amlkit:clusters[0].size: got 'Standard_Foo'; allowed: a known Azure VM size "
      "name, e.g. Standard_D4ds_v4"),
-    ("--workspace-name", "-bad", "amlkit:workspace.name: got '-bad'; allowed: 3-33 letters, digits, '-' or '_', "
-     "starting with a letter or digit"),
+    ("--workspace-name", "-bad", "amlkit:workspace.name: got '-bad'; allowed: 3-33 letters, digits, hyphens and "
+     "underscores, starting with a letter or digit"),
     ("--stack", "a/b", "stack: got 'a/b'; allowed: 1-100 letters, digits, '-', '_' or '.'"),
     ("--environment", "Prod", "amlkit:environment: got 'Prod'; allowed: 1-63 lowercase letters, digits, '-' or '_'"),
 ])

@@ -40,8 +40,8 @@ def test_good_answers_pass(field: str, value: str) -> None:
     ("environment", "-dev", "amlkit:environment: got '-dev'; allowed: 1-63 lowercase letters, digits, '-' or '_'"),
     ("resource_group", "rg.", "amlkit:resourceGroup.name: got 'rg.'; allowed: 1-90 letters, digits, '-', '_', "
      "'.', '(' or ')', not ending with '.'"),
-    ("workspace_name", "ab", "amlkit:workspace.name: got 'ab'; allowed: 3-33 letters, digits, '-' or '_', starting "
-     "with a letter or digit"),
+    ("workspace_name", "ab", "amlkit:workspace.name: got 'ab'; allowed: 3-33 letters, digits, hyphens and "
+     "underscores, starting with a letter or digit"),
     ("cluster_size", "Standard_Foo", "amlkit:clusters[0].size: got 'Standard_Foo'; allowed: a known Azure VM size "
      "name, e.g. Standard_D4ds_v4"),
 ])

@@ -56,7 +56,7 @@ def error_of(raw: dict[str, Any]) -> str:
     return str(caught.value)
 
 
-ALLOWED_CI = "3-24 letters, digits or '-', starting with a letter"
+ALLOWED_CI = "3-24 letters, digits and hyphens, starting with a letter, ending with a letter or digit"
 ARM_SUBNET = ("an ARM id like /subscriptions/<guid>/resourceGroups/<rg>/providers/Microsoft.Network/"
               "virtualNetworks/<name>/subnets/<name>")
 
@@ -93,7 +93,8 @@ FAILING = [
     # --- workspace
     ("workspace-missing", changed("workspace", DELETE), "amlkit:workspace: required key is missing"),
     ("workspace-name-short", changed("workspace.name", "ml"),
-     "amlkit:workspace.name: got 'ml'; allowed: 3-33 letters, digits, '-' or '_', starting with a letter or digit"),
+     "amlkit:workspace.name: got 'ml'; allowed: 3-33 letters, digits, hyphens and underscores, starting with a letter "
+     "or digit"),
     ("workspace-unknown-key", changed("workspace.public_access", "disabled"),
      "amlkit:workspace.public_access: unknown key; allowed keys: name, kind, hub_id, display_name, description, "
      "public_network_access, managed_network, serverless_compute, identity, primary_user_assigned_identity, "
@@ -168,7 +169,7 @@ FAILING = [
     ("cluster-tier", changed("clusters.0.tier", "spot"),
      "amlkit:clusters[0].tier: got 'spot'; allowed: dedicated | low_priority"),
     ("cluster-name-long", changed("clusters.0.name", "a-very-long-cluster-name"),
-     "amlkit:clusters[0].name: got 'a-very-long-cluster-name'; allowed: 2-16 letters, digits or '-', "
+     "amlkit:clusters[0].name: got 'a-very-long-cluster-name'; allowed: 2-16 letters, digits and hyphens, "
      "starting with a letter"),
     ("cluster-type", changed("clusters.0.type", "kubernetes"),
      "amlkit:clusters[0].type: got 'kubernetes'; allowed: amlcompute"),
@@ -204,6 +205,9 @@ FAILING = [
     # --- instances
     ("instance-name-short", changed("instances.0.name", "ci"),
      f"amlkit:instances[0].name: got 'ci'; allowed: {ALLOWED_CI}"),
+    # the stack file refuses what the ComputeInstance component refuses (one rule: azure_facts.INSTANCE_NAME)
+    ("instance-name-ends-with-hyphen", changed("instances.0.name", "ci-alice-"),
+     f"amlkit:instances[0].name: got 'ci-alice-'; allowed: {ALLOWED_CI}"),
     ("instance-idle-too-short", changed("instances.0.idle_time_before_shutdown_minutes", 10),
      "amlkit:instances[0].idle_time_before_shutdown_minutes: got 10; allowed: whole minutes (15 minutes to 3 days) "
      "from 15 to 4320"),

@@ -10,6 +10,7 @@ from typing import Annotated, Any, NoReturn
 from pydantic import BaseModel, BeforeValidator, ConfigDict, model_validator
 from pydantic_core import PydanticCustomError
 
+from amlkit import azure_facts as facts
 from amlkit.errors import UnknownVmSize
 
 DEFAULT_PROD_LIKE = ("prod", "production")
@@ -226,12 +227,11 @@ Region = text(r"[a-z][a-z0-9]{2,39}", "an Azure region name in lowercase, e.g. w
 Guid = text(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}",
             "a GUID, e.g. 00000000-0000-0000-0000-000000000000")
 EnvironmentName = text(r"[a-z0-9][a-z0-9_-]{0,62}", "1-63 lowercase letters, digits, '-' or '_'")
-WorkspaceName = text(r"[A-Za-z0-9][A-Za-z0-9_-]{2,32}",
-                     "3-33 letters, digits, '-' or '_', starting with a letter or digit")
+WorkspaceName = text(facts.WORKSPACE_NAME.pattern, facts.WORKSPACE_NAME.allowed)
 ResourceGroupName = text(r"[-\w.()]{0,89}[-\w()]", "1-90 letters, digits, '-', '_', '.', '(' or ')', "
                          "not ending with '.'")
-ClusterName = text(r"[A-Za-z][A-Za-z0-9-]{1,15}", "2-16 letters, digits or '-', starting with a letter")
-InstanceName = text(r"[A-Za-z][A-Za-z0-9-]{2,23}", "3-24 letters, digits or '-', starting with a letter")
+ClusterName = text(facts.COMPUTE_NAME.pattern, facts.COMPUTE_NAME.allowed)
+InstanceName = text(facts.INSTANCE_NAME.pattern, facts.INSTANCE_NAME.allowed)
 AdminUsername = text(r"[a-z_][a-z0-9_-]{0,31}", "a Linux user name: 1-32 lowercase letters, digits, '-' or '_'")
 SshPublicKey = text(r"(ssh-(rsa|ed25519|dss)|ecdsa-sha2-nistp(256|384|521)|sk-[a-z0-9@.-]+) [A-Za-z0-9+/=]+( .*)?",
                     "an OpenSSH public key line, e.g. 'ssh-ed25519 AAAA... user@host'")
