@@ -69,14 +69,8 @@ _OUTPUT_OPS = {"add": "create", "delete": "delete", "update": "update", "same": 
 
 
 def _output_line(change: Change, width: int) -> str:
-    name = change.path.ljust(width)
-    if change.kind == "same":
-        return f"  {name}: {value_text(change.new)}"
-    if change.kind == "add":
-        return f"+ {name}: {value_text(change.new)}"
-    if change.kind == "delete":
-        return f"- {name}: {value_text(change.old)}"
-    return f"~ {name}: {value_text(change.old)} => {value_text(change.new)}"
+    marker = " " if change.kind == "same" else CHANGE_MARKERS[change.kind]
+    return f"{marker} {change.path.ljust(width)}: {_values_text(change)}"
 
 
 def summary_text(plan: Plan) -> str:
@@ -156,12 +150,16 @@ def _details(out: Text, step: Step) -> None:
 
 
 def _change_line(change: Change) -> str:
-    marker = CHANGE_MARKERS[change.kind]
-    if change.kind == "add":
-        return f"{marker} {change.path}: {value_text(change.new)}"
+    return f"{CHANGE_MARKERS[change.kind]} {change.path}: {_values_text(change)}"
+
+
+def _values_text(change: Change) -> str:
+    """The new value (added or unchanged), the old one (deleted), or `old => new`."""
+    if change.kind in ("same", "add"):
+        return value_text(change.new)
     if change.kind == "delete":
-        return f"{marker} {change.path}: {value_text(change.old)}"
-    return f"{marker} {change.path}: {value_text(change.old)} => {value_text(change.new)}"
+        return value_text(change.old)
+    return f"{value_text(change.old)} => {value_text(change.new)}"
 
 
 def value_text(value: Any) -> str:

@@ -211,11 +211,15 @@ Bool = Annotated[bool, BeforeValidator(_boolean), Allowed(_BOOL_ALLOWED)]
 
 def text(pattern: str, allowed: str) -> Any:
     """A string matching `pattern` in full."""
-    compiled = re.compile(pattern)
+    return _matching(re.compile(pattern), allowed)
+
+
+def _matching(pattern: re.Pattern[str], allowed: str) -> Any:
+    """A string `pattern` matches in full; any other value is refused with `allowed`."""
 
     def check(value: Any) -> str:
         _plain(value)
-        if not isinstance(value, str) or not compiled.fullmatch(value):
+        if not isinstance(value, str) or not pattern.fullmatch(value):
             _bad(value, allowed)
         return value
 
@@ -250,15 +254,7 @@ def arm_id(provider: str, *types: str) -> Any:
     example = f"/subscriptions/<guid>/resourceGroups/<rg>/providers/{provider}/" + "/".join(
         f"{kind}/<name>" for kind in types
     )
-    allowed = f"an ARM id like {example}"
-
-    def check(value: Any) -> str:
-        _plain(value)
-        if not isinstance(value, str) or not pattern.fullmatch(value):
-            _bad(value, allowed)
-        return value
-
-    return Annotated[str, BeforeValidator(check), Allowed(allowed)]
+    return _matching(pattern, f"an ARM id like {example}")
 
 
 SubnetId = arm_id("Microsoft.Network", "virtualNetworks", "subnets")

@@ -8,14 +8,7 @@ from typing import Any
 import pulumi
 import pytest
 
-from amlkit.components import (
-    ComputeCluster,
-    ComputeInstance,
-    KubernetesCompute,
-    SynapseSparkCompute,
-    VirtualMachineCompute,
-    Workspace,
-)
+from amlkit import components
 from amlkit.components.outputs import expose, exposed
 from tests.components.harness import RG_ID, principal_of, run
 from tests.components.test_workspace import APPI_ID, CR_ID, KV_ID, LOG_ID, ST_ID, WS_ID
@@ -28,31 +21,33 @@ VM = f"{SUB}/resourceGroups/rg-vm/providers/Microsoft.Compute/virtualMachines/ds
 
 
 def cluster() -> pulumi.ComponentResource:
-    return ComputeCluster("cpu", {**PLACED, "workspace_location": "westeurope", "size": "Standard_D4ds_v4",
-                                  "max_instances": 2, "enable_node_public_ip": False,
-                                  "workspace_managed_network": True})
+    return components.ComputeCluster("cpu", {**PLACED, "workspace_location": "westeurope",
+                                             "size": "Standard_D4ds_v4", "max_instances": 2,
+                                             "workspace_managed_network": True})
 
 
 def instance() -> pulumi.ComponentResource:
-    return ComputeInstance("alice", {**PLACED, "workspace_location": "westeurope", "size": "Standard_D4ds_v4",
-                                     "name": "ci-alice", "workspace_managed_network": True})
+    return components.ComputeInstance("alice", {**PLACED, "workspace_location": "westeurope",
+                                                "size": "Standard_D4ds_v4", "name": "ci-alice",
+                                                "workspace_managed_network": True})
 
 
 def kubernetes() -> pulumi.ComponentResource:
-    return KubernetesCompute("k8s", {**PLACED, "resource_id": AKS})
+    return components.KubernetesCompute("k8s", {**PLACED, "resource_id": AKS})
 
 
 def synapse() -> pulumi.ComponentResource:
-    return SynapseSparkCompute("spark", {**PLACED, "resource_id": POOL})
+    return components.SynapseSparkCompute("spark", {**PLACED, "resource_id": POOL})
 
 
 def virtual_machine() -> pulumi.ComponentResource:
-    return VirtualMachineCompute("vm", {**PLACED, "resource_id": VM, "ssh_settings": {
+    return components.VirtualMachineCompute("vm", {**PLACED, "resource_id": VM, "ssh_settings": {
         "admin_username": "azureuser", "ssh_private_key": pulumi.Output.secret("KEY")}})
 
 
 def workspace() -> pulumi.ComponentResource:
-    return Workspace("mlw", {"resource_group_name": "rg-ml", "location": "westeurope", "container_registry": True})
+    return components.Workspace("mlw", {"resource_group_name": "rg-ml", "location": "westeurope",
+                                        "container_registry": True})
 
 
 def compute_id(name: str) -> str:
@@ -92,8 +87,8 @@ def test_a_component_registers_exactly_the_outputs_it_exposes(
 
 
 def test_the_exposed_outputs_are_the_annotated_public_attributes() -> None:
-    assert exposed(KubernetesCompute) == ["compute_id", "compute_name", "principal_id"]
-    assert exposed(VirtualMachineCompute) == ["compute_id", "compute_name"]
+    assert exposed(components.KubernetesCompute) == ["compute_id", "compute_name", "principal_id"]
+    assert exposed(components.VirtualMachineCompute) == ["compute_id", "compute_name"]
 
 
 class Exposing(pulumi.ComponentResource):
