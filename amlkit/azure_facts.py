@@ -76,6 +76,20 @@ SSH_PUBLIC_ACCESS_DEFAULT = "Disabled"
 """Instances: `sshSettings.sshPublicAccess` omitted (ARM default).
 https://learn.microsoft.com/rest/api/azureml/compute/create-or-update#sshpublicaccess"""
 
+# --- Defaults of the az ml vocabulary (the stack file and the components apply the same ones) ---------
+INSTANCE_IDLE_MINUTES_DEFAULT = 60
+"""amlkit's idle shutdown of a compute instance when none is given: without `idleTimeBeforeShutdown` the
+instance runs, and bills, until it is stopped.
+https://learn.microsoft.com/azure/machine-learning/how-to-create-compute-instance#configure-idle-shutdown"""
+
+ADMIN_USERNAME_DEFAULT = "azureuser"
+"""az ml's administrator account of a cluster's nodes (`ssh_settings.admin_username` omitted).
+https://learn.microsoft.com/azure/machine-learning/reference-yaml-compute-aml"""
+
+SCHEDULE_TIME_ZONE_DEFAULT = "UTC"
+"""az ml's time zone of an instance's start/stop schedule (`trigger.time_zone` omitted).
+https://learn.microsoft.com/azure/machine-learning/reference-yaml-compute-instance"""
+
 # --- Resource names -----------------------------------------------------------------------------------
 
 

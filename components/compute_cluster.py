@@ -291,7 +291,7 @@ def credentials(args: Mapping[str, Any]) -> ml.UserAccountCredentialsArgs | None
         return None
     password = ssh.get("admin_password")
     return ml.UserAccountCredentialsArgs(
-        admin_user_name=ssh.get("admin_username", "azureuser"),
+        admin_user_name=ssh.get("admin_username", facts.ADMIN_USERNAME_DEFAULT),
         admin_user_ssh_public_key=ssh.get("ssh_key_value"),
         admin_user_password=pulumi.Output.secret(password) if password is not None else None,
     )

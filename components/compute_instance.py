@@ -139,7 +139,7 @@ ARGS: dict[str, ArgInfo] = {
     "location": ArgInfo("the workspace's region", "location"),
     "description": ArgInfo("none", "properties.description"),
     "idle_time_before_shutdown_minutes": ArgInfo(
-        "60", f"{facts.IDLE_TIME_BEFORE_SHUTDOWN} (`PT<minutes>M`)"),
+        str(facts.INSTANCE_IDLE_MINUTES_DEFAULT), f"{facts.IDLE_TIME_BEFORE_SHUTDOWN} (`PT<minutes>M`)"),
     "schedules": ArgInfo("none", "properties.properties.schedules.computeStartStop"),
     "assigned_user": ArgInfo("none", "properties.properties.personalComputeInstanceSettings.assignedUser"),
     "network_settings": ArgInfo("none", "properties.properties.subnet.id"),
@@ -228,7 +228,8 @@ def instance_properties(args: Mapping[str, Any]) -> ml.ComputeInstanceProperties
     ssh = args.get("ssh_settings") or {}
     return ml.ComputeInstancePropertiesArgs(
         vm_size=args["size"],
-        idle_time_before_shutdown=facts.minutes_iso(args.get("idle_time_before_shutdown_minutes", 60)),
+        idle_time_before_shutdown=facts.minutes_iso(
+            args.get("idle_time_before_shutdown_minutes", facts.INSTANCE_IDLE_MINUTES_DEFAULT)),
         schedules=ml.ComputeSchedulesArgs(compute_start_stop=schedules) if schedules else None,
         subnet=ml.ResourceIdArgs(id=subnet) if subnet else None,
         enable_node_public_ip=node_public_ip(args),
@@ -263,7 +264,7 @@ def start_stop_schedule(spec: Mapping[str, Any]) -> ml.ComputeStartStopScheduleA
             trigger_type="Cron",
             cron=ml.CronArgs(
                 expression=trigger["expression"],
-                time_zone=trigger.get("time_zone", "UTC"),
+                time_zone=trigger.get("time_zone", facts.SCHEDULE_TIME_ZONE_DEFAULT),
                 start_time=trigger.get("start_time"),
             ),
             **common,
@@ -274,7 +275,7 @@ def start_stop_schedule(spec: Mapping[str, Any]) -> ml.ComputeStartStopScheduleA
         recurrence=ml.RecurrenceArgs(
             frequency=trigger["frequency"].capitalize(),
             interval=trigger["interval"],
-            time_zone=trigger.get("time_zone", "UTC"),
+            time_zone=trigger.get("time_zone", facts.SCHEDULE_TIME_ZONE_DEFAULT),
             start_time=trigger.get("start_time"),
             schedule=ml.ComputeRecurrenceScheduleArgs(
                 hours=list(when.get("hours", [])),
@@ -290,7 +291,7 @@ def validate(args: Mapping[str, Any]) -> None:
     """Check every field's rule; raise a ConfigError naming the field and what is allowed."""
     if not args.get("size"):
         raise ConfigError(None, "size", "is required")
-    idle = args.get("idle_time_before_shutdown_minutes", 60)
+    idle = args.get("idle_time_before_shutdown_minutes", facts.INSTANCE_IDLE_MINUTES_DEFAULT)
     if not MIN_IDLE_MINUTES <= idle <= MAX_IDLE_MINUTES:
         raise ConfigError(
             None, "idle_time_before_shutdown_minutes",

@@ -47,6 +47,8 @@ def test_defaults_and_limits_as_azure_documents_them() -> None:
     assert facts.NODE_PUBLIC_IP_DEFAULT is True
     assert (facts.REGIONAL_COMPUTE_LIMIT_DEFAULT, facts.REGIONAL_COMPUTE_LIMIT_MAX) == (500, 2500)
     assert facts.minutes_iso(60) == "PT60M"
+    assert (facts.INSTANCE_IDLE_MINUTES_DEFAULT, facts.ADMIN_USERNAME_DEFAULT, facts.SCHEDULE_TIME_ZONE_DEFAULT) == (
+        60, "azureuser", "UTC")
 
 
 @pytest.mark.parametrize(("explicit", "private", "sent"), [

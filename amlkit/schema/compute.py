@@ -42,7 +42,7 @@ class NetworkSettingsSpec(Model):
 
 
 class ClusterSshSettings(Model):
-    admin_username: AdminUsername = "azureuser"
+    admin_username: AdminUsername = facts.ADMIN_USERNAME_DEFAULT
     """Administrator account on the nodes."""
     ssh_key_value: SshPublicKey | None = None
     """OpenSSH public key of the administrator."""
@@ -143,7 +143,7 @@ class TriggerSpec(Model):
     """Hours, minutes and week days of a `recurrence` trigger."""
     start_time: StartTime | None = None
     """Local time the trigger starts from."""
-    time_zone: TimeZone = "UTC"
+    time_zone: TimeZone = facts.SCHEDULE_TIME_ZONE_DEFAULT
     """Time zone of the schedule (a Windows time zone name, as in az ml)."""
 
     @model_validator(mode="after")
@@ -207,7 +207,7 @@ class InstanceSpec(Model):
     """VM size of the instance."""
     idle_time_before_shutdown_minutes: integer(
         facts.INSTANCE_IDLE_MINUTES_MIN, facts.INSTANCE_IDLE_MINUTES_MAX, "whole minutes (15 minutes to 3 days)"
-    ) = 60
+    ) = facts.INSTANCE_IDLE_MINUTES_DEFAULT
     """Idle minutes before the instance shuts down."""
     assigned_user: AssignedUserSpec | None = None
     """The user the instance is created for (az ml `create_on_behalf_of`)."""
