@@ -24,8 +24,23 @@ from amlkit.policies.rules import (
 )
 from amlkit.schema import ClusterSpec, EnvironmentSpec, Model, TriggerSpec, WorkspaceSpec, validate_environment
 from amlkit.stackfile import load_stack_file
-from tools import gen_docs as docs
-from tools.gen_docs import Row, UndocumentedError
+from tools import gen_docs
+from tools.docs.blocks import replace_blocks
+from tools.docs.cli import cli_reference
+from tools.docs.components import all_components, argument_rows, component_reference
+from tools.docs.configuration import (
+    LOADER_DEFAULTS,
+    Row,
+    UndocumentedError,
+    allowed_of,
+    config_reference,
+    field_rows,
+    model_rules,
+    sections,
+)
+from tools.docs.facts import documented_facts, facts_reference
+from tools.docs.markdown import GENERATED, REQUIRED, cell, inline
+from tools.docs.rules import changes, knob_rows, knob_type, rule_page, rules_index
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -33,14 +48,14 @@ README_LIMIT = 20 * 1024
 
 
 def rows() -> dict[str, Row]:
-    return {row.key: row for row in docs.field_rows(EnvironmentSpec)}
+    return {row.key: row for row in field_rows(EnvironmentSpec)}
 
 
 # --- generated pages are current, the README is short, links resolve ---------------------------------
 
 
 def test_every_generated_page_is_current() -> None:
-    stale = docs.stale_pages(ROOT)
+    stale = gen_docs.stale_pages(ROOT)
     assert stale == {}, "".join(stale.values()) + "\nstale generated pages: run `make docs` and commit docs/"
 
 
@@ -82,7 +97,7 @@ def _anchors(page: Path) -> set[str]:
 
 
 def test_every_rule_url_is_its_generated_page() -> None:
-    pages = docs.generated_pages()
+    pages = gen_docs.generated_pages()
     for rule in ALL_RULES:
         assert rule.docs_url == f"https://github.com/amlkit/amlkit/blob/main/docs/rules/{rule.name}.md"
         assert f"docs/rules/{rule.name}.md" in pages
@@ -111,7 +126,7 @@ def test_a_field_row_and_its_table_line() -> None:
     assert row == Row("amlkit:clusters[].max_instances", "an integer from 1 to 65000", "`1`",
                       "Most nodes the cluster scales to.")
     assert ("| `amlkit:clusters[].max_instances` | an integer from 1 to 65000 | `1` | Most nodes the cluster "
-            "scales to. |") in docs.config_reference().splitlines()
+            "scales to. |") in config_reference().splitlines()
 
 
 @pytest.mark.parametrize(
@@ -158,7 +173,7 @@ def test_allowed_and_default_of_a_key(key: str, allowed: str, default: str) -> N
 
 
 def test_every_schema_key_has_exactly_one_row() -> None:
-    keys = [row.key for row in docs.field_rows(EnvironmentSpec)]
+    keys = [row.key for row in field_rows(EnvironmentSpec)]
     assert len(keys) == len(set(keys))
     assert {key for key in keys if key.count(".") == 0 and "[]" not in key} == {
         "azure-native:location", *(f"amlkit:{key}" for key in EnvironmentSpec.accepted_keys() if key != "location")
@@ -168,7 +183,7 @@ def test_every_schema_key_has_exactly_one_row() -> None:
 
 
 def test_a_choice_lists_exactly_the_values_it_accepts() -> None:
-    allowed = docs.allowed_of(ClusterSpec.model_fields["tier"])
+    allowed = allowed_of(ClusterSpec.model_fields["tier"])
     assert allowed is not None and allowed.values == ("dedicated", "low_priority")
     for value in allowed.values:
         spec = validate_environment(_environment(clusters=[{"name": "c1", "size": "Standard_DS3_v2", "tier": value}]),
@@ -199,7 +214,7 @@ def test_a_choice_lists_exactly_the_values_it_accepts() -> None:
 def test_documented_allowed_text_is_the_text_of_the_error(
     model: type[Model], field: str, raw: dict[str, Any], key_path: str
 ) -> None:
-    allowed = docs.allowed_of(model.model_fields[field])
+    allowed = allowed_of(model.model_fields[field])
     assert allowed is not None
     with pytest.raises(ConfigError) as caught:
         validate_environment(_environment(**raw), "f.yaml")
@@ -212,19 +227,19 @@ def test_the_environment_default_is_what_the_loader_does(tmp_path: Path) -> None
     path = tmp_path / "Pulumi.Staging.yaml"
     path.write_text(yaml.safe_dump({"config": {"azure-native:location": "westeurope", **raw}}), encoding="utf-8")
     assert load_stack_file(path).environment == "staging"
-    assert docs.LOADER_DEFAULTS == {"amlkit:environment": "the stack name, lowercased"}
+    assert LOADER_DEFAULTS == {"amlkit:environment": "the stack name, lowercased"}
 
 
 def test_cross_field_rules_come_from_the_validator_docstrings() -> None:
-    assert docs.model_rules(TriggerSpec) == [
+    assert model_rules(TriggerSpec) == [
         "`type: cron` needs `expression` and takes no `frequency`, `interval` or `schedule`.",
         "`type: recurrence` needs `frequency` and `interval` and takes no `expression`.",
     ]
-    assert docs.model_rules(EnvironmentSpec)[0] == (
+    assert model_rules(EnvironmentSpec)[0] == (
         "Without the workspace's managed network, a cluster or instance without `network_settings.subnet` must say "
         "`enable_node_public_ip: true` (nodes without public IPs need a network)."
     )
-    clusters = next(s for s in docs.sections() if s.title == "`amlkit:clusters`")
+    clusters = next(s for s in sections() if s.title == "`amlkit:clusters`")
     assert clusters.rules == (
         "`amlkit:clusters[]`: `min_instances` must be at most `max_instances`.",
         "`amlkit:clusters[]`: `identity.type` cannot be `none` (omit `identity` for no identity).",
@@ -236,7 +251,7 @@ def test_cross_field_rules_come_from_the_validator_docstrings() -> None:
 
 
 def test_sections_in_order() -> None:
-    assert [s.title for s in docs.sections()] == [
+    assert [s.title for s in sections()] == [
         "Top-level keys", "`amlkit:resourceGroup`", "`amlkit:workspace`", "`amlkit:clusters`", "`amlkit:instances`",
         "`amlkit:attached`",
     ]
@@ -261,11 +276,11 @@ class _NoRuleBullets(Model):
 @pytest.mark.parametrize(
     ("call", "message"),
     [
-        pytest.param(lambda: list(docs.field_rows(_Undocumented, "amlkit:x")),
+        pytest.param(lambda: list(field_rows(_Undocumented, "amlkit:x")),
                      "amlkit:x.name: the field has no docstring in amlkit/schema/", id="no-docstring"),
-        pytest.param(lambda: list(docs.field_rows(_NoAllowed, "amlkit:x")),
+        pytest.param(lambda: list(field_rows(_NoAllowed, "amlkit:x")),
                      "amlkit:x.name: its type carries no amlkit.schema.Allowed metadata", id="no-allowed"),
-        pytest.param(lambda: docs.model_rules(_NoRuleBullets),
+        pytest.param(lambda: model_rules(_NoRuleBullets),
                      "_NoRuleBullets._check: no '- ' rule bullets in its docstring", id="no-rules"),
     ],
 )
@@ -276,21 +291,21 @@ def test_missing_documentation_fails_generation(call: Any, message: str) -> None
 
 
 def test_markdown_text_escaping() -> None:
-    assert docs._inline("see 'a | b' and (azure-native:<module>/v<date>preview:<Name>).") == (
+    assert inline("see 'a | b' and (azure-native:<module>/v<date>preview:<Name>).") == (
         "see `a | b` and (`azure-native:<module>/v<date>preview:<Name>`).")
-    assert docs._cell("a | b\nc") == "a \\| b c"
+    assert cell("a | b\nc") == "a \\| b c"
 
 
 # --- rule reference --------------------------------------------------------------------------------
 
 
 def test_a_rule_knob_row() -> None:
-    assert docs.knob_rows(aml_cluster_max_nodes.RULE) == [[
+    assert knob_rows(aml_cluster_max_nodes.RULE) == [[
         "`maxNodes`", "integer, at least 1", "`100`",
         "Largest maxNodeCount allowed per cluster (Azure's default limit is 100 nodes).",
     ]]
     assert ("| `maxNodes` | integer, at least 1 | `100` | Largest maxNodeCount allowed per cluster (Azure's default "
-            "limit is 100 nodes). |") in docs.rule_page(aml_cluster_max_nodes.RULE).splitlines()
+            "limit is 100 nodes). |") in rule_page(aml_cluster_max_nodes.RULE).splitlines()
 
 
 @pytest.mark.parametrize(
@@ -312,25 +327,25 @@ def test_a_rule_knob_row() -> None:
     ],
 )
 def test_knob_type(spec: dict[str, Any], text: str) -> None:
-    assert docs.knob_type(spec) == text
+    assert knob_type(spec) == text
 
 
 def test_an_unknown_schema_keyword_fails_generation() -> None:
     with pytest.raises(UndocumentedError, match=r"^r\.k: JSON-schema keyword\(s\) the rule reference cannot show: "
                                                 r"format$"):
-        docs.knob_type({"type": "string", "format": "date"}, "r.k")
+        knob_type({"type": "string", "format": "date"}, "r.k")
 
 
 def test_a_knob_without_default_is_unset() -> None:
     rule = Rule(name="r", description="d", severity="low", level="advisory", tags=("cost",), url="https://x",
                 remediation="fix", check=lambda _r, _c: [], config={"k": {"type": "boolean", "description": "K."}})
-    assert docs.knob_rows(rule) == [["`k`", "boolean", "unset", "K."]]
+    assert knob_rows(rule) == [["`k`", "boolean", "unset", "K."]]
 
 
 def test_a_rule_page() -> None:
     rule = aml_cluster_min_nodes_zero.RULE
-    page = docs.rule_page(rule)
-    assert page.startswith(f"{docs.GENERATED}\n\n# aml-cluster-min-nodes-zero\n\n**Clusters scale to zero** · "
+    page = rule_page(rule)
+    assert page.startswith(f"{GENERATED}\n\n# aml-cluster-min-nodes-zero\n\n**Clusters scale to zero** · "
                            "reference `AMLK-0001` · default level **mandatory** · severity **medium** · tags cost · "
                            "resource rule\n")
     assert f"\n- Primary source: <{rule.url}>\n" in page
@@ -347,12 +362,12 @@ def test_a_rule_page() -> None:
 
 def test_changes_lists_changed_set_and_removed_paths() -> None:
     base = {"a": {"b": 1, "c": 2}, "d": 3}
-    assert docs.changes(base, {"a": {"b": 5}, "d": 3, "e": {"f": True}}) == {
+    assert changes(base, {"a": {"b": 5}, "d": 3, "e": {"f": True}}) == {
         "a.b": 5, "a.c": "(omitted)", "e.f": True}
 
 
 def test_a_stack_rule_page_shows_what_the_failing_stack_adds() -> None:
-    page = docs.rule_page(aml_workspace_diagnostics.RULE)
+    page = rule_page(aml_workspace_diagnostics.RULE)
     assert "With pack config" not in page
     assert ("Passes (`happy-path`), a stack of:\n\n| Resource | Type |\n|---|---|\n"
             "| `mlw-prod` | `azure-native:machinelearningservices:Workspace` |\n") in page
@@ -363,13 +378,13 @@ def test_a_stack_rule_page_shows_what_the_failing_stack_adds() -> None:
 
 
 def test_a_rule_page_names_the_examples_pack_config() -> None:
-    page = docs.rule_page(aml_quota_budget.RULE)
+    page = rule_page(aml_quota_budget.RULE)
     assert 'With pack config `{"coreQuota": {"westeurope": {"DSv2": 51}}}`:\n\n' in page
     assert "Fails (`dedicated-breach-52-of-51`), the same stack except that it:\n\n- adds `cpu-b` " in page
 
 
 def test_the_rules_index_links_every_rule_page() -> None:
-    lines = docs.rules_index().splitlines()
+    lines = rules_index().splitlines()
     for rule in ALL_RULES:
         row = f"| {rule.group} | [{rule.name}]({rule.name}.md) | {rule.ref} |"
         assert sum(line.startswith(row) for line in lines) == 1
@@ -379,7 +394,7 @@ def test_the_cli_page_lists_every_flag_of_every_command() -> None:
     import typer.main
 
     from amlkit import cli
-    page = docs.cli_reference()
+    page = cli_reference()
     for name, command in typer.main.get_command(cli.app).commands.items():
         assert f"\n## `amlkit {name}`\n" in page
         for param in command.params:
@@ -395,21 +410,21 @@ def test_the_cli_page_lists_every_flag_of_every_command() -> None:
 def test_a_component_argument_row() -> None:
     from amlkit.components import compute_cluster
 
-    rows = {row[0]: row for row in docs.argument_rows(compute_cluster.ComputeClusterArgs, compute_cluster.ARGS)}
+    rows = {row[0]: row for row in argument_rows(compute_cluster.ComputeClusterArgs, compute_cluster.ARGS)}
     assert rows["`tier`"] == [
         "`tier`", "`'dedicated' | 'low_priority'`", "`dedicated`",
         "VM priority: `low_priority` nodes are cheaper but can be evicted at any time.",
         "properties.properties.vmPriority (`Dedicated` | `LowPriority`)",
     ]
-    assert rows["`size`"][2] == docs.REQUIRED
+    assert rows["`size`"][2] == REQUIRED
     assert rows["`workspace_managed_network`"][4] == "(component behaviour)"
 
 
 def test_every_component_argument_and_nested_key_has_a_row() -> None:
     from amlkit.components.args import fields, nested_types
 
-    reference = docs.component_reference()
-    for component, args_type, _ in docs._components():
+    reference = component_reference()
+    for component, args_type, _ in all_components():
         section = reference.split(f"### `{component.__name__}`\n")[1].split("\n### ")[0]
         for name in fields(args_type):
             assert f"\n| `{name}` | " in section, (component.__name__, name)
@@ -422,7 +437,7 @@ def test_every_component_argument_and_nested_key_has_a_row() -> None:
 def test_the_component_outputs_are_listed() -> None:
     outputs = ("Outputs: `compute_id` (`Output[str]`), `compute_name` (`Output[str]`), "
                "`principal_id` (`Output[str | None]`).")
-    reference = docs.component_reference()
+    reference = component_reference()
     assert reference.count(outputs) == 4  # clusters, instances, Kubernetes, Synapse Spark
     assert reference.count("Outputs: `compute_id` (`Output[str]`), `compute_name` (`Output[str]`).") == 1  # VM
 
@@ -430,12 +445,12 @@ def test_the_component_outputs_are_listed() -> None:
 def test_an_attached_component_row_gives_its_arm_input() -> None:
     from amlkit.components import kubernetes_compute
 
-    rows = {row[0]: row for row in docs.argument_rows(kubernetes_compute.KubernetesComputeArgs,
+    rows = {row[0]: row for row in argument_rows(kubernetes_compute.KubernetesComputeArgs,
                                                       kubernetes_compute.ARGS)}
     assert rows["`namespace`"] == ["`namespace`", "`str`", "`default`", "Kubernetes namespace the jobs run in.",
                                    "properties.properties.namespace"]
-    assert rows["`resource_id`"][2:] == [docs.REQUIRED, rows["`resource_id`"][3], "properties.resourceId"]
-    assert [component.__name__ for component, _, _ in docs._components()] == [
+    assert rows["`resource_id`"][2:] == [REQUIRED, rows["`resource_id`"][3], "properties.resourceId"]
+    assert [component.__name__ for component, _, _ in all_components()] == [
         "Workspace", "ComputeCluster", "ComputeInstance", "KubernetesCompute", "VirtualMachineCompute",
         "SynapseSparkCompute"]
 
@@ -443,7 +458,7 @@ def test_an_attached_component_row_gives_its_arm_input() -> None:
 def test_bad_block_markers_are_refused() -> None:
     page = "# C\n<!-- BEGIN GENERATED: component-reference -->\n"
     with pytest.raises(UsageError) as caught:
-        docs.replace_blocks(page, {"component-reference": "x"}, "docs/components.md")
+        replace_blocks(page, {"component-reference": "x"}, "docs/components.md")
     assert str(caught.value) == (
         "docs/components.md: needs exactly one '<!-- BEGIN GENERATED: component-reference ... -->' line followed "
         "by one '<!-- END GENERATED: component-reference -->' line (found 1 and 0)")
@@ -458,26 +473,26 @@ def test_check_reports_a_stale_page_with_a_diff(tmp_path: Path, capsys: pytest.C
                                                     "old\n<!-- END GENERATED: component-reference -->\n\nafter\n")
     (tmp_path / "docs" / "azure-facts.md").write_text("<!-- BEGIN GENERATED: azure-facts -->\n"
                                                      "<!-- END GENERATED: azure-facts -->\n")
-    assert docs.main(["--write", "--root", str(tmp_path)]) == 0
+    assert gen_docs.main(["--write", "--root", str(tmp_path)]) == 0
     assert (tmp_path / "docs" / "components.md").read_text() == (
-        "# C\n\nwritten\n\n<!-- BEGIN GENERATED: component-reference -->\n\n" + docs.component_reference()
+        "# C\n\nwritten\n\n<!-- BEGIN GENERATED: component-reference -->\n\n" + component_reference()
         + "\n\n<!-- END GENERATED: component-reference -->\n\nafter\n")  # only the block changes
     (tmp_path / "docs" / "cli.md").write_text("old\n", encoding="utf-8")
     (tmp_path / "docs" / "rules" / "aml-retired-rule.md").write_text("gone\n", encoding="utf-8")
     capsys.readouterr()
-    assert docs.main(["--check", "--root", str(tmp_path)]) == 1
+    assert gen_docs.main(["--check", "--root", str(tmp_path)]) == 1
     out = capsys.readouterr().out
     assert "\n-old\n" in out and "docs/rules/aml-retired-rule.md: a page for no current rule" in out
     assert out.endswith("2 generated page(s) stale: docs/cli.md, docs/rules/aml-retired-rule.md; run: make docs\n")
-    assert docs.main(["--write", "--root", str(tmp_path)]) == 0
+    assert gen_docs.main(["--write", "--root", str(tmp_path)]) == 0
     assert not (tmp_path / "docs" / "rules" / "aml-retired-rule.md").exists()
-    assert docs.main(["--check", "--root", str(tmp_path)]) == 0
+    assert gen_docs.main(["--check", "--root", str(tmp_path)]) == 0
     assert capsys.readouterr().out.endswith("generated pages are up to date\n")
 
 
 def test_a_mode_is_required(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as caught:
-        docs.main([])
+        gen_docs.main([])
     assert caught.value.code == 2
     assert "one of the arguments --write --check is required" in capsys.readouterr().err
 
@@ -543,7 +558,7 @@ E = 2
 
 
 def test_documented_facts_share_a_docstring_and_take_the_section_above() -> None:
-    assert docs.documented_facts(FACTS_SOURCE) == [
+    assert documented_facts(FACTS_SOURCE) == [
         ("Paths", ["A", "B"], "Where a and b sit. https://example.com/paths"),
         ("Defaults", ["C"], "C omitted. https://example.com/c"),
         ("Defaults", ["D", "E"], "E and nothing else (D, without a docstring next to it, is derived)."),
@@ -554,7 +569,7 @@ def test_every_azure_fact_is_documented_with_a_source() -> None:
     from amlkit import azure_facts
 
     source = Path(azure_facts.__file__).read_text(encoding="utf-8")
-    documented = {name for _, names, doc in docs.documented_facts(source) if "https://" in doc for name in names}
+    documented = {name for _, names, doc in documented_facts(source) if "https://" in doc for name in names}
     derived = {"REPLACE_ON_CHANGES", "CLUSTER_IDLE_DEFAULT_ISO"}
     assert {name for name in vars(azure_facts) if name.isupper()} - derived == documented
 
@@ -563,4 +578,4 @@ def test_the_facts_table_shows_value_meaning_and_source() -> None:
     row = ("| `NODE_PUBLIC_IP_DEFAULT` = `true` | `enableNodePublicIp` omitted: nodes get public IPs (SDK and Azure "
            "default). | <https://learn.microsoft.com/azure/machine-learning/how-to-secure-training-vnet"
            "#compute-cluster> |")
-    assert row in docs.facts_reference().splitlines()
+    assert row in facts_reference().splitlines()

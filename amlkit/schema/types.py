@@ -153,7 +153,7 @@ def _plain(value: Any) -> None:
 class Allowed:
     """Annotated metadata: what a value may be, the same words as the `allowed:` of its errors.
 
-    Validation ignores it; `tools/gen_docs.py` reads it for docs/configuration.md. `values` lists a
+    Validation ignores it; `tools/docs/configuration.py` reads it for docs/configuration.md. `values` lists a
     choice's values.
     """
 

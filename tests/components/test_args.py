@@ -263,7 +263,7 @@ def test_a_choice_takes_the_same_values_in_both(model: type[BaseModel], args_typ
 
 
 def schema_values(model: type[BaseModel], key: str) -> set[str]:
-    from tools.gen_docs import allowed_of
+    from tools.docs.configuration import allowed_of
 
     allowed = allowed_of(model.model_fields[key])
     assert allowed is not None and allowed.values

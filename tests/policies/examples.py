@@ -4,7 +4,7 @@ One example per rule: a stack in which the rule fails and the same stack with th
 met, both as the policy sees them (wire-form inputs), plus the rule's pack config when it needs one.
 Three consumers read it, so adding a rule needs no other file:
 - tests/policies/test_pack.py checks that the failing stack fails and the passing one passes;
-- tools/gen_docs.py renders it in docs/rules/<rule>.md (inputs, the messages the rule reports today);
+- tools/docs/rules.py renders it in docs/rules/<rule>.md (inputs, the messages the rule reports today);
 - tests/review/test_rule_examples.py runs both stacks through the real engine and the analyzer protocol.
 """
 
