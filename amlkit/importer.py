@@ -370,12 +370,15 @@ def _iso_minutes(value: Any, file: str) -> int:
         seconds = parse_duration(value).total_seconds()
     except DurationError as error:
         raise ConfigError(file, "idle_time_before_shutdown", f"{error}; allowed: an ISO-8601 duration of whole "
-                          "minutes from PT15M to P3D") from None
+                          f"minutes {_IDLE_RANGE}") from None
     if seconds % 60:
         raise ConfigError(file, "idle_time_before_shutdown", f"got {value!r}; allowed: whole minutes "
-                          "(e.g. PT30M), from PT15M to P3D")
+                          f"(e.g. PT30M), {_IDLE_RANGE}")
     return int(seconds // 60)
 
+
+_IDLE_RANGE = (f"from {facts.minutes_iso(facts.INSTANCE_IDLE_MINUTES_MIN)} to "
+               f"{facts.minutes_iso(facts.INSTANCE_IDLE_MINUTES_MAX)}")
 
 _ORDER = ("name", "size", "location", "min_instances", "max_instances", "idle_time_before_scale_down", "tier",
           "idle_time_before_shutdown_minutes", "assigned_user", "schedules", "identity", "network_settings",

@@ -132,13 +132,20 @@ def test_instance_ssh_key_needs_public_access(tmp_path: Path) -> None:
     pytest.param("name: c1\ntype: amlcompute\nsize: Standard_DS3_v2\ntier: spot\nenable_node_public_ip: true\n",
                  "tier: got 'spot'; allowed: dedicated | low_priority", id="bad-tier"),
     pytest.param("name: ci-one\ntype: computeinstance\nsize: Standard_DS3_v2\nidle_time_before_shutdown: PT5M\n"
-                 "enable_node_public_ip: true\n", "idle_time_before_shutdown: got 5; allowed: whole minutes (15 "
-                 "minutes to 3 days) from 15 to 4320", id="idle-too-short"),
+                 "enable_node_public_ip: true\n", "idle_time_before_shutdown: got 5; allowed: whole minutes from 15 "
+                 "to 4320", id="idle-too-short"),
     pytest.param("name: ci-one\ntype: computeinstance\nsize: Standard_DS3_v2\ncreate_on_behalf_of:\n"
                  "  user_object_id: alice\n  user_tenant_id: 00000000-0000-0000-0000-000000000000\n"
                  "enable_node_public_ip: true\n",
                  "create_on_behalf_of.user_object_id: got 'alice'; allowed: a GUID, e.g. "
                  "00000000-0000-0000-0000-000000000000", id="bad-user-object-id"),
+    pytest.param("name: ci-one\ntype: computeinstance\nsize: Standard_DS3_v2\nidle_time_before_shutdown: PT90S\n"
+                 "enable_node_public_ip: true\n", "idle_time_before_shutdown: got 'PT90S'; allowed: whole minutes "
+                 "(e.g. PT30M), from PT15M to PT4320M", id="idle-not-whole-minutes"),
+    pytest.param("name: ci-one\ntype: computeinstance\nsize: Standard_DS3_v2\nidle_time_before_shutdown: soon\n"
+                 "enable_node_public_ip: true\n", "idle_time_before_shutdown: 'soon' is not an ISO-8601 duration "
+                 "(for example PT120S, PT2M30S, PT1H, P1D, P1DT2H); allowed: an ISO-8601 duration of whole minutes "
+                 "from PT15M to PT4320M", id="idle-not-a-duration"),
     pytest.param("name: c1\ntype: amlcompute\nsize: Standard_DS3_v2\nnetwork_settings:\n  subnet: snet-a\n",
                  "network_settings.vnet_name: required with a subnet given by name ('snet-a'); better: set "
                  "network_settings.subnet to the subnet's full ARM id, e.g. /subscriptions/<subscription-guid>/"

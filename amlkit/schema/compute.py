@@ -206,7 +206,7 @@ class InstanceSpec(Model):
     size: VmSize
     """VM size of the instance."""
     idle_time_before_shutdown_minutes: integer(
-        facts.INSTANCE_IDLE_MINUTES_MIN, facts.INSTANCE_IDLE_MINUTES_MAX, "whole minutes (15 minutes to 3 days)"
+        facts.INSTANCE_IDLE_MINUTES_MIN, facts.INSTANCE_IDLE_MINUTES_MAX, "whole minutes"
     ) = facts.INSTANCE_IDLE_MINUTES_DEFAULT
     """Idle minutes before the instance shuts down."""
     assigned_user: AssignedUserSpec | None = None

@@ -45,7 +45,7 @@ def test_a_field_row_and_its_table_line() -> None:
                      id="environment-loader-default"),
         pytest.param("amlkit:clusters[].tier", "one of `dedicated`, `low_priority`", "`dedicated`", id="choice"),
         pytest.param("amlkit:instances[].idle_time_before_shutdown_minutes",
-                     "whole minutes (15 minutes to 3 days) from 15 to 4320", "`60`", id="integer-range"),
+                     "whole minutes from 15 to 4320", "`60`", id="integer-range"),
         pytest.param("amlkit:clusters[].idle_time_before_scale_down", "a whole number of seconds of at least 0",
                      "`120`", id="integer-open-range"),
         pytest.param("amlkit:workspace.managed_network", "a mapping",
