@@ -19,6 +19,9 @@ from typing import Any
 import yaml
 from hypothesis import strategies as st
 
+from amlkit.errors import ConfigError
+from amlkit.schema import EnvironmentSpec
+from amlkit.stackfile import load_stack_file
 from amlkit.vmsizes import all_sizes
 
 STACKS = Path(__file__).resolve().parent.parent / "stacks"
@@ -415,3 +418,47 @@ stack_file_bytes = st.one_of(
     long_strings.map(str.encode),
 )
 """The bytes of a stack file: garbage, unicode, token salad, arbitrary config, broken samples, nesting."""
+
+
+# --- loading a fuzzed stack file ----------------------------------------------------------------------
+
+
+def write(directory: Path, data: bytes | str, stack: str = "fuzz") -> Path:
+    path = directory / f"Pulumi.{stack}.yaml"
+    path.write_bytes(data if isinstance(data, bytes) else data.encode("utf-8"))
+    return path
+
+
+def load(path: Path) -> EnvironmentSpec | ConfigError:
+    """The loader's outcome; any exception other than ConfigError propagates and fails the test."""
+    try:
+        spec = load_stack_file(path)
+    except ConfigError as error:
+        assert_clear(error, path)
+        return error
+    assert isinstance(spec, EnvironmentSpec)
+    return spec
+
+
+def assert_clear(error: ConfigError, path: Path) -> None:
+    """One line: `<file>: [<key path>: ]<problem>`, no traceback."""
+    message = str(error)
+    assert error.file == str(path)
+    assert error.problem
+    key = f"{error.key_path}: " if error.key_path else ""
+    assert message == f"{path}: {key}{error.problem}"
+    assert "\n" not in message and "Traceback" not in message
+
+
+def config_error(path: Path) -> ConfigError:
+    outcome = load(path)
+    assert isinstance(outcome, ConfigError), f"expected a ConfigError, got a valid spec for {path.read_text()!r}"
+    return outcome
+
+
+def assert_secret_advice(error: ConfigError, key_path: str, canary: str) -> None:
+    assert error.key_path == key_path
+    assert error.problem == (
+        "a plain-text credential is not allowed in stack config; store it as a Pulumi secret: "
+        f"pulumi config set --secret --path '{key_path}' <value>")
+    assert canary not in str(error) and canary not in repr(error.args) and canary not in repr(error.value)

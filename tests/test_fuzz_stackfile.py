@@ -6,8 +6,8 @@ exception, never a hang. Values Azure could never accept are schema errors at th
 valid change keeps a sample valid; plain-text credentials are refused without echoing them. The CLI
 turns bad stack files into exit code 2 without a traceback.
 
-Bugs this fuzzing found are pinned by regression tests at the end of the file, including the CLI's
-reading of stack files, which now goes through the same safe reader as the loader.
+Bugs this fuzzing found are pinned by regression tests: the loader's in test_stackfile_fuzz_findings.py,
+the CLI's (its reading of stack files now goes through the same safe reader) at the end of this file.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typer.testing import CliRunner
 from amlkit.cli import app
 from amlkit.errors import ConfigError
 from amlkit.schema import EnvironmentSpec, validate_environment
-from amlkit.stackfile import MAX_DEPTH, MAX_NODES, load_stack_file
+from amlkit.stackfile import MAX_DEPTH, MAX_NODES
 from tests.fuzz_strategies import (
     ARM_ID_TYPES,
     BASES,
@@ -38,17 +38,21 @@ from tests.fuzz_strategies import (
     SIZE_NAMES,
     Path_,
     arm,
+    assert_secret_advice,
     bad_value,
     base_document,
+    config_error,
     constrained_fields,
     dump,
     expected_key_path,
     field_name,
     get_at,
     leaves,
+    load,
     mappings,
     set_at,
     stack_file_bytes,
+    write,
 )
 
 # Examples per property (about 470 in all), tuned so the whole file runs in about 8 s on a quiet machine
@@ -66,39 +70,6 @@ def examples(count: int) -> settings:
 def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One directory per module: hypothesis re-runs a test body many times, function fixtures once."""
     return tmp_path_factory.mktemp("fuzz")
-
-
-def write(directory: Path, data: bytes | str, stack: str = "fuzz") -> Path:
-    path = directory / f"Pulumi.{stack}.yaml"
-    path.write_bytes(data if isinstance(data, bytes) else data.encode("utf-8"))
-    return path
-
-
-def load(path: Path) -> EnvironmentSpec | ConfigError:
-    """The loader's outcome; any exception other than ConfigError propagates and fails the test."""
-    try:
-        spec = load_stack_file(path)
-    except ConfigError as error:
-        assert_clear(error, path)
-        return error
-    assert isinstance(spec, EnvironmentSpec)
-    return spec
-
-
-def assert_clear(error: ConfigError, path: Path) -> None:
-    """One line: `<file>: [<key path>: ]<problem>`, no traceback."""
-    message = str(error)
-    assert error.file == str(path)
-    assert error.problem
-    key = f"{error.key_path}: " if error.key_path else ""
-    assert message == f"{path}: {key}{error.problem}"
-    assert "\n" not in message and "Traceback" not in message
-
-
-def config_error(path: Path) -> ConfigError:
-    outcome = load(path)
-    assert isinstance(outcome, ConfigError), f"expected a ConfigError, got a valid spec for {path.read_text()!r}"
-    return outcome
 
 
 # --- the bases and the field tables ------------------------------------------------------------------
@@ -315,14 +286,6 @@ def planted_credential(draw: st.DrawFn) -> tuple[dict[str, Any], Path_, str]:
     return document, (*where, key), canary
 
 
-def assert_secret_advice(error: ConfigError, key_path: str, canary: str) -> None:
-    assert error.key_path == key_path
-    assert error.problem == (
-        "a plain-text credential is not allowed in stack config; store it as a Pulumi secret: "
-        f"pulumi config set --secret --path '{key_path}' <value>")
-    assert canary not in str(error) and canary not in repr(error.args) and canary not in repr(error.value)
-
-
 @examples(40)
 @given(case=planted_credential())
 def test_plain_credential_is_refused_without_echoing_it(workdir, case):
@@ -420,78 +383,9 @@ def test_cli_check_refuses_a_plain_password_without_echoing_it(project):
             in output)
 
 
-# --- bugs the fuzzing found (each fixed; pinned here) --------------------------------------------------
+# --- bugs the fuzzing found in the CLI (each fixed; pinned here; the loader's: test_stackfile_fuzz_findings.py)
 
 _DEV = dump(base_document("dev"))
-
-
-def test_control_characters_are_a_config_error(workdir):
-    error = config_error(write(workdir, "config:\n  other:key: b\x00c\n"))
-    assert (error.key_path, error.problem) == (
-        "", "not valid YAML: character #x0000 at position 22 is not allowed (control characters are not text)")
-
-
-@pytest.mark.parametrize(("text", "problem"), [
-    ("a: !!int x", "cannot read tag:yaml.org,2002:int value 'x' (ValueError)"),
-    ("a: !!int", "cannot read tag:yaml.org,2002:int value '' (IndexError)"),
-    ("a: !!float x", "cannot read tag:yaml.org,2002:float value 'x' (ValueError)"),
-    ("a: !!bool x", "cannot read tag:yaml.org,2002:bool value 'x' (KeyError)"),
-    ("a: !!timestamp x", "cannot read tag:yaml.org,2002:timestamp value 'x' (AttributeError)"),
-], ids=lambda v: v if v.startswith("a:") else "")
-def test_explicit_core_tag_on_a_bad_value_is_a_config_error(workdir, text, problem):
-    error = config_error(write(workdir, text + "\n"))
-    assert (error.key_path, error.problem) == ("", f"not valid YAML at line 1, column 4: {problem}")
-
-
-def test_key_with_a_newline_keeps_the_message_on_one_line(workdir):
-    error = config_error(write(workdir, "config:\n  ? 'amlkit:a\n\n  b'\n  : x\n"))
-    assert error.key_path == "amlkit:a\\nb"  # escaped, as typed in YAML
-
-
-def test_integer_beyond_the_digit_limit_is_a_config_error(workdir):
-    error = config_error(write(workdir, _DEV.replace("max_instances: 4", "max_instances: " + "9" * 5000)))
-    assert error.problem == ("not valid YAML at line 24, column 20: cannot read tag:yaml.org,2002:int value "
-                             f"'{'9' * 37}...' (ValueError)")
-
-
-def test_huge_hex_integer_is_an_error_at_its_key(workdir):
-    error = config_error(write(workdir, _DEV.replace("max_instances: 4", "max_instances: 0x" + "F" * 5000)))
-    assert (error.key_path, error.problem) == (
-        "amlkit:clusters[0].max_instances", "got a very large integer; allowed: an integer from 1 to 65000")
-
-
-@pytest.mark.parametrize("value", ["2001-02-30", "2001-13-01 10:00:00"])
-def test_impossible_date_is_a_config_error(workdir, value):
-    error = config_error(write(workdir, _DEV.replace("max_instances: 4", f"max_instances: {value}")))
-    assert error.problem == (f"not valid YAML at line 24, column 20: cannot read tag:yaml.org,2002:timestamp value "
-                             f"'{value}' (ValueError)")
-
-
-@pytest.mark.parametrize(("opening", "closing"), [("[", "]"), ("{a: ", "}")], ids=["list", "mapping"])
-def test_nesting_up_to_the_size_cap_is_a_config_error(workdir, opening, closing):
-    """Once far beyond Python's recursion limit (PyYAML's composer recursed): 500,000 levels, 1 MB."""
-    depth = 500_000 // len(opening)
-    error = config_error(write(workdir, "config: " + opening * depth + "x" + closing * depth + "\n"))
-    assert error.problem == f"nested more than {MAX_DEPTH} levels deep"
-
-
-def test_depth_error_key_path_starts_at_config(workdir):
-    error = config_error(write(workdir, "config: " + "[" * 50 + "]" * 50 + "\n"))
-    assert error.key_path == "config" + "[0]" * MAX_DEPTH
-
-
-@pytest.mark.parametrize("expression", ["\u00b2 19 * * *", "0/" + "9" * 5000 + " 19 * * *"], ids=["sup2", "long"])
-def test_cron_with_odd_digits_says_what_is_allowed(workdir, expression):
-    text = _DEV.replace("expression: 0 19 * * *", f"expression: '{expression}'")
-    error = config_error(write(workdir, text))
-    assert error.key_path == "amlkit:instances[0].schedules[0].trigger.expression"
-    assert error.problem.endswith("; allowed: a five-field cron expression 'minute hour day-of-month month "
-                                  "day-of-week', e.g. '0 19 * * 1-5'")
-
-
-def test_top_level_credential_key_gets_the_secret_advice(workdir):
-    error = config_error(write(workdir, _DEV + "  amlkit:adminPassword: CANARY-top-0001\n"))
-    assert_secret_advice(error, "amlkit:adminPassword", "CANARY-top-0001")
 
 
 def test_cli_check_exits_2_on_control_characters(project):
