@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from amlkit.errors import ConfigError, UsageError
+from amlkit.review.driver import MAX_ENV_VALUE
 from amlkit.review.engine import default_pack_dir, list_stacks, pack_info, review
 from amlkit.review.project import SECRET_PLACEHOLDER
 from tests.review.helpers import FAULTY, MIN_NODES, PACKS, RAW, SECRET
@@ -149,24 +150,27 @@ def test_secrets_never_appear_in_results():
         "adminUserName": "azureuser", "adminUserPassword": "[secret]"}
 
 
-def _timeout_for(message: str) -> float:
-    """4 s where the fault IS a timeout (the message names it); a margin elsewhere, for a busy machine."""
-    return 4 if "within 4s" in message else 60
-
+# Where the fault IS a timeout, the review waits the whole timeout, so it is short. It still covers what
+# must succeed before the fault: a hanging program needs the pack to start and answer the handshake, a
+# hanging Analyze needs the pack started and the program run, each within it (1.5 s: a margin for a busy
+# machine). A silent pack fails at the first step (1 s: nothing has to succeed first). Elsewhere a margin
+# (60 s) that no fault reaches. The default (120 s) is pinned in tests/test_cli.py.
+SHORT, SHORTEST, MARGIN = 1.5, 1, 60
 
 PROGRAM_FAULTS = [
-    ("raise", "stack raise: the program failed: RuntimeError: storage account name 'stfaulty' is already taken"),
-    ("crash", "stack crash: the program runner crashed (exit code 9): no output"),
-    ("hang", "stack hang: the program did not finish within 4s"),
-    ("duplicate", "stack duplicate: the program failed: Exception: Duplicate resource URN "
-                  "'urn:pulumi:duplicate::faulty::azure-native:resources:ResourceGroup::rg'; "
-                  "try giving it a unique name"),
+    ("raise", MARGIN, "stack raise: the program failed: RuntimeError: storage account name 'stfaulty' is already "
+                      "taken"),
+    ("crash", MARGIN, "stack crash: the program runner crashed (exit code 9): no output"),
+    ("hang", SHORT, "stack hang: the program did not finish within 1.5s"),
+    ("duplicate", MARGIN, "stack duplicate: the program failed: Exception: Duplicate resource URN "
+                          "'urn:pulumi:duplicate::faulty::azure-native:resources:ResourceGroup::rg'; "
+                          "try giving it a unique name"),
 ]
 
 
-@pytest.mark.parametrize(("stack", "message"), [c for c in PROGRAM_FAULTS], ids=[c[0] for c in PROGRAM_FAULTS])
-def test_program_faults_fail_closed(stack, message):
-    result = review(FAULTY, [stack], timeout=_timeout_for(message))
+@pytest.mark.parametrize(("stack", "timeout", "message"), PROGRAM_FAULTS, ids=[c[0] for c in PROGRAM_FAULTS])
+def test_program_faults_fail_closed(stack, timeout, message):
+    result = review(FAULTY, [stack], timeout=timeout)
     assert result.stacks[0].error == message
     assert "Traceback" not in message
     assert result.exit_code() == 3
@@ -188,17 +192,19 @@ def test_a_config_error_in_the_program_is_that_stacks_error_exit_2():
 
 
 PACK_FAULTS = [
-    ("raises", "Analyze of urn:pulumi:ok::faulty::azure-native:resources:ResourceGroup::rg failed: rule bug: "
-               "cannot read properties.scaleSettings: policy 'broken-policy' raised an error"),
-    ("exits", "exited before it started (exit code 4): ModuleNotFoundError: No module named 'amlkit_missing_rules'"),
-    ("silent", "did not print its port within 4s (is __main__.py building a PolicyPack?)"),
-    ("hangs", "Analyze of urn:pulumi:ok::faulty::azure-native:resources:ResourceGroup::rg did not answer within 4s"),
+    ("raises", MARGIN, "Analyze of urn:pulumi:ok::faulty::azure-native:resources:ResourceGroup::rg failed: rule "
+                       "bug: cannot read properties.scaleSettings: policy 'broken-policy' raised an error"),
+    ("exits", MARGIN, "exited before it started (exit code 4): ModuleNotFoundError: No module named "
+                      "'amlkit_missing_rules'"),
+    ("silent", SHORTEST, "did not print its port within 1s (is __main__.py building a PolicyPack?)"),
+    ("hangs", SHORT, "Analyze of urn:pulumi:ok::faulty::azure-native:resources:ResourceGroup::rg did not answer "
+                     "within 1.5s"),
 ]
 
 
-@pytest.mark.parametrize(("pack", "message"), [c for c in PACK_FAULTS], ids=[c[0] for c in PACK_FAULTS])
-def test_pack_faults_fail_closed(pack, message):
-    result = review(FAULTY, ["ok"], policy_pack=PACKS / pack, timeout=_timeout_for(message))
+@pytest.mark.parametrize(("pack", "timeout", "message"), PACK_FAULTS, ids=[c[0] for c in PACK_FAULTS])
+def test_pack_faults_fail_closed(pack, timeout, message):
+    result = review(FAULTY, ["ok"], policy_pack=PACKS / pack, timeout=timeout)
     assert result.stacks[0].error == f"policy pack {PACKS / pack}: {message}"
     assert result.exit_code() == 3
 
@@ -270,12 +276,13 @@ def test_a_killed_parent_leaves_no_children(tmp_path):
     assert _processes_under(tmp_path) == []
 
 
-@pytest.mark.slow
 def test_a_stack_config_too_large_for_the_environment_is_still_reviewed(tmp_path):
     project = tmp_path / "proj"
     shutil.copytree(RAW, project, ignore=shutil.ignore_patterns("Pulumi.*.yaml"))
-    clusters = [{"name": f"c-{index:04d}-{'x' * 100}", "minNodes": 0} for index in range(1200)]
+    # long names, not many clusters: the size is what matters, and each cluster is a resource to review
+    clusters = [{"name": f"c-{index:04d}-{'x' * 1200}", "minNodes": 0} for index in range(120)]
     clusters[7]["minNodes"] = 3
+    assert len(json.dumps(clusters)) > MAX_ENV_VALUE  # the value cannot travel in PULUMI_CONFIG
     (project / "Pulumi.big.yaml").write_text(json.dumps({"config": {"raw-aml:clusters": clusters}}))
     stack = review(project, timeout=600).stacks[0]
     assert stack.error is None
