@@ -29,6 +29,7 @@ from amlkit.review import report_json, report_markdown, report_sarif, report_tab
 from amlkit.review.model import Review
 from amlkit.review.plan import render_plan
 from tests.data.reviews import PACK, SECRET_VALUE, dev_stack, failed_stack, full_review, prod_stack
+from tests.replay import replaying
 
 runner = CliRunner()
 
@@ -552,42 +553,22 @@ WRONGTYPE_ERROR = ("stacks/Pulumi.wrongtype.yaml: ComputeCluster \"cpu-cluster\"
                    "number, got 'four'")
 
 
-class Replay(FakeEngine):
-    """The real engine, recorded: the first call reviews for real; later calls return that review again."""
-
-    def __init__(self) -> None:
-        import amlkit.review.engine as real
-
-        self.real = real
-        super().__init__(Review(stacks=[]), real.default_pack_dir())
-        self.module_ = self.module()
-        self.module_.pack_info = real.pack_info
-
-    def review(self, project_dir: Path, stacks: Any = None, **kwargs: Any) -> Review:
-        if not self.calls:
-            self.result = self.real.review(project_dir, stacks, **kwargs)
-        return super().review(project_dir, stacks, **kwargs)
-
-
 @pytest.fixture(scope="module")
 def broken_among_good(tmp_path_factory) -> dict[str, Any]:
     """`amlkit check -s dev -s wrongtype -s min2` once per format, each written with --output.
 
-    The engine reviews once (json, the first format); the other formats' runs get that same review back
-    (the format is the report's, never the engine's: every call's arguments are checked to be the same),
-    so the CLI still writes each format from a real review.
+    The engine reviews once; the other formats' runs get that same review back (tests/replay.py: the
+    format never reaches the engine), so the CLI still renders and writes each format from a real review.
     """
     out = tmp_path_factory.mktemp("reports")
     runs = {}
-    engine = Replay()
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setitem(sys.modules, "amlkit.review.engine", engine.module_)
-        for fmt in ("json", "table", "sarif", "markdown"):
+    with replaying() as engine:
+        for fmt in ("table", "json", "sarif", "markdown"):
             target = out / f"report.{fmt}"
             result = runner.invoke(cli.app, ["check", "-C", str(PLATFORM), "-s", "dev", "-s", "wrongtype", "-s",
                                              "min2", "-f", fmt, "-o", str(target)])
             runs[fmt] = (result, target.read_text())
-    assert engine.calls == [engine.calls[0]] * 4
+    assert (len(engine.calls), engine.real_runs) == (4, 1)
     return runs
 
 

@@ -10,6 +10,7 @@ its message, and a policy that raises with every input in its error (the failure
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from typer.testing import CliRunner
 
 from amlkit import cli
 from amlkit.review.project import SECRET_PLACEHOLDER
+from tests.replay import ReplayEngine, replaying
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -56,6 +58,15 @@ def amlkit_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "stacks").mkdir()
     (root / "stacks" / "Pulumi.canary.yaml").write_text(AMLKIT_STACK, encoding="utf-8")
     return root
+
+
+@pytest.fixture(scope="module", autouse=True)
+def engine() -> Iterator[ReplayEngine]:
+    """Each distinct review runs once for real (its own output grepped too); every other command, format
+    and --output file of this module renders that same review (tests/replay.py)."""
+    with replaying() as replay:
+        yield replay
+    assert replay.real_runs <= 4  # echo verbose, echo plain, leaky_raise, the amlkit program (fewer with -k)
 
 
 def _assert_clean(text: str) -> None:
