@@ -53,6 +53,7 @@ def test_amlkit_findings_count_the_stacks_not_reviewed():
     assert (dict(findings.failed), findings.unknown, findings.not_reviewed) == ({"a": 2}, 1, 1)
 
 
+@pytest.mark.slow
 def test_the_platform_scenario_runs_and_counts_findings_and_stacks_not_reviewed(tmp_path):
     checkov = tmp_path / "checkov"
     checkov.write_text(FAKE_CHECKOV.format(python=sys.executable))

@@ -19,6 +19,8 @@ import pytest
 
 from tests.review.helpers import FIXTURES
 
+pytestmark = pytest.mark.slow  # whole module: its one fixture runs two CLI processes, over 2 s
+
 PROJECT = FIXTURES / "platform_e2e"
 AMLKIT = Path(sys.executable).with_name("amlkit")
 REASON = 'CAB-7 | "network team" owns rg-net\nthe lock stays until 2027 — Zürich ✓'

@@ -128,6 +128,7 @@ def twenty_stacks(tmp_path_factory):
     return project
 
 
+@pytest.mark.slow
 def test_twenty_stacks_with_four_jobs_are_all_reviewed_as_in_serial(twenty_stacks):
     serial = review(twenty_stacks, jobs=1)
     assert [s.error for s in serial.stacks] == [None] * 20
