@@ -1,8 +1,10 @@
 """examples/platform-repo, the adoption example: it reviews exactly as its README says, through the CLI.
 
-Every review runs the installed console script (`amlkit check`, the sibling of this interpreter) on the
-example as shipped, or on a copy in tmp_path with ONE change. Nothing is installed: the example's
-requirements.txt names amlkit by release, and this repository's .venv already has it.
+The reviews of the example as shipped run the installed console script (`amlkit check`, the sibling of
+this interpreter), in parallel; those of a copy in tmp_path with ONE change run the same command in this
+process (typer's CliRunner: the console script adds nothing to what the change tests) meanwhile. Nothing
+is installed: the example's requirements.txt names amlkit by release, and this repository's .venv
+already has it.
 """
 
 from __future__ import annotations
@@ -22,7 +24,9 @@ from typing import Any
 import pytest
 import yaml
 from packaging.requirements import Requirement
+from typer.testing import CliRunner
 
+from amlkit import cli
 from amlkit.errors import ConfigError
 from tests.conftest import REVIEW_DATE
 
@@ -65,14 +69,28 @@ class Result:
         return sorted((v["policy"], v["resource"], v["level"]) for v in self.stack["violations"])
 
 
+def _args(project: Path, stack: str | None, config: Path) -> list[str]:
+    return ["check", "--project-dir", str(project), *(["--stack", stack] if stack else []),
+            "--policy-pack-config", str(config), "--format", "json",
+            "--timeout", "600"]  # generous: the module runs several reviews at once on a possibly busy machine
+
+
+def _result(code: int, stdout: str, stderr: str) -> Result:
+    return Result(code, json.loads(stdout) if stdout.strip() else None, stderr)
+
+
 def check(project: Path, stack: str | None, config: Path) -> Result:
-    """`amlkit check` as JSON; stack None reviews every stack in one run (config then a directory)."""
-    command = [str(AMLKIT), "check", "--project-dir", str(project), *(["--stack", stack] if stack else []),
-               "--policy-pack-config", str(config), "--format", "json",
-               "--timeout", "600"]  # generous: the module runs six reviews at once on a possibly busy machine
-    done = subprocess.run(command, capture_output=True, text=True, timeout=900, check=False)
-    report = json.loads(done.stdout) if done.stdout.strip() else None
-    return Result(done.returncode, report, done.stderr)
+    """`amlkit check` as JSON, by the console script; stack None reviews every stack in one run (config
+    then a directory)."""
+    done = subprocess.run([str(AMLKIT), *_args(project, stack, config)], capture_output=True, text=True,
+                          timeout=900, check=False)
+    return _result(done.returncode, done.stdout, done.stderr)
+
+
+def check_in_process(project: Path, stack: str | None, config: Path) -> Result:
+    """The same command in this process."""
+    done = CliRunner().invoke(cli.app, _args(project, stack, config))
+    return _result(done.exit_code, done.stdout, done.stderr)
 
 
 def copy_example(root: Path) -> Path:
@@ -120,18 +138,21 @@ def reviews(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Result]:
     edit_yaml(broken / "stacks" / "Pulumi.nonprod.yaml", "acme-ml-platform:clusters",
               lambda clusters: clusters[1].update(maxNodes=0))
 
-    runs = {
+    shipped = {
         "nonprod": (EXAMPLE, "nonprod", EXAMPLE / "policy-config" / "nonprod.json"),
         "prod": (EXAMPLE, "prod", EXAMPLE / "policy-config" / "prod.json"),
+        "one-run": (EXAMPLE, None, EXAMPLE / "policy-config"),  # as the workflow and the hook run it
+    }
+    changed = {
         "prod-unlocked": (unlocked, "prod", unlocked / "policy-config" / "prod.json"),
         "nonprod-expired-waiver": (EXAMPLE, "nonprod", expired),
         "nonprod-bad-config": (broken, "nonprod", broken / "policy-config" / "nonprod.json"),
         "nonprod-typo": (typo, "nonprod", typo / "policy-config" / "nonprod.json"),
-        "one-run": (EXAMPLE, None, EXAMPLE / "policy-config"),  # as the workflow and the hook run it
     }
-    with ThreadPoolExecutor(max_workers=len(runs)) as pool:
-        futures = {name: pool.submit(check, *args) for name, args in runs.items()}
-        return {name: future.result() for name, future in futures.items()}
+    with ThreadPoolExecutor(max_workers=len(shipped)) as pool:
+        futures = {name: pool.submit(check, *args) for name, args in shipped.items()}
+        results = {name: check_in_process(*args) for name, args in changed.items()}
+        return {**{name: future.result() for name, future in futures.items()}, **results}
 
 
 # --- the example as shipped ------------------------------------------------------------------------
