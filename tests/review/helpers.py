@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import atexit
 import json
-import subprocess
-import sys
+import tempfile
 from pathlib import Path
 from typing import Any
+
+from amlkit.review import processes, warm
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 RAW = FIXTURES / "raw_aml"
@@ -16,13 +18,45 @@ PACKS = FIXTURES / "packs"
 MIN_NODES = "aml-cluster-min-nodes-zero"
 
 
+_SERVER: list[warm.ForkServer] = []
+
+
+def _fork_server() -> warm.ForkServer:
+    """This test process's own warm-start server for runner runs (a review never adopts it, so a review
+    never inherits its environment); stopped at exit."""
+    if not _SERVER or not _SERVER[0].alive():
+        _SERVER[:] = [warm.ForkServer()]
+        atexit.register(_SERVER[0].close)
+    return _SERVER[0]
+
+
+def runner_output(request: dict[str, Any]) -> bytes:
+    """The runner child's stdout, forked warm as the engine forks it (amlkit.review.warm: what `python -P
+    -m amlkit.review.runner` runs, cwd = the program's directory); the server preloads what the program
+    imports once, so many runs of the same programs stay cheap. tests/review/test_warm.py checks that a
+    cold `python -m amlkit.review.runner` records the same."""
+    program = Path(request["program"])
+    server = _fork_server()
+    if program.exists():
+        server.plan(program, None, 2)  # two or more: import the program's modules before forking
+    with tempfile.TemporaryFile() as stderr:
+        child = processes.adopt(lambda: server.fork("runner", program if program.is_dir() else program.parent,
+                                                    (warm.PIPE, warm.PIPE, stderr)))
+        try:
+            child.stdin.write(json.dumps(request).encode())
+            child.stdin.close()
+            output = child.stdout.read()
+            code = child.wait(timeout=120)
+        finally:
+            processes.kill(child)
+        stderr.seek(0)
+        assert code == 0, stderr.read().decode(errors="replace")[-3000:]
+    return output
+
+
 def run_runner(request: dict[str, Any]) -> dict[str, Any]:
     """Run the runner child as the engine does: {"resources": [...]} or {"error": {...}}."""
-    done = subprocess.run(
-        [sys.executable, "-m", "amlkit.review.runner"], input=json.dumps(request).encode(),
-        capture_output=True, timeout=120, check=True,
-    )
-    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    lines = [json.loads(line) for line in runner_output(request).splitlines()]
     resources = [line["resource"] for line in lines if "resource" in line]
     if "error" in lines[-1]:
         return {"error": lines[-1]["error"]}

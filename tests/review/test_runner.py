@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pulumi
 import pytest
 
 from amlkit.errors import ConfigError
 from amlkit.review.runner import describe
-from tests.review.helpers import FIXTURES, RAW, normalized, raw_request, run_runner
+from tests.review.helpers import FIXTURES, RAW, normalized, raw_request, run_runner, runner_output
 
 STACK_URN = "urn:pulumi:dev::raw-aml::pulumi:pulumi:Stack::raw-aml-dev"
 WORKSPACE_URN = "urn:pulumi:dev::raw-aml::azure-native:machinelearningservices:Workspace::mlw"
@@ -72,9 +70,7 @@ SUBNET_ID = ("/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups
 
 
 def run_messages(request):
-    done = subprocess.run([sys.executable, "-m", "amlkit.review.runner"], input=json.dumps(request).encode(),
-                          capture_output=True, timeout=120, check=True)
-    return [json.loads(line) for line in done.stdout.splitlines()]
+    return [json.loads(line) for line in runner_output(request).splitlines()]
 
 
 @pytest.fixture(scope="module")

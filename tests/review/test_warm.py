@@ -14,7 +14,7 @@ import pytest
 
 from amlkit.review import driver, preload, processes, warm
 from amlkit.review.engine import default_pack_dir, review
-from tests.review.helpers import PACKS, RAW
+from tests.review.helpers import PACKS, RAW, normalized, raw_request, runner_output
 
 ROOT = Path(__file__).resolve().parents[2]
 PACK_ENV = {"PULUMI_PROJECT": "proj", "PULUMI_STACK": "dev", "PULUMI_DRY_RUN": "true",
@@ -49,6 +49,22 @@ def test_the_pack_child_starts_as_the_engine_starts_a_pack():
     assert warm_seen["cwd"] == str(pack)
     assert warm_seen["env"] == {key: value for key, value in {**os.environ, **PACK_ENV}.items()
                                 if key.startswith("PULUMI_") or key == "PYTHONUNBUFFERED"}
+
+
+def test_the_runner_child_records_what_the_cold_runner_records():
+    """`python -P -m amlkit.review.runner` (cwd = project dir) and the warm fork that the engine and the
+    review tests (tests/review/helpers.run_runner) use record the same registrations and lookups."""
+    request = {**raw_request(clusters=json.dumps([{"name": "a", "minNodes": 2}]), unknownCluster="true")}
+    cold = subprocess.run([sys.executable, "-P", "-m", "amlkit.review.runner"], cwd=RAW,
+                          input=json.dumps(request).encode(), capture_output=True, timeout=120, check=True)
+    cold_lines = [json.loads(line) for line in cold.stdout.splitlines()]
+    warm_lines = [json.loads(line) for line in runner_output(request).splitlines()]
+    assert cold_lines[-1] == warm_lines[-1] == {"done": True}
+    assert len(cold_lines) > 5
+    resources = [[line["resource"] for line in lines if "resource" in line] for lines in (cold_lines, warm_lines)]
+    assert normalized(resources[0]) == normalized(resources[1])
+    others = [[line for line in lines if "resource" not in line] for lines in (cold_lines, warm_lines)]
+    assert others[0] == others[1]
 
 
 def test_the_fork_server_preloads_once_and_stays_single_threaded():
