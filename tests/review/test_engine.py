@@ -32,6 +32,23 @@ def raw_review():
     return review(RAW)
 
 
+WAIVER = {MIN_NODES: {"waivers": [
+    {"resource": "cpu-always-on", "reason": "warm pool for the demo", "expires": "2999-01-01"}]}}
+
+
+@pytest.fixture(scope="module")
+def waiver_config(tmp_path_factory) -> Path:
+    """A level-less config entry that waives one finding."""
+    config = tmp_path_factory.mktemp("waiver") / "pack.json"
+    config.write_text(json.dumps(WAIVER))
+    return config
+
+
+@pytest.fixture(scope="module")
+def raw_waived_review(waiver_config):
+    return review(RAW, policy_pack_config=waiver_config)
+
+
 def named(violations, policy):
     return {(v.resource, v.level, v.message) for v in violations if v.policy == policy}
 
@@ -81,12 +98,9 @@ def test_jobs_give_the_same_result_as_serial(raw_review):
     assert asdict(review(RAW, jobs=2)) == asdict(raw_review)
 
 
-def test_a_level_less_config_entry_keeps_mandatory_and_waivers_are_reported(tmp_path):
-    config = tmp_path / "pack.json"
-    config.write_text(json.dumps({MIN_NODES: {"waivers": [
-        {"resource": "cpu-always-on", "reason": "warm pool for the demo", "expires": "2999-01-01"}]}}))
-    result = review(RAW, ["dev", "prod"], policy_pack_config=config)
-    dev, prod = result.stacks
+def test_a_level_less_config_entry_keeps_mandatory_and_waivers_are_reported(raw_waived_review):
+    dev, prod = raw_waived_review.stacks
+    assert [dev.stack, prod.stack] == ["dev", "prod"]
     assert named(dev.violations, MIN_NODES) == {
         ("cpu-always-on", "waived", "AmlCompute cluster 'cpu-always-on' must have minNodeCount 0; found 2.")}
     waived = next(v for v in dev.violations if v.policy == MIN_NODES)
@@ -460,18 +474,15 @@ def test_the_request_memo_leaves_an_unexpected_pulumi_policy_untouched():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("project", [RAW, ROOT], ids=["raw-fixture", "sample-stacks"])
-def test_converting_each_request_once_gives_the_same_review(project, pack_without_memo):
-    fast = review(project)
+def test_converting_each_request_once_gives_the_same_review(project, pack_without_memo, request):
+    fast = request.getfixturevalue("raw_review") if project == RAW else review(project)
     assert [s.error for s in fast.stacks] == [None] * len(fast.stacks)
     assert fast.count("mandatory") + fast.count("advisory") + sum(len(s.unknown) for s in fast.stacks) > 0
     assert asdict(fast) == asdict(review(project, policy_pack=pack_without_memo))
 
 
 @pytest.mark.slow
-def test_converting_each_request_once_keeps_waivers_and_unknowns(tmp_path, pack_without_memo):
-    config = tmp_path / "pack.json"
-    config.write_text(json.dumps({MIN_NODES: {"waivers": [
-        {"resource": "cpu-always-on", "reason": "warm pool for the demo", "expires": "2999-01-01"}]}}))
-    fast = review(RAW, policy_pack_config=config)
+def test_converting_each_request_once_keeps_waivers_and_unknowns(raw_waived_review, waiver_config, pack_without_memo):
+    fast = raw_waived_review
     assert fast.count("waived") == 1 and fast.stacks[0].unknown
-    assert asdict(fast) == asdict(review(RAW, policy_pack_config=config, policy_pack=pack_without_memo))
+    assert asdict(fast) == asdict(review(RAW, policy_pack_config=waiver_config, policy_pack=pack_without_memo))
