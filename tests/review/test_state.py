@@ -8,7 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from amlkit import cli
 from amlkit.errors import ConfigError
 from amlkit.review.state import ENCRYPTED, SECRET_SIG, SECRET_SIG_KEY, check_owner, load_state, wire
 from tests.review.helpers import RAW
@@ -105,11 +107,12 @@ CLI_BAD = [
 @pytest.mark.parametrize(("args", "state_resources", "stderr"), CLI_BAD)
 def test_cli_refuses_a_state_of_another_stack_or_project(tmp_path: Path, args: list[str], state_resources: list,
                                                          stderr: str) -> None:
+    """In process (the console script's own run is test_cli_refuses_a_truncated_state)."""
     state = write_state(tmp_path / "s.json", state_resources)
     report = tmp_path / "report.json"
-    done = subprocess.run([str(AMLKIT), "preview", "-C", str(RAW), *args, "--state", str(state), "-f", "json",
-                           "-o", str(report)], capture_output=True, text=True, timeout=120)
-    assert (done.returncode, done.stdout, done.stderr) == (2, "", stderr.format(state=state))
+    done = CliRunner().invoke(cli.app, ["preview", "-C", str(RAW), *args, "--state", str(state), "-f", "json",
+                                        "-o", str(report)])
+    assert (done.exit_code, done.stdout, done.stderr) == (2, "", stderr.format(state=state))
     assert not report.exists()  # nothing half-written
 
 
