@@ -9,7 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from amlkit import cli
 from tests.review.helpers import RAW, run_runner
 
 AMLKIT = Path(sys.executable).with_name("amlkit")
@@ -34,8 +36,16 @@ def repo(tmp_path: Path) -> Path:
 
 
 def preview(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`amlkit preview` by the console script."""
     return subprocess.run([str(AMLKIT), "preview", "-C", str(repo / "infra"), *args], capture_output=True, text=True,
                           timeout=300)
+
+
+def preview_in_process(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The same command in this process (typer's CliRunner), where the console script adds nothing."""
+    command = ["preview", "-C", str(repo / "infra"), *args]
+    done = CliRunner().invoke(cli.app, command)
+    return subprocess.CompletedProcess(command, done.exit_code, done.stdout, done.stderr)
 
 
 def test_base_plans_the_pull_request(repo: Path, tmp_path: Path) -> None:
@@ -72,7 +82,7 @@ def test_base_plans_the_pull_request(repo: Path, tmp_path: Path) -> None:
 
 def test_a_stack_new_in_the_working_tree_is_all_creates(repo: Path) -> None:
     shutil.copy(repo / "infra" / "Pulumi.prod.yaml", repo / "infra" / "Pulumi.qa.yaml")
-    done = preview(repo, "-s", "qa", "--base", "base", "--no-color", "--policy-pack-config",
+    done = preview_in_process(repo, "-s", "qa", "--base", "base", "--no-color", "--policy-pack-config",
                    str(Path(__file__).parents[2] / "policy-config" / "dev.json"))
     assert "Plan against git base" in done.stdout
     assert " +   pulumi:pulumi:Stack " in done.stdout
@@ -91,7 +101,7 @@ BAD_BASES = [
 @pytest.mark.parametrize(("rev", "stderr"), BAD_BASES)
 def test_a_base_that_is_not_a_revision(repo: Path, tmp_path: Path, rev: str, stderr: str) -> None:
     report = tmp_path / "r.json"
-    done = preview(repo, "-s", "prod", f"--base={rev}", "-f", "json", "-o", str(report))
+    done = preview_in_process(repo, "-s", "prod", f"--base={rev}", "-f", "json", "-o", str(report))
     assert (done.returncode, done.stdout, done.stderr) == (2, "", stderr.format(root=repo.resolve()))
     assert not report.exists()
 
@@ -108,7 +118,7 @@ def test_a_base_outside_git(tmp_path: Path) -> None:
 def test_state_and_base_together(repo: Path, tmp_path: Path) -> None:
     state = tmp_path / "s.json"
     state.write_text("{}")
-    done = preview(repo, "-s", "prod", "--base", "base", "--state", str(state))
+    done = preview_in_process(repo, "-s", "prod", "--base", "base", "--state", str(state))
     assert (done.returncode, done.stderr) == (2, "amlkit: error: give --state or --base, not both\n")
 
 
@@ -136,7 +146,7 @@ def test_a_program_failing_at_the_base_fails_that_stack_only(repo: Path) -> None
     git(repo, "-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "-am", "broken")
     git(repo, "tag", "broken")
     program.write_text(good)
-    done = preview(repo, "-s", "prod", "-s", "dev", "--base", "broken")
+    done = preview_in_process(repo, "-s", "prod", "-s", "dev", "--base", "broken")
     commit = git(repo, "rev-parse", "--short=7", "broken").strip()
     assert done.returncode == 3
     assert done.stderr.splitlines() == [
