@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -42,9 +43,10 @@ def preview(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def preview_in_process(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """The same command in this process (typer's CliRunner), where the console script adds nothing."""
+    """The same command in this process (typer's CliRunner), where the console script adds nothing.
+    `--no-color` sets NO_COLOR for the process: CliRunner puts back the value it had."""
     command = ["preview", "-C", str(repo / "infra"), *args]
-    done = CliRunner().invoke(cli.app, command)
+    done = CliRunner().invoke(cli.app, command, env={"NO_COLOR": os.environ.get("NO_COLOR")})
     return subprocess.CompletedProcess(command, done.exit_code, done.stdout, done.stderr)
 
 
