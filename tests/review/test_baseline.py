@@ -140,7 +140,6 @@ def test_runner_imports_a_package_from_the_base_tree(tmp_path: Path) -> None:
     assert [r["name"] for r in result["resources"]] == ["from-base"]
 
 
-@pytest.mark.slow
 def test_a_program_failing_at_the_base_fails_that_stack_only(repo: Path) -> None:
     program = repo / "infra" / "__main__.py"
     good = program.read_text()

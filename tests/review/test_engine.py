@@ -481,7 +481,6 @@ def test_converting_each_request_once_gives_the_same_review(project, pack_withou
     assert asdict(fast) == asdict(review(project, policy_pack=pack_without_memo))
 
 
-@pytest.mark.slow
 def test_converting_each_request_once_keeps_waivers_and_unknowns(raw_waived_review, waiver_config, pack_without_memo):
     fast = raw_waived_review
     assert fast.count("waived") == 1 and fast.stacks[0].unknown

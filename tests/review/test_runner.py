@@ -51,7 +51,6 @@ def test_a_program_error_is_reported_with_its_own_line():
     assert error["message"].startswith("FileNotFoundError: ")
 
 
-@pytest.mark.slow
 def test_alias_shortcut_records_exactly_the_same_registrations():
     config = {"clusterCount": "20", "clusters": json.dumps([{"name": "warm", "minNodes": 1}])}
     fast = run_runner({**raw_request(**config), "alias_shortcut": True})["resources"]
