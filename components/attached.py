@@ -39,7 +39,6 @@ REPLACE_ON_CHANGES = facts.ATTACHED_REPLACE_ON_CHANGES
 """Engine property paths whose change re-attaches the compute (old attachment removed first)."""
 
 
-
 class AttachedComputeArgs(WorkspaceRefArgs, total=False):
     """What every attached compute takes besides its target (`resource_id`, declared by each component)."""
 

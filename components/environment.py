@@ -34,6 +34,7 @@ from amlkit.schema import IdentitySpec as IdentitySchema
 
 TYPE_TOKEN = "amlkit:index:Environment"
 
+
 class EnvironmentArgs(TypedDict):
     """Inputs of `Environment`."""
 

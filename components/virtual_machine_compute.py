@@ -45,7 +45,6 @@ class VirtualMachineComputeArgs(attached.AttachedComputeArgs, total=False):
     """Administrator account and its password or SSH private key (secrets)."""
 
 
-
 ARGS: dict[str, ArgInfo] = {
     **attached.COMMON_ARGS,
     "ssh_settings": ArgInfo(REQUIRED, "properties.properties.sshPort, properties.properties.administratorAccount "

@@ -383,6 +383,7 @@ def raw_scalar_in_sample(draw: st.DrawFn) -> str:
 MAX_FUZZ_DEPTH = 2000
 """Nesting depth the fuzz generates (a regression test goes to 500,000, the file-size cap)."""
 
+
 @st.composite
 def deep_nesting(draw: st.DrawFn) -> str:
     """Flow or block nesting up to `MAX_FUZZ_DEPTH` levels, at the top, under config: or under a key."""

@@ -27,7 +27,6 @@ SECTIONS = ("amlkit:workspace", "amlkit:clusters", "amlkit:instances")
 NAME_INPUTS = ("computeName", "workspaceName")
 
 
-
 @dataclass(frozen=True)
 class Entry:
     """One named entry of the stack's amlkit config: the line of its `name:` and of each key."""

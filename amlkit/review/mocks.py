@@ -314,7 +314,6 @@ class RecordingMonitor(MockMonitor):
                 self.emit(registration)
         return response
 
-
     def Invoke(self, request):  # noqa: N802 - the gRPC method name
         if request.tok == "pulumi:pulumi:getResource":
             return super().Invoke(request)

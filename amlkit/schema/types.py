@@ -22,7 +22,6 @@ SECRET_PATHS = (
 """The only places a Pulumi secret is read."""
 
 
-
 # --- secrets ---------------------------------------------------------------------------------------
 
 
@@ -352,7 +351,6 @@ def list_of(item: Any, max_items: int | None = None) -> Any:
 
     allowed = f"a list of at most {max_items} items" if max_items is not None else "a list"
     return Annotated[list[item], BeforeValidator(check), Allowed(allowed)]
-
 
 
 # --- models ----------------------------------------------------------------------------------------

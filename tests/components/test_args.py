@@ -245,7 +245,6 @@ def test_every_stack_file_key_is_a_component_argument_of_the_same_name(
     assert set(model.accepted_keys()) - set(fields(args_type)) == stack_only  # type: ignore[attr-defined]
 
 
-
 @pytest.mark.parametrize(("model", "args_type", "key"), [
     (schema.ClusterSpec, ComputeClusterArgs, "tier"),
     (schema.WorkspaceSpec, WorkspaceArgs, "kind"),

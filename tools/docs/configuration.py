@@ -22,6 +22,7 @@ LOCATION_KEY = "azure-native:location"
 LOADER_DEFAULTS = {"amlkit:environment": "the stack name, lowercased"}
 """Defaults the stack loaders fill in before validation (`amlkit.stackfile`), by key path."""
 
+
 @dataclass(frozen=True)
 class Row:
     """One key path of the configuration reference (Markdown in every cell)."""
