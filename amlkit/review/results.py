@@ -62,19 +62,20 @@ def _scrubbed(value: Any, secrets: Secrets) -> Any:
 
 
 def pack_info_of(analysis: driver.Analysis) -> PackInfo:
-    policies = tuple(
-        PolicyInfo(
-            name=p.name, description=p.description,
-            level=analysis.config.get(p.name, PolicyConfig()).level or "advisory",
-            severity=driver._SEVERITIES.get(p.severity, "unspecified"), remediation=p.remediation_steps,
-            url=p.url, tags=tuple(p.tags), stack_policy=p.policy_type == driver.analyzer_pb2.POLICY_TYPE_STACK,
-            display_name=p.displayName, framework=_framework(p),
-            ref=_ours(analysis.pack_name, p.name).ref, group=_ours(analysis.pack_name, p.name).group,
-            equivalents=_ours(analysis.pack_name, p.name).equivalents,
-        )
-        for p in analysis.policies
-    )
+    policies = tuple(_policy_info(analysis, p) for p in analysis.policies)
     return PackInfo(analysis.pack_name, analysis.pack_version, policies)
+
+
+def _policy_info(analysis: driver.Analysis, p: Any) -> PolicyInfo:
+    ours = _ours(analysis.pack_name, p.name)
+    return PolicyInfo(
+        name=p.name, description=p.description,
+        level=analysis.config.get(p.name, PolicyConfig()).level or "advisory",
+        severity=driver._SEVERITIES.get(p.severity, "unspecified"), remediation=p.remediation_steps,
+        url=p.url, tags=tuple(p.tags), stack_policy=p.policy_type == driver.analyzer_pb2.POLICY_TYPE_STACK,
+        display_name=p.displayName, framework=_framework(p),
+        ref=ours.ref, group=ours.group, equivalents=ours.equivalents,
+    )
 
 
 def _framework(policy: Any) -> tuple[str, str, str, str] | None:
