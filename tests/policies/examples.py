@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from amlkit.policies.framework import ResourceInput, Rule, StackResource
+from amlkit.policies.framework import ResourceInput, Rule, StackResource, urn_name
 from tests.policies.helpers import COMPUTE_TYPE
 
 EXAMPLE_NAME = "example"
@@ -65,7 +65,7 @@ class Example:
     def messages(self, rule: Rule, stack: Sequence[StackResource]) -> list[tuple[str, str]]:
         """(resource name, message) of each finding of `rule` on `stack`, as the rule says it today."""
         if rule.is_stack_rule:
-            return [(finding.urn.rsplit("::", 1)[-1] if finding.urn else "", finding.message)
+            return [(urn_name(finding.urn) if finding.urn else "", finding.message)
                     for finding in rule.evaluate_stack(stack, self.config)]
         return [(item.name, finding.message) for item in stack
                 for finding in rule.evaluate(ResourceInput(item.type, item.name, item.urn, item.props), self.config)]

@@ -20,7 +20,7 @@ from amlkit.policies import ALL_RULES, RuleModuleError, discover
 from amlkit.policies.framework import EQUIVALENT_TOOLS, GROUPS, REF_PATTERN, TAGS, Finding, Rule, cannot_tell
 from amlkit.policies.pack import build_policies
 from amlkit.policies.rules import aml_cluster_min_nodes_zero
-from tests.policies.examples import example_of, rule_test_path
+from tests.policies.examples import example_of, rule_test_module, rule_test_path
 from tests.policies.helpers import COMPUTE_TYPE, Public, changed, cluster_props
 
 RULES_DIR = Path(aml_cluster_min_nodes_zero.__file__).parent
@@ -28,10 +28,6 @@ TESTS_DIR = Path(__file__).parent
 
 # Refs of rules that were removed from the pack: a retired rule keeps its ref here, so no new rule reuses it.
 RETIRED_REFS: dict[str, str] = {}
-
-
-def _test_module(rule: Rule):
-    return importlib.import_module(f"tests.policies.test_{rule.name.replace('-', '_')}")
 
 
 def _next_ref() -> str:
@@ -45,10 +41,10 @@ def _public(rule: Rule) -> Public:
 
 @pytest.mark.parametrize("rule", ALL_RULES, ids=lambda rule: rule.name)
 def test_each_rule_keeps_the_public_interface_its_test_module_pins(rule):
-    module = f"tests/policies/test_{rule.name.replace('-', '_')}.py"
+    module = rule_test_path(rule)
     assert rule.ref, f"{rule.name} has no ref: add ref=\"{_next_ref()}\" to its RULE (refs are never reused)"
     assert re.fullmatch(REF_PATTERN, rule.ref), f"{rule.name}: ref {rule.ref!r} must look like AMLK-0001"
-    pinned = getattr(_test_module(rule), "PUBLIC", None)
+    pinned = getattr(rule_test_module(rule), "PUBLIC", None)
     assert pinned is not None, f"{module} must pin the rule's public interface: PUBLIC = {_public(rule)!r}"
     assert _public(rule) == pinned, (f"{rule.name} changed its public interface (pinned in {module}): refs and "
                                      f"names are frozen; a new rule takes {_next_ref()}")
