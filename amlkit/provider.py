@@ -39,7 +39,7 @@ import pulumi
 import pulumi.output
 
 from amlkit import __version__
-from amlkit.components.args import field_docs
+from amlkit.components.args import field_help
 from amlkit.components.args import fields as _fields
 from amlkit.components.args import resolved_hints as _hints
 
@@ -185,11 +185,12 @@ def schema_views(views: _Views | None = None) -> list[type[pulumi.ComponentResou
 
 @contextmanager
 def _field_docs_of_args(views: _Views) -> Iterator[None]:
-    """While the schema is built, the SDK's analyzer takes a view's field docs from `field_docs`.
+    """While the schema is built, the SDK's analyzer takes a view's field docs from `field_help`.
 
     The analyzer reads a field's docstring from the source of the class it is given (a view points at
     its Args class), so it sees only the fields that class declares, not those it inherits
-    (`placement.WorkspaceRefArgs`...). `field_docs` reads both, as help() and docs/components.md do.
+    (`placement.WorkspaceRefArgs`...). `field_help` reads both, with what Azure allows, as help() and
+    docs/components.md show them.
     Other types (the components' outputs, the enums) keep the analyzer's own reading.
     """
     from pulumi.provider.experimental.analyzer import Analyzer
@@ -199,7 +200,7 @@ def _field_docs_of_args(views: _Views) -> Iterator[None]:
 
     def get_docstring(self: Analyzer, typ: type, name: str) -> str | None:
         source = sources.get(typ)
-        return field_docs(source).get(name) if source is not None else original(self, typ, name)
+        return field_help(source).get(name) if source is not None else original(self, typ, name)
 
     Analyzer.get_docstring = get_docstring  # type: ignore[method-assign]
     try:

@@ -36,10 +36,12 @@ _NONE = type(None)
 
 @dataclass(frozen=True)
 class ArgInfo:
-    """What an argument's annotation cannot say: its default (text) and the ARM input it sets."""
+    """What an argument's annotation cannot say: its default (text), the ARM input it sets and, where Azure
+    restricts the value beyond its type, what Azure allows (from `amlkit.azure_facts`, never retyped)."""
 
     default: str
     arm: str
+    allowed: str = ""
 
 
 REQUIRED = "required"
@@ -155,6 +157,14 @@ def field_docs(args_type: type) -> dict[str, str]:
     body = _class_body(args_type)
     docs.update({name: inspect.cleandoc(doc) for name, doc in _FIELD_DOC.findall(body or "")})
     return docs
+
+
+def field_help(args_type: type) -> dict[str, str]:
+    """Each field's doc, with what Azure allows (`ArgInfo.allowed`, recorded by `document`) on a last
+    `Allowed:` line, as help() shows it: the description other languages' SDKs get from the provider."""
+    allowed = getattr(args_type, "__amlkit_allowed__", {})
+    return {name: f"{doc}\nAllowed: {allowed[name]}" if name in allowed else doc
+            for name, doc in field_docs(args_type).items()}
 
 
 _FIELD_DOC = re.compile(r'^    (\w+): [^\n]+\n    """(.*?)"""', re.MULTILINE | re.DOTALL)
@@ -420,12 +430,15 @@ def document(args_type: type, infos: Mapping[str, ArgInfo]) -> None:
     extra = [name for name in infos if name not in known]
     if missing or extra:
         raise TypeError(f"{args_type.__name__}: fields without doc or ArgInfo {missing}, ArgInfo without field {extra}")
+    args_type.__amlkit_allowed__ = {name: info.allowed for name, info in infos.items() if info.allowed}
     lines = [inspect.cleandoc(args_type.__doc__ or ""), "", "Fields:"]
     for name, (annotation, required) in known.items():
         info = infos[name]
         default = "required" if required else f"default: {info.default}"
         lines.append(f"    {name} ({type_text(annotation)}; {default})")
         lines.extend(f"        {line}" for line in docs[name].splitlines())
+        if info.allowed:
+            lines.append(f"        Allowed: {info.allowed}")
         if info.arm:
             lines.append(f"        ARM: {info.arm}")
     args_type.__doc__ = "\n".join(lines)

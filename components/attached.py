@@ -43,7 +43,7 @@ class AttachedComputeArgs(WorkspaceRefArgs, total=False):
     """What every attached compute takes besides its target (`resource_id`, declared by each component)."""
 
     name: str
-    """Compute name in the workspace (2-16 chars)."""
+    """Compute name in the workspace."""
     location: pulumi.Input[str]
     """Region of the compute resource."""
     description: str
@@ -57,7 +57,7 @@ class AttachedComputeArgs(WorkspaceRefArgs, total=False):
 COMMON_ARGS: dict[str, ArgInfo] = {
     "resource_id": ArgInfo(REQUIRED, "properties.resourceId"),
     **REF_ARGS,
-    "name": ArgInfo("derived from the component name", "computeName"),
+    "name": ArgInfo("derived from the component name", "computeName", facts.COMPUTE_NAME.allowed),
     "location": ArgInfo("the workspace's region", "location"),
     "description": ArgInfo("none", "properties.description"),
     "local_auth_enabled": ArgInfo("False", "properties.disableLocalAuth (negated)"),

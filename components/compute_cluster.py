@@ -80,7 +80,7 @@ class ComputeClusterArgs(WorkspacePlacementArgs, total=False):
     """Most nodes the cluster scales to (at least 1)."""
 
     name: str
-    """Azure name of the compute (2-16 chars)."""
+    """Azure name of the compute."""
     location: pulumi.Input[str]
     """Region the nodes run in; a region other than the workspace's is sent as `computeLocation`."""
     description: pulumi.Input[str]
@@ -113,7 +113,7 @@ ARGS: dict[str, ArgInfo] = {
     "size": ArgInfo(REQUIRED, facts.VM_SIZE),
     "max_instances": ArgInfo(REQUIRED, "properties.properties.scaleSettings.maxNodeCount"),
     **PLACEMENT_ARGS,
-    "name": ArgInfo("derived from the component name", "computeName"),
+    "name": ArgInfo("derived from the component name", "computeName", facts.COMPUTE_NAME.allowed),
     "location": ArgInfo("the workspace's region", "properties.computeLocation when not the workspace's region; "
                                                     "location without a workspace region"),
     "description": ArgInfo("none", "properties.description"),

@@ -101,13 +101,13 @@ class ComputeInstanceArgs(WorkspacePlacementArgs, total=False):
     """VM size, e.g. `Standard_D4ds_v4`."""
 
     name: str
-    """Azure name of the instance (3-24 chars, unique in the region)."""
+    """Azure name of the instance, unique in the region."""
     location: pulumi.Input[str]
     """Region of the instance; it must be the workspace's."""
     description: pulumi.Input[str]
     """Free-text description."""
     idle_time_before_shutdown_minutes: int
-    """Idle minutes before the instance shuts down (15 to 4320)."""
+    """Idle minutes before the instance shuts down."""
     schedules: Sequence[ScheduleSpec]
     """Up to four start/stop schedules."""
     assigned_user: AssignedUserSpec
@@ -135,11 +135,12 @@ class ComputeInstanceArgs(WorkspacePlacementArgs, total=False):
 ARGS: dict[str, ArgInfo] = {
     "size": ArgInfo(REQUIRED, facts.VM_SIZE),
     **PLACEMENT_ARGS,
-    "name": ArgInfo("derived (`ci-<name>-<hash>`)", "computeName"),
+    "name": ArgInfo("derived (`ci-<name>-<hash>`)", "computeName", facts.INSTANCE_NAME.allowed),
     "location": ArgInfo("the workspace's region", "location"),
     "description": ArgInfo("none", "properties.description"),
     "idle_time_before_shutdown_minutes": ArgInfo(
-        str(facts.INSTANCE_IDLE_MINUTES_DEFAULT), f"{facts.IDLE_TIME_BEFORE_SHUTDOWN} (`PT<minutes>M`)"),
+        str(facts.INSTANCE_IDLE_MINUTES_DEFAULT), f"{facts.IDLE_TIME_BEFORE_SHUTDOWN} (`PT<minutes>M`)",
+        f"whole minutes from {facts.INSTANCE_IDLE_MINUTES_MIN} to {facts.INSTANCE_IDLE_MINUTES_MAX}"),
     "schedules": ArgInfo("none", "properties.properties.schedules.computeStartStop"),
     "assigned_user": ArgInfo("none", "properties.properties.personalComputeInstanceSettings.assignedUser"),
     "network_settings": ArgInfo("none", "properties.properties.subnet.id"),

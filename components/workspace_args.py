@@ -7,6 +7,7 @@ from typing import Literal, Required, TypedDict
 
 import pulumi
 
+from amlkit import azure_facts as facts
 from amlkit.components.args import REQUIRED, ArgInfo, document, document_nested
 
 KINDS = {"default": "Default", "hub": "Hub", "project": "Project"}
@@ -72,7 +73,7 @@ class WorkspaceArgs(TypedDict, total=False):
     """Azure region of the workspace and its dependencies (and, by default, of its computes)."""
 
     name: str
-    """Azure name of the ML workspace (3-33 chars)."""
+    """Azure name of the ML workspace."""
     kind: Literal["default", "hub", "project"]
     """`hub` shares its resources and network with `project` workspaces; `default` stands alone."""
     hub_id: pulumi.Input[str]
@@ -87,11 +88,11 @@ class WorkspaceArgs(TypedDict, total=False):
     storage_account: pulumi.Input[str]
     """ARM id of an existing storage account to use; unset: one is created."""
     storage_account_name: str
-    """Name of the created storage account (3-24 lowercase letters and digits)."""
+    """Name of the created storage account."""
     key_vault: pulumi.Input[str]
     """ARM id of an existing key vault to use; unset: one is created."""
     key_vault_name: str
-    """Name of the created key vault (3-24 chars)."""
+    """Name of the created key vault."""
     log_analytics_workspace: pulumi.Input[str]
     """ARM id of an existing Log Analytics workspace; unset: one is created."""
     log_analytics_workspace_name: str
@@ -105,7 +106,7 @@ class WorkspaceArgs(TypedDict, total=False):
     container_registry: pulumi.Input[str] | bool
     """An existing registry's ARM id, True to create one (admin user off), False for none."""
     container_registry_name: str
-    """Name of the created container registry (5-50 letters and digits)."""
+    """Name of the created container registry."""
     container_registry_sku: Literal["Basic", "Standard", "Premium"]
     """SKU of a created registry (`Premium` is the only one that takes private endpoints)."""
     storage_sku: str
@@ -140,16 +141,17 @@ class WorkspaceArgs(TypedDict, total=False):
 ARGS: dict[str, ArgInfo] = {
     "resource_group_name": ArgInfo(REQUIRED, "resourceGroupName (of every child)"),
     "location": ArgInfo(REQUIRED, "location (of every child)"),
-    "name": ArgInfo("derived from the component name", "workspaceName"),
+    "name": ArgInfo("derived from the component name", "workspaceName", facts.WORKSPACE_NAME.allowed),
     "kind": ArgInfo("`default`", "kind (`Default` | `Hub` | `Project`)"),
     "hub_id": ArgInfo("none (required with `kind: project`)", "hubResourceId"),
     "display_name": ArgInfo("none", "friendlyName"),
     "description": ArgInfo("none", "description"),
     "tenant_id": ArgInfo("the tenant of the deploying identity", "key vault properties.tenantId"),
     "storage_account": ArgInfo("a created one", "storageAccount"),
-    "storage_account_name": ArgInfo("derived (`st<name><hash>`)", "storage account accountName"),
+    "storage_account_name": ArgInfo("derived (`st<name><hash>`)", "storage account accountName",
+                                    facts.STORAGE_ACCOUNT_NAME.allowed),
     "key_vault": ArgInfo("a created one", "keyVault"),
-    "key_vault_name": ArgInfo("derived (`kv-<name>-<hash>`)", "key vault vaultName"),
+    "key_vault_name": ArgInfo("derived (`kv-<name>-<hash>`)", "key vault vaultName", facts.KEY_VAULT_NAME.allowed),
     "log_analytics_workspace": ArgInfo("a created one", "diagnostic setting workspaceId, App Insights "
                                                         "workspaceResourceId"),
     "log_analytics_workspace_name": ArgInfo("derived (`log-<name>`)", "Log Analytics workspaceName"),
@@ -157,7 +159,8 @@ ARGS: dict[str, ArgInfo] = {
     "application_insights": ArgInfo("a created one", "applicationInsights"),
     "application_insights_name": ArgInfo("derived (`appi-<name>`)", "App Insights resourceName"),
     "container_registry": ArgInfo("False (Azure creates one on first image build)", "containerRegistry"),
-    "container_registry_name": ArgInfo("derived (`cr<name><hash>`)", "registry registryName"),
+    "container_registry_name": ArgInfo("derived (`cr<name><hash>`)", "registry registryName",
+                                       facts.CONTAINER_REGISTRY_NAME.allowed),
     "container_registry_sku": ArgInfo("`Premium`", "registry sku.name"),
     "storage_sku": ArgInfo("`Standard_LRS`", "storage account sku.name"),
     "storage_shared_key_access": ArgInfo(

@@ -102,6 +102,8 @@ def test_inputs_keep_their_docstrings_and_types(schema: dict[str, Any]) -> None:
     assert cluster["identity"]["$ref"] == "#/types/amlkit:index:IdentitySpec"
     assert cluster["networkSettings"]["$ref"] == "#/types/amlkit:index:NetworkSettings"
     assert "workspace" not in cluster
+    assert cluster["name"]["description"] == (
+        "Azure name of the compute.\nAllowed: 2-16 letters, digits and hyphens, starting with a letter")
     instance = schema["resources"]["amlkit:index:ComputeInstance"]["inputProperties"]
     assert instance["schedules"]["items"]["$ref"] == "#/types/amlkit:index:ScheduleSpec"
     workspace = schema["resources"]["amlkit:index:Workspace"]["inputProperties"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pydoc
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, NotRequired, Required, TypedDict
 
@@ -10,6 +11,7 @@ import pulumi
 import pytest
 from pydantic import BaseModel
 
+from amlkit import azure_facts as facts
 from amlkit import schema
 from amlkit.components import (
     AssignedUserSpec,
@@ -77,8 +79,12 @@ def test_help_lists_every_field_with_its_type_default_doc_and_arm_input(
         assert f"|      {name} (" in text and f"; {default})" in text, name
         for line in docs[name].splitlines():
             assert f"|          {line}" in text, name
+        if infos[name].allowed:
+            assert f"|          Allowed: {infos[name].allowed}" in text, name
         if infos[name].arm:
             assert f"|          ARM: {infos[name].arm}" in text, name
+        assert not re.search(r"\d+ ?(-|to) ?\d+( chars)?\b", docs[name]), (
+            f"{name}: a limit written in the doc; put what Azure allows in its ArgInfo(allowed=...) from azure_facts")
 
 
 def test_help_of_the_cluster_args_shows_a_field_exactly() -> None:
@@ -86,6 +92,15 @@ def test_help_of_the_cluster_args_shows_a_field_exactly() -> None:
     assert (" |      min_instances (int; default: 0)\n"
             " |          Nodes kept running (and billed) when idle; 0 scales to zero.\n"
             " |          ARM: properties.properties.scaleSettings.minNodeCount\n") in text
+
+
+def test_help_shows_what_azure_allows_from_azure_facts() -> None:
+    text = pydoc.render_doc(ComputeInstanceArgs, renderer=pydoc.plaintext)
+    assert (" |      name (str; default: derived (`ci-<name>-<hash>`))\n"
+            " |          Azure name of the instance, unique in the region.\n"
+            f" |          Allowed: {facts.INSTANCE_NAME.allowed}\n"
+            " |          ARM: computeName\n") in text
+    assert " |          Allowed: whole minutes from 15 to 4320\n" in text
 
 
 @pytest.mark.parametrize("spec_type", NESTED, ids=lambda t: t.__name__)

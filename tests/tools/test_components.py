@@ -16,6 +16,8 @@ def test_a_component_argument_row() -> None:
         "properties.properties.vmPriority (`Dedicated` | `LowPriority`)",
     ]
     assert rows["`size`"][2] == REQUIRED
+    assert rows["`name`"][3] == ("Azure name of the compute. Allowed: 2-16 letters, digits and hyphens, starting "
+                                 "with a letter.")
     assert rows["`workspace_managed_network`"][4] == "(component behaviour)"
 
 

@@ -52,8 +52,9 @@ def argument_rows(args_type: type, infos: Mapping[str, Any]) -> list[list[str]]:
     for name, (annotation, required) in fields(args_type).items():
         info = infos[name]
         default = REQUIRED if required else inline(info.default)
-        rows.append([f"`{name}`", _code(type_text(annotation)), default, inline(docs[name]),
-                     inline(info.arm) or "(component behaviour)"])
+        doc = inline(docs[name]) + (f" Allowed: {inline(info.allowed)}." if info.allowed else "")
+        arm = inline(info.arm) or "(component behaviour)"
+        rows.append([f"`{name}`", _code(type_text(annotation)), default, doc, arm])
     return rows
 
 
