@@ -5,6 +5,7 @@ argument with its type, default, doc (the field's docstring) and the ARM input i
 from __future__ import annotations
 
 import inspect
+import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -12,26 +13,12 @@ from tools.docs.markdown import REQUIRED, inline, table
 
 
 def all_components() -> list[tuple[type, type, Mapping[str, Any]]]:
-    """(component, Args type, ArgInfo by argument) of each public component."""
-    from amlkit.components import (
-        compute_cluster,
-        compute_instance,
-        kubernetes_compute,
-        synapse_spark_compute,
-        virtual_machine_compute,
-        workspace,
-    )
+    """(component, Args type, ArgInfo by argument) of each public component: the ones the provider offers,
+    each with the `<Name>Args` and `ARGS` of its module."""
+    from amlkit.provider import components
 
-    return [
-        (workspace.Workspace, workspace.WorkspaceArgs, workspace.ARGS),
-        (compute_cluster.ComputeCluster, compute_cluster.ComputeClusterArgs, compute_cluster.ARGS),
-        (compute_instance.ComputeInstance, compute_instance.ComputeInstanceArgs, compute_instance.ARGS),
-        (kubernetes_compute.KubernetesCompute, kubernetes_compute.KubernetesComputeArgs, kubernetes_compute.ARGS),
-        (virtual_machine_compute.VirtualMachineCompute, virtual_machine_compute.VirtualMachineComputeArgs,
-         virtual_machine_compute.ARGS),
-        (synapse_spark_compute.SynapseSparkCompute, synapse_spark_compute.SynapseSparkComputeArgs,
-         synapse_spark_compute.ARGS),
-    ]
+    modules = [(component, sys.modules[component.__module__]) for component in components()]
+    return [(component, getattr(module, f"{component.__name__}Args"), module.ARGS) for component, module in modules]
 
 
 def _summary(owner: type) -> str:
