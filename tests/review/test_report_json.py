@@ -7,6 +7,7 @@ import json
 from amlkit.review.model import Review
 from amlkit.review.report_json import FORMAT_VERSION, render, render_rules, to_dict
 from tests.data.reviews import (
+    COMPUTE,
     PACK,
     SECRET_VALUE,
     config_error_stack,
@@ -16,8 +17,6 @@ from tests.data.reviews import (
     full_review,
     prod_stack,
 )
-
-COMPUTE = "azure-native:machinelearningservices:Compute"
 
 
 def test_top_level_shape_and_summary() -> None:
