@@ -77,7 +77,8 @@ Output = Annotated[Path | None, typer.Option("--output", "-o", help="Write the r
 Jobs = Annotated[int | None, typer.Option("--jobs", "-j", min=1, metavar="N", help="Stacks reviewed in parallel "
                                           "(default: the CPUs this process may use).")]
 Timeout = Annotated[float, typer.Option("--timeout", min=1.0, metavar="SECONDS", help="Seconds allowed per stack.")]
-Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Show tracebacks of failures.")]
+Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Show tracebacks of failures and the end of a "
+                                        "failed pack's stderr.")]
 States = Annotated[list[Path] | None, typer.Option(
     "--state", metavar="FILE", exists=True, dir_okay=False,
     help="A `pulumi stack export` of a reviewed stack (repeatable, one per stack): plan create, update, "

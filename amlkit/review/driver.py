@@ -11,10 +11,7 @@ from __future__ import annotations
 
 import functools
 import json
-import os
-import selectors
 import subprocess
-import time
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -32,6 +29,7 @@ from amlkit.review.packconfig import PolicyConfig, PolicySchema, reconcile
 
 ENGINE_ADDRESS = "127.0.0.1:0"  # pulumi.policy accepts it and never dials it
 ANALYZE_WINDOW = 16  # Analyze calls in flight at once (the pack serves 4 threads)
+VERBOSE_STDERR_LINES = 20  # the end of a failed pack's stderr that --verbose shows
 
 _LEVEL_NAMES = {analyzer_pb2.ADVISORY: "advisory", analyzer_pb2.MANDATORY: "mandatory",
                 analyzer_pb2.DISABLED: "disabled", analyzer_pb2.REMEDIATE: "remediate"}
@@ -97,15 +95,26 @@ def config_env(config: dict[str, str]) -> str:
 
 
 class PackProcess:
-    """One running policy pack. Use as a context manager: the process group dies on exit."""
+    """One running policy pack. Use as a context manager: the process group dies on exit.
 
-    def __init__(self, pack_dir: Path, project: str, stack: str, config: dict[str, str], timeout: float) -> None:
+    Both of its output streams are read for its whole life (processes.Drain), so a pack that logs can
+    never block on a full pipe; the end of its stderr goes into every failure it causes (the last line;
+    the last VERBOSE_STDERR_LINES with `verbose`).
+    """
+
+    def __init__(self, pack_dir: Path, project: str, stack: str, config: dict[str, str], timeout: float,
+                 verbose: bool = False) -> None:
         self.pack_dir = pack_dir
         self.timeout = timeout
+        self.verbose = verbose
         env = dict(PULUMI_PROJECT=project, PULUMI_STACK=stack, PULUMI_DRY_RUN="true",
                    PULUMI_CONFIG=config_env(config), PYTHONUNBUFFERED="1")
         # `python -u -m pulumi.policy <engine> <pack dir>` (cwd = pack dir), forked warm
         self.process = warm.spawn_pack(pack_dir, ENGINE_ADDRESS, env)
+        # the drains own the streams from here on (kill() must not close them under the readers)
+        self.stdout = processes.Drain(self.process.stdout, f"pack {self.process.pid} stdout")
+        self.stderr = processes.Drain(self.process.stderr, f"pack {self.process.pid} stderr")
+        self.process.stdout = self.process.stderr = None
         self.channel: grpc.Channel | None = None
         self._stub: analyzer_pb2_grpc.AnalyzerStub | None = None
 
@@ -130,41 +139,44 @@ class PackProcess:
 
     def _read_port(self) -> int:
         """The first stdout line, within the deadline; a pack that exits or stays silent fails closed."""
-        assert self.process.stdout is not None
-        deadline = time.monotonic() + self.timeout
-        buffer = b""
-        with selectors.DefaultSelector() as selector:
-            selector.register(self.process.stdout, selectors.EVENT_READ)
-            while b"\n" not in buffer:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise ReviewFailed(f"policy pack {self.pack_dir}: did not print its port within "
-                                       f"{self.timeout:g}s (is __main__.py building a PolicyPack?)")
-                if not selector.select(min(remaining, 1.0)):
-                    if self.process.stdout.closed:  # killed and closed by another thread (Ctrl-C)
-                        raise ReviewFailed(f"policy pack {self.pack_dir}: stopped before it started")
-                    continue
-                chunk = os.read(self.process.stdout.fileno(), 4096)
-                if not chunk:
-                    raise ReviewFailed(f"policy pack {self.pack_dir}: exited before it started "
-                                       f"(exit code {self.process.wait()}): {self.stderr_tail()}")
-                buffer += chunk
-        line = buffer.split(b"\n", 1)[0].strip()
+        line = self.stdout.first_line(self.timeout)
+        if line is None and not self.stdout.ended():
+            raise ReviewFailed(f"policy pack {self.pack_dir}: did not print its port within {self.timeout:g}s "
+                               f"(is __main__.py building a PolicyPack?){self._stderr_note()}")
+        if line is None:
+            raise ReviewFailed(f"policy pack {self.pack_dir}: exited before it started "
+                               f"(exit code {self._exit_code()}): {self.stderr_tail()}{self._verbose_tail()}")
+        line = line.strip()
         if not line.isdigit():
             raise ReviewFailed(f"policy pack {self.pack_dir}: expected its port as the first line, got "
-                               f"{line[:80]!r}")
+                               f"{line[:80]!r}{self._stderr_note()}")
         return int(line)
 
-    def stderr_tail(self) -> str:
-        """The pack's last meaningful stderr line (the exception line of a traceback)."""
-        assert self.process.stderr is not None
+    def _exit_code(self) -> int | None:
         try:
-            self.process.wait(timeout=1)
-            text = self.process.stderr.read().decode(errors="replace")
-        except (subprocess.TimeoutExpired, OSError, ValueError):
-            return "(no output)"
-        lines = [line.strip() for line in text.splitlines() if line.strip()]
-        return lines[-1] if lines else "(no output)"
+            return self.process.wait(timeout=1)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def stderr_tail(self) -> str:
+        """The pack's last meaningful stderr line (the exception line of a traceback), once it has exited."""
+        self._exit_code()
+        lines = self.stderr.tail_lines(1, timeout=1)
+        return lines[-1].strip() if lines else "(no output)"
+
+    def _stderr_note(self) -> str:
+        """For a pack still running: its last stderr line so far (all of the tail with `verbose`)."""
+        lines = self.stderr.tail_lines(1)
+        note = f"; its stderr ends: {lines[-1].strip()}" if lines else ""
+        return note + self._verbose_tail()
+
+    def _verbose_tail(self) -> str:
+        if not self.verbose:
+            return ""
+        lines = self.stderr.tail_lines(VERBOSE_STDERR_LINES)
+        if not lines:
+            return "\npack stderr: (no output)"
+        return f"\npack stderr (last {len(lines)} lines):\n" + "\n".join(lines)
 
     def call(self, method: str, request: Any, what: str) -> Any:
         """One unary RPC with the per-call deadline; failures become ReviewFailed naming the call."""
@@ -173,15 +185,18 @@ class PackProcess:
         except grpc.RpcError as error:
             raise self.failure(error, what) from None
 
-    def failure(self, error: grpc.RpcError, what: str) -> ReviewFailed:
+    def failure(self, error: grpc.RpcError, what: str, culprit: str | None = None) -> ReviewFailed:
+        """What a failed call means; `culprit`: the policy found to raise (see find_failing_policy)."""
         code = error.code()
         if code == grpc.StatusCode.DEADLINE_EXCEEDED:
-            return ReviewFailed(f"policy pack {self.pack_dir}: {what} did not answer within {self.timeout:g}s")
+            return ReviewFailed(f"policy pack {self.pack_dir}: {what} did not answer within {self.timeout:g}s"
+                                f"{self._stderr_note()}")
         if self.process.poll() is not None or code == grpc.StatusCode.UNAVAILABLE:
             return ReviewFailed(f"policy pack {self.pack_dir}: exited during {what} "
-                                f"(exit code {self.process.poll()}): {self.stderr_tail()}")
+                                f"(exit code {self.process.poll()}): {self.stderr_tail()}{self._verbose_tail()}")
         details = (error.details() or "").removeprefix("Exception calling application: ")
-        return ReviewFailed(f"policy pack {self.pack_dir}: {what} failed: {details}")
+        blame = f": policy '{culprit}' raised an error" if culprit else ""
+        return ReviewFailed(f"policy pack {self.pack_dir}: {what} failed: {details}{blame}{self._verbose_tail()}")
 
 
 class Session:
@@ -299,12 +314,10 @@ def _result(pack: PackProcess, future: Any, request: analyzer_pb2.AnalyzeRequest
     try:
         return future.result()
     except grpc.RpcError as error:
-        failure = pack.failure(error, f"Analyze of {request.urn}")
+        culprit = None
         if error.code() == grpc.StatusCode.UNKNOWN and pack.process.poll() is None:
             culprit = find_failing_policy(pack, request, analysis)
-            if culprit:
-                failure = ReviewFailed(f"{failure}: policy '{culprit}' raised an error")
-        raise failure from None
+        raise pack.failure(error, f"Analyze of {request.urn}", culprit) from None
 
 
 def find_failing_policy(pack: PackProcess, request: analyzer_pb2.AnalyzeRequest, analysis: Analysis) -> str | None:

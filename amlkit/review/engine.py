@@ -6,13 +6,16 @@ What the program registered and the analyzer said becomes the report's records i
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
 import selectors
+import subprocess
 import sys
 import tempfile
 import time
+import traceback
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -184,7 +187,34 @@ class _BadStackFile:
 
 
 def _review_stack(project: Project, config: StackConfig | _BadStackFile, options: _Options) -> StackReview:
-    """Runner and pack start together; the pack analyzes each registration as the program makes it."""
+    """One stack's review; anything unexpected raised on the way is that stack's error (`error_kind`
+    "internal", exit 3), never the other stacks'. Only Ctrl-C (KeyboardInterrupt) goes through."""
+    streamed: list[dict[str, Any]] = []
+    try:
+        return _review_one(project, config, options, streamed)
+    except Exception as error:  # noqa: BLE001 - isolated to this stack and reported, closed
+        return _internal_failure(project, config, error, _secrets(streamed), options.verbose)
+
+
+def _internal_failure(project: Project, config: StackConfig | _BadStackFile, error: Exception, secrets: Secrets,
+                      verbose: bool) -> StackReview:
+    environment = config.stack
+    if isinstance(config, StackConfig):
+        with contextlib.suppress(Exception):
+            environment = config.environment()
+    result = StackReview(config.stack, project.name, environment, project.relative(project.stack_file(config.stack)))
+    detail = str(error)
+    message = f"stack {config.stack}: internal error: {type(error).__name__}{': ' + detail if detail else ''}"
+    if verbose:
+        message += "\n" + "".join(traceback.format_exception(error)).rstrip()
+    result.error, result.error_kind = secrets.scrub(message), "internal"
+    return result
+
+
+def _review_one(project: Project, config: StackConfig | _BadStackFile, options: _Options,
+                streamed: list[dict[str, Any]]) -> StackReview:
+    """Runner and pack start together; the pack analyzes each registration as the program makes it.
+    `streamed` receives every registration as it arrives (to scrub secrets from any failure)."""
     stack_file = project.relative(project.stack_file(config.stack))
     if isinstance(config, _BadStackFile):
         result = StackReview(config.stack, project.name, config.stack, stack_file)
@@ -198,13 +228,12 @@ def _review_stack(project: Project, config: StackConfig | _BadStackFile, options
     if baseline is not None and baseline.error:
         result.error, result.error_kind = baseline.error, "program"
         return result
-    streamed: list[dict[str, Any]] = []
     runner: _Runner | None = None
     try:
         file_config = load_config_file(config_path) if config_path else None
         runner = _Runner(project, config, options, _state_request(baseline))
         with driver.PackProcess(options.pack_dir, project.name, config.stack, config.values,
-                                options.timeout) as pack:
+                                options.timeout, options.verbose) as pack:
             session = driver.Session(pack, project.name, config.stack, file_config,
                                      str(config_path) if config_path else None, config.values, config.secret_keys)
             for record in runner.records():
@@ -411,7 +440,11 @@ class _Runner:
                 return
             elif "error" in message:
                 raise self._failure(message["error"])
-        code = self.process.wait()
+        try:
+            code = self.process.wait(timeout=max(self.deadline - time.monotonic(), 1.0))
+        except subprocess.TimeoutExpired:
+            raise _ProgramFailed(f"stack {self.stack}: the program runner closed its output but did not exit "
+                                 f"within {self.options.timeout:g}s: {self._stderr_tail()}") from None
         how = f"signal {-code}" if code < 0 else f"exit code {code}"
         raise _ProgramFailed(f"stack {self.stack}: the program runner crashed ({how}): {self._stderr_tail()}")
 
@@ -450,6 +483,8 @@ class _Runner:
         return _ProgramFailed(message)
 
     def _stderr_tail(self) -> str:
-        self.stderr.seek(0)
+        """The last non-blank line of what the program and the runner wrote to stderr (read from its end)."""
+        size = self.stderr.seek(0, os.SEEK_END)
+        self.stderr.seek(max(0, size - processes.TAIL_BYTES))
         lines = [line for line in self.stderr.read().decode(errors="replace").splitlines() if line.strip()]
         return lines[-1].strip() if lines else "no output"

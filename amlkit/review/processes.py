@@ -69,3 +69,64 @@ def live_count() -> int:
 
 
 atexit.register(kill_all)
+
+
+TAIL_BYTES = 64 * 1024  # what a Drain keeps of a stream's end
+HEAD_BYTES = 4096  # what a Drain keeps of a stream's start while it looks for the first line
+
+
+class Drain:
+    """Reads a child's output pipe to its end in a thread, so the child never blocks on a full pipe.
+
+    Keeps the first line (the pack's port) and the last TAIL_BYTES (the end of a traceback); the rest is
+    read and dropped. The thread owns the stream: it closes it at EOF, which comes when the child and
+    everything it started are gone (`kill`), so nothing else may close or read it.
+    """
+
+    def __init__(self, stream: Any, name: str) -> None:
+        self._stream = stream
+        self._lock = threading.Lock()
+        self._head = b""
+        self._tail = bytearray()
+        self._first_line: bytes | None = None
+        self._line_or_end = threading.Event()
+        self._ended = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        fd = self._stream.fileno()
+        try:
+            while chunk := os.read(fd, 1 << 16):
+                with self._lock:
+                    if self._first_line is None:
+                        self._head = (self._head + chunk)[:HEAD_BYTES]
+                        if b"\n" in self._head or len(self._head) >= HEAD_BYTES:
+                            self._first_line = self._head.split(b"\n", 1)[0]
+                            self._line_or_end.set()
+                    self._tail += chunk
+                    del self._tail[:-TAIL_BYTES]
+        except OSError:
+            pass
+        finally:
+            with contextlib.suppress(OSError):
+                self._stream.close()
+            self._ended.set()
+            self._line_or_end.set()
+
+    def first_line(self, timeout: float) -> bytes | None:
+        """The stream's first line (without the newline) once it is complete; None when the stream ended
+        without one, or when `timeout` seconds passed first (tell them apart with `ended`)."""
+        self._line_or_end.wait(timeout)
+        with self._lock:
+            return self._first_line
+
+    def ended(self) -> bool:
+        return self._ended.is_set()
+
+    def tail_lines(self, count: int, timeout: float = 0.0) -> list[str]:
+        """The last `count` non-blank lines read so far, after waiting up to `timeout` seconds for the end."""
+        self._ended.wait(timeout)
+        with self._lock:
+            text = bytes(self._tail).decode(errors="replace")
+        return [line.rstrip() for line in text.splitlines() if line.strip()][-count:]

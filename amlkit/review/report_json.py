@@ -11,7 +11,7 @@ Shape (format version 1; fields are only ever added, never renamed, within a ver
           "pack": {"name": "amlkit-guardrails", "version": "0.1.0"} | null,
           "policy_config": "policy-config/prod.json" | "pack defaults",
           "error": null | "what failed: the review of this stack did not happen",
-          "error_kind": null | "config" | "program" | "pack",
+          "error_kind": null | "config" | "program" | "pack" | "internal",
           "error_detail": null | {"kind": "config", "stack", "file", "component", "key_path", "value",
                                   "problem", ...every other field of the ConfigError},
           "resources": [{"urn", "type", "name", "parent"}],          # sorted by urn
@@ -36,7 +36,8 @@ policy, type, resource name, urn. `summary.failed` counts stacks whose review fa
 such a review is never clean, whatever the counts say. `policy_config` is the policy pack config file
 applied to the stack (relative to the project when inside it), or "pack defaults". `error_kind`
 "config" is a stack file, policy pack config or component argument error (exit 2 when nothing else
-failed); "program" and "pack" failures exit 3. `error_detail` is set for config errors only. Resource
+failed); "program" and "pack" failures exit 3, and so does "internal": amlkit itself failed on that
+stack (the other stacks are still reviewed). `error_detail` is set for config errors only. Resource
 inputs are not part of the report, so no input value (secret or not) can leak through it; the plan's
 `detailedDiff` carries `old` and `new` values already redacted (`[secret]`, `[unknown]`). `steps` are
 sorted by urn; `op` is create | update | replace | delete | same; `detailedDiff` kinds are pulumi's

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from amlkit.errors import ConfigError, UsageError
+from amlkit.review import driver, engine
 from amlkit.review.driver import MAX_ENV_VALUE
 from amlkit.review.engine import default_pack_dir, list_stacks, pack_info, review
 from amlkit.review.project import SECRET_PLACEHOLDER
@@ -212,7 +213,7 @@ PACK_FAULTS = [
                       "'amlkit_missing_rules'"),
     ("silent", SHORTEST, "did not print its port within 1s (is __main__.py building a PolicyPack?)"),
     ("hangs", SHORT, "Analyze of urn:pulumi:ok::faulty::azure-native:resources:ResourceGroup::rg did not answer "
-                     "within 1.5s"),
+                     "within 1.5s; its stderr ends: stuck-policy: waiting on rg"),
 ]
 
 
@@ -221,6 +222,65 @@ def test_pack_faults_fail_closed(pack, timeout, message):
     result = review(FAULTY, ["ok"], policy_pack=PACKS / pack, timeout=timeout)
     assert result.stacks[0].error == f"policy pack {PACKS / pack}: {message}"
     assert result.exit_code() == 3
+
+
+def test_verbose_pack_failure_carries_the_end_of_its_stderr():
+    result = review(FAULTY, ["ok"], policy_pack=PACKS / "exits", timeout=MARGIN, verbose=True)
+    assert result.stacks[0].error == (
+        f"policy pack {PACKS / 'exits'}: exited before it started (exit code 4): ModuleNotFoundError: No module "
+        "named 'amlkit_missing_rules'\npack stderr (last 1 lines):\n"
+        "ModuleNotFoundError: No module named 'amlkit_missing_rules'")
+
+
+def test_a_pack_that_logs_megabytes_is_reviewed_as_any_other():
+    """2.5 MiB to stderr and 2.5 MiB to stdout from one Analyze: far more than a pipe holds, all read."""
+    result = review(FAULTY, ["ok"], policy_pack=PACKS / "noisy", timeout=MARGIN)
+    stack = result.stacks[0]
+    assert stack.error is None
+    assert named(stack.violations, "noisy-policy") == {("rg", "mandatory", "resource group rg-faulty")}
+    assert result.exit_code() == 1
+
+
+def _three_stacks(tmp_path: Path) -> Path:
+    project = tmp_path / "raw"
+    shutil.copytree(RAW, project)
+    shutil.copy(RAW / "Pulumi.dev.yaml", project / "Pulumi.staging.yaml")
+    return project
+
+
+INJECTED = [  # where one stack's review raises what no one expected: (module, function, exception, message)
+    (driver.Session, "submit", BrokenPipeError(32, "Broken pipe"),
+     "internal error: BrokenPipeError: [Errno 32] Broken pipe"),
+    (engine, "add_findings", KeyError("urn"), "internal error: KeyError: 'urn'"),
+]
+
+
+@pytest.mark.parametrize(("owner", "name", "exception", "message"), INJECTED, ids=[c[1] for c in INJECTED])
+def test_an_unexpected_exception_in_one_stack_is_that_stacks_internal_error(tmp_path, monkeypatch, owner, name,
+                                                                             exception, message):
+    original = getattr(owner, name)
+
+    def injected(first, *args):  # Session.submit(self, ...) and add_findings(result, ...) both know the stack
+        if first.stack == "prod":
+            raise exception
+        return original(first, *args)
+
+    monkeypatch.setattr(owner, name, injected)
+    result = review(_three_stacks(tmp_path), jobs=3, timeout=MARGIN)
+    dev, prod, staging = result.stacks
+    assert [s.stack for s in result.stacks] == ["dev", "prod", "staging"]
+    assert (prod.error, prod.error_kind) == (f"stack prod: {message}", "internal")
+    for good in (dev, staging):
+        assert good.error is None and good.pack is not None
+        assert named(good.violations, MIN_NODES) == named(dev.violations, MIN_NODES) != set()
+    assert result.exit_code() == 3
+    from amlkit.cli import ReportFormat, render_report
+
+    for fmt in ReportFormat:
+        report = render_report(result, fmt, tmp_path, "pack", with_plan=True)
+        text = report if isinstance(report, str) else report.plain
+        assert message in text, fmt
+        assert "staging" in text, fmt
 
 
 def _processes_under(directory: Path) -> list[int]:
