@@ -300,6 +300,9 @@ def _base_of(tree: baseline.Checkout, project_name: str, stack: str, options: _O
     except (ReviewFailed, ConfigError) as failure:
         message = str(failure).removeprefix(f"stack {stack}: ")
         return Baseline(tree.label, (), answer=False, error=f"stack {stack}: at {tree.label}: {message}")
+    except Exception as error:  # noqa: BLE001 - this stack's plan cannot be made; the others still are
+        return Baseline(tree.label, (), answer=False,
+                        error=f"stack {stack}: at {tree.label}: internal error: {type(error).__name__}: {error}")
     finally:
         runner.close()
     base = diff.base_from_records(records, baseline.stack_urn(project_name, stack), runner.stack_outputs)
