@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from amlkit.policies.azure import ComputeView, WorkspaceView, is_type
+from amlkit.policies.azure import CLASSIC, ComputeView, compute_view, is_type, workspace_view
 from amlkit.policies.framework import StackResource
 
 LOCK_AT_RESOURCE_GROUP = "authorization:ManagementLockAtResourceGroupLevel"
@@ -33,9 +33,13 @@ LOCK_AT_SUBSCRIPTION = "authorization:ManagementLockAtSubscriptionLevel"
 LOCK_AT_RESOURCE = "authorization:ManagementLockAtResourceLevel"
 LOCK_BY_SCOPE = "authorization:ManagementLockByScope"
 LOCK_TYPES = (LOCK_AT_RESOURCE_GROUP, LOCK_AT_SUBSCRIPTION, LOCK_AT_RESOURCE, LOCK_BY_SCOPE)
+CLASSIC_LOCKS = ("azure:management/lock:Lock", "azure:managementresource/manangementLock:ManangementLock")
+"""The classic provider's management locks: both lock whatever `scope` names (a ByScope lock), `lockLevel`."""
 
 RESOURCE_GROUP = "resources:ResourceGroup"
+CLASSIC_RESOURCE_GROUP = "azure:core/resourceGroup:ResourceGroup"
 SUBNET_PARENTS = ("network:Subnet", "network:VirtualNetwork")
+CLASSIC_SUBNET_PARENTS = ("azure:network/subnet:Subnet", "azure:network/virtualNetwork:VirtualNetwork")
 
 ScopeKind = Literal["managementGroup", "subscription", "resourceGroup", "resource"]
 
@@ -149,7 +153,16 @@ def same_name(left: str | None, right: str | None) -> bool:
 
 
 def is_lock(resource: StackResource) -> bool:
-    return any(is_type(resource.type, kind) for kind in LOCK_TYPES)
+    """A management lock of either provider."""
+    return resource.type in CLASSIC_LOCKS or any(is_type(resource.type, kind) for kind in LOCK_TYPES)
+
+
+def is_resource_group(type_token: str) -> bool:
+    return type_token == CLASSIC_RESOURCE_GROUP or is_type(type_token, RESOURCE_GROUP)
+
+
+def _is_subnet_parent(type_token: str) -> bool:
+    return type_token in CLASSIC_SUBNET_PARENTS or any(is_type(type_token, kind) for kind in SUBNET_PARENTS)
 
 
 @dataclass(frozen=True)
@@ -172,7 +185,8 @@ class LockTarget:
 
 
 class LockView:
-    """A management lock resource (any of the four lock types)."""
+    """A management lock of either provider: azure-native's four lock types, and the classic provider's
+    locks (`CLASSIC_LOCKS`), which lock `scope` as a ByScope lock does."""
 
     def __init__(self, resource: StackResource) -> None:
         self.resource = resource
@@ -181,8 +195,20 @@ class LockView:
     def name(self) -> str:
         return self.resource.name
 
+    @property
+    def classic(self) -> bool:
+        return self.resource.type in CLASSIC_LOCKS
+
     def is_type(self, kind: str) -> bool:
+        """The azure-native lock type `kind`; a classic lock counts as LOCK_BY_SCOPE."""
+        if self.classic:
+            return kind == LOCK_BY_SCOPE
         return is_type(self.resource.type, kind)
+
+    @property
+    def level(self) -> str | None:
+        """CanNotDelete or ReadOnly (`level`; classic `lockLevel`)."""
+        return _text(self.resource.props, "lockLevel" if self.classic else "level")
 
     def target(self) -> LockTarget | None:
         """What the lock covers; None for a ByScope lock whose scope is not an ARM id. Reads inputs."""
@@ -270,10 +296,10 @@ class GroupRef:
 
 def workspace_groups(resources: list[StackResource]) -> Iterator[GroupRef]:
     """The resource group of every workspace in the stack."""
-    groups = {r.urn for r in resources if is_type(r.type, RESOURCE_GROUP)}
+    groups = {r.urn for r in resources if is_resource_group(r.type)}
     for resource in resources:
-        if is_type(resource.type, "machinelearningservices:Workspace"):
-            view = WorkspaceView(resource.props)
+        view = workspace_view(resource.type, resource.props)
+        if view is not None:
             yield GroupRef(
                 f"workspace '{resource.name}'",
                 _sources(resource, "resourceGroupName", groups),
@@ -286,12 +312,13 @@ def subnet_groups(resources: list[StackResource]) -> Iterator[GroupRef]:
     balancer and public IP there). A subnet built from a Subnet/VirtualNetwork resource in the stack
     is located through that resource, so its id need not be known at preview."""
     by_urn = {r.urn: r for r in resources}
-    groups = {urn for urn, r in by_urn.items() if is_type(r.type, RESOURCE_GROUP)}
+    groups = {urn for urn, r in by_urn.items() if is_resource_group(r.type)}
     for resource in resources:
-        if not is_type(resource.type, "machinelearningservices:Compute"):
+        compute = compute_view(resource.type, resource.props)
+        if compute is None:
             continue
         holder = f"the subnet of compute '{resource.name}'"
-        network = _network_parent(resource, by_urn)
+        network = _network_parent(resource, compute, by_urn)
         if network is not None:
             yield GroupRef(
                 holder,
@@ -299,7 +326,7 @@ def subnet_groups(resources: list[StackResource]) -> Iterator[GroupRef]:
                 lambda network=network: (None, _text(network.props, "resourceGroupName")),
             )
             continue
-        subnet = ComputeView(resource.props).subnet_id
+        subnet = compute.subnet_id
         if subnet is None:
             continue
         parsed = parse_arm_id(subnet)
@@ -307,10 +334,12 @@ def subnet_groups(resources: list[StackResource]) -> Iterator[GroupRef]:
         yield GroupRef(holder, (), lambda located=located: located)
 
 
-def _network_parent(compute: StackResource, by_urn: Mapping[str, StackResource]) -> StackResource | None:
-    for urn in compute.property_dependencies.get("properties", ()):
+def _network_parent(resource: StackResource, compute: ComputeView,
+                    by_urn: Mapping[str, StackResource]) -> StackResource | None:
+    subnet_input = "subnetResourceId" if compute.provider == CLASSIC else "properties"
+    for urn in resource.property_dependencies.get(subnet_input, ()):
         candidate = by_urn.get(urn)
-        if candidate is not None and any(is_type(candidate.type, kind) for kind in SUBNET_PARENTS):
+        if candidate is not None and _is_subnet_parent(candidate.type):
             return candidate
     return None
 

@@ -1,4 +1,22 @@
-"""Typed accessors over azure-native inputs as the analyzer sees them (camelCase wire form).
+"""The provider-neutral view the rules read: one view per kind of resource, whatever provider declared it.
+
+Kinds: a compute (`ComputeView`: cluster, instance or attached compute), a workspace (`WorkspaceView`), an
+online deployment (`DeploymentView`); locks are in `amlkit.policies.arm` (`LockView`). Each view reads the
+inputs of the providers amlkit maps, as the analyzer sees them (camelCase wire form):
+
+- azure-native 3.x (`azure-native:machinelearningservices:Compute`), and its explicit-version tokens, which
+  include the azure-native 2.x shape (`azure-native:machinelearningservices/v20230401:Compute`: same wire
+  names for every property the rules read; identities may be a map there, read as its keys);
+- the classic provider pulumi-azure 6.x (`azure:machinelearning/computeCluster:ComputeCluster`,
+  `computeInstance`, `inferenceCluster`, `synapseSpark`, `workspace`), mapped to what that provider sends to
+  ARM (terraform-provider-azurerm, `internal/services/machinelearning/*_resource.go`: e.g. a cluster's
+  `ssh_public_access_enabled` false or omitted is sent as remoteLoginPortPublicAccess Disabled, an
+  instance without an `ssh` block as sshPublicAccess Disabled, `local_auth_enabled` as
+  disableLocalAuth = not it, `node_public_ip_enabled` (default true) as enableNodePublicIp).
+
+`compute_view`, `workspace_view` and `deployment_view` pick the reader by type token; a resource of an
+ML-relevant type none of them maps is reported by the policy amlkit-unreviewed-resource (`unmapped`). A rule
+never reads a provider's property path itself.
 
 Accessors return the platform default where Azure has one for a missing property
 (docs/azure-facts.md, "Platform defaults"), so rules never re-implement "missing means ...". They
@@ -7,6 +25,7 @@ read lazily: an unknown value raises only when the rule actually reads it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -17,12 +36,31 @@ from amlkit.tokens import type_parts
 
 COMPUTE = "machinelearningservices:Compute"
 WORKSPACE = "machinelearningservices:Workspace"
+ONLINE_DEPLOYMENT = "machinelearningservices:OnlineDeployment"
+
+NATIVE = "azure-native"
+CLASSIC = "azure"
+"""The providers whose resources the views map (the package names are pulumi-azure-native and pulumi-azure)."""
+
+CLASSIC_COMPUTES = {
+    "azure:machinelearning/computeCluster:ComputeCluster": "AmlCompute",
+    "azure:machinelearning/computeInstance:ComputeInstance": "ComputeInstance",
+    "azure:machinelearning/inferenceCluster:InferenceCluster": "AKS",
+    "azure:machinelearning/synapseSpark:SynapseSpark": "SynapseSpark",
+}
+"""Classic-provider compute types and the ARM computeType each creates."""
+CLASSIC_WORKSPACE = "azure:machinelearning/workspace:Workspace"
 
 
 def is_type(type_token: str, kind: str) -> bool:
     """True for `azure-native:<module>:<Name>` and its explicit-version variants, e.g. kind=COMPUTE."""
     parts = type_parts(type_token)
     return parts is not None and f"{parts[0]}:{parts[2]}" == kind
+
+
+def provider_of(type_token: str) -> str:
+    """The package a type token belongs to (`azure-native`, `azure`, `azuread`, `pulumi`...)."""
+    return type_token.split(":", 1)[0].split("_", 1)[0]
 
 
 CLUSTER = ("AmlCompute",)
@@ -35,14 +73,36 @@ ATTACHED = ("Kubernetes", "AKS", "VirtualMachine", "SynapseSpark", "HDInsight", 
 WITH_IDENTITY = MANAGED + ("Kubernetes", "SynapseSpark")
 """The compute types that take a managed identity: clusters, instances, Kubernetes and Synapse Spark (az ml
 attaches a virtual machine without one)."""
+COMPUTE_TYPES = MANAGED + ATTACHED
+
+
+def compute_view(type_token: str, props: Mapping[str, Any]) -> ComputeView | None:
+    """The compute view of a resource of any mapped provider; None when it is not a compute."""
+    if is_type(type_token, COMPUTE):
+        return ComputeView(props)
+    kind = CLASSIC_COMPUTES.get(type_token)
+    return ClassicComputeView(props, kind) if kind else None
 
 
 def compute_of(type_token: str, props: Mapping[str, Any], kinds: tuple[str, ...]) -> ComputeView | None:
-    """The inputs of a `machinelearningservices:Compute` whose computeType is one of `kinds`, else None."""
-    if not is_type(type_token, COMPUTE):
-        return None
-    compute = ComputeView(props)
-    return compute if compute.compute_type in kinds else None
+    """The view of a compute (any provider) whose computeType is one of `kinds`, else None. A compute
+    without computeType is judged by its properties (`ComputeView.compute_type`)."""
+    compute = compute_view(type_token, props)
+    return compute if compute is not None and compute.compute_type in kinds else None
+
+
+def workspace_view(type_token: str, props: Mapping[str, Any]) -> WorkspaceView | None:
+    """The workspace view of a resource of any mapped provider; None when it is not a workspace."""
+    if is_type(type_token, WORKSPACE):
+        return WorkspaceView(props)
+    if type_token == CLASSIC_WORKSPACE:
+        return ClassicWorkspaceView(props)
+    return None
+
+
+def deployment_view(type_token: str, props: Mapping[str, Any]) -> DeploymentView | None:
+    """The online deployment view (azure-native; the classic provider has no online deployment)."""
+    return DeploymentView(props) if is_type(type_token, ONLINE_DEPLOYMENT) else None
 
 
 def read_known(read: Callable[[], Any]) -> tuple[bool, Any]:
@@ -64,8 +124,23 @@ def _get(mapping: Any, key: str, default: Any = None) -> Any:
     return default
 
 
+INSTANCE_ONLY = ("sshSettings", "idleTimeBeforeShutdown", "schedules", "setupScripts",
+                 "personalComputeInstanceSettings", "applicationSharingPolicy", "computeInstanceAuthorizationType",
+                 "enableRootAccess", "enableSSO", "enableOSPatching", "customServices", "releaseQuotaOnStop",
+                 "autologgerSettings")
+"""Inner properties only a compute instance has (ComputeInstanceProperties in the ARM schema)."""
+CLUSTER_ONLY = ("scaleSettings", "vmPriority", "remoteLoginPortPublicAccess", "userAccountCredentials",
+                "isolatedNetwork", "osType", "virtualMachineImage", "propertyBag", "targetNodeCount")
+"""Inner properties only an AmlCompute cluster has (AmlComputeProperties in the ARM schema)."""
+
+
 class ComputeView:
-    """A `machinelearningservices:Compute` resource's inputs."""
+    """A compute's inputs: the azure-native `machinelearningservices:Compute` reader. `ClassicComputeView`
+    reads the classic provider's computes into the same accessors."""
+
+    provider = NATIVE
+    workspace_input = "workspaceName"
+    """The input that names (or holds the id of) the compute's workspace; dependencies on it are checked."""
 
     def __init__(self, props: Mapping[str, Any]) -> None:
         self.props = props
@@ -75,8 +150,26 @@ class ComputeView:
         return _get(self.props, "properties", {})
 
     @property
-    def compute_type(self) -> str | None:
+    def compute_type_given(self) -> str | None:
+        """`properties.computeType` as written; None when the program left it out."""
         return _get(self.outer, "computeType")
+
+    @property
+    def compute_type(self) -> str | None:
+        """`properties.computeType`; without it, what the inner properties say: instance-only fields make a
+        ComputeInstance, cluster-only fields an AmlCompute; None when they say neither or both (such a
+        compute is reported by amlkit-unreviewed-resource, never dropped)."""
+        given = self.compute_type_given
+        return given if given is not None else self.inferred_compute_type
+
+    @property
+    def inferred_compute_type(self) -> str | None:
+        inner = self.inner
+        instance = any(key in inner for key in INSTANCE_ONLY)
+        cluster = any(key in inner for key in CLUSTER_ONLY)
+        if instance == cluster:
+            return None
+        return "ComputeInstance" if instance else "AmlCompute"
 
     @property
     def is_cluster(self) -> bool:
@@ -210,6 +303,135 @@ class ComputeView:
         return _get(self.props, "resourceGroupName")
 
 
+_WORKSPACE_ID = re.compile(r"/resourceGroups/([^/]+)/providers/Microsoft\.MachineLearningServices/workspaces/([^/]+)$",
+                           re.IGNORECASE)
+
+
+def _workspace_id_part(workspace_id: Any, index: int) -> str | None:
+    """The resource group (1) or workspace name (2) of a workspace's ARM id; None when it is not one."""
+    match = _WORKSPACE_ID.search(workspace_id.rstrip("/")) if isinstance(workspace_id, str) else None
+    return match[index] if match else None
+
+
+class ClassicComputeView(ComputeView):
+    """A classic-provider (pulumi-azure) compute, read as what the provider sends to ARM.
+
+    ComputeCluster -> AmlCompute, ComputeInstance -> ComputeInstance, InferenceCluster -> AKS (attaching
+    `kubernetesClusterId`), SynapseSpark -> SynapseSpark (attaching `synapseSparkPoolId`). The workspace is
+    `machineLearningWorkspaceId` (its resource group and name come from that ARM id). Defaults are the
+    provider's, which it sends explicitly: `nodePublicIpEnabled` true, `localAuthEnabled` true, a cluster's
+    `sshPublicAccessEnabled` false (remoteLoginPortPublicAccess Disabled), an instance's public SSH only with
+    an `ssh` block.
+    """
+
+    provider = CLASSIC
+    workspace_input = "machineLearningWorkspaceId"
+
+    def __init__(self, props: Mapping[str, Any], kind: str) -> None:
+        super().__init__(props)
+        self.kind = kind
+
+    @property
+    def outer(self) -> Mapping[str, Any]:
+        return self.props
+
+    @property
+    def inner(self) -> Mapping[str, Any]:
+        return self.props
+
+    @property
+    def compute_type_given(self) -> str | None:
+        return self.kind
+
+    @property
+    def scale_settings(self) -> Mapping[str, Any]:
+        return _get(self.props, "scaleSettings", {})
+
+    @property
+    def idle_time_before_scale_down(self) -> str | None:
+        return _get(self.scale_settings, "scaleDownNodesAfterIdleDuration")
+
+    @property
+    def vm_size(self) -> str | None:
+        return _get(self.props, "virtualMachineSize" if self.is_instance else "vmSize")
+
+    @property
+    def location(self) -> str | None:
+        """A cluster's `location` is its computeLocation; an instance runs in its workspace's region."""
+        return None if self.is_instance else _get(self.props, "location")
+
+    @property
+    def subnet_id(self) -> str | None:
+        return _get(self.props, "subnetResourceId")
+
+    @property
+    def enable_node_public_ip_given(self) -> bool | None:
+        if self.kind not in MANAGED:
+            return None
+        return bool(_get(self.props, "nodePublicIpEnabled", True))
+
+    @property
+    def enable_node_public_ip(self) -> bool:
+        return bool(_get(self.props, "nodePublicIpEnabled", True))
+
+    @property
+    def remote_login_port_public_access_given(self) -> str | None:
+        if not self.is_cluster:
+            return None
+        return "Enabled" if _get(self.props, "sshPublicAccessEnabled", False) else "Disabled"
+
+    @property
+    def remote_login_port_public_access(self) -> str:
+        return self.remote_login_port_public_access_given or facts.REMOTE_LOGIN_DEFAULT
+
+    @property
+    def disable_local_auth_given(self) -> bool | None:
+        if self.kind not in MANAGED + ("SynapseSpark",):
+            return None
+        return not _get(self.props, "localAuthEnabled", True)
+
+    @property
+    def disable_local_auth(self) -> bool:
+        return bool(self.disable_local_auth_given)
+
+    @property
+    def admin_password_set(self) -> bool:
+        return self.is_cluster and bool(_get(_get(self.props, "ssh", {}), "adminPassword"))
+
+    @property
+    def ssh_public_access(self) -> str:
+        return "Enabled" if _get(self.props, "ssh") else "Disabled"
+
+    @property
+    def idle_time_before_shutdown(self) -> str | None:
+        """The classic provider has no idle shutdown input: the instance runs until stopped."""
+        return None
+
+    @property
+    def resource_id(self) -> str | None:
+        return _get(self.props, {"AKS": "kubernetesClusterId", "SynapseSpark": "synapseSparkPoolId"}.get(self.kind, ""))
+
+    @property
+    def namespace(self) -> str:
+        return "default"
+
+    @property
+    def user_assigned_identities(self) -> list[str]:
+        return list(_get(self.identity, "identityIds", []))
+
+    @property
+    def workspace_name(self) -> str | None:
+        return _workspace_id_part(_get(self.props, "machineLearningWorkspaceId"), 2)
+
+    @property
+    def compute_name(self) -> str | None:
+        return _get(self.props, "name")
+
+    @property
+    def resource_group_name(self) -> str | None:
+        return _workspace_id_part(_get(self.props, "machineLearningWorkspaceId"), 1)
+
+
 def compute_subject(name: str, compute: ComputeView) -> str:
     """The subject of a compute finding: one wording per kind, reused by every rule."""
     if compute.is_cluster:
@@ -237,7 +459,10 @@ def same_value(value: Any, expected: str) -> bool:
 
 
 class WorkspaceView:
-    """A `machinelearningservices:Workspace` resource's inputs, with Azure's defaults."""
+    """A workspace's inputs, with Azure's defaults: the azure-native `machinelearningservices:Workspace`
+    reader. `ClassicWorkspaceView` reads the classic provider's workspace into the same accessors."""
+
+    provider = NATIVE
 
     def __init__(self, props: Mapping[str, Any]) -> None:
         self.props = props
@@ -316,6 +541,220 @@ class WorkspaceView:
         return list(value.keys()) if isinstance(value, Mapping) else list(value)
 
 
+class ClassicWorkspaceView(WorkspaceView):
+    """A classic-provider (pulumi-azure) `azure:machinelearning/workspace:Workspace`, read as what the provider
+    sends to ARM: `publicNetworkAccessEnabled` (default true) as publicNetworkAccess, `highBusinessImpact` as
+    hbiWorkspace, `encryption.keyId` as the customer-managed key, `serverlessCompute.{subnetId, publicIpEnabled
+    (default false)}` as serverlessComputeSettings, `identity.identityIds` as the user-assigned identities.
+    The provider has no allowPublicAccessWhenBehindVnet input (false)."""
+
+    provider = CLASSIC
+
+    @property
+    def name(self) -> str | None:
+        return _get(self.props, "name")
+
+    @property
+    def public_network_access(self) -> str:
+        return "Enabled" if _get(self.props, "publicNetworkAccessEnabled", True) else "Disabled"
+
+    @property
+    def allow_public_access_when_behind_vnet(self) -> bool:
+        return False
+
+    @property
+    def serverless_settings(self) -> Mapping[str, Any]:
+        return _get(self.props, "serverlessCompute", {})
+
+    @property
+    def serverless_no_public_ip_given(self) -> bool | None:
+        if not self.serverless_settings:
+            return None
+        return not _get(self.serverless_settings, "publicIpEnabled", False)
+
+    @property
+    def serverless_custom_subnet(self) -> str | None:
+        return _get(self.serverless_settings, "subnetId")
+
+    @property
+    def cmk_key_identifier(self) -> str | None:
+        return _get(_get(self.props, "encryption", {}), "keyId")
+
+    @property
+    def encryption_status(self) -> str | None:
+        return "Enabled" if _get(self.props, "encryption") else None
+
+    @property
+    def hbi_workspace(self) -> bool:
+        return bool(_get(self.props, "highBusinessImpact", False))
+
+    @property
+    def user_assigned_identities(self) -> list[str]:
+        return list(_get(_get(self.props, "identity", {}), "identityIds", []))
+
+
+class DeploymentView:
+    """An azure-native `machinelearningservices:OnlineDeployment`'s inputs (the classic provider has none)."""
+
+    provider = NATIVE
+
+    def __init__(self, props: Mapping[str, Any]) -> None:
+        self.props = props
+
+    @property
+    def inner(self) -> Mapping[str, Any]:
+        return _get(self.props, "properties", {})
+
+    @property
+    def compute_kind(self) -> str | None:
+        """`properties.endpointComputeType`: Managed, Kubernetes or AzureMLCompute."""
+        return _get(self.inner, "endpointComputeType")
+
+    @property
+    def is_managed(self) -> bool:
+        return same_value(self.compute_kind, "Managed")
+
+    @property
+    def instance_type(self) -> str | None:
+        """The VM size of each instance (`properties.instanceType`)."""
+        return _get(self.inner, "instanceType")
+
+    @property
+    def instance_count(self) -> int | None:
+        """`sku.capacity`: the number of instances; None when omitted (Azure's default is 1)."""
+        value = _get(_get(self.props, "sku", {}), "capacity")
+        return None if value is None else int(value)
+
+    @property
+    def scale_type(self) -> str | None:
+        """`properties.scaleSettings.scaleType`: Default or TargetUtilization."""
+        return _get(_get(self.inner, "scaleSettings", {}), "scaleType")
+
+    @property
+    def max_instances(self) -> int | None:
+        """TargetUtilization scaling: `scaleSettings.maxInstances`; None when omitted."""
+        value = _get(_get(self.inner, "scaleSettings", {}), "maxInstances")
+        return None if value is None else int(value)
+
+    @property
+    def egress_public_network_access(self) -> str | None:
+        """`properties.egressPublicNetworkAccess` as written (Enabled | Disabled); None when omitted."""
+        return _get(self.inner, "egressPublicNetworkAccess")
+
+    @property
+    def app_insights_enabled(self) -> bool | None:
+        return _get(self.inner, "appInsightsEnabled")
+
+    @property
+    def location(self) -> str | None:
+        return _get(self.props, "location")
+
+    @property
+    def endpoint_name(self) -> str | None:
+        return _get(self.props, "endpointName")
+
+    @property
+    def workspace_name(self) -> str | None:
+        return _get(self.props, "workspaceName")
+
+    @property
+    def resource_group_name(self) -> str | None:
+        return _get(self.props, "resourceGroupName")
+
+    @property
+    def identity_type(self) -> str | None:
+        return _get(_get(self.props, "identity", {}), "type")
+
+
+ROLE_ASSIGNMENT = "authorization:RoleAssignment"
+CLASSIC_ROLE_ASSIGNMENT = "azure:authorization/assignment:Assignment"
+BUILTIN_ROLES = {"contributor": "b24988ac-6180-42a0-ab88-20f7382dd24c", "owner": "8e3af657-a8ff-443c-a75c-2fe8c4bcb635"}
+"""Built-in role names (as the classic provider's `roleDefinitionName` takes them) and their definition GUIDs."""
+
+
+class RoleAssignmentView:
+    """A role assignment of either provider (azure-native `authorization:RoleAssignment`, classic
+    `azure:authorization/assignment:Assignment`): `scope`, `principalId`, and the role's definition GUID
+    (from `roleDefinitionId`, or the classic `roleDefinitionName` of a built-in role)."""
+
+    def __init__(self, props: Mapping[str, Any]) -> None:
+        self.props = props
+
+    @property
+    def scope(self) -> Any:
+        return _get(self.props, "scope")
+
+    @property
+    def role_guid(self) -> str:
+        """The role definition's GUID in lower case; "" when neither an id nor a known built-in name is given."""
+        name = _get(self.props, "roleDefinitionName")
+        if isinstance(name, str) and name.lower() in BUILTIN_ROLES:
+            return BUILTIN_ROLES[name.lower()]
+        return str(_get(self.props, "roleDefinitionId", "")).rstrip("/").rsplit("/", 1)[-1].lower()
+
+
+def role_assignment_view(type_token: str, props: Mapping[str, Any]) -> RoleAssignmentView | None:
+    if type_token == CLASSIC_ROLE_ASSIGNMENT or is_type(type_token, ROLE_ASSIGNMENT):
+        return RoleAssignmentView(props)
+    return None
+
+
+DIAGNOSTIC_SETTINGS = ("monitor:DiagnosticSetting", "insights:DiagnosticSetting")
+CLASSIC_DIAGNOSTIC_SETTING = "azure:monitoring/diagnosticSetting:DiagnosticSetting"
+
+
+def diagnostic_setting_view(type_token: str, props: Mapping[str, Any]) -> DiagnosticSettingView | None:
+    """A diagnostic setting of either provider; None for anything else."""
+    if any(is_type(type_token, kind) for kind in DIAGNOSTIC_SETTINGS):
+        return DiagnosticSettingView(props)
+    if type_token == CLASSIC_DIAGNOSTIC_SETTING:
+        return ClassicDiagnosticSettingView(props)
+    return None
+
+
+class DiagnosticSettingView:
+    """An azure-native diagnostic setting: `resourceUri`, `logs[]` (each `enabled`, `retentionPolicy`),
+    `storageAccountId`."""
+
+    target_input = "resourceUri"
+
+    def __init__(self, props: Mapping[str, Any]) -> None:
+        self.props = props
+
+    @property
+    def target_id(self) -> Any:
+        return _get(self.props, self.target_input)
+
+    @property
+    def logs(self) -> list[tuple[bool, int | None]]:
+        """(enabled, retention days when a retention policy is enabled else None) per log entry."""
+        entries = [log for log in (_get(self.props, "logs", []) or []) if isinstance(log, Mapping)]
+        return [(_get(log, "enabled") is True, _retention_days(log)) for log in entries]
+
+    @property
+    def exports_to_storage(self) -> bool:
+        return bool(_get(self.props, "storageAccountId"))
+
+
+class ClassicDiagnosticSettingView(DiagnosticSettingView):
+    """A classic `azure:monitoring/diagnosticSetting:DiagnosticSetting`: `targetResourceId`, and every
+    `enabledLogs[]` entry is an enabled log."""
+
+    target_input = "targetResourceId"
+
+    @property
+    def logs(self) -> list[tuple[bool, int | None]]:
+        entries = [log for log in (_get(self.props, "enabledLogs", []) or []) if isinstance(log, Mapping)]
+        return [(True, _retention_days(log)) for log in entries]
+
+
+def _retention_days(log: Mapping[str, Any]) -> int | None:
+    policy = _get(log, "retentionPolicy", {})
+    if not isinstance(policy, Mapping) or policy.get("enabled") is not True:
+        return None
+    return int(policy.get("days") or 0)
+
+
 def workspace_key(resource_group: str | None, name: str | None) -> tuple[str, str]:
     """Case-insensitive identity of a workspace (ARM names are case-insensitive)."""
     return ((resource_group or "").lower(), (name or "").lower())
@@ -325,22 +764,32 @@ def workspaces_by_key(resources: Iterable[Any]) -> dict[tuple[str, str], Any]:
     """The stack's workspaces (StackResource objects) keyed by (resource group, workspace name)."""
     found = {}
     for resource in resources:
-        if is_type(resource.type, WORKSPACE):
-            view = WorkspaceView(resource.props)
+        view = workspace_view(resource.type, resource.props)
+        if view is not None:
             found[workspace_key(view.resource_group_name, view.name)] = resource
     return found
+
+
+def workspace_props(resource: Any) -> WorkspaceView:
+    """The view of a workspace found by `workspaces_by_key` / `workspace_of` (a StackResource)."""
+    view = workspace_view(resource.type, resource.props)
+    assert view is not None, f"{resource.type} is not a workspace"
+    return view
 
 
 def workspace_of(compute: Any, workspaces: Mapping[tuple[str, str], Any]) -> Any | None:
     """The stack's workspace a compute (StackResource) belongs to, or None when it is not in the stack.
 
-    A compute whose `workspaceName` was built from a workspace's output belongs to that workspace even
+    A compute whose workspace input (`workspaceName`, classic `machineLearningWorkspaceId`) was built from a
+    workspace's output belongs to that workspace even
     while the name is unknown at preview (the dependency is known); otherwise the names are matched.
     """
+    view = compute_view(compute.type, compute.props)
+    if view is None:
+        return None
     for workspace in workspaces.values():
-        if _depends_on(compute, "workspaceName", workspace.urn):
+        if _depends_on(compute, view.workspace_input, workspace.urn):
             return workspace
-    view = ComputeView(compute.props)
     return workspaces.get(workspace_key(view.resource_group_name, view.workspace_name))
 
 

@@ -7,11 +7,11 @@ from typing import Any
 
 from amlkit.policies.azure import (
     CLUSTER,
-    WorkspaceView,
     compute_of,
     compute_subject,
     same_region,
     workspace_of,
+    workspace_props,
     workspaces_by_key,
 )
 from amlkit.policies.framework import Finding, Rule, StackResource, must
@@ -26,7 +26,7 @@ def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -
         workspace = workspace_of(resource, workspaces)
         if workspace is None:
             continue  # the workspace is defined elsewhere: its region is not known here
-        region = WorkspaceView(workspace.props).location
+        region = workspace_props(workspace).location
         location = compute.location
         if region and location and not same_region(region, location):
             expectation = f"run in its workspace's region {region} (workspace '{workspace.name}')"

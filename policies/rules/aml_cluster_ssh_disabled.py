@@ -19,16 +19,16 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from amlkit import azure_facts as facts
-from amlkit.policies.azure import COMPUTE, ComputeView, compute_subject, is_type, same_value
+from amlkit.policies.azure import ComputeView, compute_subject, compute_view, same_value
 from amlkit.policies.framework import Finding, ResourceInput, Rule, alz, must
 
 REMOTE_LOGIN = "remoteLoginPortPublicAccess"
 
 
 def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
-    if not is_type(resource.type, COMPUTE):
+    compute = compute_view(resource.type, resource.props)
+    if compute is None:
         return
-    compute = ComputeView(resource.props)
     subject = compute_subject(resource.name, compute)
     if compute.is_cluster:
         yield from _cluster(subject, compute)

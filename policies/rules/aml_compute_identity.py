@@ -29,12 +29,16 @@ from typing import Any
 
 from amlkit.policies.arm import parse_arm_id, same_name
 from amlkit.policies.azure import (
+    BUILTIN_ROLES,
     WITH_IDENTITY,
     ComputeView,
+    RoleAssignmentView,
     compute_of,
     compute_subject,
+    compute_view,
     is_type,
     read_known,
+    role_assignment_view,
     workspace_of,
     workspaces_by_key,
 )
@@ -43,16 +47,16 @@ from amlkit.policies.framework import Finding, Rule, StackResource, cannot_tell,
 SYSTEM = "systemassigned"
 USER = "userassigned"
 EITHER = "have a managed identity, either SystemAssigned or UserAssigned"
-ROLE_ASSIGNMENT = "authorization:RoleAssignment"
 USER_ASSIGNED_IDENTITY = "managedidentity:UserAssignedIdentity"
-CONTRIBUTOR = "b24988ac-6180-42a0-ab88-20f7382dd24c"
-OWNER = "8e3af657-a8ff-443c-a75c-2fe8c4bcb635"
+CLASSIC_USER_ASSIGNED_IDENTITY = "azure:authorization/userAssignedIdentity:UserAssignedIdentity"
+CONTRIBUTOR = BUILTIN_ROLES["contributor"]
+OWNER = BUILTIN_ROLES["owner"]
 IDLE = ("give its managed identity Contributor on its workspace (without it, idle shutdown never stops the "
         "instance)")
 
 
 def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -> Iterator[Finding]:
-    assignments = [r for r in resources if is_type(r.type, ROLE_ASSIGNMENT)]
+    assignments = [r for r in resources if role_assignment_view(r.type, r.props) is not None]
     workspaces = workspaces_by_key(resources)
     for resource in resources:
         compute = compute_of(resource.type, resource.props, WITH_IDENTITY)
@@ -125,7 +129,8 @@ def _grants_to(assignment: StackResource, instance: StackResource, compute: Comp
     if _kinds(compute.identity_type) == {SYSTEM}:
         return instance.urn in principal
     identities = set(instance.property_dependencies.get("identity", ())) & principal
-    return any(is_type(_urn_type(urn), USER_ASSIGNED_IDENTITY) for urn in identities)
+    return any(is_type(_urn_type(urn), USER_ASSIGNED_IDENTITY) or _urn_type(urn) == CLASSIC_USER_ASSIGNED_IDENTITY
+               for urn in identities)
 
 
 def _urn_type(urn: str) -> str:
@@ -134,22 +139,27 @@ def _urn_type(urn: str) -> str:
     return parts[2].split("$")[-1] if len(parts) >= 4 else ""
 
 
+def _assignment(resource: StackResource) -> RoleAssignmentView:
+    view = role_assignment_view(resource.type, resource.props)
+    assert view is not None
+    return view
+
+
 def _is_contributor(assignment: StackResource) -> bool:
-    role = str(assignment.props.get("roleDefinitionId") or "").rstrip("/").rsplit("/", 1)[-1].lower()
-    return role in (CONTRIBUTOR, OWNER)
+    return _assignment(assignment).role_guid in (CONTRIBUTOR, OWNER)
 
 
 def _covers(assignment: StackResource, instance: StackResource, workspace: StackResource | None) -> bool:
     """The scope is the instance's workspace, its resource group or a subscription."""
     if workspace is not None and assignment.depends_on("scope", workspace.urn):
         return True
-    scope = parse_arm_id(assignment.props.get("scope"))
+    scope = parse_arm_id(_assignment(assignment).scope)
     if scope is None:
         return False
     if scope.kind == "subscription":
         return True
-    compute = ComputeView(instance.props)
-    if not same_name(scope.resource_group, compute.resource_group_name):
+    compute = compute_view(instance.type, instance.props)
+    if compute is None or not same_name(scope.resource_group, compute.resource_group_name):
         return False
     if scope.kind == "resourceGroup":
         return True

@@ -9,11 +9,11 @@ from amlkit import azure_facts as facts
 from amlkit.policies.azure import (
     MANAGED,
     ComputeView,
-    WorkspaceView,
     compute_of,
     compute_subject,
     same_value,
     workspace_of,
+    workspace_props,
     workspaces_by_key,
 )
 from amlkit.policies.framework import Finding, Rule, StackResource, alz, azure_policy, mcsb, must, psrule
@@ -39,7 +39,7 @@ def _why_not_isolated(resource: StackResource, compute: ComputeView, workspaces:
     workspace = workspace_of(resource, workspaces)
     if workspace is None:
         return f"no subnet, and its workspace '{compute.workspace_name}' is not in this stack"
-    mode = WorkspaceView(workspace.props).managed_network_isolation_mode
+    mode = workspace_props(workspace).managed_network_isolation_mode
     if any(same_value(mode, isolated) for isolated in ISOLATED_MODES):
         return None
     return f"no subnet, and workspace '{workspace.name}' has isolationMode {mode}"

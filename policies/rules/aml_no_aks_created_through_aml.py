@@ -5,16 +5,16 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from amlkit.policies.azure import COMPUTE, ComputeView, compute_subject, is_type, same_value
+from amlkit.policies.azure import compute_subject, compute_view, same_value
 from amlkit.policies.framework import Finding, ResourceInput, Rule, alz, must
 
 KUBERNETES_TYPES = ("AKS", "Kubernetes")
 
 
 def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
-    if not is_type(resource.type, COMPUTE):
+    compute = compute_view(resource.type, resource.props)
+    if compute is None:
         return
-    compute = ComputeView(resource.props)
     if not any(same_value(compute.compute_type, kind) for kind in KUBERNETES_TYPES):
         return
     if not compute.resource_id:

@@ -23,14 +23,21 @@ from typing import Any
 
 from amlkit import azure_facts as facts
 from amlkit.errors import ConfigError, UnknownVmSize
-from amlkit.policies.azure import MANAGED, ComputeView, compute_of, compute_subject, is_type, region_key, same_value
+from amlkit.policies.azure import (
+    MANAGED,
+    ComputeView,
+    compute_of,
+    compute_subject,
+    deployment_view,
+    region_key,
+    same_value,
+)
 from amlkit.policies.framework import Finding, Rule, StackResource, must
 from amlkit.vmsizes import VmFamily, VmSize, family_by_quota_family, family_by_series, parse_vm_size
 
 NAME = "aml-quota-budget"
 DEFAULT_COMPUTE_LIMIT = facts.REGIONAL_COMPUTE_LIMIT_DEFAULT
 MAX_COMPUTE_LIMIT = facts.REGIONAL_COMPUTE_LIMIT_MAX
-ONLINE_DEPLOYMENT = "machinelearningservices:OnlineDeployment"
 RENAMED = {"regionalNodeLimit": "regionalComputeLimit"}
 
 
@@ -100,12 +107,10 @@ def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -
 
 def managed_deployment(resource: StackResource) -> tuple[Counted | None, str | None]:
     """A managed online deployment as one counted compute resource (None for anything else)."""
-    if not is_type(resource.type, ONLINE_DEPLOYMENT):
+    deployment = deployment_view(resource.type, resource.props)
+    if deployment is None or not deployment.is_managed:
         return None, None
-    properties = resource.props.get("properties") or {}
-    if not same_value(properties.get("endpointComputeType"), "Managed"):
-        return None, None
-    location = resource.props.get("location")
+    location = deployment.location
     subject = f"Managed online deployment '{resource.name}'"
     if not location:
         return None, must(subject, "set location so its quota region is known", "none")

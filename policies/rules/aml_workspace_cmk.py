@@ -16,20 +16,20 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from amlkit.policies.azure import WORKSPACE, WorkspaceView, is_type, same_value
+from amlkit.policies.azure import WorkspaceView, same_value, workspace_view
 from amlkit.policies.framework import Finding, ResourceInput, Rule, azure_policy, mcsb, must
 
 
 def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
-    if not is_type(resource.type, WORKSPACE) or same_value(WorkspaceView(resource.props).kind, "Project"):
+    workspace = workspace_view(resource.type, resource.props)
+    if workspace is None or same_value(workspace.kind, "Project"):
         return
-    found = _problem(resource.props)
+    found = _problem(workspace)
     if found is not None:
         yield Finding(must(f"Workspace '{resource.name}'", "be encrypted with a customer-managed key", found))
 
 
-def _problem(props: Mapping[str, Any]) -> str | None:
-    workspace = WorkspaceView(props)
+def _problem(workspace: WorkspaceView) -> str | None:
     if not workspace.cmk_key_identifier:
         return "no encryption.keyVaultProperties.keyIdentifier"
     status = str(workspace.encryption_status or "none")

@@ -24,19 +24,18 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from amlkit.policies.arm import parse_arm_id, same_name
-from amlkit.policies.azure import WORKSPACE, WorkspaceView, is_type
+from amlkit.policies.azure import DiagnosticSettingView, diagnostic_setting_view, workspace_props, workspace_view
 from amlkit.policies.framework import Finding, Rule, StackResource, azure_policy, mcsb, must
 
 NAME = "aml-workspace-diagnostics"
-DIAGNOSTIC_SETTINGS = ("monitor:DiagnosticSetting", "insights:DiagnosticSetting")
 DEFAULT_RETENTION_DAYS = 365
 EXPECTATION = "have a diagnostic setting (monitor:DiagnosticSetting whose resourceUri is the workspace's id)"
 
 
 def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -> Iterator[Finding]:
     required = int(config.get("requiredRetentionDays", DEFAULT_RETENTION_DAYS))
-    workspaces = [r for r in resources if is_type(r.type, WORKSPACE)]
-    settings = [r for r in resources if any(is_type(r.type, kind) for kind in DIAGNOSTIC_SETTINGS)]
+    workspaces = [r for r in resources if workspace_view(r.type, r.props) is not None]
+    settings = [r for r in resources if diagnostic_setting_view(r.type, r.props) is not None]
     workspace_urns = {w.urn for w in workspaces}
     for workspace in workspaces:
         found = _what_is_missing(workspace, settings, workspace_urns, required)
@@ -52,13 +51,13 @@ def _what_is_missing(workspace: StackResource, settings: list[StackResource], wo
     Settings built from the workspace's outputs are judged first; ids are parsed only when none of them
     exports the logs, so an unrelated setting's unknown id cannot turn a pass into an unknown.
     """
-    dependent = [s for s in settings if s.depends_on("resourceUri", workspace.urn)]
+    dependent = [s for s in settings if s.depends_on(_setting(s).target_input, workspace.urn)]
     problems = [(s, _problem(s, required)) for s in dependent]
     if any(problem is None for _, problem in problems):
         return None
     others = workspace_urns - {workspace.urn}
     literal = [s for s in settings if s not in dependent
-               and not any(s.depends_on("resourceUri", urn) for urn in others) and _targets(s, workspace)]
+               and not any(s.depends_on(_setting(s).target_input, urn) for urn in others) and _targets(s, workspace)]
     problems += [(s, _problem(s, required)) for s in literal]
     if any(problem is None for _, problem in problems):
         return None
@@ -71,34 +70,32 @@ def _logs_expectation(required: int) -> str:
 
 
 def _targets(setting: StackResource, workspace: StackResource) -> bool:
-    parsed = parse_arm_id(setting.props.get("resourceUri"))
+    parsed = parse_arm_id(_setting(setting).target_id)
     if parsed is None or not parsed.is_resource("Microsoft.MachineLearningServices", "workspaces"):
         return False
-    view = WorkspaceView(workspace.props)
+    view = workspace_props(workspace)
     return same_name(parsed.resource_group, view.resource_group_name) and same_name(parsed.name, view.name)
 
 
 def _problem(setting: StackResource, required: int) -> str | None:
     """None when one of the setting's logs meets afe0c3be's existence condition, else what is wrong."""
-    logs = [log for log in (setting.props.get("logs") or []) if isinstance(log, Mapping)]
-    enabled = [log for log in logs if log.get("enabled") is True]
-    if not enabled:
+    view = _setting(setting)
+    logs = view.logs
+    kept = [days for enabled, days in logs if enabled]
+    if not kept:
         return "enables no log (logs[].enabled true)" if logs else "lists no logs"
-    if not setting.props.get("storageAccountId"):
+    if not view.exports_to_storage:
         return None
-    kept = [_retention_days(log) for log in enabled]
     if any(days is None or days == 0 or days >= required for days in kept):
         return None
     listed = " or ".join(str(days) for days in sorted({days for days in kept if days}))
     return f"exports to a storage account and keeps its enabled logs {listed} days"
 
 
-def _retention_days(log: Mapping[str, Any]) -> int | None:
-    """The retention in days when the log's retentionPolicy is enabled, else None (kept indefinitely)."""
-    policy = log.get("retentionPolicy") or {}
-    if not isinstance(policy, Mapping) or policy.get("enabled") is not True:
-        return None
-    return int(policy.get("days") or 0)
+def _setting(resource: StackResource) -> DiagnosticSettingView:
+    view = diagnostic_setting_view(resource.type, resource.props)
+    assert view is not None
+    return view
 
 
 RULE = Rule(

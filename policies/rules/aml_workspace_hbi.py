@@ -9,14 +9,15 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from amlkit.policies.azure import WORKSPACE, WorkspaceView, is_type
+from amlkit.policies.azure import workspace_view
 from amlkit.policies.framework import Finding, ResourceInput, Rule, alz, must
 
 
 def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
-    if not is_type(resource.type, WORKSPACE):
+    workspace = workspace_view(resource.type, resource.props)
+    if workspace is None:
         return
-    if not WorkspaceView(resource.props).hbi_workspace:
+    if not workspace.hbi_workspace:
         yield Finding(must(f"Workspace '{resource.name}'", "have hbiWorkspace true", "false"))
 
 

@@ -12,17 +12,18 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from amlkit import azure_facts as facts
-from amlkit.policies.azure import WORKSPACE, WorkspaceView, is_type
+from amlkit.policies.azure import workspace_view
 from amlkit.policies.framework import Finding, ResourceInput, Rule, azure_policy, mcsb, must
 
 MODES = list(facts.MANAGED_NETWORK_ISOLATION_MODES)
 
 
 def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
-    if not is_type(resource.type, WORKSPACE):
+    workspace = workspace_view(resource.type, resource.props)
+    if workspace is None:
         return
     allowed = list(config["allowedIsolationModes"])
-    mode = WorkspaceView(resource.props).managed_network_isolation_mode
+    mode = workspace.managed_network_isolation_mode
     if mode.lower() not in {value.lower() for value in allowed}:
         expectation = f"have managedNetwork.isolationMode {' or '.join(allowed) or '(none allowed)'}"
         yield Finding(must(f"Workspace '{resource.name}'", expectation, mode))

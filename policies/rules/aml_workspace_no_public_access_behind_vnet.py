@@ -10,14 +10,15 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from amlkit.policies.azure import WORKSPACE, WorkspaceView, is_type
+from amlkit.policies.azure import workspace_view
 from amlkit.policies.framework import Finding, ResourceInput, Rule, alz, mcsb, must, psrule
 
 
 def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
-    if not is_type(resource.type, WORKSPACE):
+    workspace = workspace_view(resource.type, resource.props)
+    if workspace is None:
         return
-    if WorkspaceView(resource.props).allow_public_access_when_behind_vnet:
+    if workspace.allow_public_access_when_behind_vnet:
         yield Finding(must(f"Workspace '{resource.name}'", "have allowPublicAccessWhenBehindVnet false", "true"))
 
 

@@ -26,7 +26,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from amlkit import azure_facts as facts
-from amlkit.policies.azure import WORKSPACE, WorkspaceView, is_type, same_value
+from amlkit.policies.azure import same_value, workspace_view
 from amlkit.policies.framework import Finding, ResourceInput, Rule, as_written, must
 
 EXPECTATION = ("have serverlessComputeSettings.serverlessComputeNoPublicIP true for serverless compute in its "
@@ -34,9 +34,9 @@ EXPECTATION = ("have serverlessComputeSettings.serverlessComputeNoPublicIP true 
 
 
 def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
-    if not is_type(resource.type, WORKSPACE):
+    workspace = workspace_view(resource.type, resource.props)
+    if workspace is None:
         return
-    workspace = WorkspaceView(resource.props)
     managed = not same_value(workspace.managed_network_isolation_mode, facts.MANAGED_NETWORK_ISOLATION_DEFAULT)
     if managed or not workspace.serverless_custom_subnet:
         return

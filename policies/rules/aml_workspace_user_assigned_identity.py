@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from amlkit.policies.azure import WORKSPACE, WorkspaceView, is_type
+from amlkit.policies.azure import WorkspaceView, workspace_view
 from amlkit.policies.framework import Finding, ResourceInput, Rule, azure_policy, mcsb, must, psrule
 
 EXPECTATION = ("use a user-assigned identity (identity type including UserAssigned and primaryUserAssignedIdentity "
@@ -26,9 +26,10 @@ EXPECTATION = ("use a user-assigned identity (identity type including UserAssign
 
 
 def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
-    if not is_type(resource.type, WORKSPACE):
+    workspace = workspace_view(resource.type, resource.props)
+    if workspace is None:
         return
-    found = _problem(WorkspaceView(resource.props))
+    found = _problem(workspace)
     if found is not None:
         yield Finding(must(f"Workspace '{resource.name}'", EXPECTATION, found))
 

@@ -122,6 +122,12 @@ LOCK_TARGETS = [
     ("by-scope-management-group", res(LOCK_SCOPE_TYPE, "l", scope_lock_props(MG)),
      LockTarget("managementGroup", scope=MG)),
     ("by-scope-not-an-id", res(LOCK_SCOPE_TYPE, "l", scope_lock_props("rg-a")), None),
+    ("classic-lock-on-group", res("azure:management/lock:Lock", "l", {"scope": rg_id("rg-a"),
+                                                                       "lockLevel": "CanNotDelete"}),
+     LockTarget("resourceGroup", subscription=SUB, resource_group="rg-a", scope=rg_id("rg-a"))),
+    ("classic-managementresource-lock", res("azure:managementresource/manangementLock:ManangementLock", "l",
+                                            {"scope": subnet_id(), "lockLevel": "ReadOnly"}),
+     LockTarget("resource", subscription=SUB, resource_group="rg-net", resource_name="aml", scope=subnet_id())),
     ("explicit-version-type", res("azure-native:authorization/v20200501:ManagementLockAtResourceGroupLevel",
                                   "l", rg_lock_props("rg-a")), LockTarget("resourceGroup", resource_group="rg-a")),
 ]
@@ -131,6 +137,22 @@ LOCK_TARGETS = [
 def test_lock_target(lock, expected):
     assert is_lock(lock)
     assert LockView(lock).target() == expected
+
+
+def test_lock_level_of_either_provider():
+    assert LockView(res("azure:management/lock:Lock", "l", {"scope": "/x", "lockLevel": "ReadOnly"})).level \
+        == "ReadOnly"
+    assert LockView(res(LOCK_SCOPE_TYPE, "l", {"scope": "/x", "level": "CanNotDelete"})).level == "CanNotDelete"
+
+
+def test_classic_workspace_group_and_classic_lock():
+    rg = res("azure:core/resourceGroup:ResourceGroup", "rg", {"name": "rg-ml", "location": "westeurope"})
+    ws = res("azure:machinelearning/workspace:Workspace", "w", {"name": "mlw", "resourceGroupName": "rg-ml"},
+             resourceGroupName=rg.urn)
+    (group,) = workspace_groups([rg, ws])
+    assert (group.holder, group.sources) == ("workspace 'w'", (rg.urn,))
+    lock = res("azure:management/lock:Lock", "l", {"scope": rg_id("rg-ml"), "lockLevel": "CanNotDelete"})
+    assert _covered(lock, group) == "resourceGroup"
 
 
 def test_non_locks():

@@ -11,13 +11,17 @@ from amlkit.policies.azure import (
     WorkspaceView,
     compute_of,
     compute_subject,
+    compute_view,
+    deployment_view,
     is_type,
     same_region,
     same_value,
     type_parts,
     workspace_of,
+    workspace_view,
     workspaces_by_key,
 )
+from amlkit.policies.framework import StackResource
 from tests.policies.compute_fixtures import (
     USER_IDENTITY_ID,
     WORKSPACE_TYPE,
@@ -266,3 +270,130 @@ def test_workspace_of_unknown_name_without_dependency_is_unknown():
     props = with_unknown(cluster_props(), "workspaceName", UNKNOWN_STRING_VALUE)
     with pytest.raises(UnknownValueError):
         workspace_of(cluster(props=props), workspaces_by_key([workspace("mlw")]))
+
+
+# --- the provider-neutral view: classic provider, computeType inferred, online deployments -----------
+
+CLASSIC_CLUSTER = "azure:machinelearning/computeCluster:ComputeCluster"
+CLASSIC_INSTANCE = "azure:machinelearning/computeInstance:ComputeInstance"
+CLASSIC_WORKSPACE = "azure:machinelearning/workspace:Workspace"
+WORKSPACE_ID = ("/subscriptions/0000/resourceGroups/rg-ml-prod/providers/Microsoft.MachineLearningServices/"
+                "workspaces/mlw-prod")
+CLASSIC_CLUSTER_PROPS = {
+    "name": "cpu-cluster", "location": "westeurope", "machineLearningWorkspaceId": WORKSPACE_ID,
+    "vmSize": "Standard_NC6", "vmPriority": "LowPriority",
+    "scaleSettings": {"minNodeCount": 4.0, "maxNodeCount": 8.0, "scaleDownNodesAfterIdleDuration": "PT30S"},
+    "identity": {"type": "UserAssigned", "identityIds": [USER_IDENTITY_ID]},
+    "subnetResourceId": "/subscriptions/0000/resourceGroups/rg-net/providers/Microsoft.Network/"
+    "virtualNetworks/vnet/subnets/aml",
+    "ssh": {"adminUsername": "azureuser", "adminPassword": "hunter2"}, "sshPublicAccessEnabled": True,
+    "nodePublicIpEnabled": False, "localAuthEnabled": False,
+}
+
+CLASSIC_CASES = [
+    ("compute_type", {}, "AmlCompute"),
+    ("min_nodes", {}, 4),
+    ("max_nodes", {}, 8),
+    ("idle_time_before_scale_down", {}, "PT30S"),
+    ("vm_size", {}, "Standard_NC6"),
+    ("vm_priority", {}, "LowPriority"),
+    ("location", {}, "westeurope"),
+    ("subnet_id", {}, CLASSIC_CLUSTER_PROPS["subnetResourceId"]),
+    ("enable_node_public_ip_given", {}, False),
+    ("enable_node_public_ip_given", {"nodePublicIpEnabled": DELETE}, True),
+    ("remote_login_port_public_access_given", {}, "Enabled"),
+    ("remote_login_port_public_access_given", {"sshPublicAccessEnabled": DELETE}, "Disabled"),
+    ("disable_local_auth_given", {}, True),
+    ("disable_local_auth_given", {"localAuthEnabled": DELETE}, False),
+    ("admin_password_set", {}, True),
+    ("identity_type", {}, "UserAssigned"),
+    ("user_assigned_identities", {}, [USER_IDENTITY_ID]),
+    ("workspace_name", {}, "mlw-prod"),
+    ("resource_group_name", {}, "rg-ml-prod"),
+    ("compute_name", {}, "cpu-cluster"),
+    ("workspace_input", {}, "machineLearningWorkspaceId"),
+]
+
+
+@pytest.mark.parametrize(("accessor", "change", "expected"), CLASSIC_CASES,
+                         ids=[f"{c[0]}-{'given' if not c[1] else 'omitted'}" for c in CLASSIC_CASES])
+def test_classic_cluster_reads_as_what_the_provider_sends(accessor, change, expected):
+    props = dict(CLASSIC_CLUSTER_PROPS)
+    for key, value in change.items():
+        props.pop(key) if value is DELETE else props.__setitem__(key, value)
+    assert getattr(compute_view(CLASSIC_CLUSTER, props), accessor) == expected
+
+
+@pytest.mark.parametrize(("props", "expected"), [
+    ({"virtualMachineSize": "STANDARD_DS3_V2", "machineLearningWorkspaceId": WORKSPACE_ID},
+     ("ComputeInstance", "STANDARD_DS3_V2", "Disabled", None, None, True)),
+    ({"virtualMachineSize": "Standard_DS3_v2", "ssh": {"publicKey": "ssh-rsa AAA"}, "nodePublicIpEnabled": False},
+     ("ComputeInstance", "Standard_DS3_v2", "Enabled", None, None, False)),
+], ids=["instance-defaults", "instance-ssh-block"])
+def test_classic_instance(props, expected):
+    compute = compute_view(CLASSIC_INSTANCE, props)
+    assert (compute.compute_type, compute.vm_size, compute.ssh_public_access, compute.idle_time_before_shutdown,
+            compute.location, compute.enable_node_public_ip_given) == expected
+
+
+@pytest.mark.parametrize(("token", "compute_type", "resource_id"), [
+    ("azure:machinelearning/inferenceCluster:InferenceCluster", "AKS", "aks-id"),
+    ("azure:machinelearning/synapseSpark:SynapseSpark", "SynapseSpark", "pool-id"),
+])
+def test_classic_attached(token, compute_type, resource_id):
+    compute = compute_view(token, {"kubernetesClusterId": "aks-id", "synapseSparkPoolId": "pool-id"})
+    assert (compute.compute_type, compute.resource_id) == (compute_type, resource_id)
+
+
+def test_not_a_compute_has_no_view():
+    assert compute_view("azure:storage/account:Account", {}) is None
+    assert compute_view("azure-native:storage:StorageAccount", {}) is None
+
+
+@pytest.mark.parametrize(("inner", "expected"), [
+    ({"vmSize": "Standard_DS3_v2", "sshSettings": {"sshPublicAccess": "Enabled"}}, "ComputeInstance"),
+    ({"vmSize": "Standard_DS3_v2", "idleTimeBeforeShutdown": "PT30M"}, "ComputeInstance"),
+    ({"vmSize": "Standard_DS3_v2", "scaleSettings": {"maxNodeCount": 2}}, "AmlCompute"),
+    ({"vmSize": "Standard_DS3_v2"}, None),
+    ({"scaleSettings": {"maxNodeCount": 2}, "sshSettings": {}}, None),
+], ids=["ssh-settings-instance", "idle-instance", "scale-cluster", "neither", "both"])
+def test_compute_without_compute_type_is_judged_by_its_properties(inner, expected):
+    compute = view({"properties": {"properties": inner}})
+    assert (compute.compute_type_given, compute.compute_type) == (None, expected)
+
+
+def test_classic_workspace():
+    ws = workspace_view(CLASSIC_WORKSPACE, {
+        "name": "mlw-prod", "resourceGroupName": "rg-ml-prod", "location": "westeurope",
+        "highBusinessImpact": True, "encryption": {"keyId": "https://kv/keys/k", "keyVaultId": "kv"},
+        "serverlessCompute": {"subnetId": "snet"}, "identity": {"type": "UserAssigned", "identityIds": ["u"]},
+        "primaryUserAssignedIdentity": "u", "managedNetwork": {"isolationMode": "AllowOnlyApprovedOutbound"},
+    })
+    assert (ws.name, ws.resource_group_name, ws.public_network_access, ws.hbi_workspace, ws.cmk_key_identifier,
+            ws.encryption_status, ws.serverless_custom_subnet, ws.serverless_no_public_ip_given,
+            ws.user_assigned_identities, ws.managed_network_isolation_mode) == (
+        "mlw-prod", "rg-ml-prod", "Enabled", True, "https://kv/keys/k", "Enabled", "snet", True, ["u"],
+        "AllowOnlyApprovedOutbound")
+    assert workspace_view(CLASSIC_WORKSPACE, {"publicNetworkAccessEnabled": False}).public_network_access == "Disabled"
+
+
+def test_workspace_of_classic_compute_by_dependency():
+    ws = StackResource(CLASSIC_WORKSPACE, "ws", "urn:ws", {"name": "other", "resourceGroupName": "rg"})
+    compute = StackResource(CLASSIC_CLUSTER, "c", "urn:c", CLASSIC_CLUSTER_PROPS,
+                            property_dependencies={"machineLearningWorkspaceId": ("urn:ws",)})
+    assert workspace_of(compute, workspaces_by_key([ws])) is ws
+
+
+def test_online_deployment_view():
+    deployment = deployment_view("azure-native:machinelearningservices:OnlineDeployment", {
+        "location": "westeurope", "endpointName": "ep", "workspaceName": "mlw", "resourceGroupName": "rg",
+        "sku": {"name": "Default", "capacity": 3.0},
+        "properties": {"endpointComputeType": "Managed", "instanceType": "Standard_DS3_v2",
+                       "egressPublicNetworkAccess": "Disabled",
+                       "scaleSettings": {"scaleType": "TargetUtilization", "maxInstances": 5.0}},
+    })
+    assert (deployment.is_managed, deployment.instance_type, deployment.instance_count, deployment.scale_type,
+            deployment.max_instances, deployment.egress_public_network_access, deployment.location,
+            deployment.endpoint_name) == (
+        True, "Standard_DS3_v2", 3, "TargetUtilization", 5, "Disabled", "westeurope", "ep")
+    assert deployment_view("azure-native:machinelearningservices:Compute", {}) is None
