@@ -17,6 +17,7 @@ from types import ModuleType
 
 from amlkit.policies import rules as _rules
 from amlkit.policies.framework import GROUPS, Rule
+from amlkit.policies.rule_baseline import FIRST_RELEASE, BaselineError, check_release, newer, pack_release, release
 
 
 class RuleModuleError(ImportError):
@@ -30,10 +31,31 @@ def _rule_of(package: ModuleType, module_name: str) -> Rule:
         raise RuleModuleError(f"{module.__file__}: a rule module must define RULE = Rule(...) (found no RULE)")
     if rule.group not in GROUPS:
         raise RuleModuleError(f"{module.__file__}: RULE.group is {rule.group!r}; allowed: {', '.join(GROUPS)}")
+    problem = _release_problem(rule)
+    if problem:
+        raise RuleModuleError(f"{module.__file__}: {problem}")
     if rule.name.replace("-", "_") != module_name:
         raise RuleModuleError(f"{module.__file__}: RULE is named {rule.name!r}; a rule module is named after "
                               f"its rule ({rule.name.replace('-', '_')}.py)")
     return rule
+
+
+def _release_problem(rule: Rule) -> str | None:
+    """What is wrong with the rule's `since` and `changed` releases (rule baselines read them), or None."""
+    try:
+        check_release(rule.since)
+    except BaselineError:
+        return (f"RULE.since is {rule.since!r}; it must name the amlkit release the rule arrives in, from "
+                f"{FIRST_RELEASE} to {pack_release()}")
+    versions = [change.version for change in rule.changed]
+    for version in versions:
+        try:
+            check_release(version)
+        except BaselineError:
+            return f"RULE.changed has release {version!r}; allowed: a release from {FIRST_RELEASE} to {pack_release()}"
+    if any(not newer(version, rule.since) for version in versions) or versions != sorted(versions, key=release):
+        return f"RULE.changed must list releases after RULE.since ({rule.since}), oldest first; found {versions}"
+    return None
 
 
 def discover(package: ModuleType = _rules) -> tuple[Rule, ...]:

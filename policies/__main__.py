@@ -6,13 +6,20 @@ It only builds the PolicyPack: the constructor serves the analyzer protocol and 
 from pulumi_policy import EnforcementLevel, PolicyPack
 
 from amlkit.policies import ALL_RULES
-from amlkit.policies.pack import PACK_NAME, build_policies, convert_each_request_once
+from amlkit.policies.pack import (
+    PACK_NAME,
+    apply_rule_baselines,
+    baseline_policy,
+    build_policies,
+    convert_each_request_once,
+)
 
 convert_each_request_once()
+apply_rule_baselines(ALL_RULES)
 
 PolicyPack(
     name=PACK_NAME,
-    policies=build_policies(ALL_RULES),
+    policies=[*build_policies(ALL_RULES), baseline_policy()],
     enforcement_level=EnforcementLevel.ADVISORY,
     description="Guardrails for Azure Machine Learning: cost, security, network, identity and locks.",
     provider="azure",

@@ -160,6 +160,20 @@ def alz(name: str) -> Equivalent:
                       "https://github.com/Azure/Enterprise-Scale/wiki/ALZ-Policies")
 
 
+@dataclass(frozen=True)
+class Change:
+    """A release that changed a rule's default level or facts, with the defaults it had before that release.
+
+    Under a rule baseline older than `version` (see `at_baseline`), the rule keeps those old defaults: `level`
+    is the default level before `version` (None when the level did not change), `config` the config defaults
+    before it (only the keys that changed). `what` says what changed, with its source (its CHANGELOG line)."""
+
+    version: str
+    what: str
+    level: Level | None = None
+    config: Mapping[str, Any] = field(default_factory=dict)
+
+
 ResourceCheck = Callable[[ResourceInput, Mapping[str, Any]], Iterable[Finding]]
 StackCheck = Callable[[Sequence[StackResource], Mapping[str, Any]], Iterable[Finding]]
 
@@ -197,6 +211,10 @@ class Rule:
     stack_key: str = ""
     """The stack-file key (amlkit schema) the rule is about, e.g. `min_instances`: a finding on a stack-file
     driven resource points at that key of the entry when the entry sets it, else at the entry's `name:`."""
+    since: str = ""
+    """The amlkit release the rule arrived in (`0.1.0`); under an older rule baseline it runs as advisory."""
+    changed: tuple[Change, ...] = ()
+    """The releases that changed its default level or facts, oldest first, each with the defaults before it."""
 
     @property
     def docs_url(self) -> str:

@@ -34,6 +34,7 @@ from amlkit.policies.framework import (
     parse_waivers,
     review_date,
 )
+from amlkit.policies.rule_baseline import BASELINE_POLICY, BASELINE_SCHEMA, rebase
 
 LEVELS = {
     "mandatory": EnforcementLevel.MANDATORY,
@@ -244,4 +245,56 @@ class _MemoJsonFormat:
         return getattr(self._module, name)
 
 
-__all__ = ["PACK_NAME", "build_policies", "config_schema", "convert_each_request_once", "Waived"]
+__all__ = ["PACK_NAME", "apply_rule_baselines", "baseline_policy", "build_policies", "config_schema",
+           "convert_each_request_once", "Waived"]
+
+
+# --- the rule baseline -------------------------------------------------------------------------------
+
+def baseline_policy() -> StackValidationPolicy:
+    """The policy behind the pack config's `baseline` entry: it checks nothing; its config (`version`) is the
+    rule baseline `apply_rule_baselines` applies (see `amlkit.policies.rule_baseline` for why a policy)."""
+    return StackValidationPolicy(
+        name=BASELINE_POLICY,
+        description="Not a rule: its config pins the amlkit release whose rules this stack has adopted "
+        "(rules newer than it run as advisory, rules changed after it keep that release's defaults).",
+        enforcement_level=EnforcementLevel.ADVISORY,
+        config_schema=PolicyConfigSchema(properties=BASELINE_SCHEMA),
+        validate=lambda args, report: None,
+    )
+
+
+def apply_rule_baselines(rules: Sequence[Rule]) -> None:
+    """Make the pack apply the `baseline` entry of the config the engine sends (`Configure`) to `rules`.
+
+    pulumi-policy reports each violation at the level its servicer stored in `Configure`, so the request is
+    rebased (`rule_baseline.rebase`) before the servicer stores it. A baseline naming no release of this pack
+    fails `Configure` (the engine then fails the preview). Without the servicer's `Configure` the pack does not
+    start: it never runs while ignoring a baseline.
+    """
+    from google.protobuf import json_format
+    from pulumi.runtime.proto import analyzer_pb2
+    from pulumi_policy import policy as servicer_module
+
+    servicer = servicer_module._PolicyAnalyzerServicer
+    configure = servicer.Configure
+    if getattr(configure, "_amlkit_baseline", False):
+        return
+    levels = analyzer_pb2.EnforcementLevel
+
+    def rebased_configure(self: Any, request: Any, context: Any) -> Any:
+        config = {name: (levels.Name(entry.enforcementLevel).lower(),
+                         json_format.MessageToDict(entry.properties) or None)
+                  for name, entry in request.policyConfig.items()}
+        rebased = rebase(rules, config)
+        if rebased != config:
+            request = analyzer_pb2.ConfigureAnalyzerRequest()
+            for name, (level, properties) in rebased.items():
+                entry = request.policyConfig[name]
+                entry.enforcementLevel = levels.Value(level.upper())
+                if properties:
+                    entry.properties.update(properties)
+        return configure(self, request, context)
+
+    rebased_configure._amlkit_baseline = True  # type: ignore[attr-defined]
+    servicer.Configure = rebased_configure

@@ -279,7 +279,7 @@ def test_rules_failure_exits_3(fake) -> None:
 
 def test_version(fake) -> None:
     fake(Review())
-    assert runner.invoke(cli.app, ["--version"]).stdout == "amlkit 0.1.0\n"
+    assert runner.invoke(cli.app, ["--version"]).stdout == "amlkit 0.2.0\n"
 
 
 # --- stack files as arguments (the pre-commit hook) ----------------------------------------------------

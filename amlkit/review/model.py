@@ -32,6 +32,7 @@ class PolicyInfo:
     ref: str = ""  # the rule's stable opaque reference (AMLK-0001) when it is one of amlkit's rules
     group: str = ""  # the rule's group (compute, locks, workspace, general) when it is one of amlkit's rules
     equivalents: tuple[Equivalent, ...] = ()  # peer tools' checks of the same fact, for amlkit's rules
+    since: str = ""  # the amlkit release the rule arrived in, for amlkit's rules (rule baselines read it)
 
 
 @dataclass(frozen=True)

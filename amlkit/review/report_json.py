@@ -8,7 +8,7 @@ Shape (format version 1; fields are only ever added, never renamed, within a ver
         {
           "stack": "prod", "project": "amlkit", "environment": "prod",
           "stack_file": "stacks/Pulumi.prod.yaml",
-          "pack": {"name": "amlkit-guardrails", "version": "0.1.0"} | null,
+          "pack": {"name": "amlkit-guardrails", "version": "0.2.0"} | null,
           "policy_config": "policy-config/prod.json" | "pack defaults",
           "error": null | "what failed: the review of this stack did not happen",
           "error_kind": null | "config" | "program" | "pack" | "internal",
@@ -118,6 +118,7 @@ def rules_to_dict(pack: PackInfo) -> dict[str, Any]:
                 "ref": p.ref or None,
                 "group": p.group or None,
                 "display_name": p.display_name or None,
+                "since": p.since or None,
                 "level": p.level,
                 "severity": p.severity,
                 "description": p.description,

@@ -62,12 +62,12 @@ def render(review: Review, plans: Mapping[str, str] | None = None, max_chars: in
 
 def render_rules(pack: PackInfo) -> str:
     rows = [
-        [f"`{_code(p.name)}`", _cell(p.ref), _cell(p.level), _cell(p.severity),
+        [f"`{_code(p.name)}`", _cell(p.ref), _cell(p.since), _cell(p.level), _cell(p.severity),
          "stack" if p.stack_policy else "resource", _cell(", ".join(p.tags)), _cell(p.description),
          _cell(p.remediation) + (f" ([docs]({_cell(p.url)}))" if p.url else "")]
         for p in sorted(pack.policies, key=lambda p: p.name)
     ]
-    header = ["Policy", "Ref", "Level", "Severity", "Scope", "Tags", "Description", "Remediation"]
+    header = ["Policy", "Ref", "Since", "Level", "Severity", "Scope", "Tags", "Description", "Remediation"]
     return f"## {_cell(pack.name)}@v{_cell(pack.version)}\n\n{_table(header, rows)}\n"
 
 

@@ -78,7 +78,7 @@ def failure_kind(stack: StackReview) -> str:
 
 
 def pack_label(pack: PackInfo, pack_source: str = "") -> str:
-    """`amlkit-guardrails@v0.1.0 (local: policies)`, as pulumi prints a local pack."""
+    """`amlkit-guardrails@v0.2.0 (local: policies)`, as pulumi prints a local pack."""
     where = f" (local: {pack_source})" if pack_source else ""
     return f"{pack.name}@v{pack.version}{where}"
 
@@ -110,7 +110,8 @@ def render_rules(pack: PackInfo, pack_source: str = "") -> Text:
 def _rule(out: Text, policy: PolicyInfo) -> None:
     kind = "stack" if policy.stack_policy else "resource"
     ref = f"  {policy.ref}" if policy.ref else ""
-    out.append(f"{policy.name}{ref}  [{policy.level}] [severity: {policy.severity}] [{kind}]\n",
+    since = f" [since {policy.since}]" if policy.since else ""
+    out.append(f"{policy.name}{ref}  [{policy.level}] [severity: {policy.severity}] [{kind}]{since}\n",
                style=STYLES.get(policy.level, "dim"))
     title = f"{policy.display_name}: " if policy.display_name else ""
     out.append(f"{INDENT}{title}{policy.description}\n")

@@ -74,7 +74,7 @@ def _policy_info(analysis: driver.Analysis, p: Any) -> PolicyInfo:
         severity=driver._SEVERITIES.get(p.severity, "unspecified"), remediation=p.remediation_steps,
         url=p.url, tags=tuple(p.tags), stack_policy=p.policy_type == driver.analyzer_pb2.POLICY_TYPE_STACK,
         display_name=p.displayName, framework=_framework(p),
-        ref=ours.ref, group=ours.group, equivalents=ours.equivalents,
+        ref=ours.ref, group=ours.group, equivalents=ours.equivalents, since=ours.since,
     )
 
 

@@ -56,6 +56,7 @@ def _workspace(resource: StackResource, compute: ComputeView, workspaces: Mappin
 RULE = Rule(
     name="aml-attached-compute-unique",
     ref="AMLK-0031",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
+    since="0.1.0",
     display_name="One attachment per resource",
     group="compute",
     description="No two computes of one workspace may attach the same resource (properties.resourceId, compared "

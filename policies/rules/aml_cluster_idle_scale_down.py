@@ -35,6 +35,7 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
 RULE = Rule(
     name="aml-cluster-idle-scale-down",
     ref="AMLK-0003",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
+    since="0.1.0",
     display_name="Idle nodes released promptly",
     group="compute",
     equivalents=(

@@ -28,6 +28,7 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
 RULE = Rule(
     name="aml-cluster-max-nodes",
     ref="AMLK-0002",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
+    since="0.1.0",
     display_name="Cluster node cap",
     group="compute",
     equivalents=(

@@ -20,6 +20,7 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
 RULE = Rule(
     name="aml-cluster-min-nodes-zero",
     ref="AMLK-0001",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
+    since="0.1.0",
     display_name="Clusters scale to zero",
     group="compute",
     equivalents=(

@@ -36,6 +36,7 @@ def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -
 RULE = Rule(
     name="aml-cluster-same-region",
     ref="AMLK-0012",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
+    since="0.1.0",
     display_name="Cluster in its workspace's region",
     group="compute",
     stack_key="location",

@@ -58,6 +58,7 @@ def _found(access: str | None, compute: ComputeView) -> str:
 RULE = Rule(
     name="aml-cluster-ssh-disabled",
     ref="AMLK-0008",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
+    since="0.1.0",
     display_name="No public SSH on compute",
     group="compute",
     equivalents=(

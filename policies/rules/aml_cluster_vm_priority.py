@@ -31,6 +31,7 @@ def _one_of(allowed: list[str]) -> str:
 RULE = Rule(
     name="aml-cluster-vm-priority",
     ref="AMLK-0006",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
+    since="0.1.0",
     display_name="Allowed VM priorities",
     group="compute",
     stack_key="tier",

@@ -72,6 +72,7 @@ def _successors(family: VmFamily) -> str:
 RULE = Rule(
     name=NAME,
     ref="AMLK-0004",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
+    since="0.1.0",
     display_name="Approved VM series",
     group="compute",
     equivalents=(

@@ -170,6 +170,7 @@ def _covers(assignment: StackResource, instance: StackResource, workspace: Stack
 RULE = Rule(
     name="aml-compute-identity",
     ref="AMLK-0007",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
+    since="0.1.0",
     display_name="One kind of compute identity",
     group="compute",
     stack_key="identity",

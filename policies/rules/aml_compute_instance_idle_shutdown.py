@@ -41,6 +41,7 @@ def _minutes(minutes: float) -> str:
 RULE = Rule(
     name="aml-compute-instance-idle-shutdown",
     ref="AMLK-0013",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
+    since="0.1.0",
     display_name="Compute instance idle shutdown",
     group="compute",
     equivalents=(

@@ -53,6 +53,7 @@ def required(config: Mapping[str, Any]) -> bool:
 RULE = Rule(
     name=NAME,
     ref="AMLK-0030",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
+    since="0.1.0",
     display_name="Isolated VM size when required",
     group="compute",
     description="When required is true (default false), AmlCompute clusters and compute instances must use an "

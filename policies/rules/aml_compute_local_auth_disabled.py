@@ -53,6 +53,7 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
 RULE = Rule(
     name="aml-compute-local-auth-disabled",
     ref="AMLK-0010",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
+    since="0.1.0",
     display_name="Compute local authentication disabled",
     group="compute",
     compliance=mcsb("IM-1", "Use centralized identity and authentication system", "mcsb-identity-management"),

@@ -48,6 +48,7 @@ def _why_not_isolated(resource: StackResource, compute: ComputeView, workspaces:
 RULE = Rule(
     name="aml-compute-network-isolated",
     ref="AMLK-0011",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
+    since="0.1.0",
     display_name="Compute network isolation",
     group="compute",
     compliance=mcsb("NS-1", "Establish network segmentation boundaries", "mcsb-network-security"),

@@ -25,6 +25,7 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
 RULE = Rule(
     name="aml-compute-no-public-ip",
     ref="AMLK-0009",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
+    since="0.1.0",
     display_name="No public IP on compute nodes",
     group="compute",
     stack_key="enable_node_public_ip",

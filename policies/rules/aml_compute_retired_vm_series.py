@@ -69,6 +69,7 @@ def as_of(config: Mapping[str, Any], rule: str = NAME) -> datetime.date:
 RULE = Rule(
     name=NAME,
     ref="AMLK-0005",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
+    since="0.1.0",
     display_name="No retired VM series",
     group="compute",
     stack_key="size",

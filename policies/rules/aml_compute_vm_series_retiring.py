@@ -50,6 +50,7 @@ def lead_days(config: Mapping[str, Any]) -> int:
 RULE = Rule(
     name=NAME,
     ref="AMLK-0028",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
+    since="0.1.0",
     display_name="No VM series retiring soon",
     group="compute",
     description="AmlCompute clusters and compute instances should not use a VM series (or size) whose announced "

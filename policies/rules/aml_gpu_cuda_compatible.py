@@ -59,6 +59,7 @@ def cuda_version(config: Mapping[str, Any]) -> str | None:
 RULE = Rule(
     name=NAME,
     ref="AMLK-0029",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
+    since="0.1.0",
     display_name="GPU architecture supported by the CUDA version",
     group="compute",
     description="When cudaVersion (the CUDA version of the platform's training images) is configured, GPU "

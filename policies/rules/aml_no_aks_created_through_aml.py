@@ -26,6 +26,7 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
 RULE = Rule(
     name="aml-no-aks-created-through-aml",
     ref="AMLK-0015",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
+    since="0.1.0",
     display_name="No AKS created through Azure ML",
     group="compute",
     equivalents=(

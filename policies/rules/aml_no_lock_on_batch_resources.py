@@ -47,6 +47,7 @@ def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -
 RULE = Rule(
     name="aml-no-lock-on-batch-resources",
     ref="AMLK-0017",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
+    since="0.1.0",
     display_name="No lock on Azure Batch resources",
     group="locks",
     description="No management lock may target the azurebatch-cloudservice network security group, public "

@@ -31,6 +31,7 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
 RULE = Rule(
     name="aml-no-preview-api-versions",
     ref="AMLK-0027",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
+    since="0.1.0",
     display_name="No preview API versions",
     group="general",
     description="Resources must not use a preview Azure API version (azure-native:<module>/v<date>preview:<Name>).",

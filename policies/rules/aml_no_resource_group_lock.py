@@ -59,6 +59,7 @@ def _message(lock: LockView, group: GroupRef, found: str) -> str:
 RULE = Rule(
     name="aml-no-resource-group-lock",
     ref="AMLK-0016",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
+    since="0.1.0",
     display_name="No lock on the workspace's resource group",
     group="locks",
     description="No management lock may cover the resource group of a workspace or of a compute's subnet "

@@ -289,6 +289,7 @@ _CORES_BY_REGION = {"type": "object", "additionalProperties": {"type": "integer"
 RULE = Rule(
     name=NAME,
     ref="AMLK-0014",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
+    since="0.1.0",
     display_name="Core quota budget",
     group="compute",
     description="The worst-case cores of the stack's AmlCompute clusters (maxNodeCount x vCPUs) and "

@@ -75,6 +75,7 @@ def _short_type(type_token: str) -> str:
 RULE = Rule(
     name="aml-required-tags",
     ref="AMLK-0026",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
+    since="0.1.0",
     display_name="Required tags",
     group="general",
     equivalents=(

@@ -39,6 +39,7 @@ def _problem(workspace: WorkspaceView) -> str | None:
 RULE = Rule(
     name="aml-workspace-cmk",
     ref="AMLK-0022",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
+    since="0.1.0",
     display_name="Workspace customer-managed key",
     group="workspace",
     compliance=mcsb("DP-5",

@@ -101,6 +101,7 @@ def _setting(resource: StackResource) -> DiagnosticSettingView:
 RULE = Rule(
     name=NAME,
     ref="AMLK-0025",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
+    since="0.1.0",
     display_name="Workspace diagnostic logs",
     group="workspace",
     compliance=mcsb("LT-3", "Enable logging for security investigation", "mcsb-logging-threat-detection"),

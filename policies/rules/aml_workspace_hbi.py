@@ -24,6 +24,7 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
 RULE = Rule(
     name="aml-workspace-hbi",
     ref="AMLK-0023",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
+    since="0.1.0",
     display_name="High business impact workspace",
     group="workspace",
     equivalents=(

@@ -32,6 +32,7 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
 RULE = Rule(
     name="aml-workspace-managed-network",
     ref="AMLK-0020",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
+    since="0.1.0",
     display_name="Workspace managed network isolation",
     group="workspace",
     compliance=mcsb("NS-1", "Establish network segmentation boundaries", "mcsb-network-security"),

@@ -25,6 +25,7 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
 RULE = Rule(
     name="aml-workspace-no-public-access-behind-vnet",
     ref="AMLK-0019",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
+    since="0.1.0",
     display_name="No public access behind a VNet",
     group="workspace",
     compliance=mcsb("NS-2", "Secure cloud services with network controls", "mcsb-network-security"),

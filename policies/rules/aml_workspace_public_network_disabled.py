@@ -26,6 +26,7 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
 RULE = Rule(
     name="aml-workspace-public-network-disabled",
     ref="AMLK-0018",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
+    since="0.1.0",
     display_name="Workspace public network access disabled",
     group="workspace",
     compliance=mcsb("NS-2", "Secure cloud services with network controls", "mcsb-network-security"),

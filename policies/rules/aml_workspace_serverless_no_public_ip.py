@@ -49,6 +49,7 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
 RULE = Rule(
     name="aml-workspace-serverless-no-public-ip",
     ref="AMLK-0021",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
+    since="0.1.0",
     display_name="Serverless compute without public IP",
     group="workspace",
     stack_key="serverless_compute",

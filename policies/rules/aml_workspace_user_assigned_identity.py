@@ -55,6 +55,7 @@ def _problem(workspace: WorkspaceView) -> str | None:
 RULE = Rule(
     name="aml-workspace-user-assigned-identity",
     ref="AMLK-0024",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
+    since="0.1.0",
     display_name="Workspace user-assigned identity",
     group="workspace",
     compliance=mcsb("IM-3", "Manage application identities securely and automatically", "mcsb-identity-management"),

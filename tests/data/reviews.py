@@ -28,6 +28,7 @@ MIN_NODES = PolicyInfo(
     url="https://learn.microsoft.com/azure/machine-learning/how-to-create-attach-compute-cluster",
     tags=("cost",),
     ref="AMLK-0001",
+    since="0.1.0",
 )
 SSH = PolicyInfo(
     name="aml-cluster-ssh-disabled",
@@ -38,6 +39,7 @@ SSH = PolicyInfo(
     url="https://learn.microsoft.com/azure/machine-learning/how-to-secure-training-vnet",
     tags=("security", "network"),
     ref="AMLK-0008",
+    since="0.2.0",
     group="compute",
     display_name="No public SSH on compute",
     framework=("Microsoft cloud security benchmark", "v1", "NS-1", "Establish network segmentation boundaries"),

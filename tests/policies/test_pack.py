@@ -209,10 +209,16 @@ def test_edge_unknown_wins_over_waived_and_counts_them():
 
 # --- discovery: a rule is its module -------------------------------------------------------------------
 
-RULE_SOURCE = '''from amlkit.policies.framework import Rule
+RULE_SOURCE = '''from amlkit.policies.framework import Change, Rule
 RULE = Rule(name={name!r}, ref={ref!r}, group={group!r}, description="d", severity="low", level="advisory",
-            tags=("cost",), url="https://example.com", remediation="r", check=lambda resource, config: [])
+            tags=("cost",), url="https://example.com", remediation="r", check=lambda resource, config: [],
+            since={since!r}, changed={changed})
 '''
+
+
+def _source(name: str, ref: str = "AMLK-0001", group: str = "compute", since: str = "0.1.0",
+            changed: str = "()") -> str:
+    return RULE_SOURCE.format(name=name, ref=ref, group=group, since=since, changed=changed)
 
 
 def _package(tmp_path, monkeypatch, name: str, modules: dict[str, str]):
@@ -227,9 +233,9 @@ def _package(tmp_path, monkeypatch, name: str, modules: dict[str, str]):
 
 def test_discover_orders_rules_by_group_then_ref_and_skips_private_modules(tmp_path, monkeypatch):
     package = _package(tmp_path, monkeypatch, "rules_ok", {
-        "demo_b": RULE_SOURCE.format(name="demo-b", ref="AMLK-0001", group="workspace"),
-        "demo_a": RULE_SOURCE.format(name="demo-a", ref="AMLK-0003", group="compute"),
-        "demo_c": RULE_SOURCE.format(name="demo-c", ref="AMLK-0002", group="compute"),
+        "demo_b": _source("demo-b", ref="AMLK-0001", group="workspace"),
+        "demo_a": _source("demo-a", ref="AMLK-0003"),
+        "demo_c": _source("demo-c", ref="AMLK-0002"),
         "_shared": "HELPER = 1\n",
     })
     assert [rule.name for rule in discover(package)] == ["demo-c", "demo-a", "demo-b"]
@@ -237,11 +243,22 @@ def test_discover_orders_rules_by_group_then_ref_and_skips_private_modules(tmp_p
 
 @pytest.mark.parametrize(("module", "source", "message"), [
     ("demo_x", "X = 1\n", r"demo_x\.py: a rule module must define RULE = Rule\(\.\.\.\) \(found no RULE\)$"),
-    ("demo_x", RULE_SOURCE.format(name="demo-y", ref="AMLK-0001", group="compute"),
+    ("demo_x", _source("demo-y"),
      r"demo_x\.py: RULE is named 'demo-y'; a rule module is named after its rule \(demo_y\.py\)$"),
-    ("demo_x", RULE_SOURCE.format(name="demo-x", ref="AMLK-0001", group="network"),
+    ("demo_x", _source("demo-x", group="network"),
      r"demo_x\.py: RULE\.group is 'network'; allowed: compute, locks, workspace, general$"),
-], ids=["no-rule", "misnamed", "unknown-group"])
+    ("demo_x", _source("demo-x", since=""),
+     r"demo_x\.py: RULE\.since is ''; it must name the amlkit release the rule arrives in, from 0\.1\.0 to 0\.2\.0$"),
+    ("demo_x", _source("demo-x", since="0.3.0"),
+     r"demo_x\.py: RULE\.since is '0\.3\.0'; it must name the amlkit release the rule arrives in, from 0\.1\.0 "
+     r"to 0\.2\.0$"),
+    ("demo_x", _source("demo-x", changed='(Change("0.9.0", "w", level="mandatory"),)'),
+     r"demo_x\.py: RULE\.changed has release '0\.9\.0'; allowed: a release from 0\.1\.0 to 0\.2\.0$"),
+    ("demo_x", _source("demo-x", changed='(Change("0.1.0", "w", level="mandatory"),)'),
+     r"demo_x\.py: RULE\.changed must list releases after RULE\.since \(0\.1\.0\), oldest first; found "
+     r"\['0\.1\.0'\]$"),
+], ids=["no-rule", "misnamed", "unknown-group", "no-since", "since-unreleased", "changed-unreleased",
+        "changed-not-after-since"])
 def test_discover_refuses_a_malformed_rule_module(tmp_path, monkeypatch, module, source, message):
     package = _package(tmp_path, monkeypatch, f"rules_{tmp_path.name}", {module: source})
     with pytest.raises(RuleModuleError, match=message):

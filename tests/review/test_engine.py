@@ -90,7 +90,7 @@ def test_resources_and_pack_info(raw_review):
     workspace = next(r for r in prod.resources if r.name == "mlw")
     assert workspace.options["protect"] is True
     assert workspace.inputs["workspaceName"] == "mlw-fixture"
-    assert (prod.pack.name, prod.pack.version) == ("amlkit-guardrails", "0.1.0")  # PulumiPolicy.yaml
+    assert (prod.pack.name, prod.pack.version) == ("amlkit-guardrails", "0.2.0")  # PulumiPolicy.yaml
     policy = next(p for p in prod.pack.policies if p.name == MIN_NODES)
     assert (policy.level, policy.severity, policy.stack_policy) == ("mandatory", "medium", False)
 

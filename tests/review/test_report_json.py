@@ -102,7 +102,7 @@ def test_rules() -> None:
                                                      "aml-compute-no-public-ip", "aml-quota-budget"]
     assert data["policies"][1] == {
         "name": "aml-cluster-ssh-disabled", "ref": "AMLK-0008", "group": "compute",
-        "display_name": "No public SSH on compute",
+        "display_name": "No public SSH on compute", "since": "0.2.0",
         "level": "advisory", "severity": "high",
         "description": "Cluster SSH ports are explicitly closed.",
         "remediation": "Set ssh_public_access_enabled: false.",
@@ -114,5 +114,6 @@ def test_rules() -> None:
     }
     assert data["policies"][3]["stack_policy"] is True
     # a policy without amlkit metadata (another pack's) says so with nulls, not missing keys
-    assert {key: data["policies"][3][key] for key in ("ref", "group", "display_name", "compliance", "equivalents")} == {
-        "ref": None, "group": None, "display_name": None, "compliance": None, "equivalents": []}
+    assert {key: data["policies"][3][key] for key in ("ref", "group", "display_name", "since", "compliance",
+                                                   "equivalents")} == {
+        "ref": None, "group": None, "display_name": None, "since": None, "compliance": None, "equivalents": []}

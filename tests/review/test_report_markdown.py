@@ -175,12 +175,12 @@ def test_rules_table() -> None:
     assert render_rules(PACK) == """\
 ## amlkit-guardrails@v0.1.0
 
-| Policy | Ref | Level | Severity | Scope | Tags | Description | Remediation |
-|---|---|---|---|---|---|---|---|
-| `aml-cluster-min-nodes-zero` | AMLK-0001 | mandatory | high | resource | cost | AmlCompute clusters scale down to zero nodes when idle. | Set min_instances: 0 on the cluster in the stack file. ([docs](https://learn.microsoft.com/azure/machine-learning/how-to-create-attach-compute-cluster)) |
-| `aml-cluster-ssh-disabled` | AMLK-0008 | advisory | high | resource | security, network | Cluster SSH ports are explicitly closed. | Set ssh_public_access_enabled: false. ([docs](https://learn.microsoft.com/azure/machine-learning/how-to-secure-training-vnet)) |
-| `aml-compute-no-public-ip` |  | mandatory | medium | resource | network, security | Compute nodes have no public IP address. | Set enable_node_public_ip: false and give the cluster a subnet. |
-| `aml-quota-budget` |  | disabled | low | stack |  | Clusters fit the core quota. |  |
+| Policy | Ref | Since | Level | Severity | Scope | Tags | Description | Remediation |
+|---|---|---|---|---|---|---|---|---|
+| `aml-cluster-min-nodes-zero` | AMLK-0001 | 0.1.0 | mandatory | high | resource | cost | AmlCompute clusters scale down to zero nodes when idle. | Set min_instances: 0 on the cluster in the stack file. ([docs](https://learn.microsoft.com/azure/machine-learning/how-to-create-attach-compute-cluster)) |
+| `aml-cluster-ssh-disabled` | AMLK-0008 | 0.2.0 | advisory | high | resource | security, network | Cluster SSH ports are explicitly closed. | Set ssh_public_access_enabled: false. ([docs](https://learn.microsoft.com/azure/machine-learning/how-to-secure-training-vnet)) |
+| `aml-compute-no-public-ip` |  |  | mandatory | medium | resource | network, security | Compute nodes have no public IP address. | Set enable_node_public_ip: false and give the cluster a subnet. |
+| `aml-quota-budget` |  |  | disabled | low | stack |  | Clusters fit the core quota. |  |
 """  # noqa: E501
 
 

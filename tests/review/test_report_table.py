@@ -159,13 +159,13 @@ def test_rules_listing() -> None:
     assert render_rules(PACK, "policies").plain == """\
 amlkit-guardrails@v0.1.0 (local: policies): 4 policies (2 mandatory, 1 advisory, 1 disabled)
 
-aml-cluster-min-nodes-zero  AMLK-0001  [mandatory] [severity: high] [resource]
+aml-cluster-min-nodes-zero  AMLK-0001  [mandatory] [severity: high] [resource] [since 0.1.0]
     AmlCompute clusters scale down to zero nodes when idle.
     Remediation: Set min_instances: 0 on the cluster in the stack file.
     Tags: cost
     More: https://learn.microsoft.com/azure/machine-learning/how-to-create-attach-compute-cluster
 
-aml-cluster-ssh-disabled  AMLK-0008  [advisory] [severity: high] [resource]
+aml-cluster-ssh-disabled  AMLK-0008  [advisory] [severity: high] [resource] [since 0.2.0]
     No public SSH on compute: Cluster SSH ports are explicitly closed.
     Remediation: Set ssh_public_access_enabled: false.
     Tags: security, network

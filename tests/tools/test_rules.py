@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
 
 from amlkit.policies import ALL_RULES
-from amlkit.policies.framework import Rule
+from amlkit.policies.framework import Change, Rule
 from amlkit.policies.rules import (
     aml_cluster_max_nodes,
     aml_cluster_min_nodes_zero,
@@ -67,7 +68,7 @@ def test_a_rule_page() -> None:
     page = rule_page(rule)
     assert page.startswith(f"{GENERATED}\n\n# aml-cluster-min-nodes-zero\n\n**Clusters scale to zero** · "
                            "reference `AMLK-0001` · default level **mandatory** · severity **medium** · tags cost · "
-                           "resource rule\n")
+                           "resource rule · since amlkit **0.1.0**\n")
     assert f"\n- Primary source: <{rule.url}>\n" in page
     assert "\n- Checkov: [`CKV_AZURE_150`](https://www.checkov.io/5.Policy%20Index/terraform.html)\n" in page
     # the example is the EXAMPLE of the rule's test module, evaluated now
@@ -108,3 +109,16 @@ def test_the_rules_index_links_every_rule_page() -> None:
     for rule in ALL_RULES:
         row = f"| {rule.group} | [{rule.name}]({rule.name}.md) | {rule.ref} |"
         assert sum(line.startswith(row) for line in lines) == 1
+
+
+def test_a_changed_rule_page_lists_its_changes_with_the_old_defaults() -> None:
+    rule = dataclasses.replace(aml_cluster_min_nodes_zero.RULE, changed=(
+        Change("0.2.0", "Now mandatory (source: X).", level="advisory"),
+        Change("0.2.0", "Cap raised.", config={"maxNodes": 10}),
+    ))
+    assert rule_page(rule).endswith(
+        "## Changes\n\nUnder a `baseline` older than a change, the rule keeps the defaults it had before it (see "
+        "[upgrading](../upgrading.md)).\n\n"
+        "- 0.2.0: Now mandatory (source: X). (before: level advisory)\n"
+        "- 0.2.0: Cap raised. (before: `maxNodes` 10)\n")
+    assert "## Changes" not in rule_page(aml_cluster_min_nodes_zero.RULE)

@@ -10,7 +10,7 @@ from typing import Any
 
 from amlkit.errors import UsageError
 from amlkit.policies import ALL_RULES
-from amlkit.policies.framework import WAIVER_SCHEMA, Rule, StackResource
+from amlkit.policies.framework import WAIVER_SCHEMA, Change, Rule, StackResource
 from tests.policies.examples import Example, example_of, rule_test_path
 from tools.docs.configuration import UndocumentedError
 from tools.docs.markdown import GENERATED, UNSET, cell, inline, table
@@ -89,7 +89,7 @@ def rule_file(rule: Rule) -> str:
 def rules_index(rules: Sequence[Rule] = ALL_RULES) -> str:
     """docs/rules/README.md: every rule with its reference and default level, in pack order."""
     rows = [[rule.group, f"[{rule.name}]({rule_file(rule)})", rule.ref, cell(rule.display_name), rule.level,
-             rule.severity, ", ".join(rule.tags)] for rule in rules]
+             rule.severity, ", ".join(rule.tags), rule.since] for rule in rules]
     lines = [
         GENERATED, "", "# Rules", "",
         f"{len(rules)} rules, in the order of `amlkit.policies.ALL_RULES` and of the reports (by group, then by",
@@ -100,9 +100,10 @@ def rules_index(rules: Sequence[Rule] = ALL_RULES) -> str:
         "\"maxNodes\": 10}}` (`--policy-pack-config <file>` for `amlkit check` and `pulumi preview`; without it,",
         "`amlkit check` uses the project's `policy-config/<stack>.json` when there is one, else the pack's defaults).",
         f"Every rule also takes `waivers`, a list of {_waiver_keys()}: {inline(WAIVER_SCHEMA['description'])}",
-        "See [waivers](../waivers.md).",
+        "See [waivers](../waivers.md). `Since` is the amlkit release a rule arrived in: a pack config's",
+        "`baseline` holds back what came after it (see [upgrading](../upgrading.md)).",
         "",
-        *table(("Group", "Rule", "Ref", "Title", "Level", "Severity", "Tags"), rows),
+        *table(("Group", "Rule", "Ref", "Title", "Level", "Severity", "Tags", "Since"), rows),
     ]
     return "\n".join(lines) + "\n"
 
@@ -113,7 +114,7 @@ def rule_page(rule: Rule) -> str:
     lines = [
         GENERATED, "", f"# {rule.name}", "",
         f"**{cell(rule.display_name)}** · reference `{rule.ref}` · default level **{rule.level}** · severity "
-        f"**{rule.severity}** · tags {', '.join(rule.tags)} · {kind}", "",
+        f"**{rule.severity}** · tags {', '.join(rule.tags)} · {kind} · since amlkit **{rule.since}**", "",
         "## What it checks", "", inline(rule.description), "",
         "## Why: sources", "", f"- Primary source: <{rule.url}>",
     ]
@@ -133,7 +134,18 @@ def rule_page(rule: Rule) -> str:
     else:
         lines.append("No knobs besides `enforcementLevel` and `waivers` (see [waivers](../waivers.md)).")
     lines += ["", "## Examples", "", *examples(rule), "", "## Remediation", "", inline(rule.remediation)]
+    if rule.changed:
+        lines += ["", "## Changes", "", "Under a `baseline` older than a change, the rule keeps the defaults it had "
+                  "before it (see [upgrading](../upgrading.md)).", ""]
+        lines += [f"- {change.version}: {inline(change.what)}{_old_defaults(change)}" for change in rule.changed]
     return "\n".join(lines) + "\n"
+
+
+def _old_defaults(change: Change) -> str:
+    before = ([f"level {change.level}"] if change.level else []) + [
+        f"`{key}` {json.dumps(value)}" for key, value in change.config.items()]
+    return f" (before: {', '.join(before)})" if before else ""
+
 
 
 # --- examples: the EXAMPLE each rule's test module declares (tests/policies/examples.py) --------------------
