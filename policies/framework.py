@@ -230,10 +230,10 @@ class Rule:
         return {key: spec["default"] for key, spec in self.config.items() if "default" in spec}
 
     def effective_config(self, given: Mapping[str, Any] | None) -> dict[str, Any]:
-        """Schema defaults overlaid with the given config; integral floats (the wire form) become ints."""
+        """Schema defaults overlaid with the given config as the engine delivers it (see `from_wire`)."""
         merged = self.defaults()
         for key, value in (given or {}).items():
-            merged[key] = _wire_number(value, self.config.get(key, {}))
+            merged[key] = from_wire(value)
         return merged
 
     def evaluate(self, resource: ResourceInput, config: Mapping[str, Any] | None = None) -> list[Finding]:
@@ -247,11 +247,15 @@ class Rule:
         return list(self.check_stack(resources, self.effective_config(config)))
 
 
-def _wire_number(value: Any, spec: Mapping[str, Any]) -> Any:
-    if spec.get("type") == "integer" and isinstance(value, float) and value.is_integer():
+def from_wire(value: Any) -> Any:
+    """A config value as the engine delivers it, read as its JSON: the protobuf Struct carries every number
+    as a float, so an integral float is an int at any depth (JSON itself does not tell 2 from 2.0)."""
+    if isinstance(value, float) and value.is_integer():
         return int(value)
-    if isinstance(value, list) and spec.get("items", {}).get("type") == "integer":
-        return [_wire_number(item, spec["items"]) for item in value]
+    if isinstance(value, list):
+        return [from_wire(item) for item in value]
+    if isinstance(value, Mapping):
+        return {key: from_wire(item) for key, item in value.items()}
     return value
 
 

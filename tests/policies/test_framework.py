@@ -178,10 +178,29 @@ def _rule(**config):
     )
 
 
-def test_effective_config_applies_defaults_and_wire_integers():
+WIRE_CONFIGS = [  # (as the engine's protobuf Struct delivers it, as the rule reads it)
+    (None, {"maxNodes": 100, "modes": ["A"]}),
+    ({"maxNodes": 10.0}, {"maxNodes": 10, "modes": ["A"]}),
+    ({"maxNodes": 2.5}, {"maxNodes": 2.5, "modes": ["A"]}),
+    ({"extraFamilies": [{"series": "X", "sizes": [{"vcpus": [2.0, 4.0], "memory": {"2": 8.0}}]}]},
+     {"maxNodes": 100, "modes": ["A"], "extraFamilies": [{"series": "X", "sizes": [{"vcpus": [2, 4],
+                                                                                    "memory": {"2": 8}}]}]}),
+    ({"modes": [True, "B"]}, {"maxNodes": 100, "modes": [True, "B"]}),
+]
+
+
+@pytest.mark.parametrize(("given", "read"), WIRE_CONFIGS)
+def test_effective_config_applies_defaults_and_reads_wire_numbers_as_json(given, read):
     rule = _rule(maxNodes={"type": "integer", "default": 100}, modes={"type": "array", "default": ["A"]})
-    assert rule.effective_config({"maxNodes": 10.0}) == {"maxNodes": 10, "modes": ["A"]}
-    assert rule.effective_config(None) == {"maxNodes": 100, "modes": ["A"]}
+    assert _typed(rule.effective_config(given)) == _typed(read)  # 2 == 2.0 in Python: compare the types too
+
+
+def _typed(value):
+    if isinstance(value, dict):
+        return {key: _typed(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_typed(item) for item in value]
+    return (type(value), value)
 
 
 def test_review_date_is_the_environment_setting(monkeypatch):
