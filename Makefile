@@ -2,13 +2,17 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+# `make latest`: the newest SDK releases, in a venv of their own
+LATEST_VENV ?= .venv-latest
+PYTEST_ARGS ?=
 
-.PHONY: install preview test lint bench docs clean
+.PHONY: install preview test lint bench docs latest clean
 
-$(BIN)/amlkit-installed: pyproject.toml
+# The SDKs at the releases constraints.txt pins (the ones amlkit's SDK patches were verified on).
+$(BIN)/amlkit-installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[test]'
 	touch $@
 
 install: $(BIN)/amlkit-installed
@@ -31,5 +35,16 @@ bench: install
 docs: install
 	$(BIN)/python tools/gen_docs.py --write
 
+# The newest releases of every dependency (constraints.txt not applied) in $(LATEST_VENV), then the suite.
+# Prints the SDK versions, the SDK patches that switched off and why, and the start-up canary, before
+# and after the tests; fails when the suite fails. PYTEST_ARGS='-m "not slow"' for a quicker run.
+latest:
+	$(PYTHON) -m venv $(LATEST_VENV)
+	$(LATEST_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(LATEST_VENV)/bin/python -m pip install --quiet --upgrade --upgrade-strategy eager -e '.[test]'
+	$(LATEST_VENV)/bin/python tools/sdk_report.py
+	status=0; $(LATEST_VENV)/bin/python -m pytest $(PYTEST_ARGS) || status=$$?; \
+	$(LATEST_VENV)/bin/python tools/sdk_report.py; exit $$status
+
 clean:
-	rm -rf $(VENV) build dist *.egg-info
+	rm -rf $(VENV) $(LATEST_VENV) build dist *.egg-info

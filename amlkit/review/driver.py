@@ -360,8 +360,7 @@ def find_failing_policy(pack: PackProcess, request: analyzer_pb2.AnalyzeRequest,
 def _collect(analysis: Analysis, response: analyzer_pb2.AnalyzeResponse, urn: str) -> None:
     severities = {p.name: _SEVERITIES.get(p.severity, "unspecified") for p in analysis.policies}
     for diag in response.diagnostics:
-        unknown = diag.message.startswith(f"can't run policy '{diag.policyName}'") and " during preview" in \
-            diag.message
+        unknown = is_unknown(diag)
         level = "mandatory" if diag.enforcementLevel in (analyzer_pb2.MANDATORY, analyzer_pb2.REMEDIATE) \
             else "advisory"
         severity = _SEVERITIES.get(diag.severity) or severities.get(diag.policyName, "unspecified")
@@ -370,6 +369,14 @@ def _collect(analysis: Analysis, response: analyzer_pb2.AnalyzeResponse, urn: st
             diag.message if unknown else reported_text(diag.message, diag.description), unknown))
     for entry in response.not_applicable:
         analysis.not_applicable.append(NotApplicable(entry.policy_name, urn, entry.reason))
+
+
+def is_unknown(diag: analyzer_pb2.AnalyzeDiagnostic) -> bool:
+    """pulumi-policy's "can't run policy ... during preview" diagnostic: the protocol's unknown, never a finding.
+
+    The protocol has no field for it, only this wording (pulumi-policy 1.21), so amlkit.review.canary checks
+    at the start of every review that the installed pulumi-policy still says it this way."""
+    return diag.message.startswith(f"can't run policy '{diag.policyName}'") and " during preview" in diag.message
 
 
 def reported_text(message: str, description: str) -> str:

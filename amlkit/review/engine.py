@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from amlkit.errors import ConfigError, ReviewFailed, UsageError
-from amlkit.review import baseline, diff, driver, processes, warm
+from amlkit.review import baseline, canary, diff, driver, processes, warm
 from amlkit.review.baseline import Baseline
 from amlkit.review.lookups import Lookups, load_lookups
 from amlkit.review.model import (
@@ -96,7 +96,9 @@ def review(
     Every failure of one stack is that stack's `error`; the other stacks are still reviewed. A stack
     file error, a policy pack config error or an amlkit ConfigError the program raised is a config error
     (`error_kind` "config", exit 2, fields in `error_detail`); program and pack failures exit 3. Only bad
-    usage (unknown stack, bad --jobs, missing project) raises, before any work.
+    usage (unknown stack, bad --jobs, missing project) raises, before any work, and so does a failed
+    start-up canary (`amlkit.review.canary`: the installed pulumi-policy no longer says "cannot tell" in
+    the words amlkit reads as *unknown*; ReviewFailed, exit 3).
     """
     jobs = usable_cpus() if jobs is None else jobs
     if jobs < 1:
@@ -110,6 +112,7 @@ def review(
     configs = [_load_stack(project, name) for name in names]
     options = _Options(pack_dir, policy_pack_config, timeout, verbose, alias_shortcut,
                        lookups=load_lookups(project.dir))
+    canary.check_unknowns()  # before any work: unknowns must never turn into findings unnoticed
     if verbose:
         from amlkit.review.patches import report
 

@@ -1,11 +1,13 @@
 """The speed-ups that patch pulumi and pulumi-policy internals, each guarded by the code it was verified on.
 
-A patch replaces (or relies on) private SDK functions. It is applied only when the installed SDK's
-source of those functions hashes to a value the patch was verified on (the allow-list below, one
-entry per verified SDK release); otherwise it stays off, the review still works (slower), and
-`amlkit check --verbose` says which patch is off and why. To verify a new SDK release: run the
-tests that compare each patch's registrations / review with and without it (tests/review/
-test_patches.py, tests/review/test_engine.py), then add the hash `source_hash(patch)` prints.
+A patch replaces (or relies on) private SDK functions, and relies on how the SDK calls them (by their
+module-level name, from the frames it expects, with the arguments it expects). It is applied only when
+the installed SDK's source of those functions AND of their callers hashes to a value the patch was
+verified on (the allow-list below, one entry per verified SDK release); otherwise it stays off, the
+review still works (slower), and `amlkit check --verbose` (and `make latest`) says which patch is off
+and why. To verify a new SDK release: run the tests that compare each patch's registrations / review
+with and without it (tests/review/test_patches.py, tests/review/test_engine.py), then add the hash
+`source_hash(patch)` prints.
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ class Patch:
     what: str  # one line: what the patch saves
     distribution: str  # the SDK it patches
     targets: tuple[str, ...]  # "module:qualname" of every SDK function it replaces or relies on
-    verified: frozenset[str]  # sha256 of the targets' source, for each SDK release it was verified on
+    callers: tuple[str, ...]  # "module:qualname" of the SDK code that calls the targets, as the patch expects
+    verified: frozenset[str]  # sha256 of the targets' then the callers' source, per SDK release verified on
 
 
 PATCHES = {
@@ -34,27 +37,37 @@ PATCHES = {
     for patch in (
         Patch("alias-shortcut", "alias URNs the SDK computes and never sends", "pulumi",
               ("pulumi.resource:collapse_alias_to_urn", "pulumi.runtime.resource:all_aliases"),
-              frozenset({"2d4e465038b64c69a7f6cb7266515adad4e640fa0d217601293a7caf11bcc17b"})),  # pulumi 3.272.0
+              # Resource.__init__ collapses through the module name; prepare_aliases reads the URNs only
+              # through all_aliases, and only without alias specs
+              ("pulumi.resource:Resource.__init__", "pulumi.runtime.resource:prepare_aliases"),
+              frozenset({"27b7e88e6c84942e0fc963ff1705d03d04cfd84acc582d7a0335b73e23c9d218"})),  # pulumi 3.272.0
         Patch("alias-specs", "an Output per alias field for plain Alias(type_=...) values", "pulumi",
               ("pulumi.runtime.resource:prepare_aliases", "pulumi.runtime.resource:create_alias_spec"),
-              frozenset({"344457026a9e59d3a1e0d85d600c8f9169820e5c10339fb35ed6bb005d91086b"})),  # pulumi 3.272.0
+              ("pulumi.runtime.resource:prepare_resource",),  # awaits prepare_aliases(res, opts, supports_specs)
+              frozenset({"1af54fdf6584a274cb86c58b18d051d41d963567811c3c74eb0f2e74d90ff96f"})),  # pulumi 3.272.0
         Patch("source-positions", "the SDK's walk of the Python stack per registration; source positions are "
               "the SDK's own", "pulumi",
               ("pulumi.runtime.resource:_get_stack_trace",),
-              frozenset({"3943b2273016925109e1c3a7bc603db06a44ea09ff3494c29544e44bccf8dd1f"})),  # pulumi 3.272.0
+              # both call it through the module name, from the frame the declaring-line walk starts at
+              ("pulumi.runtime.resource:read_resource", "pulumi.runtime.resource:register_resource"),
+              frozenset({"56a611c01c30f9cc7ab4dd3178c3feb2fb4d2a0fb552577768c8ef9042a3c6b0"})),  # pulumi 3.272.0
         Patch("request-memo", "converting each analyzer request once per policy", "pulumi-policy",
+              # the memoized conversion must stay pure, and every policy still gets fresh proxies of its result
+              ("pulumi_policy.deserialize:deserialize_properties", "pulumi_policy.proxy:unknown_checking_proxy"),
+              # the servicer converts through its module's names deserialize_properties and json_format
               ("pulumi_policy.policy:_PolicyAnalyzerServicer.Analyze",
                "pulumi_policy.policy:_PolicyAnalyzerServicer.AnalyzeStack",
                "pulumi_policy.policy:_PolicyAnalyzerServicer._get_provider_resource"),
-              frozenset({"48e65c68b52b494b34b0cf496e736780497389f66ff782befba4fbdeee01eb89"})),  # pulumi-policy 1.21.0
+              frozenset({"c177eb19bad617783372827866624346198bcc2cf6390fe044393599959a01f0"})),  # pulumi-policy 1.21.0
     )
 }
 
 
 def source_hash(patch: Patch) -> str:
-    """sha256 over the source of the patch's targets, in order (raises if one cannot be found)."""
+    """sha256 over the source of the patch's targets, then its callers, in order (raises if one cannot be
+    found)."""
     digest = hashlib.sha256()
-    for target in patch.targets:
+    for target in (*patch.targets, *patch.callers):
         module_name, qualname = target.split(":")
         value = importlib.import_module(module_name)
         for part in qualname.split("."):
@@ -72,8 +85,9 @@ def off_reason(name: str) -> str | None:
     except (ImportError, AttributeError, OSError, TypeError) as error:
         return f"{_version(patch.distribution)}: cannot read the patched code ({type(error).__name__}: {error})"
     if digest not in patch.verified:
-        return (f"{_version(patch.distribution)}: {', '.join(patch.targets)} is not the code this patch was "
-                "verified on")
+        callers = f" (called from {', '.join(patch.callers)})" if patch.callers else ""
+        return (f"{_version(patch.distribution)}: {', '.join(patch.targets)}{callers} is not the code this patch "
+                "was verified on")
     return None
 
 

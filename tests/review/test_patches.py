@@ -94,11 +94,38 @@ def test_an_unverified_patch_says_why_it_is_off(monkeypatch):
         version = metadata.version("pulumi")
         assert patches.off_reason("alias-specs") == (
             f"pulumi {version}: pulumi.runtime.resource:prepare_aliases, pulumi.runtime.resource:create_alias_spec "
-            "is not the code this patch was verified on")
+            "(called from pulumi.runtime.resource:prepare_resource) is not the code this patch was verified on")
         assert patches.report() == [
             f"SDK patch 'alias-specs' is off (pulumi {version}: pulumi.runtime.resource:prepare_aliases, "
-            "pulumi.runtime.resource:create_alias_spec is not the code this patch was verified on); the review "
-            "still works, without skipping an Output per alias field for plain Alias(type_=...) values"]
+            "pulumi.runtime.resource:create_alias_spec (called from pulumi.runtime.resource:prepare_resource) is not "
+            "the code this patch was verified on); the review still works, without skipping an Output per alias "
+            "field for plain Alias(type_=...) values"]
+    finally:
+        patches.off_reason.cache_clear()
+
+
+CALLER_CHANGES = {  # a caller of the patched code that is not what the patch was verified on, per patch
+    "alias-shortcut": ("pulumi.resource:Resource.__init__", "pulumi.resource:CustomResource.__init__"),
+    "alias-specs": ("pulumi.runtime.resource:prepare_resource", "pulumi.runtime.resource:register_resource"),
+    "source-positions": ("pulumi.runtime.resource:read_resource", "pulumi.runtime.resource:get_resource"),
+    "request-memo": ("pulumi_policy.policy:_PolicyAnalyzerServicer.Analyze",
+                     "pulumi_policy.policy:_PolicyAnalyzerServicer.Remediate"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CALLER_CHANGES))
+def test_a_patch_whose_caller_changed_is_off(monkeypatch, name):
+    """The hash covers the callers: the same targets called from other code are not the verified code."""
+    patch = patches.PATCHES[name]
+    verified, changed = CALLER_CHANGES[name]
+    callers = tuple(changed if caller == verified else caller for caller in patch.callers)
+    assert callers != patch.callers
+    monkeypatch.setitem(patches.PATCHES, name, dataclasses.replace(patch, callers=callers))
+    patches.off_reason.cache_clear()
+    try:
+        assert patches.off_reason(name) == (
+            f"{patch.distribution} {metadata.version(patch.distribution)}: {', '.join(patch.targets)} (called from "
+            f"{', '.join(callers)}) is not the code this patch was verified on")
     finally:
         patches.off_reason.cache_clear()
 
@@ -126,8 +153,9 @@ def test_verbose_review_names_the_patch_that_is_off(monkeypatch, capsys):
     assert result.stacks[0].error is None
     assert capsys.readouterr().err == (
         f"amlkit: SDK patch 'request-memo' is off (pulumi-policy {metadata.version('pulumi-policy')}: "
+        "pulumi_policy.deserialize:deserialize_properties, pulumi_policy.proxy:unknown_checking_proxy (called from "
         "pulumi_policy.policy:_PolicyAnalyzerServicer.Analyze, pulumi_policy.policy:_PolicyAnalyzerServicer."
-        "AnalyzeStack, pulumi_policy.policy:_PolicyAnalyzerServicer._get_provider_resource is not the code this "
+        "AnalyzeStack, pulumi_policy.policy:_PolicyAnalyzerServicer._get_provider_resource) is not the code this "
         "patch was verified on); the review still works, without skipping converting each analyzer request once "
         "per policy\n")
 
