@@ -105,6 +105,52 @@ def deployment_view(type_token: str, props: Mapping[str, Any]) -> DeploymentView
     return DeploymentView(props) if is_type(type_token, ONLINE_DEPLOYMENT) else None
 
 
+ML_MODULE = re.compile(r"machinelearning", re.IGNORECASE)
+ML_KINDS = re.compile(r"^\w*(Workspace|Compute|Cluster|Instance|Spark|OnlineDeployment|Lock)$", re.IGNORECASE)
+"""The resource kinds the pack is about: in an ML module of any provider, a type whose name ends in one of these
+(a workspace's sub-resources, datastores, endpoints and batch deployments are not)."""
+LOCK_MODULES = ("authorization", "management", "managementresource", "resources", "core")
+MAPPED_NATIVE = (COMPUTE, WORKSPACE, ONLINE_DEPLOYMENT, "authorization:ManagementLockAtResourceGroupLevel",
+                 "authorization:ManagementLockAtSubscriptionLevel", "authorization:ManagementLockAtResourceLevel",
+                 "authorization:ManagementLockByScope")
+MAPPED_CLASSIC = (*CLASSIC_COMPUTES, CLASSIC_WORKSPACE, "azure:management/lock:Lock",
+                  "azure:managementresource/manangementLock:ManangementLock")
+ARM_ML_TYPE = re.compile(r"Microsoft\.MachineLearningServices/|Microsoft\.Authorization/locks", re.IGNORECASE)
+
+
+def unmapped(type_token: str, props: Mapping[str, Any]) -> str | None:
+    """Why a resource the pack is about cannot be reviewed (no view maps it); None when it is mapped or not
+    ML-relevant. ML-relevant: a workspace, compute, cluster, instance, inference cluster, Spark pool, online
+    deployment or lock type of any provider, and a generic ARM resource (azapi) of such an ARM type."""
+    if type_token in MAPPED_CLASSIC or any(is_type(type_token, kind) for kind in MAPPED_NATIVE):
+        compute = compute_view(type_token, props)
+        if compute is None or compute.compute_type in COMPUTE_TYPES:
+            return None
+        given = compute.compute_type_given
+        if given is None:
+            return ("no properties.computeType, and its properties say neither compute instance nor AmlCompute "
+                    "cluster")
+        return f"computeType {given!r}, which is none of {', '.join(COMPUTE_TYPES)}"
+    provider = provider_of(type_token)
+    module, _, name = type_token.partition(":")[2].partition(":")
+    if provider == "azapi":
+        arm_type = _get(props, "type")
+        if isinstance(arm_type, str) and ARM_ML_TYPE.search(arm_type):
+            return f"ARM type {arm_type} through the azapi provider, whose generic body no view maps"
+        return None
+    module = module.split("/")[0]
+    lock = "lock" in name.lower() and module.lower() in LOCK_MODULES
+    if not (ML_MODULE.search(module) and ML_KINDS.search(name)) and not lock:
+        return None
+    if provider == NATIVE:
+        if type_parts(type_token) is None:
+            return "an azure-native type token of a shape amlkit does not read"
+        return f"azure-native type {module}:{name}, which no view maps"
+    if provider == CLASSIC:
+        return f"pulumi-azure type {type_token}, which no view maps"
+    return f"provider {provider!r}, whose resources no view maps"
+
+
 def read_known(read: Callable[[], Any]) -> tuple[bool, Any]:
     """(True, value) when `read()` sees only known values; (False, None) when one is unknown at preview.
 

@@ -110,7 +110,7 @@ def test_each_rule_has_its_module_and_test_module(rule):
 
 
 def test_every_rule_module_is_in_the_pack():
-    modules = {path.stem for path in RULES_DIR.glob("aml_*.py")}
+    modules = {path.stem for path in RULES_DIR.glob("*.py") if not path.stem.startswith("_")}
     assert modules == {rule.name.replace("-", "_") for rule in ALL_RULES}
 
 
