@@ -363,13 +363,17 @@ def _check_value(annotation: Any, component: str, value: Any, path: str) -> None
     kind, typed_dict = nested
     if kind == "one":
         _check(typed_dict, component, value, f"{path}.")
+    elif kind == "keyed":
+        for key, item in value.items():
+            _check(typed_dict, component, item, f"{path}.{key}.")
     else:
         for index, item in enumerate(value):
             _check(typed_dict, component, item, f"{path}[{index}].")
 
 
 def _nested(annotation: Any) -> tuple[str, type] | None:
-    """("one", TD) for a TypedDict field, ("many", TD) for a list of them, else None."""
+    """("one", TD) for a TypedDict field, ("many", TD) for a list of them, ("keyed", TD) for a map of
+    them (`Mapping[str, TD]`: the keys name the children), else None."""
     inner = _is_input(annotation)
     annotation = inner if inner is not None else annotation
     if typing.is_typeddict(annotation):
@@ -378,6 +382,10 @@ def _nested(annotation: Any) -> tuple[str, type] | None:
         item = get_args(annotation)[0]
         if typing.is_typeddict(item):
             return "many", item
+    if get_origin(annotation) in (dict, Mapping, typing.Mapping):
+        item = get_args(annotation)[1]
+        if typing.is_typeddict(item):
+            return "keyed", item
     return None
 
 

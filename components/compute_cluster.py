@@ -35,6 +35,9 @@ BUILT_IN_ROLES: dict[str, str] = {
     "Storage File Data Privileged Contributor": "69566ab7-960f-475b-8e7c-b3118f30c6bd",
 }
 GUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+# A role_assignments key: it names the child resource (`<component>-role-<key>`)
+ROLE_KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,62}")
+ROLE_KEY_ALLOWED = "1 to 63 letters, digits, '-', '_' or '.', starting with a letter or digit"
 
 # Input property paths Azure cannot change on an existing cluster: a change replaces it, deleting the
 # old one first because the new one takes the same name.
@@ -103,8 +106,10 @@ class ComputeClusterArgs(WorkspacePlacementArgs, total=False):
     """Local (SSH key or password) authentication on the nodes."""
     identity: IdentitySpec
     """The cluster's managed identity."""
-    role_assignments: Sequence[RoleAssignmentSpec]
-    """Roles granted to the cluster's system-assigned identity."""
+    role_assignments: Mapping[str, RoleAssignmentSpec]
+    """Roles granted to the cluster's system-assigned identity, keyed by a name of your choice that names the
+    child resource (`<component>-role-<key>`): reordering never deletes and re-creates an assignment. A list
+    (deprecated) still loads, keyed by position (`0`, `1`, ...: the names it always had), with a warning."""
     tags: Mapping[str, str]
     """Tags on the compute resource."""
 
@@ -130,7 +135,8 @@ ARGS: dict[str, ArgInfo] = {
                                     "(adminUserName, adminUserSshPublicKey, adminUserPassword)"),
     "local_auth_enabled": ArgInfo("True only with `ssh_settings`", "properties.disableLocalAuth (negated)"),
     "identity": ArgInfo("`{type: system_assigned}`", "identity.type, identity.userAssignedIdentities"),
-    "role_assignments": ArgInfo("none", "child Microsoft.Authorization/roleAssignments"),
+    "role_assignments": ArgInfo("none", "child Microsoft.Authorization/roleAssignments `<name>-role-<key>`",
+                                "keys of " + ROLE_KEY_ALLOWED),
     "tags": ArgInfo("none", "tags"),
 }
 for _nested in (NetworkSettings, ClusterSshSettings, RoleAssignmentSpec):
@@ -166,6 +172,7 @@ class ComputeCluster(pulumi.ComponentResource):
         self, name: str, args: ComputeClusterArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
         component = label("ComputeCluster", name)
+        args, note = keyed_role_assignments(args)
         check(ComputeClusterArgs, component, args, RENAMED)
         with named(component):
             args = with_workspace(args)
@@ -181,10 +188,28 @@ class ComputeCluster(pulumi.ComponentResource):
             disable_local_auth=not local_auth(args),
             properties=cluster_properties(args),
         ), location=resource_location(args), identity=compute_identity(args), replace_on_changes=REPLACE_ON_CHANGES)
+        if note:
+            pulumi.log.warn(f"{component}: {note}", resource=self)
         principal = principal_id(compute)
-        for index, spec in enumerate(args.get("role_assignments") or []):
-            role_assignment(f"{name}-role-{index}", name, spec, principal, self)
+        for key, spec in (args.get("role_assignments") or {}).items():
+            role_assignment(f"{name}-role-{key}", name, spec, principal, self)
         expose(self, compute_id=compute.id, compute_name=compute.name, principal_id=principal)
+
+
+def keyed_role_assignments(args: ComputeClusterArgs) -> tuple[ComputeClusterArgs, str | None]:
+    """The args with `role_assignments` as a keyed map, and a deprecation note when it was a list.
+
+    A list is keyed by position (`"0"`, `"1"`, ...), so its children keep the names they always had
+    (`<component>-role-<index>`) and upgrading plans no change; moving to a map then means renaming
+    the keys once (or aliases), after which order no longer matters."""
+    given = args.get("role_assignments") if isinstance(args, Mapping) else None
+    if not isinstance(given, (list, tuple)):
+        return args, None
+    keyed = {str(index): spec for index, spec in enumerate(given)}
+    note = ("role_assignments as a list is deprecated: a reorder renames its children, which deletes and "
+            "re-creates the assignments; give a map keyed by a stable name, e.g. {'acr-pull': {...}} "
+            f"(this list loads as keys {', '.join(map(repr, keyed)) or 'none'})")
+    return {**args, "role_assignments": keyed}, note  # type: ignore[typeddict-item]
 
 
 def resource_location(args: Mapping[str, Any]) -> pulumi.Input[str]:
@@ -371,9 +396,12 @@ def validate(args: Mapping[str, Any]) -> None:
         raise ConfigError(None, "min_instances", f"must not exceed max_instances ({max_instances})", min_instances)
     _count(args, "idle_time_before_scale_down", minimum=0)
     validate_identity(args)
-    for index, spec in enumerate(args.get("role_assignments") or []):
+    for key, spec in (args.get("role_assignments") or {}).items():
+        if not isinstance(key, str) or not ROLE_KEY.fullmatch(key):
+            raise ConfigError(None, f"role_assignments.{key}", f"is not a usable key: allowed: {ROLE_KEY_ALLOWED}",
+                              key)
         if not spec.get("scope"):
-            raise ConfigError(None, f"role_assignments[{index}].scope", "is required")
+            raise ConfigError(None, f"role_assignments.{key}.scope", "is required")
         role_definition_guid(spec.get("role", ""))
     node_public_ip(args)
     _validate_ssh(args)

@@ -97,7 +97,7 @@ def test_inputs_keep_their_docstrings_and_types(schema: dict[str, Any]) -> None:
     assert cluster["resourceGroupName"] == {
         "description": "Resource group of the ML workspace (required without `workspace`).", "type": "string"}
     assert cluster["tier"]["$ref"] == "#/types/amlkit:index:ComputeClusterTier"
-    assert cluster["roleAssignments"]["items"]["$ref"] == "#/types/amlkit:index:RoleAssignmentSpec"
+    assert cluster["roleAssignments"]["additionalProperties"]["$ref"] == "#/types/amlkit:index:RoleAssignmentSpec"
     assert cluster["tags"]["additionalProperties"]["type"] == "string"
     assert cluster["identity"]["$ref"] == "#/types/amlkit:index:IdentitySpec"
     assert cluster["networkSettings"]["$ref"] == "#/types/amlkit:index:NetworkSettings"

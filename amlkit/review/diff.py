@@ -321,12 +321,16 @@ def replace_reason(record: Mapping[str, Any], path: str) -> str | None:
 
 def path_parameters(type_token: str) -> tuple[str, ...]:
     """The inputs that are ARM path parameters: resourceGroupName, parent names, the resource's name
-    (from the ARM path table of amlkit.review.mocks; `resourceGroupName` alone for other types)."""
-    from amlkit.review.mocks import _ARM, type_key
+    (from the ARM path table of amlkit.review.mocks; for an extension resource such as a role assignment
+    or a lock by scope, its target (`scope`) and its name; `resourceGroupName` alone for other types)."""
+    from amlkit.review.mocks import _ARM, _EXTENSIONS, type_key
 
     key = type_key(type_token)
     if key == "resources:ResourceGroup":
         return ("resourceGroupName",)
+    if key in _EXTENSIONS:  # `<target id>/providers/<path>/<name>`: the target and the name
+        target, _, name_input = _EXTENSIONS[key]
+        return tuple(part for part in (target, name_input) if part)
     if key not in _ARM:
         return ("resourceGroupName",)
     path, name_input = _ARM[key]

@@ -150,12 +150,15 @@ def test_admin_password_is_sent_as_a_secret() -> None:
         "adminUserName": "azureuser", "adminUserPassword": "S3cret!pass"}
 
 
+ROLES = {"acr-pull": {"scope": ACR_ID, "role": "AcrPull"},
+         "blob-read": {"scope": ST_ID, "role": "Storage Blob Data Reader"}}
+
+
 def test_role_assignments_are_deterministic_guids_for_the_system_identity() -> None:
-    rec = build(role_assignments=[{"scope": ACR_ID, "role": "AcrPull"},
-                                  {"scope": ST_ID, "role": "Storage Blob Data Reader"}])
+    rec = build(role_assignments=ROLES)
     roles = {r.name: r for r in rec.of_type(ROLE)}
-    assert set(roles) == {"cpu-role-0", "cpu-role-1"}
-    assert roles["cpu-role-0"].inputs == {
+    assert set(roles) == {"cpu-role-acr-pull", "cpu-role-blob-read"}
+    assert roles["cpu-role-acr-pull"].inputs == {
         "principalId": principal_of("cpu-compute"),
         "principalType": "ServicePrincipal",
         "scope": ACR_ID,
@@ -164,22 +167,47 @@ def test_role_assignments_are_deterministic_guids_for_the_system_identity() -> N
         "roleAssignmentName": str(uuid.uuid5(
             uuid.NAMESPACE_URL, f"amlkit/cpu/{ACR_ID}/7f951dda-4ed3-4680-a7ca-43fe172d538d")),
     }
-    assert roles["cpu-role-1"].inputs["roleDefinitionId"].endswith("2a2b9908-6ea1-4ae2-8e65-a410df84e7d1")
+    assert roles["cpu-role-blob-read"].inputs["roleDefinitionId"].endswith("2a2b9908-6ea1-4ae2-8e65-a410df84e7d1")
     assert all(r.parent == "cpu" for r in roles.values())
 
 
+def test_reordering_the_role_assignment_map_registers_the_same_children(monkeypatch: pytest.MonkeyPatch) -> None:
+    warned: list[str] = []
+    monkeypatch.setattr(pulumi.log, "warn", lambda message, *args, **kwargs: warned.append(message))
+    forward = {(r.name, str(r.inputs)) for r in build(role_assignments=ROLES).of_type(ROLE)}
+    backward = {(r.name, str(r.inputs)) for r in build(role_assignments=dict(reversed(ROLES.items()))).of_type(ROLE)}
+    assert forward == backward
+    assert len(forward) == 2
+    assert warned == []
+
+
+def test_a_role_assignment_list_still_loads_keyed_by_position_with_a_deprecation_note(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    warned: list[str] = []
+    monkeypatch.setattr(pulumi.log, "warn", lambda message, *args, **kwargs: warned.append(message))
+    listed = build(role_assignments=list(ROLES.values())).of_type(ROLE)
+    keyed = build(role_assignments=dict(zip(("0", "1"), ROLES.values(), strict=True))).of_type(ROLE)
+    assert [(r.name, r.inputs) for r in listed] == [(r.name, r.inputs) for r in keyed]
+    assert [r.name for r in listed] == ["cpu-role-0", "cpu-role-1"]  # the names a list always gave
+    assert warned == [
+        'ComputeCluster "cpu": role_assignments as a list is deprecated: a reorder renames its children, which '
+        "deletes and re-creates the assignments; give a map keyed by a stable name, e.g. {'acr-pull': {...}} "
+        "(this list loads as keys '0', '1')"]
+
+
 def test_role_assignment_names_are_stable_across_runs_and_distinct_across_clusters() -> None:
-    spec = [{"scope": ACR_ID, "role": "AcrPull"}]
-    first = build(role_assignments=spec).get(ROLE, "cpu-role-0").inputs["roleAssignmentName"]
-    again = build(role_assignments=spec).get(ROLE, "cpu-role-0").inputs["roleAssignmentName"]
-    other = build(resource="gpu", role_assignments=spec).get(ROLE, "gpu-role-0").inputs["roleAssignmentName"]
+    spec = {"acr": {"scope": ACR_ID, "role": "AcrPull"}}
+    first = build(role_assignments=spec).get(ROLE, "cpu-role-acr").inputs["roleAssignmentName"]
+    again = build(role_assignments=spec).get(ROLE, "cpu-role-acr").inputs["roleAssignmentName"]
+    other = build(resource="gpu", role_assignments=spec).get(ROLE, "gpu-role-acr").inputs["roleAssignmentName"]
     assert first == again != other
 
 
 def test_a_role_definition_guid_is_accepted() -> None:
     guid = "3913510d-42f4-4e42-8a64-420c390055eb"
-    rec = build(role_assignments=[{"scope": ACR_ID, "role": guid.upper()}])
-    assert rec.get(ROLE, "cpu-role-0").inputs["roleDefinitionId"].endswith(f"/roleDefinitions/{guid}")
+    rec = build(role_assignments={"custom": {"scope": ACR_ID, "role": guid.upper()}})
+    assert rec.get(ROLE, "cpu-role-custom").inputs["roleDefinitionId"].endswith(f"/roleDefinitions/{guid}")
 
 
 def test_known_role_names_map_to_guids() -> None:
@@ -190,7 +218,7 @@ def test_known_role_names_map_to_guids() -> None:
 def test_two_clusters_never_collide() -> None:
     def program() -> None:
         for name in ("cpu", "gpu"):
-            ComputeCluster(name, base(role_assignments=[{"scope": ACR_ID, "role": "AcrPull"}]))
+            ComputeCluster(name, base(role_assignments={"acr": {"scope": ACR_ID, "role": "AcrPull"}}))
 
     rec = run(program)
     logical = [(r.type, r.name) for r in rec.registrations]
@@ -236,13 +264,20 @@ INVALID = [
      C + "identity.user_assigned_identities: is required when type is user_assigned"),
     ({"identity": {"type": "system_assigned", "user_assigned_identities": [{"resource_id": UAI}]}},
      C + "identity.type: must be user_assigned to use user_assigned_identities, got 'system_assigned'"),
-    ({"identity": USER_IDENTITY, "role_assignments": [{"scope": ACR_ID, "role": "AcrPull"}]},
+    ({"identity": USER_IDENTITY, "role_assignments": {"acr": {"scope": ACR_ID, "role": "AcrPull"}}},
      C + "role_assignments: need the system-assigned identity; grant roles to a user-assigned identity where it "
          "is defined"),
-    ({"role_assignments": [{"scope": ACR_ID, "role": "Owner-ish"}]},
+    ({"role_assignments": {"acr": {"scope": ACR_ID, "role": "Owner-ish"}}},
      C + "role_assignments.role: unknown role 'Owner-ish': use a role definition GUID or one of " +
      ", ".join(sorted(BUILT_IN_ROLES))),
-    ({"role_assignments": [{"scope": "", "role": "AcrPull"}]}, C + "role_assignments[0].scope: is required"),
+    ({"role_assignments": {"acr": {"scope": "", "role": "AcrPull"}}}, C + "role_assignments.acr.scope: is required"),
+    ({"role_assignments": [{"scope": "", "role": "AcrPull"}]}, C + "role_assignments.0.scope: is required"),
+    ({"role_assignments": {"acr pull": {"scope": ACR_ID, "role": "AcrPull"}}},
+     C + "role_assignments.acr pull: is not a usable key: allowed: 1 to 63 letters, digits, '-', '_' or '.', "
+         "starting with a letter or digit, got 'acr pull'"),
+    ({"role_assignments": {"acr": {"scope": ACR_ID, "rol": "AcrPull"}}},
+     C + "role_assignments.acr.rol: unknown argument; did you mean role? (help(RoleAssignmentSpec) lists every "
+         "argument)"),
     ({"ssh_settings": {"admin_username": "azureuser"}},
      C + "ssh_settings.ssh_key_value: is required (or a secret admin_password)"),
     ({"ssh_settings": {"ssh_key_value": "ssh-rsa AAAA"}, "local_auth_enabled": False},
@@ -323,10 +358,10 @@ def test_role_scope_may_be_another_resources_output(preview: bool) -> None:
     def program() -> None:
         ws = Workspace("mlw", {"resource_group_name": "rg-ml", "location": "westeurope", "container_registry": True})
         ComputeCluster("cpu", base(workspace_name=ws.workspace_name,
-                                   role_assignments=[{"scope": ws.container_registry_id, "role": "AcrPull"}]))
+                                   role_assignments={"acr": {"scope": ws.container_registry_id, "role": "AcrPull"}}))
 
     rec = run(program, preview=preview)
-    role = rec.get(ROLE, "cpu-role-0").inputs
+    role = rec.get(ROLE, "cpu-role-acr").inputs
     registry = rec.get("azure-native:containerregistry:Registry", "mlw-registry").id
     assert role["scope"] == registry
     assert role["roleAssignmentName"] == str(uuid.uuid5(

@@ -46,8 +46,8 @@ def state_resources(records: Iterable[Mapping[str, Any]], project: str, stack: s
             name = physical_name(r["type"], r["name"], r["inputs"])
             entry["id"] = arm_id(r["type"], name, r["inputs"])
             entry["outputs"] = {**inputs, "id": entry["id"], "name": name, "location": "westeurope"}
-            if "identity" in inputs:  # outputs as Azure shapes them (user identities as a map)
-                entry["outputs"]["identity"] = shaped_identity(inputs["identity"])
+            if "identity" in inputs:  # as Azure shapes them (user identities as a map, a system one's principal)
+                entry["outputs"]["identity"] = shaped_identity(inputs["identity"], r["name"])
             if r["type"].endswith(":UserAssignedIdentity"):
                 entry["outputs"].update(principalId=PRINCIPAL, clientId=PRINCIPAL, tenantId=PRINCIPAL)
             entry["provider"] = f"{provider}::prov-id"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -328,3 +329,32 @@ def test_a_raw_attached_compute_changes_only_by_reattaching(path: str, value: An
     assert step.op == ("replace" if reason else "update")
     (change,) = step.changes
     assert (change.path, change.replace) == (path, reason)
+
+
+# --- role assignments keyed by name (the AVM interface): order never matters ------------------------
+
+ROLE_ORDER = Path(__file__).resolve().parents[1] / "fixtures" / "role_order"
+
+
+def role_order_state(form: str, order: str) -> list[dict[str, Any]]:
+    """The state `pulumi up` of the role_order fixture leaves with this form and order of the assignments."""
+    request = {"program": str(ROLE_ORDER), "project": "role-order", "stack": "dev",
+               "config": {"role-order:order": order, "role-order:form": form}, "secret_keys": []}
+    return state_resources(normalized(run_runner(request)["resources"]), "role-order", "dev")
+
+
+@pytest.mark.parametrize(("form", "expected"), [
+    # the map's keys name the children: the reorder plans nothing
+    pytest.param("map", {}, id="map"),
+    # the deprecated list names children by position: both assignments change places (replaced)
+    pytest.param("list", {"cpu-role-0": "replace", "cpu-role-1": "replace"}, id="list"),
+])
+def test_reordering_role_assignments(tmp_path: Path, form: str, expected: dict[str, str]) -> None:
+    """Deployed with `acr,blob`; the program now gives `blob,acr` (Pulumi.dev.yaml)."""
+    stack_file = tmp_path / "project"
+    shutil.copytree(ROLE_ORDER, stack_file)
+    (stack_file / "Pulumi.dev.yaml").write_text(f"config:\n  role-order:order: blob,acr\n  role-order:form: {form}\n")
+    _, plan = plan_of(stack_file, "dev", role_order_state(form, "acr,blob"), tmp_path)
+    assert changed(plan) == expected
+    roles = [step for step in plan.steps if step.type == "azure-native:authorization:RoleAssignment"]
+    assert len(roles) == 2

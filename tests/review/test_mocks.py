@@ -141,7 +141,7 @@ def test_every_type_the_components_create_has_an_exact_arm_shape():
                                       "container_registry": True})
         ComputeCluster("cpu", {"workspace": workspace, "size": "Standard_D4ds_v4", "max_instances": 2,
                                "network_settings": {"subnet": SUBNET_ID},
-                               "role_assignments": [{"scope": SUB, "role": "Reader"}]})
+                               "role_assignments": {"reader": {"scope": SUB, "role": "Reader"}}})
         ComputeInstance("alice", {"workspace": workspace, "size": "Standard_D4ds_v4",
                                   "network_settings": {"subnet": SUBNET_ID},
                                   "assigned_user": {"object_id": TENANT, "tenant_id": TENANT}})
