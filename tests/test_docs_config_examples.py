@@ -11,12 +11,13 @@ from pathlib import Path
 import pytest
 
 from amlkit.policies import ALL_RULES
+from amlkit.policies.rule_baseline import BASELINE_POLICY
 from amlkit.review.engine import review
 
 ROOT = Path(__file__).resolve().parent.parent
 PLATFORM = ROOT / "examples" / "platform-repo"
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), PLATFORM / "README.md"]
-POLICIES = {rule.name for rule in ALL_RULES} | {"all"}
+POLICIES = {rule.name for rule in ALL_RULES} | {"all", BASELINE_POLICY}
 
 
 def config_examples() -> dict[str, dict]:
@@ -40,6 +41,7 @@ GPU = "prod-cluster-gpu-cluster-compute"
 WAIVER_LIVE = date.today() <= date(2027, 6, 30)  # the docs' expiry; after it the finding is a violation again
 # example -> (project, stack, {(policy, resource): level} of the policies the example configures)
 EXPECTED = {
+    "docs/upgrading.md#0": (ROOT, "prod", {}),
     "docs/vm-catalogue.md#0": (ROOT, "prod", {}),
     "docs/waivers.md#0": (ROOT, "prod", {
         ("aml-cluster-vm-priority", GPU): "waived" if WAIVER_LIVE else "mandatory",
