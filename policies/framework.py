@@ -12,6 +12,7 @@ nor a violation.
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import json
 import os
@@ -299,7 +300,12 @@ WAIVER_SCHEMA: dict[str, Any] = {
 
 
 class WaiverError(ValueError):
-    """A waiver in the pack config is malformed. The policy fails (closed) rather than guess."""
+    """A waiver in the pack config is malformed. The policy fails (closed) rather than guess; the offline
+    review reports it as a config error naming the file and `key_path`."""
+
+    def __init__(self, key_path: str, problem: str, value: Any = None) -> None:
+        self.key_path, self.problem, self.value = key_path, problem, value
+        super().__init__(f"{key_path}: {problem}")
 
 
 @dataclass(frozen=True)
@@ -322,26 +328,35 @@ def parse_waivers(policy: str, raw: Any) -> list[Waiver]:
     if raw in (None, []):
         return []
     if not isinstance(raw, list):
-        raise WaiverError(f"{policy}.waivers: expected a list of waivers, got {type(raw).__name__}")
+        raise WaiverError(f"{policy}.waivers", f"expected a list of waivers, got {type(raw).__name__}", raw)
     return [_parse_waiver(f"{policy}.waivers[{index}]", entry) for index, entry in enumerate(raw)]
+
+
+WAIVER_KEYS = ("resource", "reason", "expires")
 
 
 def _parse_waiver(path: str, entry: Any) -> Waiver:
     if not isinstance(entry, Mapping):
-        raise WaiverError(f"{path}: expected an object with resource, reason and optional expires")
-    unknown = sorted(set(entry) - {"resource", "reason", "expires"})
+        raise WaiverError(path, "expected an object with resource, reason and optional expires", entry)
+    unknown = sorted(set(entry) - set(WAIVER_KEYS))
     if unknown:
-        raise WaiverError(f"{path}: unknown key(s) {', '.join(unknown)}; allowed: resource, reason, expires")
+        raise WaiverError(f"{path}.{unknown[0]}", f"unknown key{_closest(unknown[0], WAIVER_KEYS)}; allowed: "
+                          f"{', '.join(WAIVER_KEYS)}")
     for key in ("resource", "reason"):
         if not isinstance(entry.get(key), str) or not entry[key].strip():
-            raise WaiverError(f"{path}.{key}: required, a non-empty string")
+            raise WaiverError(f"{path}.{key}", "required, a non-empty string", entry.get(key))
     expires = entry.get("expires")
     if expires is None:
         return Waiver(entry["resource"], entry["reason"])
     try:
         return Waiver(entry["resource"], entry["reason"], date.fromisoformat(str(expires)))
     except ValueError:
-        raise WaiverError(f"{path}.expires: {expires!r} is not a date (YYYY-MM-DD)") from None
+        raise WaiverError(f"{path}.expires", f"{expires!r} is not a date (YYYY-MM-DD)", expires) from None
+
+
+def _closest(word: str, known: Sequence[str]) -> str:
+    matches = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
+    return f" (did you mean {matches[0]!r}?)" if matches else ""
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ from typing import Any
 import jsonschema
 
 from amlkit.errors import ConfigError
+from amlkit.policies.framework import WAIVER_KEYS, WaiverError, parse_waivers
 
 LEVELS = ("advisory", "mandatory", "remediate", "disabled")
 
@@ -159,6 +160,8 @@ def _copy(properties: dict[str, Any] | None) -> dict[str, Any] | None:
 
 def _validate(policies: list[PolicySchema], result: dict[str, PolicyConfig], file: str | None) -> None:
     for policy in policies:
+        if _takes_amlkit_waivers(policy):
+            _check_waivers(policy.name, (result[policy.name].properties or {}).get("waivers"), file)
         if not policy.properties and not policy.required:
             continue
         schema: dict[str, Any] = {"type": "object"}
@@ -172,6 +175,21 @@ def _validate(policies: list[PolicySchema], result: dict[str, PolicyConfig], fil
             error = errors[0]
             path = ".".join([policy.name, *(str(p) for p in error.absolute_path)])
             raise ConfigError(file, path, f"{error.message}; allowed: {allowed(error.schema)}", error.instance)
+
+
+def _takes_amlkit_waivers(policy: PolicySchema) -> bool:
+    """Whether the policy's `waivers` setting is amlkit's (amlkit.policies.framework.WAIVER_SCHEMA)."""
+    items = policy.properties.get("waivers", {}).get("items", {})
+    return isinstance(items, dict) and set(items.get("properties", {})) == set(WAIVER_KEYS)
+
+
+def _check_waivers(policy: str, raw: Any, file: str | None) -> None:
+    """The pack's own reading of the waivers (an impossible date, a blank reason, an unknown key), so a bad
+    waiver is a config error naming the file and key, never a policy that raises on some resource."""
+    try:
+        parse_waivers(policy, raw)
+    except WaiverError as error:
+        raise ConfigError(file, error.key_path, error.problem, error.value) from None
 
 
 def allowed(schema: Any) -> str:

@@ -154,7 +154,11 @@ BAD_WAIVERS = [
     ("bad-date", [{"resource": "x", "reason": "r", "expires": "soon"}],
      "p.waivers[0].expires: 'soon' is not a date (YYYY-MM-DD)"),
     ("unknown-key", [{"resource": "x", "reason": "r", "owner": "me"}],
-     "p.waivers[0]: unknown key(s) owner; allowed: resource, reason, expires"),
+     "p.waivers[0].owner: unknown key; allowed: resource, reason, expires"),
+    ("misspelt-key", [{"resource": "x", "reason": "r", "expiry": "2027-01-01"}],
+     "p.waivers[0].expiry: unknown key (did you mean 'expires'?); allowed: resource, reason, expires"),
+    ("impossible-date", [{"resource": "x", "reason": "r", "expires": "2027-02-30"}],
+     "p.waivers[0].expires: '2027-02-30' is not a date (YYYY-MM-DD)"),
 ]
 
 

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from amlkit.errors import ConfigError
+from amlkit.policies.framework import WAIVER_SCHEMA
 from amlkit.review.packconfig import PolicyConfig, PolicySchema, load_config_file, parse_config, reconcile
 
 MAX_NODES = {"type": "integer", "minimum": 1, "maximum": 100, "default": 10}
@@ -118,3 +119,21 @@ def test_all_and_the_packs_initial_config_are_not_typos():
     initial = {"not-in-this-pack": PolicyConfig("advisory")}  # the pack's own initial config is not checked
     result = reconcile(POLICIES, initial, parse_config({"all": "advisory"}, "f.json"), "f.json")
     assert levels(result)["mandatory-rule"] == "advisory"
+
+
+WAIVED = [PolicySchema("waived-rule", "mandatory", {"waivers": WAIVER_SCHEMA})]
+BAD_WAIVERS = [  # (the entry, key path, problem, value): each a config error naming file and key, never a pack crash
+    ({"resource": "gpu", "reason": "quota", "expires": "2027-02-30"}, "waived-rule.waivers[0].expires",
+     "'2027-02-30' is not a date (YYYY-MM-DD)", "2027-02-30"),
+    ({"resource": "gpu", "reason": "   "}, "waived-rule.waivers[0].reason", "required, a non-empty string", "   "),
+    ({"resource": "gpu", "reason": "quota", "expiry": "2027-01-01"}, "waived-rule.waivers[0].expiry",
+     "unknown key (did you mean 'expires'?); allowed: resource, reason, expires", None),
+]
+
+
+@pytest.mark.parametrize(("entry", "key_path", "problem", "value"), BAD_WAIVERS, ids=["date", "reason", "key"])
+def test_a_bad_waiver_is_a_config_error_naming_file_and_key(entry, key_path, problem, value):
+    with pytest.raises(ConfigError) as error:
+        reconcile(WAIVED, None, parse_config({"waived-rule": {"waivers": [entry]}}, "f.json"), "f.json")
+    assert (error.value.file, error.value.key_path, error.value.problem, error.value.value) == (
+        "f.json", key_path, problem, value)
