@@ -23,10 +23,11 @@ from pathlib import Path
 from typing import Any
 
 from amlkit.errors import ConfigError, ReviewFailed, UsageError
-from amlkit.review import baseline, canary, diff, driver, processes, warm
+from amlkit.review import baseline, canary, diff, driver, packs, processes, warm
 from amlkit.review.baseline import Baseline
 from amlkit.review.lookups import Lookups, load_lookups
 from amlkit.review.model import (
+    PACK_DEFAULTS,
     PackInfo,
     Review,
     StackReview,
@@ -41,7 +42,7 @@ from amlkit.review.project import (
     load_stack_config,
 )
 from amlkit.review.project import list_stacks as _list_stacks
-from amlkit.review.results import add_findings, pack_info_of, resource_record, stable, unanswered_lookups
+from amlkit.review.results import pack_info_of, resource_record, stable, unanswered_lookups
 from amlkit.review.secrets import Secrets
 
 __all__ = ["default_pack_dir", "list_stacks", "pack_info", "review"]
@@ -70,8 +71,8 @@ def list_stacks(project_dir: Path) -> list[str]:
 def review(
     project_dir: Path,
     stacks: Sequence[str] | None = None,
-    policy_pack: Path | None = None,
-    policy_pack_config: Path | None = None,
+    policy_pack: Path | Sequence[Path] | None = None,
+    policy_pack_config: Path | Sequence[Path] | None = None,
     jobs: int | None = None,
     timeout: float = 120.0,
     verbose: bool = False,
@@ -81,11 +82,13 @@ def review(
 ) -> Review:
     """Review stacks of a Pulumi Python project offline: program under mocks, pack over gRPC.
 
-    stacks: None = every `Pulumi.<stack>.yaml` in the stack config dir, sorted. policy_pack: None =
-    amlkit's own pack. policy_pack_config: a Pulumi `--policy-pack-config` file for every stack, or a
-    directory holding `<stack>.json` (else `<environment>.json`) per stack; None = the project's own
+    stacks: None = every `Pulumi.<stack>.yaml` in the stack config dir, sorted. policy_pack: one pack
+    directory or several (each runs on every stack); None = amlkit's own pack. policy_pack_config: none,
+    or one per pack, paired in order (see amlkit.review.packs): a Pulumi `--policy-pack-config` file for
+    every stack, or a directory holding `<stack>.json` (else `<environment>.json`) per stack. A pack
+    without one gets its defaults, except amlkit's own pack, which gets the project's own
     `policy-config/` directory by the same names when it exists (environment = the stack's
-    `amlkit:environment`, else the stack name), else the pack's defaults. jobs: stacks reviewed in
+    `amlkit:environment`, else the stack name). jobs: stacks reviewed in
     parallel (same result as serial); None = the CPUs this process may use. timeout: seconds for the
     program run, for the pack to print its port, and for EACH analyzer call. verbose: program failures
     carry the traceback. alias_shortcut:
@@ -107,10 +110,11 @@ def review(
     names = list(stacks) if stacks is not None else _list_stacks(project.dir)
     if not names:
         raise UsageError(f"{project.dir}: no stacks (no Pulumi.<stack>.yaml in {project.stack_config_dir})")
-    pack_dir = _pack_dir(policy_pack)
+    own = _own_pack_dir() if packs.as_list(policy_pack) else default_pack_dir()
+    specs = packs.resolve(policy_pack, policy_pack_config, own)
     # a bad stack file is that stack's error; an unknown stack name is a usage error, before any work
     configs = [_load_stack(project, name) for name in names]
-    options = _Options(pack_dir, policy_pack_config, timeout, verbose, alias_shortcut,
+    options = _Options(specs, timeout, verbose, alias_shortcut,
                        lookups=load_lookups(project.dir))
     canary.check_unknowns()  # before any work: unknowns must never turn into findings unnoticed
     if verbose:
@@ -120,8 +124,9 @@ def review(
             print(f"amlkit: {line}", file=sys.stderr)
     for config in configs:  # a missing per-stack config file fails before any work too
         if isinstance(config, StackConfig):
-            _pack_config_path(options, project, config.stack, config.environment())
-    with warm.session(project.main, pack_dir, len(configs)):  # the fork server: amlkit.review.warm
+            for spec in specs:
+                packs.config_path(spec, project.dir, config.stack, config.environment())
+    with warm.session(project.main, specs[0].directory, len(configs)):  # the fork server: amlkit.review.warm
         if states or base is not None:
             options = replace(options, baselines=_baselines(project, names, states, base, options))
         return _review_all(project, configs, options, jobs)
@@ -165,8 +170,7 @@ def pack_info(policy_pack: Path | None = None, config: Path | None = None) -> Pa
 
 @dataclass(frozen=True)
 class _Options:
-    pack_dir: Path
-    pack_config: Path | None
+    packs: tuple[packs.PackSpec, ...]  # in the order given; each with the config paired with it
     timeout: float
     verbose: bool
     alias_shortcut: bool
@@ -224,21 +228,20 @@ def _review_one(project: Project, config: StackConfig | _BadStackFile, options: 
         return _config_failure(result, config.error, None, _secrets([]), project)
     environment = config.environment()
     result = StackReview(config.stack, project.name, environment, stack_file)
-    config_path = _pack_config_path(options, project, config.stack, environment)
-    if config_path is not None:
-        result.policy_config = project.relative(Path(os.path.abspath(config_path)))
+    config_paths = [packs.config_path(spec, project.dir, config.stack, environment) for spec in options.packs]
+    labels = [project.relative(Path(os.path.abspath(path))) if path else PACK_DEFAULTS for path in config_paths]
+    result.policy_config = labels[0]
     baseline = (options.baselines or {}).get(config.stack)
     if baseline is not None and baseline.error:
         result.error, result.error_kind = baseline.error, "program"
         return result
     runner: _Runner | None = None
     try:
-        file_config = load_config_file(config_path) if config_path else None
+        file_configs = [(load_config_file(path) if path else None, str(path) if path else None)
+                        for path in config_paths]
         runner = _Runner(project, config, options, _state_request(baseline))
-        with driver.PackProcess(options.pack_dir, project.name, config.stack, config.values,
-                                options.timeout, options.verbose) as pack:
-            session = driver.Session(pack, project.name, config.stack, file_config,
-                                     str(config_path) if config_path else None, config.values, config.secret_keys)
+        with packs.Sessions(options.packs, file_configs, project.name, config.stack, config.values,
+                            config.secret_keys, options.timeout, options.verbose) as session:
             for record in runner.records():
                 streamed.append(record)
                 session.submit(record)
@@ -248,7 +251,7 @@ def _review_one(project: Project, config: StackConfig | _BadStackFile, options: 
             result.lookups = unanswered_lookups(runner.lookups, secrets)
             if baseline is not None:
                 result.plan = _plan(records, runner.stack_outputs, baseline, project.name, config.stack)
-            analysis = session.finish(records)
+            analyses = session.finish(records)
     except ConfigError as error:  # the policy config, or a ConfigError the program raised
         result.resources = []
         return _config_failure(result, error, getattr(error, "component", None), _secrets(streamed), project)
@@ -260,14 +263,7 @@ def _review_one(project: Project, config: StackConfig | _BadStackFile, options: 
     finally:
         if runner is not None:
             runner.close()
-    try:
-        add_findings(result, analysis, records, secrets, project.name)
-    except ReviewFailed as failure:  # the pack answered in a form this review cannot read
-        result.violations, result.unknown = [], []
-        result.error, result.error_kind = secrets.scrub(f"stack {config.stack}: {failure}"), "pack"
-        return result
-    result.pack = pack_info_of(analysis)
-    return result
+    return packs.add_results(result, analyses, options.packs, labels, records, secrets, project.name)
 
 
 # --- plans (amlkit.review.baseline, amlkit.review.diff) -------------------------------------------------
@@ -373,30 +369,12 @@ def _secrets(records: list[dict[str, Any]]) -> Secrets:
     return Secrets.from_inputs([r["inputs"] for r in records], extra=[SECRET_PLACEHOLDER])
 
 
-POLICY_CONFIG_DIR = "policy-config"  # next to Pulumi.yaml: <stack>.json (else <environment>.json) per stack
-
-
-def _pack_config_path(options: _Options, project: Project, stack: str, environment: str) -> Path | None:
-    """The pack config file for one stack: the given file; `<stack>.json` / `<environment>.json` in a given
-    directory (required); else the project's own `policy-config/` directory by the same names (when there
-    is one); else None: the pack's defaults. Never a config the user did not choose."""
-    given = options.pack_config
-    if given is None:
-        return _in_directory(project.dir / POLICY_CONFIG_DIR, stack, environment, required=False)
-    if not Path(given).is_dir():
-        return given
-    return _in_directory(Path(given), stack, environment, required=True)
-
-
-def _in_directory(directory: Path, stack: str, environment: str, required: bool) -> Path | None:
-    names = list(dict.fromkeys((stack, environment)))
-    for name in names:
-        if (directory / f"{name}.json").is_file():
-            return directory / f"{name}.json"
-    if not required:
+def _own_pack_dir() -> Path | None:
+    """amlkit's own pack, when installed (a review of other packs does not need it)."""
+    try:
+        return default_pack_dir()
+    except ReviewFailed:
         return None
-    looked = " or ".join(f"{name}.json" for name in names)
-    raise UsageError(f"{directory}: no policy pack config for stack {stack} (looked for {looked})")
 
 
 def _pack_dir(policy_pack: Path | None) -> Path:

@@ -40,6 +40,8 @@ class PackInfo:
     name: str
     version: str
     policies: tuple[PolicyInfo, ...]
+    directory: str = ""  # where the pack was started from (absolute), when a review ran it
+    policy_config: str = ""  # the config file applied to it in one stack's review, or PACK_DEFAULTS
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,7 @@ class Unknown:
     type: str
     resource: str
     message: str
+    pack: str = ""
 
 
 @dataclass(frozen=True)
@@ -98,7 +101,7 @@ class StackReview:
     project: str
     environment: str
     stack_file: str  # path of Pulumi.<stack>.yaml, relative to the project dir when possible
-    pack: PackInfo | None = None
+    pack: PackInfo | None = None  # the first pack (amlkit's own unless --policy-pack named others)
     resources: list[ResourceRecord] = field(default_factory=list)
     violations: list[Violation] = field(default_factory=list)
     unknown: list[Unknown] = field(default_factory=list)
@@ -108,9 +111,16 @@ class StackReview:
     # a config error's fields: stack, file, component, key_path, value, problem, and whatever else the
     # ConfigError carried (JSON-safe); None for other failures
     error_detail: dict[str, Any] | None = None
-    policy_config: str = PACK_DEFAULTS  # the policy pack config file applied, or PACK_DEFAULTS
+    policy_config: str = PACK_DEFAULTS  # the config file applied to the first pack, or PACK_DEFAULTS
     plan: Any = None  # amlkit.review.diff.Plan with --state / --base, else None
     lookups: list[Lookup] = field(default_factory=list)  # unanswered lookups (see amlkit.review.mocks)
+    # every pack run on the stack, in the order given (each with its policy_config); `pack` is the first
+    packs: list[PackInfo] = field(default_factory=list)
+    audited_state: str | None = None  # `check --state`: the state file audited (no program ran), else None
+
+    def all_packs(self) -> list[PackInfo]:
+        """The packs run on the stack: `packs`, or the one `pack` of a review built before packs existed."""
+        return self.packs or ([self.pack] if self.pack is not None else [])
 
     def count(self, level: Level) -> int:
         return sum(1 for v in self.violations if v.level == level)

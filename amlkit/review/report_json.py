@@ -8,16 +8,18 @@ Shape (format version 1; fields are only ever added, never renamed, within a ver
         {
           "stack": "prod", "project": "amlkit", "environment": "prod",
           "stack_file": "stacks/Pulumi.prod.yaml",
-          "pack": {"name": "amlkit-guardrails", "version": "0.2.0"} | null,
-          "policy_config": "policy-config/prod.json" | "pack defaults",
+          "pack": {"name": "amlkit-guardrails", "version": "0.2.0"} | null,      # the first pack
+          "policy_config": "policy-config/prod.json" | "pack defaults",          # the first pack's
+          "packs": [{"name", "version", "policy_config"}],                        # every pack, in order
+          "audited_state": null | "<the state file>",                            # check --state
           "error": null | "what failed: the review of this stack did not happen",
           "error_kind": null | "config" | "program" | "pack" | "internal",
           "error_detail": null | {"kind": "config", "stack", "file", "component", "key_path", "value",
                                   "problem", ...every other field of the ConfigError},
           "resources": [{"urn", "type", "name", "parent"}],          # sorted by urn
-          "violations": [{"policy", "level", "severity", "urn", "type", "resource", "message"}
+          "violations": [{"policy", "pack", "level", "severity", "urn", "type", "resource", "message"}
                          + {"reason", "expires"} when level is "waived"],
-          "unknown": [{"policy", "urn", "type", "resource", "message"}],
+          "unknown": [{"policy", "pack", "urn", "type", "resource", "message"}],
           "planBase": null | "state <file>" | "git <rev> (<commit>)",     # with --state / --base
           "steps": null | [{"op", "urn", "type", "protect", "retainOnDelete"}
                            + {"diffReasons", "detailedDiff"} when properties changed
@@ -30,7 +32,10 @@ Shape (format version 1; fields are only ever added, never renamed, within a ver
       "summary": {"mandatory": 0, "advisory": 0, "waived": 0, "unknown": 0, "failed": 0}
     }
 
-`level` is mandatory | advisory | waived; `expires` is an ISO date or null. Violations are sorted by
+`level` is mandatory | advisory | waived; `pack` is the name of the policy pack a finding comes
+from (`packs` lists every pack run on the stack, each with the config applied to it);
+`audited_state` is the `pulumi stack export` file a `check --state` audit read instead of running
+the program (null for a review of the program); `expires` is an ISO date or null. Violations are sorted by
 level (mandatory, advisory, waived), then policy, type, resource name, urn, message; unknowns by
 policy, type, resource name, urn. `summary.failed` counts stacks whose review failed (`error` set):
 such a review is never clean, whatever the counts say. `policy_config` is the policy pack config file
@@ -147,6 +152,9 @@ def _stack(stack: StackReview) -> dict[str, Any]:
         "stack_file": stack.stack_file,
         "pack": {"name": stack.pack.name, "version": stack.pack.version} if stack.pack else None,
         "policy_config": stack.policy_config,
+        "packs": [{"name": p.name, "version": p.version, "policy_config": p.policy_config or stack.policy_config}
+                  for p in stack.all_packs()],
+        "audited_state": stack.audited_state,
         "error": stack.error,
         "error_kind": stack.error_kind,
         "error_detail": stack.error_detail,
@@ -156,7 +164,8 @@ def _stack(stack: StackReview) -> dict[str, Any]:
         ],
         "violations": [_violation(v) for v in ordered_violations(stack)],
         "unknown": [
-            {"policy": u.policy, "urn": u.urn, "type": u.type, "resource": u.resource, "message": u.message}
+            {"policy": u.policy, "pack": u.pack, "urn": u.urn, "type": u.type, "resource": u.resource,
+             "message": u.message}
             for u in ordered_unknown(stack)
         ],
         **_plan(stack),
@@ -176,6 +185,7 @@ def _plan(stack: StackReview) -> dict[str, Any]:
 def _violation(v: Violation) -> dict[str, Any]:
     data: dict[str, Any] = {
         "policy": v.policy,
+        "pack": v.pack,
         "level": v.level,
         "severity": v.severity,
         "urn": v.urn,

@@ -1,6 +1,7 @@
 """SARIF 2.1.0 for GitHub code scanning.
 
-One run, tool `amlkit`, one rule per policy of the pack (id = the rule's stable opaque reference,
+One run, tool `amlkit` (its driver), each policy pack run as a tool extension (name, version, its
+policies as rules), one driver rule per policy of the packs (id = the rule's stable opaque reference,
 e.g. `AMLK-0001`, with the policy name as `name` and in `deprecatedIds`, the ids of amlkit 0.1.0's
 logs; a policy of another pack, which has no reference, keeps its name as id; help = remediation;
 `defaultConfiguration.level` from the enforcement level; `security-severity` for policies tagged
@@ -8,6 +9,8 @@ logs; a policy of another pack, which has no reference, keeps its name as id; he
 line of the offending key when it can be found (see `amlkit.review.locate`); for a program that is
 not driven by amlkit's stack-file schema, at the program line that declared the resource; else line 1
 of the stack file:
+
+Each result names its pack in `properties.pack`.
 
 - mandatory -> level `error`, advisory -> `warning`;
 - waived -> level `note` with a SARIF `suppressions` entry (kind `external`, the waiver's reason as
@@ -75,7 +78,8 @@ def to_sarif(review: Review, project_dir: Path = Path("."), uri_root: Path | Non
         "runs": [
             {
                 "tool": {"driver": {"name": "amlkit", "version": __version__, "semanticVersion": __version__,
-                                    "rules": [_rule(rule) for rule in rules]}},
+                                    "rules": [_rule(rule) for rule in rules]},
+                         "extensions": _extensions(stacks)},
                 "invocations": [_invocation(stacks)],
                 "results": results,
                 "columnKind": "unicodeCodePoints",
@@ -102,6 +106,18 @@ def _rules(stacks: list[StackReview]) -> list[PolicyInfo]:
     if any(stack.error for stack in stacks):
         rules.setdefault(FAILED_RULE.name, FAILED_RULE)
     return sorted(rules.values(), key=lambda p: p.name)
+
+
+def _extensions(stacks: list[StackReview]) -> list[dict[str, Any]]:
+    """Each policy pack run, as a tool extension (SARIF 2.1.0 §3.18.3) with its own policies as rules, in
+    the order the packs ran; a pack run on several stacks is listed once (name and version)."""
+    packs: dict[tuple[str, str], Any] = {}
+    for stack in stacks:
+        for pack in stack.all_packs():
+            packs.setdefault((pack.name, pack.version), pack)
+    return [{"name": pack.name, "version": pack.version,
+             "rules": [_rule(policy) for policy in sorted(pack.policies, key=lambda p: p.name)]}
+            for pack in packs.values()]
 
 
 def rule_id(policy: PolicyInfo) -> str:
@@ -196,7 +212,8 @@ def _results(stack: StackReview, index: dict[str, tuple[int, str]], project_dir:
             "locations": where(v.urn, v.policy, v.resource),
             "partialFingerprints": _fingerprint(stack.stack, v.policy, v.urn),
             "properties": {"stack": stack.stack, "environment": stack.environment, "policy": v.policy,
-                           "enforcementLevel": v.level, "severity": v.severity, "resourceType": v.type, "urn": v.urn},
+                           "pack": v.pack, "enforcementLevel": v.level, "severity": v.severity,
+                           "resourceType": v.type, "urn": v.urn},
         }
         if v.level == "waived":
             result["suppressions"] = [_suppression(v.waiver_reason, v.waiver_expires)]
@@ -208,7 +225,7 @@ def _results(stack: StackReview, index: dict[str, tuple[int, str]], project_dir:
             "locations": where(u.urn, u.policy, u.resource),
             "partialFingerprints": _fingerprint(stack.stack, u.policy, u.urn),
             "properties": {"stack": stack.stack, "environment": stack.environment, "policy": u.policy,
-                           "enforcementLevel": "unknown", "resourceType": u.type, "urn": u.urn},
+                           "pack": u.pack, "enforcementLevel": "unknown", "resourceType": u.type, "urn": u.urn},
         }
 
 

@@ -6,9 +6,11 @@ a rich Console adds colour only on a terminal and never under NO_COLOR.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from rich.text import Text
 
-from amlkit.review.model import PackInfo, PolicyInfo, Review, StackReview, Unknown, Violation
+from amlkit.review.model import PACK_DEFAULTS, PackInfo, PolicyInfo, Review, StackReview, Unknown, Violation
 from amlkit.review.report_json import (
     lookup_text,
     ordered_lookups,
@@ -19,14 +21,19 @@ from amlkit.review.report_json import (
 )
 
 INDENT = "    "
+PackSource = str | Mapping[str, str]  # one label for every pack, or one per pack name
 STYLES = {"mandatory": "bold red", "advisory": "yellow", "waived": "dim", "unknown": "cyan", "error": "bold red"}
 
 
-def render(review: Review, pack_source: str = "", plans: dict[str, Text] | None = None) -> Text:
-    """Every stack (sorted), each with its plan when `plans` has one, then the overall summary line."""
+def render(review: Review, pack_source: PackSource = "", plans: dict[str, Text] | None = None) -> Text:
+    """Every stack (sorted), each with its plan when `plans` has one, then the overall summary line.
+    `pack_source` names where each pack was loaded from: one label (every pack) or one per pack name."""
     out = Text()
     for stack in ordered_stacks(review):
         out.append(stack_header(stack) + "\n\n", style="bold")
+        if stack.audited_state is not None:
+            out.append(f"Audit of the deployed state {stack.audited_state} (no program ran; every resource "
+                       "as deployed)\n\n")
         if plans and stack.stack in plans:
             out.append_text(plans[stack.stack])
             out.append("\n")
@@ -40,17 +47,34 @@ def stack_header(stack: StackReview) -> str:
     return f"Stack {stack.stack} (project {stack.project}, environment {stack.environment}, {stack.stack_file})"
 
 
-def render_policies(stack: StackReview, pack_source: str = "") -> Text:
-    """The `Policies:` section of one stack."""
+def render_policies(stack: StackReview, pack_source: PackSource = "") -> Text:
+    """The `Policies:` section of one stack: per pack, as pulumi groups it, its verdict and findings."""
     out = Text("Policies:\n")
     if stack.error or stack.pack is None:
         reason = stack.error or "no policy pack result"
         out.append(f"{INDENT}❌ review failed: {reason}\n", style=STYLES["error"])
         out.append(f"{INDENT}{failure_kind(stack)}: this stack was NOT reviewed.\n", style=STYLES["error"])
         return out
-    ordered = ordered_violations(stack)
-    out.append(f"{INDENT}{_pack_state(stack)} {pack_label(stack.pack, pack_source)}\n")
-    out.append(f"{INDENT}Policy config: {stack.policy_config}\n")
+    packs = stack.all_packs()
+    ordered, unknown = ordered_violations(stack), ordered_unknown(stack)
+    for pack in packs:
+        if len(packs) > 1:
+            mine = [v for v in ordered if v.pack == pack.name]
+            mine_unknown = [u for u in unknown if u.pack == pack.name]
+            config = pack.policy_config or PACK_DEFAULTS
+        else:  # one pack: every finding is its own
+            mine, mine_unknown, config = ordered, unknown, stack.policy_config
+        label = pack_label(pack, source_of(pack_source, pack))
+        out.append(f"{INDENT}{PACK_STATES[outcome(mine, mine_unknown)]} {label}\n")
+        out.append(f"{INDENT}Policy config: {config}\n")
+        _findings(out, mine, mine_unknown)
+    _lookups(out, stack)
+    counts = _counts(stack.count("mandatory"), stack.count("advisory"), stack.count("waived"), len(unknown))
+    out.append(f"{INDENT}{counts}\n")
+    return out
+
+
+def _findings(out: Text, ordered: list[Violation], unknown: list[Unknown]) -> None:
     for v in ordered:
         if v.level != "waived":
             _violation(out, v)
@@ -59,15 +83,26 @@ def render_policies(stack: StackReview, pack_source: str = "") -> Text:
         out.append(f"{INDENT}Waived:\n", style=STYLES["waived"])
         for v in waived:
             _violation(out, v)
-    unknown = ordered_unknown(stack)
     if unknown:
         out.append(f"{INDENT}Unknown at preview (not a pass):\n", style=STYLES["unknown"])
         for u in unknown:
             _unknown(out, u)
-    _lookups(out, stack)
-    counts = _counts(stack.count("mandatory"), stack.count("advisory"), stack.count("waived"), len(unknown))
-    out.append(f"{INDENT}{counts}\n")
-    return out
+
+
+def outcome(violations: list[Violation], unknown: list[Unknown]) -> str:
+    """A pack's verdict on its findings: mandatory, warnings (advisory or unknown) or passed."""
+    if any(v.level == "mandatory" for v in violations):
+        return "mandatory"
+    if any(v.level == "advisory" for v in violations) or unknown:
+        return "warnings"
+    return "passed"
+
+
+def source_of(pack_source: PackSource, pack: PackInfo) -> str:
+    """Where a pack was loaded from, as the pack line names it."""
+    if isinstance(pack_source, str):
+        return pack_source
+    return pack_source.get(pack.name, "")
 
 
 def failure_kind(stack: StackReview) -> str:
@@ -127,10 +162,6 @@ def _rule(out: Text, policy: PolicyInfo) -> None:
 
 
 PACK_STATES = {"mandatory": "❌", "warnings": "⚠️", "passed": "✅"}
-
-
-def _pack_state(stack: StackReview) -> str:
-    return PACK_STATES[stack.outcome]
 
 
 def _violation(out: Text, v: Violation) -> None:

@@ -117,7 +117,7 @@ def add_findings(result: StackReview, analysis: driver.Analysis, records: list[d
         urn, type_, name = where(diag.urn)
         message = secrets.scrub(diag.message)
         if diag.unknown:
-            result.unknown.append(Unknown(diag.policy, urn, type_, name, message))
+            result.unknown.append(Unknown(diag.policy, urn, type_, name, message, pack=analysis.pack_name))
         else:
             result.violations.append(Violation(diag.policy, diag.level, diag.severity, urn, type_, name, message,
                                                pack=analysis.pack_name))  # type: ignore[arg-type]

@@ -6,6 +6,8 @@ outputs in the format tests read like real reports.
 
 from __future__ import annotations
 
+import dataclasses
+
 from amlkit.review.model import PackInfo, PolicyInfo, ResourceRecord, Review, StackReview, Unknown, Violation
 
 COMPUTE = "azure-native:machinelearningservices:Compute"
@@ -151,7 +153,7 @@ def prod_stack() -> StackReview:
         ],
         unknown=[
             Unknown(policy="aml-cluster-same-region", urn=cpu, type=COMPUTE, resource="cpu-cluster",
-                    message="can't be known during preview"),
+                    message="can't be known during preview", pack="amlkit-guardrails"),
         ],
     )
 
@@ -183,3 +185,20 @@ def config_error_stack() -> StackReview:
 def full_review() -> Review:
     """Stacks deliberately out of order: every format sorts them."""
     return Review(stacks=[prod_stack(), failed_stack(), dev_stack()])
+
+
+TAGS = PolicyInfo(name="acme-tags", description="Resources carry an owner tag.", level="mandatory", severity="low")
+EXTRA = PackInfo(name="acme-extra", version="2.0.0", policies=(TAGS,), directory="/packs/acme",
+                 policy_config="acme.json")
+
+
+def two_pack_stack() -> StackReview:
+    """prod with a second pack, acme-extra (its own config), that finds one more mandatory violation."""
+    stack = prod_stack()
+    own = dataclasses.replace(PACK, directory="/site-packages/amlkit/policies", policy_config=stack.policy_config)
+    stack.packs = [own, EXTRA]
+    stack.pack = own
+    stack.violations.append(Violation(policy="acme-tags", level="mandatory", severity="low", urn=cpu_urn(),
+                                      type=COMPUTE, resource="cpu-cluster", pack="acme-extra",
+                                      message="Cluster cpu-cluster must carry an owner tag."))
+    return stack

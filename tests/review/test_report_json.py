@@ -16,6 +16,7 @@ from tests.data.reviews import (
     failed_stack,
     full_review,
     prod_stack,
+    two_pack_stack,
 )
 
 
@@ -29,12 +30,16 @@ def test_top_level_shape_and_summary() -> None:
 
 def test_stack_fields() -> None:
     dev, prod, staging = to_dict(full_review())["stacks"]
-    assert list(prod) == ["stack", "project", "environment", "stack_file", "pack", "policy_config", "error",
+    assert list(prod) == ["stack", "project", "environment", "stack_file", "pack", "policy_config", "packs",
+                          "audited_state", "error",
                           "error_kind", "error_detail", "resources", "violations", "unknown", "planBase", "steps",
                           "changeSummary", "lookups"]
     assert (prod["planBase"], prod["steps"], prod["changeSummary"]) == (None, None, None)  # no --state / --base
     assert (prod["project"], prod["environment"], prod["stack_file"]) == ("amlkit", "prod", "stacks/Pulumi.prod.yaml")
     assert prod["pack"] == {"name": "amlkit-guardrails", "version": "0.1.0"}
+    assert prod["packs"] == [{"name": "amlkit-guardrails", "version": "0.1.0",
+                              "policy_config": "policy-config/prod.json"}]
+    assert (prod["audited_state"], staging["packs"]) == (None, [])
     assert dev["error"] is None and dev["violations"] == [] and dev["unknown"] == []
     assert staging["error"] == "program failed: ValueError: bad subnet"
     assert (staging["error_kind"], staging["error_detail"]) == ("program", None)
@@ -59,16 +64,17 @@ def test_a_config_error_carries_its_fields_and_exits_2() -> None:
 def test_violations_sorted_by_level_with_waiver_fields_only_on_waived() -> None:
     prod = to_dict(Review(stacks=[prod_stack()]))["stacks"][0]
     base = {"urn": cpu_urn(), "type": COMPUTE, "resource": "cpu-cluster"}
+    pack = {"pack": "amlkit-guardrails"}
     assert prod["violations"] == [
-        {"policy": "aml-cluster-min-nodes-zero", "level": "mandatory", "severity": "high", **base,
+        {"policy": "aml-cluster-min-nodes-zero", **pack, "level": "mandatory", "severity": "high", **base,
          "message": "Cluster cpu-cluster must scale down to 0 nodes; found minNodeCount 2.\nIdle nodes are billed."},
-        {"policy": "aml-cluster-ssh-disabled", "level": "advisory", "severity": "high", **base,
+        {"policy": "aml-cluster-ssh-disabled", **pack, "level": "advisory", "severity": "high", **base,
          "message": "Cluster cpu-cluster must close the SSH port explicitly; found NotSpecified."},
-        {"policy": "aml-compute-no-public-ip", "level": "waived", "severity": "medium", **base,
+        {"policy": "aml-compute-no-public-ip", **pack, "level": "waived", "severity": "medium", **base,
          "message": "Cluster cpu-cluster must not give nodes a public IP.",
          "reason": "Migration to the hub network, ticket NET-42", "expires": "2026-12-31"},
     ]
-    assert prod["unknown"] == [{"policy": "aml-cluster-same-region", "urn": cpu_urn(), "type": COMPUTE,
+    assert prod["unknown"] == [{"policy": "aml-cluster-same-region", **pack, "urn": cpu_urn(), "type": COMPUTE,
                                 "resource": "cpu-cluster", "message": "can't be known during preview"}]
 
 
@@ -117,3 +123,13 @@ def test_rules() -> None:
     assert {key: data["policies"][3][key] for key in ("ref", "group", "display_name", "since", "compliance",
                                                    "equivalents")} == {
         "ref": None, "group": None, "display_name": None, "since": None, "compliance": None, "equivalents": []}
+
+
+def test_several_packs_each_with_its_config_and_each_finding_with_its_pack() -> None:
+    stack = to_dict(Review(stacks=[two_pack_stack()]))["stacks"][0]
+    assert stack["packs"] == [
+        {"name": "amlkit-guardrails", "version": "0.1.0", "policy_config": "policy-config/prod.json"},
+        {"name": "acme-extra", "version": "2.0.0", "policy_config": "acme.json"}]
+    assert stack["pack"] == {"name": "amlkit-guardrails", "version": "0.1.0"}  # the first pack, as before
+    assert [(v["policy"], v["pack"]) for v in stack["violations"] if v["level"] == "mandatory"] == [
+        ("acme-tags", "acme-extra"), ("aml-cluster-min-nodes-zero", "amlkit-guardrails")]

@@ -25,6 +25,7 @@ from tests.data.reviews import (
     failed_stack,
     full_review,
     prod_stack,
+    two_pack_stack,
 )
 
 PROD_STACK_FILE = """\
@@ -65,6 +66,7 @@ def _validate(schema: dict, log: dict) -> None:
     [
         pytest.param(full_review(), id="every-kind-of-finding-and-a-failure"),
         pytest.param(Review(stacks=[dev_stack()]), id="clean"),
+        pytest.param(Review(stacks=[two_pack_stack()]), id="two-packs"),
         pytest.param(Review(), id="no-stacks"),
     ],
 )
@@ -132,13 +134,18 @@ def test_results_levels_locations_and_suppressions(project: Path) -> None:
     assert mandatory["locations"][0]["logicalLocations"] == [
         {"name": "cpu-cluster", "fullyQualifiedName": cpu_urn(), "kind": "resource"}]
     assert mandatory["properties"] == {"stack": "prod", "environment": "prod", "policy": "aml-cluster-min-nodes-zero",
-                                       "enforcementLevel": "mandatory", "severity": "high", "resourceType": COMPUTE,
-                                       "urn": cpu_urn()}
+                                       "pack": "amlkit-guardrails", "enforcementLevel": "mandatory",
+                                       "severity": "high", "resourceType": COMPUTE, "urn": cpu_urn()}
     assert "suppressions" not in mandatory and "suppressions" not in advisory
     assert waived["suppressions"] == [{"kind": "external", "status": "accepted",
                                        "justification": "Migration to the hub network, ticket NET-42",
                                        "properties": {"expires": "2026-12-31"}}]
     assert unknown["message"]["text"] == "Not evaluated at preview (not a pass): can't be known during preview"
+    assert unknown["properties"]["pack"] == "amlkit-guardrails"
+    [extension] = run["tool"]["extensions"]  # the one pack, with its own policies as rules
+    assert (extension["name"], extension["version"]) == ("amlkit-guardrails", "0.1.0")
+    assert [r.get("name", r["id"]) for r in extension["rules"]] == [
+        "aml-cluster-min-nodes-zero", "aml-cluster-ssh-disabled", "aml-compute-no-public-ip", "aml-quota-budget"]
     assert run["invocations"] == [{"executionSuccessful": True,
                                    "properties": {"policyConfig": {"prod": "policy-config/prod.json"}}}]
 
@@ -267,3 +274,16 @@ def test_unanswered_lookups_are_notes_of_a_successful_run(schema: dict, project:
         "properties": {"stack": "dev", "token": "azure-native:network:getSubnet",
                        "args": {"resourceGroupName": "rg", "subnetName": "s"}},
     }]}]
+
+
+def test_each_pack_is_a_tool_extension_and_each_result_names_its_pack(project: Path) -> None:
+    run = to_sarif(Review(stacks=[two_pack_stack()]), project)["runs"][0]
+    assert [(e["name"], e["version"], [r.get("name", r["id"]) for r in e["rules"]])
+            for e in run["tool"]["extensions"]] == [
+        ("amlkit-guardrails", "0.1.0", ["aml-cluster-min-nodes-zero", "aml-cluster-ssh-disabled",
+                                        "aml-compute-no-public-ip", "aml-quota-budget"]),
+        ("acme-extra", "2.0.0", ["acme-tags"]),
+    ]
+    assert [(r["ruleId"], r["properties"]["pack"]) for r in run["results"]] == [
+        ("acme-tags", "acme-extra"), ("AMLK-0001", "amlkit-guardrails"), ("AMLK-0008", "amlkit-guardrails"),
+        ("aml-compute-no-public-ip", "amlkit-guardrails"), ("aml-cluster-same-region", "amlkit-guardrails")]

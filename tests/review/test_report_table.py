@@ -11,7 +11,16 @@ from rich.console import Console
 
 from amlkit.review.model import Review
 from amlkit.review.report_table import pack_label, render, render_policies, render_rules, summary_line
-from tests.data.reviews import PACK, SECRET_VALUE, config_error_stack, dev_stack, failed_stack, full_review, prod_stack
+from tests.data.reviews import (
+    PACK,
+    SECRET_VALUE,
+    config_error_stack,
+    dev_stack,
+    failed_stack,
+    full_review,
+    prod_stack,
+    two_pack_stack,
+)
 
 PROD_POLICIES = """\
 Policies:
@@ -180,3 +189,20 @@ aml-compute-no-public-ip  [mandatory] [severity: medium] [resource]
 aml-quota-budget  [disabled] [severity: low] [stack]
     Clusters fit the core quota.
 """
+
+
+TWO_PACKS = PROD_POLICIES.replace("    1 mandatory, 1 advisory", """\
+    ❌ acme-extra@v2.0.0 (local: ../acme)
+    Policy config: acme.json
+        - [mandatory] [severity: low]  acme-tags  (azure-native:machinelearningservices:Compute: cpu-cluster)
+          Cluster cpu-cluster must carry an owner tag.
+    2 mandatory, 1 advisory""")
+
+
+def test_several_packs_are_grouped_by_pack_as_pulumi_does() -> None:
+    sources = {"amlkit-guardrails": "policies", "acme-extra": "../acme"}
+    assert render_policies(two_pack_stack(), sources).plain == TWO_PACKS
+    clean_extra = two_pack_stack()
+    clean_extra.violations = [v for v in clean_extra.violations if v.pack != "acme-extra"]
+    assert "    ✅ acme-extra@v2.0.0 (local: ../acme)\n    Policy config: acme.json\n    1 mandatory" in \
+        render_policies(clean_extra, sources).plain
