@@ -9,7 +9,8 @@ others are still reviewed and every report is still written):
      and no program or pack failed
   3  a program or the policy pack failed, or amlkit itself did: never a clean-looking report
 
-Flags mirror the Pulumi CLI (`--stack`, `--policy-pack`, `--policy-pack-config`). The review engine is
+Flags mirror the Pulumi CLI (`--stack`, `--policy-pack`, `--policy-pack-config`, both repeatable and paired
+in order as `pulumi preview` pairs them; `analyze --file` as `pulumi policy analyze --file`). The review engine is
 imported lazily inside the commands, so `amlkit --help` stays fast.
 """
 
@@ -66,6 +67,22 @@ Stacks = Annotated[list[str] | None, typer.Option(
     help="Stack to review (repeatable; default: every Pulumi.<stack>.yaml of the project).")]
 PolicyPack = Annotated[Path | None, typer.Option("--policy-pack", help="Policy pack directory (default: amlkit's).",
                                                  exists=True, file_okay=False, dir_okay=True)]
+PolicyPacks = Annotated[list[Path] | None, typer.Option(
+    "--policy-pack", metavar="DIR", exists=True, file_okay=False, dir_okay=True,
+    help="Policy pack directory (repeatable: every pack runs on every stack, and each finding names its pack; "
+    "default: amlkit's own pack).")]
+PolicyPackConfigs = Annotated[list[Path] | None, typer.Option(
+    "--policy-pack-config", metavar="FILE|DIR", exists=True, file_okay=True, dir_okay=True,
+    help="Policy pack config JSON, or a directory of <stack>.json (else <environment>.json) files: one per "
+    "--policy-pack, in the same order, or none (repeatable; the counts must match, as in `pulumi preview`). "
+    "Without it amlkit's own pack gets the project's policy-config/<stack>.json when it exists, and every other "
+    "pack its defaults.")]
+AuditStates = Annotated[list[Path] | None, typer.Option(
+    "--state", metavar="FILE", exists=True, dir_okay=False,
+    help="Audit this `pulumi stack export` (deployment v3) instead of running the program, as `pulumi policy "
+    "analyze --file` does (repeatable, one file per stack): every deployed resource through the packs, with "
+    "the same configs, waivers, formats and exit codes. Not a plan: `amlkit preview --state` plans the program "
+    "against a state.")]
 PolicyPackConfig = Annotated[Path | None, typer.Option(
     "--policy-pack-config", help="Policy pack config JSON, or a directory of <stack>.json (else "
     "<environment>.json) files (default: the project's policy-config/<stack>.json when it exists, else the "
@@ -81,8 +98,9 @@ Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Show tracebacks 
                                         "failed pack's stderr.")]
 States = Annotated[list[Path] | None, typer.Option(
     "--state", metavar="FILE", exists=True, dir_okay=False,
-    help="A `pulumi stack export` of a reviewed stack (repeatable, one per stack): plan create, update, "
-    "replace and delete against it. Without --stack, only the stacks of the given states are reviewed.")]
+    help="A `pulumi stack export` of a reviewed stack (repeatable, one per stack): run the program and plan "
+    "create, update, replace and delete against it. Without --stack, only the stacks of the given states are "
+    "reviewed. To audit a deployed state without the program, use `amlkit check --state`.")]
 Base = Annotated[str | None, typer.Option(
     "--base", metavar="REV", help="Plan against the program and stack files at this git revision "
     "(e.g. origin/main), for pull requests without deployed state.")]
@@ -129,7 +147,7 @@ def _project_hint(args: list[str]) -> Path:
 def _reviews(args: list[str]) -> bool:
     """Whether the command line runs a review (`check` or `preview`, not just their help)."""
     command = next((a for a in args if not a.startswith("-")), None)
-    return command in ("check", "preview") and not {"--help", "-h"} & set(args)
+    return command in ("check", "preview", "analyze") and not {"--help", "-h"} & set(args)
 
 
 def _terminate(signum: int, frame: object) -> NoReturn:
@@ -150,8 +168,8 @@ def preview(
     stack_files: StackFiles = None,
     project_dir: ProjectDir = Path("."),
     stack: Stacks = None,
-    policy_pack: PolicyPack = None,
-    policy_pack_config: PolicyPackConfig = None,
+    policy_pack: PolicyPacks = None,
+    policy_pack_config: PolicyPackConfigs = None,
     format: Format = ReportFormat.table,
     output: Output = None,
     jobs: Jobs = None,
@@ -175,17 +193,43 @@ def check(
     stack_files: StackFiles = None,
     project_dir: ProjectDir = Path("."),
     stack: Stacks = None,
-    policy_pack: PolicyPack = None,
-    policy_pack_config: PolicyPackConfig = None,
+    policy_pack: PolicyPacks = None,
+    policy_pack_config: PolicyPackConfigs = None,
+    format: Format = ReportFormat.table,
+    output: Output = None,
+    jobs: Jobs = None,
+    timeout: Timeout = 120.0,
+    verbose: Verbose = False,
+    state: AuditStates = None,
+) -> None:
+    """Run only the policy review of each stack; with --state, audit deployed states instead (no program)."""
+    if state:
+        if stack_files or stack:
+            raise _usage("--state audits the given state files (each names its stack): it takes no stack files "
+                         "and no --stack")
+        return _audit_and_report(state, project_dir, policy_pack, policy_pack_config, format, output, jobs,
+                                 timeout, verbose)
+    _review_and_report(stack_files, project_dir, stack, policy_pack, policy_pack_config, format, output, jobs,
+                       timeout, verbose, with_plan=False)
+
+
+@app.command()
+def analyze(
+    file: Annotated[list[Path], typer.Option(
+        "--file", metavar="FILE", exists=True, dir_okay=False,
+        help="A `pulumi stack export` (deployment v3) to audit (repeatable, one file per stack).")],
+    project_dir: ProjectDir = Path("."),
+    policy_pack: PolicyPacks = None,
+    policy_pack_config: PolicyPackConfigs = None,
     format: Format = ReportFormat.table,
     output: Output = None,
     jobs: Jobs = None,
     timeout: Timeout = 120.0,
     verbose: Verbose = False,
 ) -> None:
-    """Run only the policy review of each stack."""
-    _review_and_report(stack_files, project_dir, stack, policy_pack, policy_pack_config, format, output, jobs,
-                       timeout, verbose, with_plan=False)
+    """Audit deployed states without running the program, as `pulumi policy analyze --file` does (the same
+    as `amlkit check --state FILE`)."""
+    _audit_and_report(file, project_dir, policy_pack, policy_pack_config, format, output, jobs, timeout, verbose)
 
 
 @app.command()
@@ -202,12 +246,46 @@ def rules(
         _emit_rules(pack, format, output, _pack_source(policy_pack))
 
 
+def _audit_and_report(states: list[Path], project_dir: Path, policy_packs: list[Path] | None,
+                      configs: list[Path] | None, fmt: ReportFormat, output: Path | None, jobs: int | None,
+                      timeout: float, verbose: bool) -> None:
+    """`check --state` and `analyze --file`: the packs over each deployed state, then the same reports."""
+    with _guarded(verbose):
+        _check_pairing(policy_packs, configs)
+        review = importlib.import_module("amlkit.review.audit").audit(
+            states, project_dir, policy_pack=_one_or_many(policy_packs), policy_pack_config=_one_or_many(configs),
+            jobs=jobs, timeout=timeout, verbose=verbose)
+        _report(review, fmt, output, project_dir, policy_packs, with_plan=False)
+
+
+def _usage(message: str) -> typer.Exit:
+    typer.echo(f"amlkit: error: {message}", err=True)
+    return typer.Exit(2)
+
+
+def _check_pairing(policy_packs: list[Path] | None, configs: list[Path] | None) -> None:
+    """Pulumi's rule: no --policy-pack-config, or one per --policy-pack (exit 2 otherwise)."""
+    from amlkit.review.packs import pairing_error
+
+    error = pairing_error(policy_packs or [], configs or [])
+    if error:
+        raise UsageError(error)
+
+
+def _one_or_many(values: list[Path] | None) -> Path | tuple[Path, ...] | None:
+    """What the engine takes: None, one path, or several."""
+    if not values:
+        return None
+    return values[0] if len(values) == 1 else tuple(values)
+
+
 def _engine() -> ModuleType:
     """The review engine, imported on first use (and replaceable in sys.modules by tests)."""
     return importlib.import_module("amlkit.review.engine")
 
 
-def _review(project_dir: Path, stacks: list[str] | None, policy_pack: Path | None, config: Path | None,
+def _review(project_dir: Path, stacks: list[str] | None, policy_pack: Path | tuple[Path, ...] | None,
+            config: Path | tuple[Path, ...] | None,
             jobs: int | None, timeout: float, verbose: bool, plan_against: dict | None = None) -> Review:
     plan_against = {key: value for key, value in (plan_against or {}).items() if value}
     if plan_against.get("states") and not stacks:
@@ -222,22 +300,24 @@ def _review(project_dir: Path, stacks: list[str] | None, policy_pack: Path | Non
 
 
 def _review_and_report(stack_files: list[Path] | None, project_dir: Path, stacks: list[str] | None,
-                       policy_pack: Path | None, config: Path | None, fmt: ReportFormat, output: Path | None,
-                       jobs: int | None, timeout: float, verbose: bool, with_plan: bool,
+                       policy_packs: list[Path] | None, configs: list[Path] | None, fmt: ReportFormat,
+                       output: Path | None, jobs: int | None, timeout: float, verbose: bool, with_plan: bool,
                        plan_against: dict | None = None) -> None:
     """`preview` (with_plan) and `check`: review the stack files or the project's stacks, then report."""
     with _guarded(verbose):
+        _check_pairing(policy_packs, configs)
+        policy_pack, config = _one_or_many(policy_packs), _one_or_many(configs)
         if stack_files:
             if plan_against and any(plan_against.values()):
                 raise UsageError("--state and --base take --project-dir and --stack, not stack files")
             review = _review_files(stack_files, stacks, policy_pack, config, jobs, timeout, verbose)
         else:
             review = _review(project_dir, stacks, policy_pack, config, jobs, timeout, verbose, plan_against)
-        _report(review, fmt, output, project_dir, policy_pack, with_plan=with_plan)
+        _report(review, fmt, output, project_dir, policy_packs, with_plan=with_plan)
 
 
-def _review_files(stack_files: list[Path], stacks: list[str] | None, policy_pack: Path | None,
-                  config: Path | None, jobs: int | None, timeout: float, verbose: bool) -> Review:
+def _review_files(stack_files: list[Path], stacks: list[str] | None, policy_pack: Path | tuple[Path, ...] | None,
+                  config: Path | tuple[Path, ...] | None, jobs: int | None, timeout: float, verbose: bool) -> Review:
     """Review the given stack files, grouped by the Pulumi project each belongs to."""
     if stacks:
         raise UsageError("give stack files or --stack, not both")
@@ -258,7 +338,7 @@ def exit_code(review: Review) -> int:
     return review.exit_code()
 
 
-def render_report(review: Review, fmt: ReportFormat, project_dir: Path, pack_source: str,
+def render_report(review: Review, fmt: ReportFormat, project_dir: Path, pack_source: str | dict[str, str],
                   with_plan: bool) -> Text | str:
     """The report in `fmt`; the table is rich Text (coloured on a terminal only)."""
     from amlkit.review import report_json, report_markdown, report_plan, report_sarif, report_table
@@ -276,10 +356,10 @@ def render_report(review: Review, fmt: ReportFormat, project_dir: Path, pack_sou
 
 
 def _report(review: Review, fmt: ReportFormat, output: Path | None, project_dir: Path,
-            policy_pack: Path | None, with_plan: bool) -> NoReturn:
+            policy_packs: list[Path] | None, with_plan: bool) -> NoReturn:
     from amlkit.review.report_table import summary_line
 
-    report = render_report(review, fmt, project_dir, _pack_source(policy_pack), with_plan)
+    report = render_report(review, fmt, project_dir, _pack_sources(review, policy_packs or []), with_plan)
     if output is None:
         _print(report)
     else:
@@ -323,6 +403,15 @@ def _write(path: Path, report: Text | str) -> None:
         path.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"{path}: cannot write the report: {exc.strerror or exc}") from exc
+
+
+def _pack_sources(review: Review, policy_packs: list[Path]) -> str | dict[str, str]:
+    """How the pack lines name each pack's directory: one label for one pack, else one per pack name."""
+    if len(policy_packs) <= 1:
+        return _pack_source(policy_packs[0] if policy_packs else None)
+    given = {Path(os.path.abspath(path)).resolve(): str(path) for path in policy_packs}
+    return {pack.name: given.get(Path(pack.directory), _relative(Path(pack.directory)))
+            for stack in review.stacks for pack in stack.all_packs() if pack.directory}
 
 
 def _pack_source(policy_pack: Path | None) -> str:

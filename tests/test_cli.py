@@ -314,3 +314,31 @@ def test_stack_files_and_stack_flag_together_exit_2(fake, tmp_path: Path) -> Non
     result = runner.invoke(cli.app, ["check", str(files[0]), "--stack", "dev"])
     assert result.exit_code == 2
     assert result.stderr == "amlkit: error: give stack files or --stack, not both\n"
+
+
+def test_repeated_packs_and_configs_reach_the_engine_in_order(fake, tmp_path: Path) -> None:
+    engine = fake(Review(stacks=[dev_stack()]))
+    (tmp_path / "other").mkdir()
+    for name in ("a.json", "b.json"):
+        (tmp_path / name).write_text("{}", encoding="utf-8")
+    args = ["check", "--policy-pack", "policies", "--policy-pack", "other", "--policy-pack-config", "a.json",
+            "--policy-pack-config", "b.json"]
+    assert runner.invoke(cli.app, args).exit_code == 0
+    [call] = engine.calls
+    assert (call["policy_pack"], call["policy_pack_config"]) == ((Path("policies"), Path("other")),
+                                                                 (Path("a.json"), Path("b.json")))
+
+
+@pytest.mark.parametrize("command", [["check"], ["preview"], ["analyze", "--file", "state.json"]])
+def test_pack_and_config_counts_must_match(fake, tmp_path: Path, command: list[str]) -> None:
+    engine = fake(Review(stacks=[dev_stack()]))
+    (tmp_path / "other").mkdir()
+    (tmp_path / "state.json").write_text("{}", encoding="utf-8")
+    (tmp_path / "a.json").write_text("{}", encoding="utf-8")
+    result = runner.invoke(cli.app, [*command, "--policy-pack", "policies", "--policy-pack", "other",
+                                     "--policy-pack-config", "a.json"])
+    assert (result.exit_code, result.stdout, engine.calls) == (2, "", [])
+    assert result.stderr == (
+        "amlkit: error: the number of --policy-pack-config flags (1) must match the number of --policy-pack flags "
+        "(2): the first config goes with the first pack, and so on; give one config per pack, or none (then each "
+        "pack runs with its defaults, and amlkit's own pack with the project's policy-config/<stack>.json)\n")

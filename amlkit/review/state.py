@@ -40,6 +40,12 @@ class StateResource:
     retain_on_delete: bool = False
     external: bool = False
     pending_delete: bool = False  # `delete: true`: an old copy the next update deletes anyway
+    provider: str = ""  # the provider reference, `<provider urn>::<provider id>`
+    dependencies: tuple[str, ...] = ()
+    property_dependencies: dict[str, list[str]] = field(default_factory=dict)
+    ignore_changes: tuple[str, ...] = ()
+    additional_secret_outputs: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()  # alias URNs
 
     @property
     def name(self) -> str:
@@ -144,6 +150,11 @@ def _resource(raw: dict[str, Any]) -> StateResource:
         parent=raw.get("parent") or None, inputs=wire(raw.get("inputs") or {}), outputs=wire(raw.get("outputs") or {}),
         protect=bool(raw.get("protect")), retain_on_delete=bool(raw.get("retainOnDelete")),
         external=bool(raw.get("external")), pending_delete=bool(raw.get("delete")),
+        provider=raw.get("provider") or "", dependencies=tuple(raw.get("dependencies") or ()),
+        property_dependencies={key: list(urns or []) for key, urns in (raw.get("propertyDependencies") or {}).items()},
+        ignore_changes=tuple(raw.get("ignoreChanges") or ()),
+        additional_secret_outputs=tuple(raw.get("additionalSecretOutputs") or ()),
+        aliases=tuple(alias for alias in raw.get("aliases") or () if isinstance(alias, str)),
     )
 
 

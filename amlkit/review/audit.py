@@ -1,0 +1,322 @@
+"""Audit a deployed state: the policy packs over a `pulumi stack export`, without running the program.
+
+`amlkit check --state FILE` (alias `amlkit analyze --file FILE`) does what `pulumi policy analyze --file`
+does (pulumi/pulumi `pkg/cmd/pulumi/policy/policy_analyze.go`, `pkg/resource/deploy/analyze_snapshot.go`):
+
+- no program runs; resources marked for deletion (`delete: true`) are skipped;
+- per resource and per pack, first `Remediate` (only when the pack has a policy at level remediate,
+  the only policies pulumi-policy remediates): what a remediation would change is reported as an
+  advisory finding naming the changed properties, never applied; a remediation's own diagnostic is an
+  advisory finding, as the engine reports it;
+- then `Analyze` with the resource's state **inputs**, as a dry run (a mandatory finding still fails);
+- one `AnalyzeStack` per pack over every resource with its state **outputs**, parent, dependencies and
+  property dependencies; a stack finding whose URN is not a resource of the state is the root stack's;
+- secrets the export left encrypted (exported without `--show-secrets`) are never decrypted: the packs
+  see the string `[secret]`, whatever the secret's type, and a warning says so on stderr;
+- each file is one stack's audit: a file that does not load, or a pack that fails on it, is that
+  stack's error, and the other files are still audited.
+
+Packs, their configs (the project's `policy-config/<stack>.json` for amlkit's own pack, else a paired
+`--policy-pack-config`), waivers, formats and exit codes are those of `amlkit check`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import yaml
+from google.protobuf import json_format
+
+from amlkit.errors import ConfigError, ReviewFailed, UsageError
+from amlkit.review import driver, packs, processes, warm
+from amlkit.review.model import PACK_DEFAULTS, ResourceRecord, Review, StackReview
+from amlkit.review.packconfig import load_config_file
+from amlkit.review.project import Project, find_project_file, load_project
+from amlkit.review.secrets import REDACTED, SECRET_SIG, SECRET_SIG_KEY, Secrets, is_secret
+from amlkit.review.state import ENCRYPTED, STACK_TYPE, State, StateResource, load_state
+
+WARNING = "amlkit: warning: could not decrypt secrets in {file}; analyzing with secret values redacted"
+
+
+def audit(
+    files: Sequence[Path],
+    project_dir: Path = Path("."),
+    policy_pack: Path | Sequence[Path] | None = None,
+    policy_pack_config: Path | Sequence[Path] | None = None,
+    jobs: int | None = None,
+    timeout: float = 120.0,
+    verbose: bool = False,
+) -> Review:
+    """Audit each state file (one stack each) with the packs; one StackReview per file, in file order.
+
+    project_dir: where amlkit's own pack finds the project's `policy-config/<stack>.json` (and the
+    stack's `amlkit:environment`); no program of it runs. Bad usage (a pack/config count mismatch, a
+    config directory without the stack's file) raises before any pack starts."""
+    from amlkit.review.engine import default_pack_dir, usable_cpus
+
+    if not files:
+        raise UsageError("no state file to audit")
+    jobs = usable_cpus() if jobs is None else jobs
+    if jobs < 1:
+        raise UsageError(f"--jobs must be at least 1, got {jobs}")
+    own = _own_pack(default_pack_dir) if packs.as_list(policy_pack) else default_pack_dir()
+    specs = packs.resolve(policy_pack, policy_pack_config, own)
+    project = _project(Path(project_dir))
+    base = project.dir if project else Path(project_dir).resolve()
+    loaded = [_load(Path(path), base) for path in files]
+    for item in loaded:  # a missing per-stack config file is bad usage, before any work
+        if isinstance(item, _Loaded):
+            for spec in specs:
+                packs.config_path(spec, base, item.state.stack, _environment(project, item.state))
+    with warm.session(None, specs[0].directory, len(loaded)):
+        run = _Audit(specs, project, base, timeout, verbose)
+        if jobs == 1 or len(loaded) == 1:
+            with processes.cancel_on_interrupt():
+                return Review([run.stack(item) for item in loaded])
+        pool = ThreadPoolExecutor(max_workers=jobs)
+        try:
+            with processes.cancel_on_interrupt():
+                return Review(list(pool.map(run.stack, loaded)))
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _own_pack(default_pack_dir: Any) -> Path | None:
+    try:
+        return default_pack_dir()
+    except ReviewFailed:
+        return None
+
+
+def _project(project_dir: Path) -> Project | None:
+    """The project whose policy config applies, when the directory is one (an audit needs none)."""
+    if not project_dir.is_dir():
+        raise UsageError(f"{project_dir}: not a directory")
+    return load_project(project_dir) if find_project_file(project_dir.resolve()) else None
+
+
+@dataclasses.dataclass(frozen=True)
+class _Loaded:
+    label: str  # the file as reports name it: relative to the project when inside it
+    state: State
+
+
+@dataclasses.dataclass(frozen=True)
+class _Broken:
+    label: str
+    error: ConfigError
+
+
+def _load(path: Path, base: Path) -> _Loaded | _Broken:
+    label = _label(path, base)
+    try:
+        return _Loaded(label, load_state(path))
+    except ConfigError as error:
+        return _Broken(label, error)
+
+
+def _label(path: Path, base: Path) -> str:
+    absolute = Path(os.path.abspath(path))
+    try:
+        return str(absolute.relative_to(base))
+    except ValueError:
+        return str(absolute)
+
+
+def _environment(project: Project | None, state: State) -> str:
+    """The stack's `amlkit:environment` from the project's stack file when it has one, else the stack."""
+    if project is None or project.name != state.project:
+        return state.stack
+    try:
+        data = yaml.safe_load(project.stack_file(state.stack).read_text(encoding="utf-8")) or {}
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return state.stack
+    config = data.get("config") if isinstance(data, dict) else None
+    value = config.get("amlkit:environment") if isinstance(config, dict) else None
+    return value if isinstance(value, str) and value else state.stack
+
+
+class _Audit:
+    def __init__(self, specs: tuple[packs.PackSpec, ...], project: Project | None, base: Path, timeout: float,
+                 verbose: bool) -> None:
+        self.specs, self.project, self.base, self.timeout, self.verbose = specs, project, base, timeout, verbose
+
+    def stack(self, item: _Loaded | _Broken) -> StackReview:
+        if isinstance(item, _Broken):
+            result = StackReview(item.label, "", "", item.label, audited_state=item.label)
+            return _config_failure(result, item.error, Secrets())
+        state = item.state
+        stack = state.stack or item.label
+        result = StackReview(stack, state.project, _environment(self.project, state), item.label,
+                             audited_state=item.label)
+        live = [r for r in state.resources if not r.pending_delete]
+        values = [v for r in live for v in (r.inputs, r.outputs)]
+        secrets = Secrets.from_inputs(values)
+        if _has_encrypted(values):
+            print(WARNING.format(file=item.label), file=sys.stderr)
+        config_paths = [packs.config_path(spec, self.base, stack, result.environment) for spec in self.specs]
+        labels = [_label(path, self.base) if path else PACK_DEFAULTS for path in config_paths]
+        result.policy_config = labels[0]
+        records = [_record(r) for r in live]
+        result.resources = [ResourceRecord(urn=r.urn, type=r.type, name=r.name, parent=r.parent, custom=r.custom,
+                                           inputs=secrets.redact(r.inputs), options={"protect": r.protect})
+                            for r in live]
+        try:
+            configs = [(load_config_file(path) if path else None, str(path) if path else None)
+                       for path in config_paths]
+            with ExitStack() as running:
+                started = [running.enter_context(driver.PackProcess(spec.directory, state.project, stack, {},
+                                                                    self.timeout)) for spec in self.specs]
+                analyses = [_analyze(pack, state, live, file_config, file_name)
+                            for pack, (file_config, file_name) in zip(started, configs, strict=True)]
+        except ConfigError as error:  # a policy pack config
+            result.resources = []
+            return _config_failure(result, error, secrets)
+        except ReviewFailed as failure:  # a pack failed: never a clean audit
+            result.resources = []
+            result.error, result.error_kind = secrets.scrub(f"stack {stack}: {failure}"), "pack"
+            return result
+        return packs.add_results(result, analyses, self.specs, labels, records, secrets, state.project)
+
+
+def _config_failure(result: StackReview, error: ConfigError, secrets: Secrets) -> StackReview:
+    result.error = secrets.scrub(f"stack {result.stack}: {error}")
+    result.error_kind = "config"
+    result.error_detail = secrets.redact({"kind": "config", "stack": result.stack, "file": error.file,
+                                          "key_path": error.key_path, "value": error.value,
+                                          "problem": error.problem})
+    return result
+
+
+def _record(resource: StateResource) -> dict[str, Any]:
+    """What the report's findings need of a resource (see results.add_findings)."""
+    return {"urn": resource.urn, "type": resource.type, "name": resource.name}
+
+
+# --- the analyzer conversation ---------------------------------------------------------------------
+
+def _analyze(pack: driver.PackProcess, state: State, live: list[StateResource],
+             file_config: Any, file_name: str | None) -> driver.Analysis:
+    """One pack over one state: Remediate (reported) and Analyze per resource, then AnalyzeStack."""
+    driver.handshake(pack)
+    pack.call("ConfigureStack", driver.analyzer_pb2.AnalyzerStackConfigureRequest(
+        stack=state.stack, project=state.project, organization="organization", dry_run=True,
+        tags=driver.stack_tags(state.project)), "ConfigureStack")
+    analysis = driver.configure(pack, file_config, file_name)
+    providers = {r.urn: r for r in state.resources if r.type.startswith("pulumi:providers:")}
+    remediates = any(entry.level == "remediate" for entry in analysis.config.values())
+    requests = [_request(r, blind(r.inputs), providers) for r in live]
+    if remediates:
+        for resource, request in zip(live, requests, strict=True):
+            _remediations(pack, analysis, resource, request)
+    pending = [(pack.stub.Analyze.future(request, timeout=pack.timeout), request) for request in requests]
+    for future, request in pending:
+        driver._collect(analysis, driver._result(pack, future, request, analysis), request.urn)
+    _analyze_stack(pack, analysis, state, live, providers)
+    return analysis
+
+
+def _request(resource: StateResource, properties: dict[str, Any],
+             providers: dict[str, StateResource]) -> driver.analyzer_pb2.AnalyzeRequest:
+    """The engine's AnalyzerResource of a state resource (`stateToAnalyzerResource`)."""
+    pb = driver.analyzer_pb2
+    request = pb.AnalyzeRequest(
+        type=resource.type, properties=driver.to_struct(properties), urn=resource.urn, name=resource.name,
+        options=pb.AnalyzerResourceOptions(
+            protect=resource.protect, ignoreChanges=list(resource.ignore_changes),
+            additionalSecretOutputs=list(resource.additional_secret_outputs), aliases=list(resource.aliases),
+            parent=resource.parent or ""),
+    )
+    provider = providers.get(resource.provider.rsplit("::", 1)[0]) if resource.provider else None
+    if provider is not None:
+        request.provider.CopyFrom(pb.AnalyzerProviderResource(
+            type=provider.type, urn=provider.urn, name=provider.name,
+            properties=driver.to_struct(blind(provider.inputs))))
+    return request
+
+
+def _remediations(pack: driver.PackProcess, analysis: driver.Analysis, resource: StateResource,
+                  request: driver.analyzer_pb2.AnalyzeRequest) -> None:
+    """What the pack would remediate on a resource: reported as advisory findings, never applied."""
+    response = pack.call("Remediate", request, f"Remediate of {resource.urn}")
+    severities = {p.name: driver._SEVERITIES.get(p.severity, "unspecified") for p in analysis.policies}
+    before = json_format.MessageToDict(request.properties)
+    for remediation in response.remediations:
+        severity = severities.get(remediation.policyName, "unspecified")
+        if remediation.diagnostic:
+            message = remediation.diagnostic
+        elif remediation.HasField("properties"):
+            after = json_format.MessageToDict(remediation.properties)
+            changed = sorted(key for key in {*before, *after} if before.get(key) != after.get(key))
+            if not changed:
+                continue
+            message = (f"would remediate {', '.join(changed)} (reported, not applied: an audit never changes a "
+                       "deployed resource)")
+        else:
+            continue
+        analysis.diagnostics.append(driver.Diagnostic(remediation.policyName, "advisory", severity, resource.urn,
+                                                      message))
+
+
+def _analyze_stack(pack: driver.PackProcess, analysis: driver.Analysis, state: State, live: list[StateResource],
+                   providers: dict[str, StateResource]) -> None:
+    pb = driver.analyzer_pb2
+    resources = []
+    for resource in live:
+        request = _request(resource, blind(resource.outputs), providers)
+        message = pb.AnalyzerResource(type=request.type, properties=request.properties, urn=request.urn,
+                                      name=request.name, options=request.options, parent=resource.parent or "",
+                                      dependencies=list(resource.dependencies))
+        if request.HasField("provider"):
+            message.provider.CopyFrom(request.provider)
+        for key, urns in resource.property_dependencies.items():
+            message.propertyDependencies[key].urns.extend(urns)
+        resources.append(message)
+    first = len(analysis.diagnostics)
+    driver._collect(analysis, pack.call("AnalyzeStack", pb.AnalyzeStackRequest(resources=resources),
+                                        "AnalyzeStack"), "")
+    known = {r.urn for r in live}
+    root = root_stack_urn(state)
+    analysis.diagnostics[first:] = [d if d.urn in known else dataclasses.replace(d, urn=root)
+                                    for d in analysis.diagnostics[first:]]
+
+
+def root_stack_urn(state: State) -> str:
+    """The URN stack findings are attributed to: the state's root Stack, else the default one."""
+    for resource in state.resources:
+        if resource.type == STACK_TYPE and not resource.parent:
+            return resource.urn
+    return f"urn:pulumi:{state.stack}::{state.project}::{STACK_TYPE}::{state.project}-{state.stack}"
+
+
+def blind(value: Any) -> Any:
+    """State values for the packs: a secret amlkit cannot decrypt becomes the string `[secret]` (still a
+    secret), whatever its type, as `pulumi policy analyze` redacts it."""
+    if is_secret(value):
+        inner = value.get("value")
+        return {SECRET_SIG_KEY: SECRET_SIG, "value": REDACTED if inner == ENCRYPTED else blind(inner)}
+    if isinstance(value, dict):
+        return {key: blind(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [blind(item) for item in value]
+    return value
+
+
+def _has_encrypted(values: list[Any]) -> bool:
+    def walk(value: Any) -> bool:
+        if is_secret(value):
+            return value.get("value") == ENCRYPTED or walk(value.get("value"))
+        if isinstance(value, dict):
+            return any(walk(item) for item in value.values())
+        if isinstance(value, list):
+            return any(walk(item) for item in value)
+        return False
+
+    return any(walk(value) for value in values)

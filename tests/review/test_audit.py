@@ -1,0 +1,184 @@
+"""amlkit.review.audit: `amlkit check --state FILE` / `amlkit analyze --file FILE`, the packs over a
+`pulumi stack export` without the program (as `pulumi policy analyze --file`)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from amlkit import cli
+from amlkit.review.audit import audit, blind
+from amlkit.review.engine import default_pack_dir
+from amlkit.review.secrets import SECRET_SIG, SECRET_SIG_KEY
+from amlkit.review.state import ENCRYPTED
+from tests.review import auditstates as states
+from tests.review.helpers import PACKS
+
+runner = CliRunner()
+PASSWORD = "Hunter2-not-for-reports"
+PROBE = PACKS / "audit_probe"
+WARNING = "amlkit: warning: could not decrypt secrets in {}; analyzing with secret values redacted\n"
+
+
+def _json(args: list[str]) -> tuple[int, dict[str, Any], str]:
+    result = runner.invoke(cli.app, [*args, "--format", "json"])
+    return result.exit_code, json.loads(result.stdout), result.stderr
+
+
+def _findings(stack: dict[str, Any]) -> set[tuple[str, str, str, str]]:
+    return {(v["pack"], v["policy"], v["level"], v["resource"]) for v in stack["violations"]}
+
+
+AMLKIT = "amlkit-guardrails"
+WORKSPACE_ADVISORIES = {(AMLKIT, policy, "advisory", "mlw") for policy in (
+    "aml-workspace-cmk", "aml-workspace-diagnostics", "aml-workspace-hbi", "aml-workspace-managed-network",
+    "aml-workspace-user-assigned-identity")}
+
+
+@pytest.mark.parametrize("command", [["check", "--state"], ["analyze", "--file"]], ids=["check-state", "analyze"])
+def test_a_deployed_cluster_at_min_2_and_an_rg_lock_are_flagged_without_the_program(tmp_path, command):
+    state = states.write(tmp_path / "prod.json", states.resources(min_nodes=2, rg_lock=True))
+    code, report, stderr = _json([*command, str(state), "-C", str(tmp_path)])  # no Pulumi.yaml, no program
+    [stack] = report["stacks"]
+    assert code == 1 and stderr == ""
+    assert _findings(stack) == {
+        (AMLKIT, "aml-cluster-min-nodes-zero", "mandatory", "cpu"),
+        (AMLKIT, "aml-no-resource-group-lock", "mandatory", "rg-lock"),
+        *WORKSPACE_ADVISORIES,
+    }
+    [min_nodes] = [v for v in stack["violations"] if v["policy"] == "aml-cluster-min-nodes-zero"]
+    assert min_nodes["message"] == "AmlCompute cluster 'cpu' must have minNodeCount 0; found 2."
+    assert (stack["stack"], stack["project"], stack["audited_state"]) == ("prod", "acme-ml", "prod.json")
+    assert (stack["planBase"], stack["policy_config"]) == (None, "pack defaults")
+    # the copy marked `delete: true` (minNodeCount 5) is not audited and not listed
+    assert sorted(r["name"] for r in stack["resources"]) == [
+        "acme-ml-prod", "cpu", "default_3_29_0", "ml-rg", "mlw", "rg-lock"]
+
+
+def test_a_compliant_state_passes(tmp_path):
+    state = states.write(tmp_path / "prod.json", states.resources(min_nodes=0, rg_lock=False))
+    code, report, _ = _json(["check", "--state", str(state), "-C", str(tmp_path)])
+    assert code == 0 and _findings(report["stacks"][0]) == WORKSPACE_ADVISORIES
+
+
+@pytest.mark.parametrize(
+    ("password", "warned"),
+    [
+        pytest.param(states.ENCRYPTED, True, id="encrypted-export"),
+        pytest.param({SECRET_SIG_KEY: SECRET_SIG, "plaintext": json.dumps(PASSWORD)}, False, id="show-secrets-export"),
+    ],
+)
+def test_a_secret_input_reaches_the_packs_as_the_string_secret(tmp_path, password, warned):
+    cluster = states.cluster_inputs(0, userAccountCredentials={"adminUserName": "azureuser",
+                                                               "adminUserPassword": password})
+    state = states.write(tmp_path / "prod.json", states.resources(rg_lock=False, cluster=cluster))
+    code, report, stderr = _json(["check", "--state", str(state), "-C", str(tmp_path),
+                                  "--policy-pack", str(default_pack_dir()), "--policy-pack", str(PACKS / "echo")])
+    [stack] = report["stacks"]
+    [echo] = [v for v in stack["violations"] if v["policy"] == "echo-inputs"]
+    assert echo["pack"] == "fixture-echo"
+    # the careless pack echoes every string input: the secret is "[secret]" (redacted, or scrubbed from the echo)
+    assert {"azureuser", "[secret]", "cpu"} <= set(echo["message"].removeprefix("inputs: ").split(", "))
+    [password_finding] = [v for v in stack["violations"] if v["policy"] == "aml-cluster-ssh-disabled"]
+    assert password_finding["message"].endswith("must not set an admin password in userAccountCredentials; "
+                                                "found a password (value not shown).")
+    assert PASSWORD not in json.dumps(report) and code == 1
+    assert stderr == (WARNING.format("prod.json") if warned else "")
+
+
+def test_an_undecryptable_secret_is_the_string_secret_whatever_its_type():
+    secret = {SECRET_SIG_KEY: SECRET_SIG, "value": ENCRYPTED}
+    decrypted = {SECRET_SIG_KEY: SECRET_SIG, "value": {"count": 3}}
+    assert blind({"n": secret, "list": [secret], "known": decrypted}) == {
+        "n": {SECRET_SIG_KEY: SECRET_SIG, "value": "[secret]"},
+        "list": [{SECRET_SIG_KEY: SECRET_SIG, "value": "[secret]"}],
+        "known": decrypted}
+
+
+def test_analyze_gets_inputs_and_analyze_stack_gets_outputs_and_the_graph(tmp_path):
+    """Remediations are reported, never applied; a stack finding on a URN outside the state is the root's."""
+    state = states.write(tmp_path / "prod.json", states.resources())
+    [stack] = audit([state], tmp_path, policy_pack=PROBE).stacks
+    root = states.urn("prod", "pulumi:pulumi:Stack", "acme-ml-prod")
+    assert sorted((v.policy, v.level, v.urn.rsplit("::", 1)[-1], v.message) for v in stack.violations) == [
+        ("probe-inputs", "advisory", "cpu", "keys=['computeName', 'identity', 'location', 'properties', "
+         "'resourceGroupName', 'workspaceName'] parent=acme-ml-prod provider=default_3_29_0"),
+        ("probe-inputs", "advisory", "ml-rg", "keys=['location', 'resourceGroupName', 'tags'] parent=acme-ml-prod "
+         "provider=default_3_29_0"),
+        ("probe-outputs", "advisory", "acme-ml-prod", "a finding about a resource of another stack"),
+        ("probe-outputs", "advisory", "cpu", "keys=['id', 'identity', 'location', 'name', 'properties'] "
+         "parent=acme-ml-prod dependencies=['ml-rg', 'mlw'] properties={'resourceGroupName': ['ml-rg'], "
+         "'workspaceName': ['mlw']}"),
+        ("tag-owner", "advisory", "ml-rg",
+         "would remediate tags (reported, not applied: an audit never changes a deployed resource)"),
+    ]
+    assert [v.urn for v in stack.violations if v.resource == "acme-ml-prod"] == [root]
+    assert {v.pack for v in stack.violations} == {"fixture-audit-probe"}
+    assert (stack.pack.name, stack.pack.version) == ("fixture-audit-probe", "1.2.3")
+
+
+def test_one_broken_state_file_never_hides_the_others(tmp_path):
+    good = states.write(tmp_path / "prod.json", states.resources(min_nodes=2, rg_lock=False))
+    clean = states.write(tmp_path / "dev.json", states.resources(stack="dev", min_nodes=0, rg_lock=False))
+    broken = tmp_path / "staging.json"
+    broken.write_text('{"version": 3, "deployment": {"resources": [', encoding="utf-8")
+    code, report, stderr = _json(["check", "--state", str(good), "--state", str(broken), "--state", str(clean),
+                                  "-C", str(tmp_path)])
+    by_stack = {s["stack"]: s for s in report["stacks"]}
+    assert sorted(by_stack) == ["dev", "prod", "staging.json"]
+    assert (by_stack["staging.json"]["error_kind"], by_stack["staging.json"]["error"]) == (
+        "config", f"stack staging.json: {broken}: not valid JSON (a truncated or partial export?): Expecting "
+        "value (line 1, column 45); expected the output of `pulumi stack export`")
+    assert by_stack["prod"]["error"] is None and by_stack["dev"]["error"] is None
+    assert (AMLKIT, "aml-cluster-min-nodes-zero", "mandatory", "cpu") in _findings(by_stack["prod"])
+    assert code == 2 and "stack staging.json was NOT reviewed" in stderr
+
+
+def test_the_project_policy_config_and_its_waivers_apply_as_in_check(tmp_path):
+    """amlkit's own pack gets policy-config/<environment>.json (the stack file's amlkit:environment), with its
+    waivers; a pack the user named next to it gets its own defaults."""
+    (tmp_path / "Pulumi.yaml").write_text("name: acme-ml\nruntime: python\n", encoding="utf-8")
+    (tmp_path / "Pulumi.prod.yaml").write_text("config:\n  amlkit:environment: production\n", encoding="utf-8")
+    (tmp_path / "policy-config").mkdir()
+    (tmp_path / "policy-config" / "production.json").write_text(json.dumps({
+        "all": "disabled",
+        "aml-no-resource-group-lock": {"enforcementLevel": "mandatory", "waivers": [
+            {"resource": "rg-lock", "reason": "CAB-12: the finance lock stays until the move",
+             "expires": "2999-12-31"}]},
+        "aml-cluster-min-nodes-zero": "mandatory"}), encoding="utf-8")
+    state = states.write(tmp_path / "exports-prod.json", states.resources(min_nodes=2))
+    code, report, _ = _json(["analyze", "--file", str(state), "-C", str(tmp_path),
+                             "--policy-pack", str(default_pack_dir()), "--policy-pack", str(PACKS / "observe")])
+    [stack] = report["stacks"]
+    assert _findings(stack) == {(AMLKIT, "aml-cluster-min-nodes-zero", "mandatory", "cpu"),
+                                (AMLKIT, "aml-no-resource-group-lock", "waived", "rg-lock")}
+    [waived] = [v for v in stack["violations"] if v["level"] == "waived"]
+    assert (waived["reason"], waived["expires"]) == ("CAB-12: the finance lock stays until the move", "2999-12-31")
+    assert stack["environment"] == "production"
+    assert stack["packs"] == [
+        {"name": AMLKIT, "version": stack["packs"][0]["version"], "policy_config": "policy-config/production.json"},
+        {"name": "fixture-observe", "version": "9.9.1", "policy_config": "pack defaults"}]
+    assert code == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        pytest.param(["check", "--state", "{state}", "--stack", "prod"],
+                     "--state audits the given state files (each names its stack): it takes no stack files and no "
+                     "--stack", id="state-and-stack"),
+        pytest.param(["analyze", "--file", "{state}", "--policy-pack", str(PROBE), "--policy-pack-config", "{state}",
+                      "--policy-pack-config", "{state}"],
+                     "the number of --policy-pack-config flags (2) must match the number of --policy-pack flags (1): "
+                     "the first config goes with the first pack, and so on; give one config per pack, or none (then "
+                     "each pack runs with its defaults, and amlkit's own pack with the project's "
+                     "policy-config/<stack>.json)", id="count-mismatch"),
+    ],
+)
+def test_usage_errors_exit_2(tmp_path, args, message):
+    state = states.write(tmp_path / "prod.json", states.resources())
+    result = runner.invoke(cli.app, [arg.format(state=state) for arg in args])
+    assert (result.exit_code, result.stderr, result.stdout) == (2, f"amlkit: error: {message}\n", "")
