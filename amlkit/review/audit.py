@@ -173,7 +173,8 @@ class _Audit:
                        for path in config_paths]
             with ExitStack() as running:
                 started = [running.enter_context(driver.PackProcess(spec.directory, state.project, stack, {},
-                                                                    self.timeout)) for spec in self.specs]
+                                                                    self.timeout, self.verbose))
+                           for spec in self.specs]
                 analyses = [_analyze(pack, state, live, file_config, file_name)
                             for pack, (file_config, file_name) in zip(started, configs, strict=True)]
         except ConfigError as error:  # a policy pack config
