@@ -35,7 +35,7 @@ import yaml
 from google.protobuf import json_format
 
 from amlkit.errors import ConfigError, ReviewFailed, UsageError
-from amlkit.review import driver, packs, processes, warm
+from amlkit.review import canary, driver, packs, processes, warm
 from amlkit.review.model import PACK_DEFAULTS, ResourceRecord, Review, StackReview
 from amlkit.review.packconfig import load_config_file
 from amlkit.review.project import Project, find_project_file, load_project
@@ -68,6 +68,7 @@ def audit(
         raise UsageError(f"--jobs must be at least 1, got {jobs}")
     own = _own_pack(default_pack_dir) if packs.as_list(policy_pack) else default_pack_dir()
     specs = packs.resolve(policy_pack, policy_pack_config, own)
+    canary.check_unknowns()  # an unknown must never turn into a finding unnoticed, in an audit either
     project = _project(Path(project_dir))
     base = project.dir if project else Path(project_dir).resolve()
     loaded = [_load(Path(path), base) for path in files]
