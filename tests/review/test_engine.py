@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from amlkit.errors import ConfigError, UsageError
-from amlkit.review import driver, engine
+from amlkit.review import driver, packs
 from amlkit.review.driver import MAX_ENV_VALUE
 from amlkit.review.engine import default_pack_dir, list_stacks, pack_info, review
 from amlkit.review.project import SECRET_PLACEHOLDER
@@ -251,7 +251,7 @@ def _three_stacks(tmp_path: Path) -> Path:
 INJECTED = [  # where one stack's review raises what no one expected: (module, function, exception, message)
     (driver.Session, "submit", BrokenPipeError(32, "Broken pipe"),
      "internal error: BrokenPipeError: [Errno 32] Broken pipe"),
-    (engine, "add_findings", KeyError("urn"), "internal error: KeyError: 'urn'"),
+    (packs, "add_results", KeyError("urn"), "internal error: KeyError: 'urn'"),
 ]
 
 
@@ -260,7 +260,7 @@ def test_an_unexpected_exception_in_one_stack_is_that_stacks_internal_error(tmp_
                                                                              exception, message):
     original = getattr(owner, name)
 
-    def injected(first, *args):  # Session.submit(self, ...) and add_findings(result, ...) both know the stack
+    def injected(first, *args):  # Session.submit(self, ...) and add_results(result, ...) both know the stack
         if first.stack == "prod":
             raise exception
         return original(first, *args)
