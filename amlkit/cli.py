@@ -125,7 +125,8 @@ def main() -> None:
         # (before any gRPC channel exists here: see amlkit.review.warm)
         from amlkit.review import warm
 
-        warm.prestart(_project_hint(sys.argv[1:]))
+        # an audit runs no program: nothing of the project's to preload
+        warm.prestart(None if _audits(sys.argv[1:]) else _project_hint(sys.argv[1:]))
     try:
         app()
     finally:
@@ -145,9 +146,16 @@ def _project_hint(args: list[str]) -> Path:
 
 
 def _reviews(args: list[str]) -> bool:
-    """Whether the command line runs a review (`check` or `preview`, not just their help)."""
+    """Whether the command line runs a review (`check`, `preview` or `analyze`, not just their help)."""
     command = next((a for a in args if not a.startswith("-")), None)
     return command in ("check", "preview", "analyze") and not {"--help", "-h"} & set(args)
+
+
+def _audits(args: list[str]) -> bool:
+    """Whether the command line audits deployed states (`analyze`, `check --state`): no program runs."""
+    command = next((a for a in args if not a.startswith("-")), None)
+    return command == "analyze" or (command == "check" and any(a == "--state" or a.startswith("--state=")
+                                                                for a in args))
 
 
 def _terminate(signum: int, frame: object) -> NoReturn:

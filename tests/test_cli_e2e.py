@@ -322,18 +322,25 @@ def test_a_program_crash_and_a_stack_file_typo_are_per_stack_too() -> None:
     assert stacks["dev"]["error"] is None and stacks["dev"]["pack"] is not None
 
 
-@pytest.mark.parametrize(("args", "reviews", "hint"), [
-    (["check"], True, "."),
-    (["preview", "-C", "proj", "-s", "dev"], True, "proj"),
-    (["check", "--project-dir=other"], True, "other"),
-    (["check", "repo/stacks/Pulumi.dev.yaml"], True, "repo/stacks"),
-    (["check", "--help"], False, "."),
-    (["rules"], False, "."),
-    (["--version"], False, "."),
+@pytest.mark.parametrize(("args", "reviews", "hint", "audits"), [
+    (["check"], True, ".", False),
+    (["preview", "-C", "proj", "-s", "dev"], True, "proj", False),
+    (["check", "--project-dir=other"], True, "other", False),
+    (["check", "repo/stacks/Pulumi.dev.yaml"], True, "repo/stacks", False),
+    (["check", "--help"], False, ".", False),
+    (["rules"], False, ".", False),
+    (["--version"], False, ".", False),
+    (["check", "--state", "prod.json"], True, ".", True),
+    (["check", "--state=prod.json", "-C", "proj"], True, "proj", True),
+    (["analyze", "--file", "prod.json"], True, ".", True),
+    (["preview", "--state", "prod.json"], True, ".", False),  # a plan runs the program
 ])
-def test_the_fork_server_is_started_early_only_for_a_review(args: list[str], reviews: bool, hint: str) -> None:
+def test_the_fork_server_is_started_early_only_for_a_review(args: list[str], reviews: bool, hint: str,
+                                                            audits: bool) -> None:
+    """An audit (no program) starts it without the project's program to preload."""
     assert cli._reviews(args) is reviews
     assert cli._project_hint(args) == Path(hint)
+    assert cli._audits(args) is audits
 
 
 def test_e2e_rules_json_carries_the_rule_metadata() -> None:

@@ -105,8 +105,15 @@ def _state(stack: StackReview) -> str:
 
 
 def _stack_head(stack: StackReview) -> str:
-    return (f"### {_cell(stack.stack)}\n\nProject `{_code(stack.project)}`, environment `{_code(stack.environment)}`, "
+    head = (f"### {_cell(stack.stack)}\n\nProject `{_code(stack.project)}`, environment `{_code(stack.environment)}`, "
             f"stack file `{_code(stack.stack_file)}`, policy config `{_code(stack.policy_config)}`.")
+    if stack.audited_state is not None:
+        head += f" Audit of the deployed state `{_code(stack.audited_state)}` (no program ran)."
+    packs = stack.all_packs()
+    if len(packs) > 1:
+        head += " Packs: " + ", ".join(f"`{_code(p.name)}@v{_code(p.version)}` (policy config "
+                                       f"`{_code(p.policy_config or stack.policy_config)}`)" for p in packs) + "."
+    return head
 
 
 def _stack_section(stack: StackReview, plan: str | None, budget: _Budget) -> str:
@@ -124,14 +131,17 @@ def _stack_section(stack: StackReview, plan: str | None, budget: _Budget) -> str
         parts.append("No findings.")
         parts += _lookups(stack)
         return "\n\n".join(parts)
+    several = len(stack.all_packs()) > 1  # then each finding names its pack
     rows = [[f"{ICONS.get(v.level, '')} {v.level}", _cell(v.severity), f"`{_code(v.policy)}`",
-             f"`{_code(v.resource)}`", f"`{_code(v.type)}`"] for v in violations]
+             f"`{_code(v.resource)}`", f"`{_code(v.type)}`", *([f"`{_code(v.pack)}`"] if several else [])]
+            for v in violations]
     rows += [[f"{ICONS['unknown']} unknown", "", f"`{_code(u.policy)}`", f"`{_code(u.resource)}`",
-              f"`{_code(u.type)}`"] for u in unknown]
-    parts.append(_table(["Level", "Severity", "Policy", "Resource", "Type"],
+              f"`{_code(u.type)}`", *([f"`{_code(u.pack)}`"] if several else [])] for u in unknown]
+    parts.append(_table(["Level", "Severity", "Policy", "Resource", "Type", *(["Pack"] if several else [])],
                         [row for row in rows if budget.take(_row(row))]))
-    policies = {p.name: p for p in stack.pack.policies} if stack.pack else {}
-    details = [_violation_details(v, policies.get(v.policy)) for v in violations]
+    policies = {(pack.name, p.name): p for pack in stack.all_packs() for p in pack.policies}
+    details = [_violation_details(v, policies.get((v.pack, v.policy)) or _only_pack(stack, v.policy))
+               for v in violations]
     details += [_unknown_details(u) for u in unknown]
     parts += [part for part in details if budget.take(part)]
     parts += _lookups(stack)
@@ -162,6 +172,12 @@ def _lookups(stack: StackReview) -> list[str]:
     lines = [f"- `{_code(lookup_text(lookup))}`" for lookup in lookups]
     return [f"{ICONS['unknown']} **Lookups not answered offline** (what the program derived from them is "
             "unknown):\n\n" + "\n".join(lines)]
+
+
+def _only_pack(stack: StackReview, policy: str) -> PolicyInfo | None:
+    """A policy of the stack's one pack by name (a finding built without its pack's name)."""
+    packs = stack.all_packs()
+    return next((p for p in packs[0].policies if p.name == policy), None) if len(packs) == 1 else None
 
 
 def _violation_details(v: Violation, policy: PolicyInfo | None) -> str:

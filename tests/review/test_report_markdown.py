@@ -8,7 +8,16 @@ import pytest
 
 from amlkit.review.model import Review, Violation
 from amlkit.review.report_markdown import render, render_rules
-from tests.data.reviews import PACK, SECRET_VALUE, config_error_stack, dev_stack, failed_stack, full_review, prod_stack
+from tests.data.reviews import (
+    PACK,
+    SECRET_VALUE,
+    config_error_stack,
+    dev_stack,
+    failed_stack,
+    full_review,
+    prod_stack,
+    two_pack_stack,
+)
 
 URN = ("urn:pulumi:prod::amlkit::amlkit:index:Environment$amlkit:index:ComputeCluster"
        "$azure-native:machinelearningservices:Compute::cpu-cluster")
@@ -210,3 +219,13 @@ def test_small_reviews_are_complete() -> None:
     text = render(_big_review(5))
     assert text.count("<summary>❌ mandatory:") == 5
     assert "left out" not in text
+
+
+def test_several_packs_name_each_finding_s_pack() -> None:
+    text = render(Review(stacks=[two_pack_stack()]))
+    assert ("Packs: `amlkit-guardrails@v0.1.0` (policy config `policy-config/prod.json`), `acme-extra@v2.0.0` "
+            "(policy config `acme.json`).") in text
+    assert "| Level | Severity | Policy | Resource | Type | Pack |" in text
+    assert ("| ❌ mandatory | low | `acme-tags` | `cpu-cluster` | `azure-native:machinelearningservices:Compute` | "
+            "`acme-extra` |") in text
+    assert "Pack |" not in render(Review(stacks=[prod_stack()]))  # one pack: the table as before
