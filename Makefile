@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 LATEST_VENV ?= .venv-latest
 PYTEST_ARGS ?=
 
-.PHONY: install preview test lint bench docs latest clean
+.PHONY: install preview test lint typecheck bench docs latest clean
 
 # The SDKs at the releases constraints.txt pins (the ones amlkit's SDK patches were verified on).
 $(BIN)/amlkit-installed: pyproject.toml constraints.txt
@@ -23,6 +23,10 @@ preview: install
 
 lint: install
 	$(BIN)/ruff check .
+
+# mypy --strict over amlkit/, components/ and policies/ as the package amlkit (tools/typecheck.py).
+typecheck: install
+	$(BIN)/python tools/typecheck.py
 
 test: lint
 	$(BIN)/python -m pytest
