@@ -21,11 +21,12 @@ dependencies (`StackResource.depends_on`) are consulted before any value is read
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from amlkit.policies.azure import CLASSIC, ComputeView, compute_view, is_type, workspace_view
+from amlkit.policies.azure import CLASSIC, ComputeView, WorkspaceView, compute_view, is_type, workspace_view
 from amlkit.policies.framework import StackResource
 
 LOCK_AT_RESOURCE_GROUP = "authorization:ManagementLockAtResourceGroupLevel"
@@ -303,7 +304,7 @@ def workspace_groups(resources: list[StackResource]) -> Iterator[GroupRef]:
             yield GroupRef(
                 f"workspace '{resource.name}'",
                 _sources(resource, "resourceGroupName", groups),
-                lambda view=view: (None, view.resource_group_name),
+                functools.partial(_view_group, view),
             )
 
 
@@ -323,7 +324,7 @@ def subnet_groups(resources: list[StackResource]) -> Iterator[GroupRef]:
             yield GroupRef(
                 holder,
                 _sources(network, "resourceGroupName", groups),
-                lambda network=network: (None, _text(network.props, "resourceGroupName")),
+                functools.partial(_resource_group_input, network),
             )
             continue
         subnet = compute.subnet_id
@@ -331,7 +332,19 @@ def subnet_groups(resources: list[StackResource]) -> Iterator[GroupRef]:
             continue
         parsed = parse_arm_id(subnet)
         located = (parsed.subscription, parsed.resource_group) if parsed else (None, None)
-        yield GroupRef(holder, (), lambda located=located: located)
+        yield GroupRef(holder, (), functools.partial(_located, located))
+
+
+def _view_group(view: WorkspaceView) -> tuple[str | None, str | None]:
+    return None, view.resource_group_name
+
+
+def _resource_group_input(resource: StackResource) -> tuple[str | None, str | None]:
+    return None, _text(resource.props, "resourceGroupName")
+
+
+def _located(located: tuple[str | None, str | None]) -> tuple[str | None, str | None]:
+    return located
 
 
 def _network_parent(resource: StackResource, compute: ComputeView,

@@ -478,8 +478,11 @@ class ClassicComputeView(ComputeView):
         return _workspace_id_part(_get(self.props, "machineLearningWorkspaceId"), 1)
 
 
-def compute_subject(name: str, compute: ComputeView) -> str:
-    """The subject of a compute finding: one wording per kind, reused by every rule."""
+def compute_subject(name: str, compute: ComputeView | None) -> str:
+    """The subject of a compute finding: one wording per kind, reused by every rule (`Compute '<name>'`
+    when the kind is unknown)."""
+    if compute is None:
+        return f"Compute '{name}'"
     if compute.is_cluster:
         return f"AmlCompute cluster '{name}'"
     if compute.is_instance:

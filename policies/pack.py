@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from pulumi_policy import (
@@ -12,6 +12,7 @@ from pulumi_policy import (
     Policy,
     PolicyComplianceFramework,
     PolicyConfigSchema,
+    PolicyResource,
     ReportViolation,
     ResourceValidationArgs,
     ResourceValidationPolicy,
@@ -50,14 +51,15 @@ SEVERITIES = {
 
 
 def config_schema(rule: Rule) -> PolicyConfigSchema:
-    return PolicyConfigSchema(properties={**rule.config, "waivers": WAIVER_SCHEMA})
+    properties = {name: dict(schema) for name, schema in rule.config.items()}
+    return PolicyConfigSchema(properties={**properties, "waivers": dict(WAIVER_SCHEMA)})
 
 
 def build_policies(rules: Sequence[Rule]) -> list[Policy]:
     return [_stack_policy(rule) if rule.is_stack_rule else _resource_policy(rule) for rule in rules]
 
 
-def _metadata(rule: Rule) -> dict:
+def _metadata(rule: Rule) -> dict[str, Any]:
     return {
         "name": rule.name,
         "description": rule.description,
@@ -98,7 +100,7 @@ def _stack_policy(rule: Rule) -> StackValidationPolicy:
     return StackValidationPolicy(validate=validate, **_metadata(rule))
 
 
-def _stack_resource(resource) -> StackResource:
+def _stack_resource(resource: PolicyResource) -> StackResource:
     return StackResource(
         resource.resource_type,
         resource.name,
@@ -109,7 +111,8 @@ def _stack_resource(resource) -> StackResource:
     )
 
 
-def _report(rule: Rule, findings: list[Finding], given, default_urn, report, not_applicable) -> None:
+def _report(rule: Rule, findings: list[Finding], given: Mapping[str, Any] | None, default_urn: str,
+            report: ReportViolation, not_applicable: Callable[[str | None], None]) -> None:
     """Report live findings as violations; waived ones go out as the policy's not-applicable reason;
     unknown ones ("cannot tell") go out last, as the protocol's unknown.
 
@@ -184,9 +187,11 @@ def convert_each_request_once() -> bool:
     servicer = getattr(servicer_module, "_PolicyAnalyzerServicer", None)
     if servicer is None or getattr(servicer, "_amlkit_memo", False) or not _servicer_as_expected(servicer):
         return False
-    json_format = servicer_module.json_format
-    servicer_module.json_format = _MemoJsonFormat(json_format)
-    servicer_module.deserialize_properties = _memoized(servicer_module.deserialize_properties)
+    # private names of pulumi-policy's module, replaced on purpose (guarded by amlkit.review.patches)
+    json_format = servicer_module.json_format  # type: ignore[attr-defined]
+    servicer_module.json_format = _MemoJsonFormat(json_format)  # type: ignore[attr-defined,assignment]
+    servicer_module.deserialize_properties = _memoized(  # type: ignore[attr-defined]
+        servicer_module.deserialize_properties)  # type: ignore[attr-defined]
     for method in ("Analyze", "AnalyzeStack"):
         setattr(servicer, method, _in_scope(getattr(servicer, method)))
     servicer._amlkit_memo = True
@@ -277,7 +282,7 @@ def apply_rule_baselines(rules: Sequence[Rule]) -> None:
     from pulumi_policy import policy as servicer_module
 
     servicer = servicer_module._PolicyAnalyzerServicer
-    configure = servicer.Configure
+    configure: Callable[[Any, Any, Any], Any] = servicer.Configure
     if getattr(configure, "_amlkit_baseline", False):
         return
     levels = analyzer_pb2.EnforcementLevel
@@ -297,4 +302,4 @@ def apply_rule_baselines(rules: Sequence[Rule]) -> None:
         return configure(self, request, context)
 
     rebased_configure._amlkit_baseline = True  # type: ignore[attr-defined]
-    servicer.Configure = rebased_configure
+    servicer.Configure = rebased_configure  # type: ignore[method-assign]

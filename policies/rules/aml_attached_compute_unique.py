@@ -44,7 +44,8 @@ def _target_text(compute: ComputeView) -> str:
     return str(compute.resource_id)
 
 
-def _workspace(resource: StackResource, compute: ComputeView, workspaces: Mapping) -> tuple[Any, str]:
+def _workspace(resource: StackResource, compute: ComputeView,
+        workspaces: Mapping[tuple[str, str], Any]) -> tuple[Any, str]:
     """(identity, name) of the compute's workspace: the stack's workspace resource, else its ARM names."""
     workspace = workspace_of(resource, workspaces)
     if workspace is not None:

@@ -24,6 +24,7 @@ an unknown, never a pass.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -109,7 +110,7 @@ def _idle_shutdown(subject: str, instance: StackResource, compute: ComputeView,
     _, workspace = read_known(lambda: workspace_of(instance, workspaces))
     undecided = []
     for assignment in mine:
-        known, grants = read_known(lambda a=assignment: _is_contributor(a) and _covers(a, instance, workspace))
+        known, grants = read_known(functools.partial(_grants_contributor, assignment, instance, workspace))
         if known and grants:
             return
         if not known:
@@ -147,6 +148,10 @@ def _assignment(resource: StackResource) -> RoleAssignmentView:
 
 def _is_contributor(assignment: StackResource) -> bool:
     return _assignment(assignment).role_guid in (CONTRIBUTOR, OWNER)
+
+
+def _grants_contributor(assignment: StackResource, instance: StackResource, workspace: StackResource | None) -> bool:
+    return _is_contributor(assignment) and _covers(assignment, instance, workspace)
 
 
 def _covers(assignment: StackResource, instance: StackResource, workspace: StackResource | None) -> bool:

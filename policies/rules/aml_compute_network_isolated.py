@@ -34,7 +34,8 @@ def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -
             yield Finding(must(compute_subject(resource.name, compute), EXPECTATION, found), resource.urn)
 
 
-def _why_not_isolated(resource: StackResource, compute: ComputeView, workspaces: Mapping) -> str | None:
+def _why_not_isolated(resource: StackResource, compute: ComputeView,
+        workspaces: Mapping[tuple[str, str], Any]) -> str | None:
     """None when the workspace's managed network isolates the compute, else what was found instead."""
     workspace = workspace_of(resource, workspaces)
     if workspace is None:

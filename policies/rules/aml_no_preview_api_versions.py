@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from amlkit.policies.azure import type_parts
 from amlkit.policies.framework import Finding, ResourceInput, Rule, must
+from amlkit.tokens import type_parts
 
 
 def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:

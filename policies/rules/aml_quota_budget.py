@@ -147,7 +147,7 @@ def demand_of(resource: StackResource, compute: ComputeView) -> tuple[Demand | N
 
 def dedicated_breaches(demands: Iterable[Demand], budget: Budget) -> Iterator[Finding]:
     counted = [d for d in demands if d.size is not None and not d.low_priority]
-    groups = _group(counted, lambda d: (d.region, d.size.family))  # type: ignore[union-attr]
+    groups = _group(counted, lambda d: (d.region, d.size.family))
     for (region, family), members in sorted(groups.items(), key=lambda g: (g[0][0], _quota_name(g[0][1]))):
         limit = budget.dedicated_limit(region, family)
         subject = f"Dedicated {_quota_name(family)} ({family.series}) cores in {region}"

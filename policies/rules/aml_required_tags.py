@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from amlkit.policies.azure import is_type, type_parts
+from amlkit.policies.azure import is_type
 from amlkit.policies.framework import Finding, ResourceInput, Rule, azure_policy, must
+from amlkit.tokens import type_parts
 
 TAGGABLE_TYPES = (
     "machinelearningservices:Workspace",
