@@ -305,7 +305,11 @@ def test_ctrl_c_leaves_no_pack_or_runner_process(tmp_path):
     shutil.copytree(PACKS / "hangs", pack)
     project = tmp_path / "project"
     shutil.copytree(FAULTY, project)
-    script = ("from pathlib import Path; from amlkit.review.engine import review; "
+    # Ctrl-C as a terminal sends it: the child takes SIGINT even when this test runs with it ignored (a job
+    # started in the background by a non-interactive shell inherits SIG_IGN, and Python then never raises
+    # KeyboardInterrupt)
+    script = ("import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+              "from pathlib import Path; from amlkit.review.engine import review; "
               f"review(Path({str(project)!r}), ['ok', 'hang'], policy_pack=Path({str(pack)!r}), jobs=2, "
               "timeout=600)")
     parent = subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.PIPE)
@@ -333,7 +337,11 @@ def test_a_killed_parent_leaves_no_children(tmp_path):
     shutil.copytree(PACKS / "hangs", pack)
     project = tmp_path / "project"
     shutil.copytree(FAULTY, project)
-    script = ("from pathlib import Path; from amlkit.review.engine import review; "
+    # Ctrl-C as a terminal sends it: the child takes SIGINT even when this test runs with it ignored (a job
+    # started in the background by a non-interactive shell inherits SIG_IGN, and Python then never raises
+    # KeyboardInterrupt)
+    script = ("import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+              "from pathlib import Path; from amlkit.review.engine import review; "
               f"review(Path({str(project)!r}), ['hang'], policy_pack=Path({str(pack)!r}), timeout=600)")
     parent = subprocess.Popen([sys.executable, "-c", script])
     try:
