@@ -72,7 +72,7 @@ def _module_of(annotation: Any, owner: Any) -> str:
     """Where an annotation was written: a TypedDict keeps an inherited field's ForwardRef with the module
     of the class that declares it, whose names it uses."""
     declared = getattr(annotation, "__forward_module__", None) if isinstance(annotation, typing.ForwardRef) else None
-    return declared or owner.__module__
+    return str(declared or owner.__module__)
 
 
 def _resolve_forward_refs(annotation: Any, module: Mapping[str, Any], local: Mapping[str, Any]) -> Any:
@@ -90,11 +90,11 @@ def _rebuild(annotation: Any, args: tuple[Any, ...]) -> Any:
     if origin in (typing.Union, types.UnionType):
         return typing.Union[args]  # noqa: UP007 - built from a tuple
     if origin is Literal:
-        return Literal[args]
+        return typing.cast(Any, Literal)[args]  # a Literal of values known only at run time
     if origin in (Required, NotRequired):
         return origin[args[0]]
     if origin is Awaitable:
-        return Awaitable[args[0]]
+        return typing.cast(Any, Awaitable)[args[0]]
     return annotation.copy_with(args) if hasattr(annotation, "copy_with") else origin[args]
 
 
@@ -438,7 +438,8 @@ def document(args_type: type, infos: Mapping[str, ArgInfo]) -> None:
     extra = [name for name in infos if name not in known]
     if missing or extra:
         raise TypeError(f"{args_type.__name__}: fields without doc or ArgInfo {missing}, ArgInfo without field {extra}")
-    args_type.__amlkit_allowed__ = {name: info.allowed for name, info in infos.items() if info.allowed}
+    allowed = {name: info.allowed for name, info in infos.items() if info.allowed}
+    args_type.__amlkit_allowed__ = allowed  # type: ignore[attr-defined]
     lines = [inspect.cleandoc(args_type.__doc__ or ""), "", "Fields:"]
     for name, (annotation, required) in known.items():
         info = infos[name]

@@ -175,23 +175,24 @@ class ComputeCluster(pulumi.ComponentResource):
         args, note = keyed_role_assignments(args)
         check(ComputeClusterArgs, component, args, RENAMED)
         with named(component):
-            args = with_workspace(args)
-            validate(args)
+            placed = with_workspace(args)
+            validate(placed)
             compute_name = naming.resource_name(
-                args.get("name"), naming.prefixed_name("", name, facts.COMPUTE_NAME), facts.COMPUTE_NAME, "name",
+                placed.get("name"), naming.prefixed_name("", name, facts.COMPUTE_NAME), facts.COMPUTE_NAME, "name",
             )
         super().__init__(TYPE_TOKEN, name, None, opts)
-        compute = workspace_compute(self, name, args, compute_name, ml.AmlComputeArgs(
+        compute = workspace_compute(self, name, placed, compute_name, ml.AmlComputeArgs(
             compute_type="AmlCompute",
-            compute_location=compute_location(args),
-            description=args.get("description"),
-            disable_local_auth=not local_auth(args),
-            properties=cluster_properties(args),
-        ), location=resource_location(args), identity=compute_identity(args), replace_on_changes=REPLACE_ON_CHANGES)
+            compute_location=compute_location(placed),
+            description=placed.get("description"),
+            disable_local_auth=not local_auth(placed),
+            properties=cluster_properties(placed),
+        ), location=resource_location(placed), identity=compute_identity(placed),
+            replace_on_changes=REPLACE_ON_CHANGES)
         if note:
             pulumi.log.warn(f"{component}: {note}", resource=self)
         principal = principal_id(compute)
-        for key, spec in (args.get("role_assignments") or {}).items():
+        for key, spec in (placed.get("role_assignments") or {}).items():
             role_assignment(f"{name}-role-{key}", name, spec, principal, self)
         expose(self, compute_id=compute.id, compute_name=compute.name, principal_id=principal)
 
@@ -209,12 +210,13 @@ def keyed_role_assignments(args: ComputeClusterArgs) -> tuple[ComputeClusterArgs
     note = ("role_assignments as a list is deprecated: a reorder renames its children, which deletes and "
             "re-creates the assignments; give a map keyed by a stable name, e.g. {'acr-pull': {...}} "
             f"(this list loads as keys {', '.join(map(repr, keyed)) or 'none'})")
-    return {**args, "role_assignments": keyed}, note  # type: ignore[typeddict-item]
+    return {**args, "role_assignments": keyed}, note
 
 
 def resource_location(args: Mapping[str, Any]) -> pulumi.Input[str]:
     """The compute resource's region: the workspace's, else the given location."""
-    return args.get("workspace_location") or args["location"]
+    location: pulumi.Input[str] = args.get("workspace_location") or args["location"]
+    return location
 
 
 def compute_location(args: Mapping[str, Any]) -> pulumi.Input[str] | None:
@@ -426,4 +428,4 @@ def _count(args: Mapping[str, Any], key: str, minimum: int) -> int | None:
     value = args[key]
     if value < minimum:
         raise ConfigError(None, key, f"must be a whole number >= {minimum}", value)
-    return value
+    return int(value)

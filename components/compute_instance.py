@@ -195,22 +195,22 @@ class ComputeInstance(pulumi.ComponentResource):
             workspace = args.get("workspace")
             if workspace is not None and args.get("workspace_id") is None:
                 args = {**args, "workspace_id": workspace.workspace_id}
-            args = with_workspace(args)
-            validate(args)
+            placed = with_workspace(args)
+            validate(placed)
             compute_name = naming.resource_name(
-                args.get("name"), naming.compute_instance_name(name), facts.INSTANCE_NAME, "name",
+                placed.get("name"), naming.compute_instance_name(name), facts.INSTANCE_NAME, "name",
             )
         super().__init__(TYPE_TOKEN, name, None, opts)
-        compute = workspace_compute(self, name, args, compute_name, ml.ComputeInstanceArgs(
+        compute = workspace_compute(self, name, placed, compute_name, ml.ComputeInstanceArgs(
             compute_type="ComputeInstance",
-            description=args.get("description"),
-            disable_local_auth=not local_auth(args),
-            properties=instance_properties(args),
-        ), location=args.get("location") or args["workspace_location"], identity=compute_identity(args),
+            description=placed.get("description"),
+            disable_local_auth=not local_auth(placed),
+            properties=instance_properties(placed),
+        ), location=placed.get("location") or placed["workspace_location"], identity=compute_identity(placed),
             replace_on_changes=REPLACE_ON_CHANGES)
         principal = principal_id(compute)
-        workspace_id = args.get("workspace_id")
-        system_identity = (args.get("identity") or {"type": "system_assigned"})["type"] == "system_assigned"
+        workspace_id = placed.get("workspace_id")
+        system_identity = (placed.get("identity") or {"type": "system_assigned"})["type"] == "system_assigned"
         if workspace_id is not None and system_identity:
             role_assignment(f"{name}-workspace-contributor", name, {"scope": workspace_id, "role": "Contributor"},
                             principal, self)

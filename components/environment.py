@@ -10,13 +10,13 @@ resource's tags win) and an `environment` tag that always names the stack's envi
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Required, TypedDict
+from typing import Any, Required, TypedDict, cast
 
 import pulumi
 from pulumi_azure_native import resources
 
 from amlkit.components.compute_cluster import ComputeCluster, ComputeClusterArgs
-from amlkit.components.compute_instance import ComputeInstance, ComputeInstanceArgs, ScheduleSpec
+from amlkit.components.compute_instance import ComputeInstance, ComputeInstanceArgs, ScheduleSpec, TriggerSpec
 from amlkit.components.kubernetes_compute import KubernetesCompute, KubernetesComputeArgs
 from amlkit.components.synapse_spark_compute import SynapseSparkCompute, SynapseSparkComputeArgs
 from amlkit.components.virtual_machine_compute import VirtualMachineCompute, VirtualMachineComputeArgs
@@ -50,9 +50,9 @@ def _present(values: Mapping[str, Any]) -> dict[str, Any]:
 def secret_output(secret: Secret) -> pulumi.Output[str]:
     """A Pulumi secret Output: the plaintext when known, else an unknown secret (offline review)."""
     if secret.known:
-        return pulumi.Output.secret(secret.reveal())
+        return pulumi.Output.secret(cast(str, secret.reveal()))
 
-    async def value() -> None:
+    async def value() -> Any:
         return None
 
     async def known() -> bool:
@@ -71,7 +71,7 @@ def identity_spec(identity: IdentitySchema | None) -> IdentitySpec | None:
     spec: dict[str, Any] = {"type": identity.type}
     if identity.ids:
         spec["user_assigned_identities"] = [{"resource_id": rid} for rid in identity.ids]
-    return IdentitySpec(**spec)  # type: ignore[typeddict-item]
+    return cast(IdentitySpec, spec)
 
 
 def _network(settings: Any) -> dict[str, Any] | None:
@@ -108,7 +108,7 @@ def workspace_args(spec: EnvironmentSpec, resource_group_name: pulumi.Input[str]
         "protect_data": spec.protect_data,
         "tags": merged_tags(spec.tags, ws.tags, environment=spec.environment),
     })
-    return WorkspaceArgs(**args)  # type: ignore[typeddict-item]
+    return cast(WorkspaceArgs, args)  # the component's check() validates it
 
 
 def cluster_args(
@@ -143,7 +143,7 @@ def cluster_args(
         "identity": identity_spec(cluster.identity),
         "tags": merged_tags(spec.tags, cluster.tags, environment=spec.environment),
     })
-    return ComputeClusterArgs(**args)  # type: ignore[typeddict-item]
+    return cast(ComputeClusterArgs, args)  # the component's check() validates it
 
 
 def schedule_spec(entry: ScheduleEntry) -> ScheduleSpec:
@@ -155,10 +155,10 @@ def schedule_spec(entry: ScheduleEntry) -> ScheduleSpec:
         "minutes": list(when.minutes) or None,
         "week_days": list(when.week_days) or None,
     }) if when else None
-    return ScheduleSpec(  # type: ignore[typeddict-item]
+    return ScheduleSpec(
         action=entry.action,
         state=entry.state,
-        trigger=_present({
+        trigger=cast(TriggerSpec, _present({
             "type": trigger.type,
             "expression": trigger.expression,
             "frequency": trigger.frequency,
@@ -166,7 +166,7 @@ def schedule_spec(entry: ScheduleEntry) -> ScheduleSpec:
             "schedule": schedule,
             "start_time": trigger.start_time,
             "time_zone": trigger.time_zone,
-        }),
+        })),
     )
 
 
@@ -196,7 +196,7 @@ def instance_args(
         "workspace_id": workspace_id,
         "tags": merged_tags(spec.tags, instance.tags, environment=spec.environment),
     })
-    return ComputeInstanceArgs(**args)  # type: ignore[typeddict-item]
+    return cast(ComputeInstanceArgs, args)  # the component's check() validates it
 
 
 AttachedCompute = KubernetesCompute | VirtualMachineCompute | SynapseSparkCompute

@@ -34,4 +34,6 @@ def expose(component: pulumi.ComponentResource, **outputs: pulumi.Input[Any]) ->
 
 def principal_id(resource: Any) -> pulumi.Output[str | None]:
     """The principal id of a resource's system-assigned identity; None without one."""
-    return resource.identity.apply(lambda identity: identity.principal_id if identity else None)
+    principal: pulumi.Output[str | None] = resource.identity.apply(
+        lambda identity: identity.principal_id if identity else None)
+    return principal

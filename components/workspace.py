@@ -6,7 +6,7 @@ Its arguments (`WorkspaceArgs` and the nested specs) live in `workspace_args` an
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 import pulumi
 from pulumi_azure_native import (
@@ -148,7 +148,8 @@ class Workspace(pulumi.ComponentResource):
 
     def _child_name(self, key: str, default: str) -> str:
         """The `key` argument, else the derived `default`; either checked against Azure's rule for it."""
-        return naming.resource_name(self._args.get(key), default, CHILD_NAMES[key], key)
+        given = cast("str | None", self._args.get(key))  # the name keys are str (check() refused anything else)
+        return naming.resource_name(given, default, CHILD_NAMES[key], key)
 
     def _dependency_access(self) -> str:
         """Created dependencies are as reachable as the workspace: a private workspace reaches them
