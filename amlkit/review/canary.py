@@ -51,12 +51,15 @@ def unknown_canary() -> str | None:
         servicer = _PolicyAnalyzerServicer("amlkit-canary", "0.0.1", policies, EnforcementLevel.MANDATORY)
         properties = struct_pb2.Struct()
         properties.update({"value": rpc.UNKNOWN})
-        resource = {"type": "amlkit:canary:Resource", "name": "canary", "properties": properties,
-                    "urn": "urn:pulumi:canary::canary::amlkit:canary:Resource::canary"}
+        type_, name = "amlkit:canary:Resource", "canary"
+        urn = f"urn:pulumi:canary::canary::{type_}::{name}"
+        analyze: Any = servicer.Analyze  # pulumi-policy's servicer methods are untyped
+        analyze_stack: Any = servicer.AnalyzeStack
         diagnostics = [
-            *servicer.Analyze(analyzer_pb2.AnalyzeRequest(**resource), None).diagnostics,
-            *servicer.AnalyzeStack(analyzer_pb2.AnalyzeStackRequest(
-                resources=[analyzer_pb2.AnalyzerResource(**resource)]), None).diagnostics,
+            *analyze(analyzer_pb2.AnalyzeRequest(type=type_, name=name, urn=urn, properties=properties),
+                     None).diagnostics,
+            *analyze_stack(analyzer_pb2.AnalyzeStackRequest(resources=[analyzer_pb2.AnalyzerResource(
+                type=type_, name=name, urn=urn, properties=properties)]), None).diagnostics,
         ]
     except Exception as error:  # fail closed: a canary that cannot run proves nothing
         return f"{_version()}: the canary could not run ({type(error).__name__}: {error})"

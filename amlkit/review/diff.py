@@ -230,7 +230,8 @@ def compare(old: Any, new: Any, path: str = "") -> tuple[list[tuple[str, str, An
     return changes, not_compared
 
 
-def _walk(old: Any, new: Any, path: str, changes: list, not_compared: list) -> None:
+def _walk(old: Any, new: Any, path: str, changes: list[tuple[str, str, Any, Any]],
+          not_compared: list[str]) -> None:
     if is_secret(old) or is_secret(new):
         before, after = _plain(old), _plain(new)
         if before == ENCRYPTED:
@@ -260,7 +261,7 @@ def _equal(old: Any, new: Any) -> bool:
         return False
     if isinstance(old, bool) or isinstance(new, bool):
         return type(old) is type(new) and old == new
-    return old == new
+    return bool(old == new)
 
 
 def _kind(old: Any, new: Any) -> str:

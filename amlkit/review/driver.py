@@ -16,7 +16,7 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import grpc
 import yaml
@@ -307,7 +307,8 @@ def _rule_baseline(config: dict[str, PolicyConfig], file: str | None) -> dict[st
 
 
 def policy_schema(info: analyzer_pb2.PolicyInfo) -> PolicySchema:
-    properties = {k: json_format.MessageToDict(v) for k, v in info.configSchema.properties.items()}
+    schemas = info.configSchema.properties  # a Struct whose every value is a Struct (a JSON schema)
+    properties = {k: json_format.MessageToDict(cast(struct_pb2.Struct, v)) for k, v in schemas.items()}
     return PolicySchema(info.name, _LEVEL_NAMES.get(info.enforcementLevel, "advisory"), properties,
                         tuple(info.configSchema.required))
 

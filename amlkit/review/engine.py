@@ -132,7 +132,7 @@ def review(
         return _review_all(project, configs, options, jobs)
 
 
-def _review_all(project: Project, configs: list[StackConfig], options: _Options, jobs: int) -> Review:
+def _review_all(project: Project, configs: list[StackConfig | _BadStackFile], options: _Options, jobs: int) -> Review:
     if jobs == 1 or len(configs) == 1:
         with processes.cancel_on_interrupt():
             return Review([_review_stack(project, config, options) for config in configs])

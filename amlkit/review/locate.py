@@ -137,7 +137,8 @@ def _get(node: yaml.Node | None, key: str) -> yaml.Node | None:
         return None
     for k, v in node.value:
         if isinstance(k, yaml.ScalarNode) and k.value == key:
-            return v
+            found: yaml.Node = v
+            return found
     return None
 
 

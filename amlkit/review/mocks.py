@@ -198,7 +198,7 @@ def result_fields(token: str) -> dict[str, bool] | None:
     for prop in vars(result).values():
         wire = getattr(getattr(prop, "fget", None), "_pulumi_name", None)
         if isinstance(prop, property) and isinstance(wire, str):
-            fields[wire] = _is_str(prop.fget.__annotations__.get("return"))  # type: ignore[union-attr]
+            fields[wire] = _is_str(prop.fget.__annotations__.get("return"))
     return fields
 
 
@@ -225,7 +225,7 @@ class AzureMocks(Mocks):
     def __init__(self, pins: Any = None) -> None:
         self.pins = pins
 
-    def new_resource(self, args: MockResourceArgs) -> tuple[str | None, dict]:
+    def new_resource(self, args: MockResourceArgs) -> tuple[str | None, dict[str, Any]]:
         if args.typ == STACK_REFERENCE:
             return self.stack_reference(str(args.inputs.get("name", args.name)))
         if not args.custom:
@@ -240,7 +240,7 @@ class AzureMocks(Mocks):
             outputs["identity"] = shaped_identity(inputs["identity"], args.name)
         return outputs["id"], outputs
 
-    def stack_reference(self, stack: str) -> tuple[str, dict]:
+    def stack_reference(self, stack: str) -> tuple[str, dict[str, Any]]:
         """A pinned stack's outputs; otherwise no `outputs` at all, which the SDK reads as unknown."""
         outputs = self.pins.stack_outputs(stack) if self.pins is not None else None
         if outputs is None:
@@ -266,9 +266,9 @@ class AzureMocks(Mocks):
         unknown = {wire: f"{UNKNOWN_MARK}{token}:{wire}" for wire, is_str in (fields or {}).items() if is_str}
         return {**unknown, **derived, **(pinned or {})}, pinned is not None
 
-    def call(self, args: MockCallArgs) -> dict:
-        """Invokes, for a plain mock monitor: `answer`'s result ({} where it is wholly unknown)."""
-        return self.answer(args.token, args.args)[0] or {}
+    def call(self, args: MockCallArgs) -> tuple[dict[str, Any], list[tuple[str, str]] | None]:
+        """Invokes, for a plain mock monitor: `answer`'s result ({} where it is wholly unknown), no failures."""
+        return self.answer(args.token, args.args)[0] or {}, []
 
 
 def engine_urn(stack: str, project: str, parent: str, type_: str, name: str) -> str:
@@ -299,14 +299,14 @@ class RecordingMonitor(MockMonitor):
     def make_urn(self, parent: str, type_: str, name: str) -> str:
         return engine_urn(self.stack, self.project, parent, type_, name)
 
-    def RegisterResource(self, request):  # noqa: N802 - the gRPC method name
+    def RegisterResource(self, request: Any) -> Any:  # noqa: N802 - the gRPC method name
         urn = self.make_urn(request.parent, request.type, request.name)
         if urn in self.seen:
             # the engine refuses this too, so a review must not pass it
             raise Exception(f"Duplicate resource URN '{urn}'; try giving it a unique name")
         self.seen.add(urn)
         mark_unknown(request.object)
-        response = super().RegisterResource(request)
+        response = super().RegisterResource(request)  # type: ignore[no-untyped-call]
         if request.type != ROOT_STACK_TYPE:
             registration = record(request, response.urn)
             self.records.append(registration)
@@ -314,23 +314,25 @@ class RecordingMonitor(MockMonitor):
                 self.emit(registration)
         return response
 
-    def Invoke(self, request):  # noqa: N802 - the gRPC method name
+    def Invoke(self, request: Any) -> Any:  # noqa: N802 - the gRPC method name
         if request.tok == "pulumi:pulumi:getResource":
-            return super().Invoke(request)
+            return super().Invoke(request)  # type: ignore[no-untyped-call]
         args = json_format.MessageToDict(request.args)
         result, answered = self.azure.answer(request.tok, args)
         if not answered:
             self.unanswered_lookup({"token": request.tok, "args": unmarked(args)})
         if result is None:
             return resource_pb2.ResourceInvokeResponse(unknown=True)
-        return resource_pb2.ResourceInvokeResponse(**{"return": json_format.ParseDict(result, struct_pb2.Struct())})
+        response = resource_pb2.ResourceInvokeResponse()
+        getattr(response, "return").CopyFrom(json_format.ParseDict(result, struct_pb2.Struct()))  # `return`: a keyword
+        return response
 
-    def ReadResource(self, request):  # noqa: N802 - the gRPC method name
+    def ReadResource(self, request: Any) -> Any:  # noqa: N802 - the gRPC method name
         if request.type == STACK_REFERENCE:
             stack = json_format.MessageToDict(request.properties).get("name", request.id)
             if self.azure.pins is None or self.azure.pins.stack_outputs(stack) is None:
                 self.unanswered_lookup({"token": STACK_REFERENCE, "args": {"name": stack}})
-        return super().ReadResource(request)
+        return super().ReadResource(request)  # type: ignore[no-untyped-call]
 
     def unanswered_lookup(self, lookup: dict[str, Any]) -> None:
         """Keep (and emit) each distinct unanswered lookup once."""

@@ -41,7 +41,7 @@ def _scan(program: Path) -> tuple[set[str], bool]:
     root = entry.parent
     found: set[str] = set()
     amlkit_used = False
-    todo, seen = [entry], set()
+    todo, seen = [entry], set[Path]()
     while todo and len(seen) < _SCANNED_FILES:
         path = todo.pop()
         if path in seen:
@@ -124,7 +124,7 @@ def pack_modules(pack: Path) -> list[str]:
         tree = ast.parse((pack / "__main__.py").read_bytes())
     except (OSError, SyntaxError, ValueError):
         return []
-    names = []
+    names: list[str] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names.extend(a.name for a in node.names)

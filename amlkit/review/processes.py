@@ -9,14 +9,15 @@ import signal
 import subprocess
 import threading
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, TypeVar
 
 _LIVE: set[Any] = set()  # Popen, or warm.WarmChild
+_Child = TypeVar("_Child")
 _LOCK = threading.Lock()
 _CANCELLED = threading.Event()
 
 
-def adopt(start: Callable[[], Any]) -> Any:
+def adopt(start: Callable[[], _Child]) -> _Child:
     """Track a child started by `start()` (e.g. forked by the warm-start server) until `kill`.
 
     It must have Popen's `pid`, `wait`, `poll` and std streams, and lead its own process group.
@@ -41,8 +42,8 @@ def cancel_on_interrupt() -> Iterator[None]:
         raise
 
 
-def kill(process: subprocess.Popen) -> None:
-    """Kill the child's whole process group and reap it; safe to call twice."""
+def kill(process: Any) -> None:
+    """Kill the child's whole process group (a Popen or a warm.WarmChild) and reap it; safe to call twice."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signal.SIGKILL)
     with contextlib.suppress(subprocess.TimeoutExpired):

@@ -43,7 +43,7 @@ from amlkit.review.locate import (
     related_names,
     source_of,
 )
-from amlkit.review.model import PolicyInfo, Review, StackReview
+from amlkit.review.model import PolicyInfo, Review, StackReview, Unknown, Violation
 from amlkit.review.report_json import (
     lookup_text,
     ordered_lookups,
@@ -100,7 +100,8 @@ def _rules(stacks: list[StackReview]) -> list[PolicyInfo]:
         for policy in stack.pack.policies if stack.pack else ():
             rules.setdefault(policy.name, policy)
     for stack in stacks:
-        for finding in [*stack.violations, *stack.unknown]:
+        findings: list[Violation | Unknown] = [*stack.violations, *stack.unknown]
+        for finding in findings:
             rules.setdefault(finding.policy, PolicyInfo(name=finding.policy, description=finding.policy,
                                                         level="advisory", severity="unspecified"))
     if any(stack.error for stack in stacks):
@@ -178,7 +179,7 @@ def _unprefixed(stack: StackReview) -> str:
 
 
 def _results(stack: StackReview, index: dict[str, tuple[int, str]], project_dir: Path,
-             uri_root: Path) -> Iterable[dict]:
+             uri_root: Path) -> Iterable[dict[str, Any]]:
     uri = _uri(project_dir / stack.stack_file, uri_root)
     entries = index_stack_file(project_dir / stack.stack_file)
     by_urn = {r.urn: r for r in stack.resources}

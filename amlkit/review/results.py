@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, cast
+
+from pulumi.runtime.proto import analyzer_pb2
 
 from amlkit.errors import ReviewFailed
 from amlkit.policies.framework import PACK_NAME, Rule, WaiverContractError, parse_waived
@@ -72,7 +74,7 @@ def _policy_info(analysis: driver.Analysis, p: Any) -> PolicyInfo:
         name=p.name, description=p.description,
         level=analysis.config.get(p.name, PolicyConfig()).level or "advisory",
         severity=driver._SEVERITIES.get(p.severity, "unspecified"), remediation=p.remediation_steps,
-        url=p.url, tags=tuple(p.tags), stack_policy=p.policy_type == driver.analyzer_pb2.POLICY_TYPE_STACK,
+        url=p.url, tags=tuple(p.tags), stack_policy=p.policy_type == analyzer_pb2.POLICY_TYPE_STACK,
         display_name=p.displayName, framework=_framework(p),
         ref=ours.ref, group=ours.group, equivalents=ours.equivalents, since=ours.since,
     )
@@ -119,8 +121,9 @@ def add_findings(result: StackReview, analysis: driver.Analysis, records: list[d
         if diag.unknown:
             result.unknown.append(Unknown(diag.policy, urn, type_, name, message, pack=analysis.pack_name))
         else:
-            result.violations.append(Violation(diag.policy, diag.level, diag.severity, urn, type_, name, message,
-                                               pack=analysis.pack_name))  # type: ignore[arg-type]
+            level = cast("Literal['mandatory', 'advisory']", diag.level)  # the driver sets only these two
+            result.violations.append(Violation(diag.policy, level, diag.severity, urn, type_, name, message,
+                                               pack=analysis.pack_name))
     severities = {p.name: driver._SEVERITIES.get(p.severity, "unspecified") for p in analysis.policies}
     for entry in analysis.not_applicable:
         for waived in _waived(entry):

@@ -92,7 +92,11 @@ def run(request: dict[str, Any], emit: Callable[[dict[str, Any]], None] | None =
         monitor.emit_lookup = emit_lookup
     set_mocks(mocks, project=request["project"], stack=request["stack"], preview=True, monitor=monitor)
     apply_patches(request.get("patches"), request.get("alias_shortcut", True))
-    _sync_await(run_pulumi_func(lambda: runpy.run_path(str(entry), run_name="__main__")))
+
+    def run_main() -> None:
+        runpy.run_path(str(entry), run_name="__main__")
+
+    _sync_await(run_pulumi_func(run_main))
     if emit_outputs is not None:
         emit_outputs(stack_outputs())
     return monitor.records
@@ -167,14 +171,14 @@ def skip_unused_alias_urns() -> None:
     from pulumi.runtime.proto import resource_pb2
     from pulumi.runtime.settings import monitor_supports_feature
 
-    original = pulumi.resource.collapse_alias_to_urn
+    original = pulumi.resource.collapse_alias_to_urn  # type: ignore[attr-defined]
 
-    def collapse_alias_to_urn(alias, default_name, default_type, default_parent):
+    def collapse_alias_to_urn(alias: Any, default_name: Any, default_type: Any, default_parent: Any) -> Any:
         if monitor_supports_feature(resource_pb2.RESOURCE_MONITOR_FEATURE_ALIAS_SPECS):
             return alias
         return original(alias, default_name, default_type, default_parent)
 
-    pulumi.resource.collapse_alias_to_urn = collapse_alias_to_urn
+    pulumi.resource.collapse_alias_to_urn = collapse_alias_to_urn  # type: ignore[attr-defined,assignment]
 
 
 def declaring_line_positions(shortcut: bool = True) -> None:
@@ -249,10 +253,11 @@ def _fast_alias_specs() -> None:
 
     def spec(fields: tuple[Any, ...]) -> alias_pb2.Alias:
         name, type_, stack, project, parent = (v if isinstance(v, str) else "" for v in fields)
-        common = {"name": name, "type": type_, "stack": stack, "project": project}
         if fields[4] is None:
-            return alias_pb2.Alias(spec=alias_pb2.Alias.Spec(**common, noParent=True))
-        return alias_pb2.Alias(spec=alias_pb2.Alias.Spec(**common, parentUrn=parent))
+            return alias_pb2.Alias(spec=alias_pb2.Alias.Spec(name=name, type=type_, stack=stack, project=project,
+                                                             noParent=True))
+        return alias_pb2.Alias(spec=alias_pb2.Alias.Spec(name=name, type=type_, stack=stack, project=project,
+                                                         parentUrn=parent))
 
     def plain_specs(aliases: list[Any]) -> list[alias_pb2.Alias] | None:
         """The specs, or None when an alias is not an `Alias` of plain values (then the SDK decides)."""
@@ -269,7 +274,7 @@ def _fast_alias_specs() -> None:
             result.append(message)  # the request copies it: the cached message is never changed
         return result
 
-    async def prepare_aliases(resource, resource_options, supports_alias_specs):
+    async def prepare_aliases(resource: Any, resource_options: Any, supports_alias_specs: bool) -> Any:
         aliases = [] if resource_options is None else (resource_options.aliases or [])
         result = plain_specs(aliases) if supports_alias_specs else None
         if result is None:

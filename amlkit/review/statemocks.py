@@ -26,8 +26,8 @@ class StateMocks(AzureMocks):
     def __init__(self) -> None:
         self.local = threading.local()
 
-    def new_resource(self, args: MockResourceArgs) -> tuple[str | None, dict]:
-        answer = getattr(self.local, "answer", None)
+    def new_resource(self, args: MockResourceArgs) -> tuple[str | None, dict[str, Any]]:
+        answer: tuple[str | None, dict[str, Any]] | None = getattr(self.local, "answer", None)
         if answer is not None:
             return answer
         return super().new_resource(args)
@@ -43,7 +43,7 @@ class StateMonitor(RecordingMonitor):
         self.answers = mocks
         self.stack_urn = f"urn:pulumi:{stack}::{project}::pulumi:pulumi:Stack::{project}-{stack}"
 
-    def RegisterResource(self, request):  # noqa: N802 - the gRPC method name
+    def RegisterResource(self, request: Any) -> Any:  # noqa: N802 - the gRPC method name
         urn = self.make_urn(request.parent, request.type, request.name)
         registration = record(request, urn)
         old = find_deployed(registration, self.state, self.stack_urn)

@@ -158,7 +158,9 @@ class ForkServer:
     def fork(self, kind: str, cwd: Path, stdio: tuple[Any, Any, Any], env: dict[str, str] | None = None,
              argv: list[str] | None = None) -> WarmChild:
         """Fork a child of `kind` ("runner" | "pack"); stdio entries: PIPE, DEVNULL or a file object."""
-        child_fds, parent_ends, opened = [], [], []
+        child_fds: list[int] = []
+        parent_ends: list[Any] = []  # the parent's file object per stream, or None
+        opened: list[int] = []
         try:
             for index, spec in enumerate(stdio):
                 if spec == PIPE:
@@ -197,7 +199,8 @@ class ForkServer:
                 if end is not None:
                     end.close()
             raise ReviewFailed(f"warm start: {reply['error']}")
-        return WarmChild(reply["pid"], *parent_ends, status_read)
+        stdin, stdout, stderr = parent_ends
+        return WarmChild(reply["pid"], stdin, stdout, stderr, status_read)
 
     def _request(self, message: dict[str, Any], fds: list[int] | None = None) -> dict[str, Any]:
         with self.lock:

@@ -98,7 +98,7 @@ class _Server:
             self.idle = [*(program_modules(program) if program else []), *PACK_MODULES,
                          *(pack_modules(pack) if pack else [])]
         while True:
-            ready, _, _ = select.select([self.sock, self.wake], [], [], 0 if self.idle else None)
+            ready, _, _ = select.select([self.sock.fileno(), self.wake], [], [], 0 if self.idle else None)
             if not ready:
                 self.loaded += import_all([self.idle.pop(0)])
                 if not self.idle:
@@ -108,7 +108,7 @@ class _Server:
                 with contextlib.suppress(BlockingIOError):
                     os.read(self.wake, 4096)
             self.reap()
-            if self.sock in ready:
+            if self.sock.fileno() in ready:
                 try:
                     message, fds = _receive(self.sock)
                 except (EOFError, OSError):
