@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
 from types import ModuleType
-from typing import Annotated, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -294,13 +294,13 @@ def _engine() -> ModuleType:
 
 def _review(project_dir: Path, stacks: list[str] | None, policy_pack: Path | tuple[Path, ...] | None,
             config: Path | tuple[Path, ...] | None,
-            jobs: int | None, timeout: float, verbose: bool, plan_against: dict | None = None) -> Review:
+            jobs: int | None, timeout: float, verbose: bool, plan_against: dict[str, Any] | None = None) -> Review:
     plan_against = {key: value for key, value in (plan_against or {}).items() if value}
     if plan_against.get("states") and not stacks:
         from amlkit.review.state import load_state
 
         stacks = sorted({load_state(path).stack for path in plan_against["states"]} - {""}) or None
-    review = _engine().review(project_dir, stacks or None, policy_pack=policy_pack, policy_pack_config=config,
+    review: Review = _engine().review(project_dir, stacks or None, policy_pack=policy_pack, policy_pack_config=config,
                               jobs=jobs, timeout=timeout, verbose=verbose, **plan_against)
     if not review.stacks:
         raise UsageError(f"{project_dir}: no stacks to review (no Pulumi.<stack>.yaml found, and no --stack given)")
@@ -310,7 +310,7 @@ def _review(project_dir: Path, stacks: list[str] | None, policy_pack: Path | tup
 def _review_and_report(stack_files: list[Path] | None, project_dir: Path, stacks: list[str] | None,
                        policy_packs: list[Path] | None, configs: list[Path] | None, fmt: ReportFormat,
                        output: Path | None, jobs: int | None, timeout: float, verbose: bool, with_plan: bool,
-                       plan_against: dict | None = None) -> None:
+                       plan_against: dict[str, Any] | None = None) -> None:
     """`preview` (with_plan) and `check`: review the stack files or the project's stacks, then report."""
     with _guarded(verbose):
         _check_pairing(policy_packs, configs)

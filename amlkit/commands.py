@@ -121,7 +121,8 @@ def _prompt(question: str, default: str, check: Callable[[str], str]) -> str:
         except ConfigError as error:
             raise typer.BadParameter(error.problem) from None
 
-    return typer.prompt(question, default=default, value_proc=value_proc)
+    answer: str = typer.prompt(question, default=default, value_proc=value_proc)
+    return answer
 
 
 def _answer(name: str, given: str | None, question: str, default: str, interactive: bool) -> str:

@@ -74,6 +74,11 @@ def _base_name(owner: Any) -> str:
     return re.sub(r"(Args|Spec)$", "", owner.__name__)
 
 
+# Generic types parameterised with types built at run time (the views), which a type checker cannot see
+_RUNTIME_GENERIC: dict[str, Any] = {"list": list, "dict": dict, "Output": pulumi.Output, "Awaitable": Awaitable,
+                                    "TypedDict": TypedDict}
+
+
 class _Views:
     """Builds schema views of TypedDicts and Literal enums, once each."""
 
@@ -90,14 +95,14 @@ class _Views:
         if origin in (typing.Union, types.UnionType):
             return self.union(annotation, owner, field)
         if origin in (list, Sequence, typing.Sequence):
-            return list[self.view(get_args(annotation)[0], owner, field)]
+            return _RUNTIME_GENERIC["list"][self.view(get_args(annotation)[0], owner, field)]
         if origin in (dict, Mapping, typing.Mapping):
             key, value = get_args(annotation)
-            return dict[key, self.view(value, owner, field)]
+            return _RUNTIME_GENERIC["dict"][key, self.view(value, owner, field)]
         if origin is pulumi.Output:
-            return pulumi.Output[self.view(get_args(annotation)[0], owner, field)]
+            return _RUNTIME_GENERIC["Output"][self.view(get_args(annotation)[0], owner, field)]
         if origin is Awaitable:
-            return Awaitable[self.view(get_args(annotation)[0], owner, field)]
+            return _RUNTIME_GENERIC["Awaitable"][self.view(get_args(annotation)[0], owner, field)]
         if typing.is_typeddict(annotation):
             return self.typed_dict(annotation)
         return annotation
@@ -125,7 +130,7 @@ class _Views:
             return self.typed_dicts[source]
         fields = {name: self.view(Required[annotation] if required else NotRequired[annotation], source, name)
                   for name, (annotation, required) in _fields(source).items() if not _python_only(annotation)}
-        view = TypedDict(source.__name__, fields)  # type: ignore[operator]
+        view: type = _RUNTIME_GENERIC["TypedDict"](source.__name__, fields)
         view.__module__, view.__qualname__, view.__doc__ = source.__module__, source.__qualname__, source.__doc__
         self.typed_dicts[source] = view
         return view
@@ -219,7 +224,8 @@ def package_schema() -> dict[str, Any]:
     hosted = schema_views(views)
     with _field_docs_of_args(views):
         provider = ComponentProvider(hosted, NAME, NAMESPACE, __version__)
-    return json.loads(provider.schema or "{}")
+    schema: dict[str, Any] = json.loads(provider.schema or "{}")
+    return schema
 
 
 def main() -> None:

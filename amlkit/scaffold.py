@@ -43,7 +43,7 @@ class StackAnswers:
 def _check(annotated: Any, value: str, key: str) -> str:
     """Validate one value with a schema type; ConfigError(key, 'got ...; allowed: ...') otherwise."""
     try:
-        return TypeAdapter(annotated).validate_python(value)
+        return str(TypeAdapter(annotated).validate_python(value))
     except ValidationError as error:
         detail = error.errors()[0]
         ctx = detail.get("ctx") or {}

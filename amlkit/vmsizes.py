@@ -201,7 +201,8 @@ def quota_key(quota_family: str) -> str:
 def _raw() -> Mapping[str, Any]:
     text = resources.files("amlkit").joinpath("data/vm_families.yaml").read_text(encoding="utf-8")
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: ~10x faster
-    return yaml.load(text, Loader=loader)  # a safe loader either way
+    data: Mapping[str, Any] = yaml.load(text, Loader=loader)  # a safe loader either way
+    return data
 
 
 @functools.cache
@@ -242,7 +243,7 @@ def _extended(extra_json: str, key_path: str) -> Catalogue:
             families[target] = {**families[target], **_from_json(entry), "series": families[target]["series"]}
         origin[target] = number
     try:
-        return build_catalogue({**base, "families": families}, file=None)  # type: ignore[arg-type]
+        return build_catalogue({**base, "families": families}, file=None)
     except ConfigError as error:
         match = re.match(r"families\[(\d+)\](.*)", error.key_path)
         if match is None or int(match[1]) not in origin:

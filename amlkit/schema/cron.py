@@ -13,7 +13,7 @@ from amlkit.schema.types import Allowed, _bad, _plain
 
 # --- cron ------------------------------------------------------------------------------------------
 
-_CRON_FIELDS = (
+_CRON_FIELDS: tuple[tuple[str, int, int, dict[str, int]], ...] = (
     ("minute", 0, 59, {}),
     ("hour", 0, 23, {}),
     ("day of month", 1, 31, {}),
@@ -78,7 +78,7 @@ def _start_time(value: Any) -> str:
         datetime.strptime(value, "%Y-%m-%dT%H:%M:%S")
     except (TypeError, ValueError):
         _bad(value, _START_TIME_ALLOWED)
-    return value
+    return str(value)
 
 
 StartTime = Annotated[str, BeforeValidator(_start_time), Allowed(_START_TIME_ALLOWED)]

@@ -149,4 +149,4 @@ class WorkspaceSpec(Model):
 
     @property
     def has_managed_network(self) -> bool:
-        return self.managed_network.isolation_mode != "disabled"
+        return bool(self.managed_network.isolation_mode != "disabled")
