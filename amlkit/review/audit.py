@@ -33,6 +33,7 @@ from typing import Any
 
 import yaml
 from google.protobuf import json_format
+from pulumi.runtime.proto import analyzer_pb2
 
 from amlkit.errors import ConfigError, ReviewFailed, UsageError
 from amlkit.review import canary, driver, packs, processes, warm
@@ -91,7 +92,8 @@ def audit(
 
 def _own_pack(default_pack_dir: Any) -> Path | None:
     try:
-        return default_pack_dir()
+        own: Path = default_pack_dir()
+        return own
     except ReviewFailed:
         return None
 
@@ -208,7 +210,7 @@ def _analyze(pack: driver.PackProcess, state: State, live: list[StateResource],
              file_config: Any, file_name: str | None) -> driver.Analysis:
     """One pack over one state: Remediate (reported) and Analyze per resource, then AnalyzeStack."""
     driver.handshake(pack)
-    pack.call("ConfigureStack", driver.analyzer_pb2.AnalyzerStackConfigureRequest(
+    pack.call("ConfigureStack", analyzer_pb2.AnalyzerStackConfigureRequest(
         stack=state.stack, project=state.project, organization="organization", dry_run=True,
         tags=driver.stack_tags(state.project)), "ConfigureStack")
     analysis = driver.configure(pack, file_config, file_name)
@@ -226,9 +228,9 @@ def _analyze(pack: driver.PackProcess, state: State, live: list[StateResource],
 
 
 def _request(resource: StateResource, properties: dict[str, Any],
-             providers: dict[str, StateResource]) -> driver.analyzer_pb2.AnalyzeRequest:
+             providers: dict[str, StateResource]) -> analyzer_pb2.AnalyzeRequest:
     """The engine's AnalyzerResource of a state resource (`stateToAnalyzerResource`)."""
-    pb = driver.analyzer_pb2
+    pb = analyzer_pb2
     request = pb.AnalyzeRequest(
         type=resource.type, properties=driver.to_struct(properties), urn=resource.urn, name=resource.name,
         options=pb.AnalyzerResourceOptions(
@@ -245,7 +247,7 @@ def _request(resource: StateResource, properties: dict[str, Any],
 
 
 def _remediations(pack: driver.PackProcess, analysis: driver.Analysis, resource: StateResource,
-                  request: driver.analyzer_pb2.AnalyzeRequest) -> None:
+                  request: analyzer_pb2.AnalyzeRequest) -> None:
     """What the pack would remediate on a resource: reported as advisory findings, never applied."""
     response = pack.call("Remediate", request, f"Remediate of {resource.urn}")
     severities = {p.name: driver._SEVERITIES.get(p.severity, "unspecified") for p in analysis.policies}
@@ -269,7 +271,7 @@ def _remediations(pack: driver.PackProcess, analysis: driver.Analysis, resource:
 
 def _analyze_stack(pack: driver.PackProcess, analysis: driver.Analysis, state: State, live: list[StateResource],
                    providers: dict[str, StateResource]) -> None:
-    pb = driver.analyzer_pb2
+    pb = analyzer_pb2
     resources = []
     for resource in live:
         request = _request(resource, blind(resource.outputs), providers)

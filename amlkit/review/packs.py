@@ -81,7 +81,7 @@ def resolve(policy_packs: Path | Sequence[Path] | None, configs: Path | Sequence
     seen = [d for i, d in enumerate(directories) if d in directories[:i]]
     if seen:
         raise UsageError(f"{seen[0]}: --policy-pack given twice (each pack runs once per stack)")
-    paired = given or [None] * len(directories)
+    paired: Sequence[Path | None] = given or [None] * len(directories)
     return tuple(PackSpec(d, c, own=d == own) for d, c in zip(directories, paired, strict=True))
 
 
