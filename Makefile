@@ -28,7 +28,7 @@ lint: install
 typecheck: install
 	$(BIN)/python tools/typecheck.py
 
-test: lint
+test: lint typecheck
 	$(BIN)/python -m pytest
 
 bench: install

@@ -46,3 +46,9 @@ def test_the_type_checker_catches_a_misspelt_component_argument() -> None:
         'has type "int")  [typeddict-item]',
     ]
     assert done.returncode == 1
+
+
+def test_make_test_runs_the_type_checker() -> None:
+    makefile = (ROOT / "Makefile").read_text()
+    assert "\ntest: lint typecheck\n" in makefile
+    assert "\ntypecheck: install\n\t$(BIN)/python tools/typecheck.py\n" in makefile
