@@ -250,7 +250,7 @@ def rules(
 ) -> None:
     """List every policy of the pack with its effective level, severity, description and remediation."""
     with _guarded(verbose):
-        pack = _engine().pack_info(policy_pack, policy_pack_config)
+        pack = _packs().pack_info(policy_pack, policy_pack_config)
         _emit_rules(pack, format, output, _pack_source(policy_pack))
 
 
@@ -290,6 +290,12 @@ def _one_or_many(values: list[Path] | None) -> Path | tuple[Path, ...] | None:
 def _engine() -> ModuleType:
     """The review engine, imported on first use (and replaceable in sys.modules by tests)."""
     return importlib.import_module("amlkit.review.engine")
+
+
+def _packs() -> ModuleType:
+    """What describes a pack without reviewing (`amlkit.review.packinfo`: amlkit's own pack from its rules'
+    metadata, without grpc, pulumi-policy or the engine), imported on first use (replaceable by tests)."""
+    return importlib.import_module("amlkit.review.packinfo")
 
 
 def _review(project_dir: Path, stacks: list[str] | None, policy_pack: Path | tuple[Path, ...] | None,
@@ -427,7 +433,7 @@ def _pack_source(policy_pack: Path | None) -> str:
     if policy_pack is not None:
         return str(policy_pack)
     try:
-        default = Path(_engine().default_pack_dir())
+        default = Path(_packs().default_pack_dir())
     except Exception:  # the label is cosmetic; the review itself reports engine failures
         return ""
     return _relative(default)

@@ -51,8 +51,8 @@ def _fail(message: str, code: int) -> NoReturn:
 
 
 def policy_pack_dir() -> Path:
-    """The installed policy pack (see `amlkit.review.engine.default_pack_dir`)."""
-    from amlkit.review.engine import default_pack_dir
+    """The installed policy pack (see `amlkit.review.packinfo.default_pack_dir`)."""
+    from amlkit.review.packinfo import default_pack_dir
 
     return default_pack_dir()
 

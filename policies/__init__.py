@@ -7,13 +7,19 @@ code, not rules.
 
 The order is the order of reports and of `amlkit rules`: by `Rule.group` (compute, locks, workspace,
 general), then by `Rule.ref` within a group.
+
+Importing this package imports no rule: `ALL_RULES` is discovered on first use and kept (module
+`__getattr__`), so `amlkit.policies.framework`, the import-free rule model the review engine and the
+reports read, costs nothing more than itself.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import pkgutil
 from types import ModuleType
+from typing import Any
 
 from amlkit.policies import rules as _rules
 from amlkit.policies.framework import GROUPS, Rule
@@ -65,12 +71,26 @@ def discover(package: ModuleType = _rules) -> tuple[Rule, ...]:
     return tuple(sorted(rules, key=lambda rule: (GROUPS.index(rule.group), rule.ref)))
 
 
-ALL_RULES: tuple[Rule, ...] = discover()
+@functools.cache
+def all_rules() -> tuple[Rule, ...]:
+    """Every rule of the pack, in report order: discovered on the first call, then kept."""
+    return discover()
+
+
+@functools.cache
+def _by_name() -> dict[str, Rule]:
+    return {rule.name: rule for rule in all_rules()}
 
 
 def rule_named(name: str) -> Rule | None:
     """The rule of this pack with that public name, or None (e.g. a policy of another pack)."""
-    return next((rule for rule in ALL_RULES if rule.name == name), None)
+    return _by_name().get(name)
 
 
-__all__ = ["ALL_RULES", "Rule", "RuleModuleError", "discover", "rule_named"]
+def __getattr__(name: str) -> Any:
+    if name == "ALL_RULES":  # `from amlkit.policies import ALL_RULES`: the rules load here, once
+        return all_rules()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["ALL_RULES", "Rule", "RuleModuleError", "all_rules", "discover", "rule_named"]

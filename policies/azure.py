@@ -29,8 +29,6 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from pulumi_policy.proxy import UnknownValueError
-
 from amlkit import azure_facts as facts
 from amlkit.tokens import type_parts
 
@@ -157,6 +155,8 @@ def read_known(read: Callable[[], Any]) -> tuple[bool, Any]:
     For rules that report "cannot tell" per resource (`framework.cannot_tell`) instead of letting one
     unknown value stop the whole rule. The unknown is reported either way, never counted as a pass.
     """
+    from pulumi_policy.proxy import UnknownValueError  # only when a rule runs: its metadata imports nothing
+
     try:
         return True, read()
     except UnknownValueError:

@@ -62,7 +62,9 @@ def fake(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
 
     def install(result: Review | BaseException) -> FakeEngine:
         engine = FakeEngine(result, tmp_path / "policies")
-        monkeypatch.setitem(sys.modules, "amlkit.review.engine", engine.module())
+        module = engine.module()
+        monkeypatch.setitem(sys.modules, "amlkit.review.engine", module)
+        monkeypatch.setitem(sys.modules, "amlkit.review.packinfo", module)  # `rules` describes the pack there
         return engine
 
     return install

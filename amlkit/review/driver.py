@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any, cast
 
 import grpc
-import yaml
 from google.protobuf import empty_pb2, json_format, struct_pb2
 from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc
 
@@ -28,6 +27,7 @@ from amlkit.policies.framework import PACK_NAME
 from amlkit.policies.rule_baseline import BASELINE_POLICY, BaselineError, rebase
 from amlkit.review import processes, warm
 from amlkit.review.packconfig import PolicyConfig, PolicySchema, reconcile
+from amlkit.review.packinfo import pack_version
 
 ENGINE_ADDRESS = "127.0.0.1:0"  # pulumi.policy accepts it and never dials it
 ANALYZE_WINDOW = 16  # Analyze calls in flight at once (the pack serves 4 threads)
@@ -67,17 +67,6 @@ class Analysis:
     config: dict[str, PolicyConfig]
     diagnostics: list[Diagnostic] = field(default_factory=list)
     not_applicable: list[NotApplicable] = field(default_factory=list)
-
-
-def pack_version(pack_dir: Path, reported: str) -> str:
-    """The version to display: PulumiPolicy.yaml's `version` (Python packs report 0.0.1 themselves)."""
-    path = pack_dir / "PulumiPolicy.yaml"
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except (OSError, yaml.YAMLError):
-        return reported
-    version = data.get("version") if isinstance(data, dict) else None
-    return str(version) if version else reported
 
 
 MAX_ENV_VALUE = 120_000  # Linux refuses a single environment string over 128 KiB (MAX_ARG_STRLEN)

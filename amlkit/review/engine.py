@@ -7,7 +7,6 @@ What the program registered and the analyzer said becomes the report's records i
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import json
 import os
 import selectors
@@ -33,6 +32,7 @@ from amlkit.review.model import (
     StackReview,
 )
 from amlkit.review.packconfig import load_config_file
+from amlkit.review.packinfo import POLICY_PACK_FILES, default_pack_dir
 from amlkit.review.project import (
     SECRET_PLACEHOLDER,
     Project,
@@ -45,22 +45,7 @@ from amlkit.review.project import list_stacks as _list_stacks
 from amlkit.review.results import pack_info_of, resource_record, stable, unanswered_lookups
 from amlkit.review.secrets import Secrets
 
-__all__ = ["default_pack_dir", "list_stacks", "pack_info", "review"]
-
-
-POLICY_PACK_FILES = ("PulumiPolicy.yaml", "__main__.py")
-
-
-def default_pack_dir() -> Path:
-    """amlkit's own policy pack: the directory of `amlkit.policies`, checked to hold the pack's files."""
-    spec = importlib.util.find_spec("amlkit.policies")
-    if spec is None or spec.origin is None:
-        raise ReviewFailed("the amlkit.policies package is not installed")
-    directory = Path(spec.origin).resolve().parent
-    missing = [name for name in POLICY_PACK_FILES if not (directory / name).is_file()]
-    if missing:
-        raise ReviewFailed(f"{directory}: not a policy pack (missing {', '.join(missing)})")
-    return directory
+__all__ = ["POLICY_PACK_FILES", "default_pack_dir", "list_stacks", "pack_info", "review"]
 
 
 def list_stacks(project_dir: Path) -> list[str]:

@@ -207,5 +207,5 @@ def allowed(schema: Any) -> str:
     if "required" in schema:
         parts.append("required keys " + ", ".join(schema["required"]))
     if schema.get("additionalProperties") is False and "properties" in schema:
-        parts.append("keys " + ", ".join(schema["properties"]))
+        parts.append("keys " + ", ".join(sorted(schema["properties"])))  # the wire (a protobuf Struct) keeps no order
     return "; ".join(parts) or "see the policy's config schema"

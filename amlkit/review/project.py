@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from amlkit.errors import ConfigError, UsageError
-from amlkit.schema import show
 from amlkit.stackfile import namespace_problem, read_yaml
 
 # What a `secure:` value becomes: the review never decrypts, the program sees this placeholder.
@@ -179,5 +178,7 @@ def _optional_str(path: Path, data: dict[str, Any], key: str, what: str) -> str 
     if value is None:
         return None
     if not isinstance(value, str) or not value:
+        from amlkit.schema import show  # pydantic loads only for a bad Pulumi.yaml, not for every command
+
         raise ConfigError(str(path), key, f"got {show(value)}; allowed: {what} relative to Pulumi.yaml", value)
     return value

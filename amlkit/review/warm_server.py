@@ -64,7 +64,12 @@ def import_all(names: Iterable[str]) -> list[str]:
 
 
 def warm_caches() -> None:
-    """Fill what amlkit computes on first use (VM size catalogue, patch guards) once, for every child."""
+    """Fill what amlkit computes on first use (the pack's rules, VM size catalogue, patch guards) once, for
+    every child. `amlkit.policies` discovers its rules on first use, not when it is imported."""
+    policies = sys.modules.get("amlkit.policies")
+    if policies is not None:
+        with contextlib.suppress(Exception):  # a broken rule module: the pack child reports it itself
+            policies.all_rules()
     vmsizes = sys.modules.get("amlkit.vmsizes")
     if vmsizes is not None:
         with contextlib.suppress(Exception):
@@ -123,7 +128,8 @@ class _Server:
                 self.idle = []  # the two children import what is missing, in parallel; nothing to share
             return {"ok": True}
         if op == "status":
-            return {"threads": thread_count(), "loaded": self.loaded}
+            return {"threads": thread_count(), "loaded": self.loaded,
+                    "rules": sorted(name for name in sys.modules if name.startswith("amlkit.policies.rules."))}
         try:
             self.preload()
             return self.fork(message, fds)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from amlkit.policies import ALL_RULES
 from amlkit.review import driver, preload, processes, warm
 from amlkit.review.engine import default_pack_dir, review
 from tests.review.helpers import PACKS, RAW, normalized, raw_request, runner_output
@@ -79,6 +80,8 @@ def test_the_fork_server_preloads_once_and_stays_single_threaded():
     assert status["threads"] == 1
     assert {"pulumi", "pulumi_azure_native.machinelearningservices", "pulumi_azure_native.storage",
             "amlkit.program", "pulumi_policy", "amlkit.policies"} <= set(status["loaded"])
+    # amlkit.policies discovers its rules on first use: the server does it once, before forking any pack
+    assert status["rules"] == sorted(f"amlkit.policies.rules.{rule.name.replace('-', '_')}" for rule in ALL_RULES)
 
 
 def test_azure_modules_come_from_the_program_and_from_amlkit_when_it_uses_amlkit():

@@ -1,0 +1,69 @@
+"""The commands that review nothing import neither grpc, nor pulumi-policy, nor the review engine.
+
+Each command runs in a fresh interpreter (as the console script does) and reports, when it exits, which
+of those modules it loaded. `amlkit rules` describes amlkit's own pack from its rules' metadata
+(amlkit.review.packinfo); a review (`check`) still loads all of them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+HEAVY = ("grpc", "pulumi_policy", "amlkit.review.engine", "amlkit.review.driver", "pulumi")
+
+_PROBE = """
+import atexit, json, sys
+report, heavy, args = sys.argv[1], sys.argv[2].split(","), sys.argv[3:]
+def _report():
+    with open(report, "w") as out:
+        json.dump([name for name in heavy if name in sys.modules], out)
+atexit.register(_report)
+sys.argv = ["amlkit", *args]
+from amlkit.cli import main
+main()
+"""
+
+
+def _loaded(tmp_path: Path, args: list[str]) -> tuple[int, list[str]]:
+    """The exit code of `amlkit <args>` (cwd tmp_path) and which of HEAVY it had imported when it exited."""
+    report = tmp_path / "modules.json"
+    done = subprocess.run([sys.executable, "-c", _PROBE, str(report), ",".join(HEAVY), *args], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120, env={**os.environ, "NO_COLOR": "1"})
+    assert report.is_file(), done.stderr
+    return done.returncode, json.loads(report.read_text())
+
+
+LIGHT = {
+    "help": ["--help"],
+    "version": ["--version"],
+    "check-help": ["check", "--help"],
+    "rules": ["rules"],
+    "rules-json-with-config": ["rules", "-f", "json", "--policy-pack-config",
+                               str(ROOT / "examples/platform-repo/policy-config/prod.json")],
+    "sizes": ["sizes", "--gpu"],
+    "sizes-approved": ["sizes", "--approved", "-f", "json"],
+    "init": ["init", "--non-interactive", "--location", "westeurope", "-s", "dev"],
+    "import-az-ml": ["import-az-ml", str(ROOT / "tests/fixtures/az-ml/cluster-low-priority.yml")],
+    "pack-path": ["pack-path"],
+}
+
+
+@pytest.mark.parametrize("args", LIGHT.values(), ids=LIGHT.keys())
+def test_cli_imports_nothing_heavy_for_commands_that_review_nothing(tmp_path, args):
+    (tmp_path / "Pulumi.yaml").write_text("name: demo\nruntime: python\n")
+    code, loaded = _loaded(tmp_path, args)
+    assert code == 0
+    assert loaded == []
+
+
+def test_cli_imports_the_engine_for_a_review(tmp_path):
+    code, loaded = _loaded(tmp_path, ["check", "-C", str(ROOT / "examples/platform-repo"), "-s", "nonprod"])
+    assert code in (0, 1)
+    assert {"grpc", "amlkit.review.engine", "amlkit.review.driver"} <= set(loaded)
