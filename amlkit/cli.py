@@ -131,7 +131,7 @@ def main() -> None:
         app()
     finally:
         if "amlkit.review.warm" in sys.modules:
-            sys.modules["amlkit.review.warm"].stop()  # a review that never ran leaves no process behind
+            sys.modules["amlkit.review.warm"].stop()  # the fork server ends with the command
 
 
 def _project_hint(args: list[str]) -> Path:

@@ -3,11 +3,17 @@
 The review date is fixed (`AMLKIT_REVIEW_DATE`), so no outcome depends on the day the suite runs:
 waiver expiry and VM series retirement are judged as of REVIEW_DATE, in this process and in every
 child it starts (the runner, the policy pack, the CLI in a subprocess inherit the environment).
+
+The review engine's fork server (amlkit.review.warm) and amlkit's reused packs live as long as the
+test process: every in-process review of the session forks from one server, which imports pulumi,
+azure-native and the pack once; `warm_server` stops it (and so every pack) when the session ends.
 """
 
 from __future__ import annotations
 
 import os
+
+import pytest
 
 from amlkit.policies.framework import REVIEW_DATE_ENV
 
@@ -16,3 +22,12 @@ REVIEW_DATE = "2026-11-24"
 
 def pytest_configure(config) -> None:  # noqa: ARG001 - pytest's hook signature
     os.environ[REVIEW_DATE_ENV] = REVIEW_DATE
+
+
+@pytest.fixture(scope="session", autouse=True)
+def warm_server():
+    """The session's fork server: started by the first review that needs it, stopped at the end."""
+    yield
+    from amlkit.review import warm
+
+    warm.stop()

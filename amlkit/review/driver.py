@@ -9,11 +9,14 @@ resource, one AnalyzeStack. Every call has a deadline; every failure is a Review
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import functools
 import json
 import subprocess
+import threading
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -108,6 +111,21 @@ class PackProcess:
         self.process.stdout = self.process.stderr = None
         self.channel: grpc.Channel | None = None
         self._stub: analyzer_pb2_grpc.AnalyzerStub | None = None
+        self.handshaken = False  # the engine sends Handshake once per plugin process
+        self._info: analyzer_pb2.AnalyzerInfo | None = None
+
+    def analyzer_info(self) -> analyzer_pb2.AnalyzerInfo:
+        """GetAnalyzerInfo, asked once per process (a pack's policies and schemas do not change while it runs)."""
+        if self._info is None:
+            self._info = self.call("GetAnalyzerInfo", empty_pb2.Empty(), "GetAnalyzerInfo")
+        return self._info
+
+    def schemas(self) -> tuple[list[PolicySchema], dict[str, PolicyConfig]]:
+        """What reconciliation reads of GetAnalyzerInfo: each policy's schema and the pack's initial config.
+        Converted from protobuf once per distinct answer (MessageToDict of 31 schemas takes ~50 ms)."""
+        schemas, initial = _schemas(self.analyzer_info().SerializeToString(deterministic=True))
+        return list(schemas), {name: PolicyConfig(entry.level, copy.deepcopy(entry.properties))
+                               for name, entry in initial.items()}
 
     def __enter__(self) -> PackProcess:
         return self
@@ -190,6 +208,86 @@ class PackProcess:
         return ReviewFailed(f"policy pack {self.pack_dir}: {what} failed: {details}{blame}{self._verbose_tail()}")
 
 
+class PackPool:
+    """Pack processes reused across stacks, and across the reviews of one process: one per worker.
+
+    A stack takes an idle pack (or starts one) with `pack()`, and gives it back when its conversation
+    ended cleanly; each stack sends its own ConfigureStack and Configure (the whole reconciled config),
+    so a reused pack answers as a fresh one would (tests/review/test_pack_reuse.py). A pack whose stack
+    failed in any way (the pack crashed or hung, the program failed mid-way with Analyze calls in flight,
+    find_failing_policy reconfigured it) is killed, never reused: the next stack starts a new one, so a
+    crash fails only its own stack. At most `keep` packs wait idle; they die with the process (their
+    fork server dies at exit, amlkit.review.warm, and every child with it).
+
+    Only amlkit's own pack is reused (`shared`): its rules are pure functions of (type, inputs, config)
+    and read nothing of the process's PULUMI_PROJECT / PULUMI_STACK / PULUMI_CONFIG, which a process
+    keeps from the stack it was started for. Another pack may read them (pulumi.get_stack(),
+    pulumi.Config()), so it gets a fresh process per stack (`PackPool(dir, reuse=False)`), as
+    `pulumi preview` gives it.
+    """
+
+    _shared: dict[Path, PackPool] = {}
+    _shared_lock = threading.Lock()
+
+    def __init__(self, pack_dir: Path, reuse: bool, keep: int = 1) -> None:
+        self.pack_dir, self.reuse, self.keep = pack_dir, reuse, keep
+        self._idle: list[PackProcess] = []
+        self._lock = threading.Lock()
+        self.started = 0  # packs started (for tests)
+
+    @classmethod
+    def shared(cls, pack_dir: Path, keep: int) -> PackPool:
+        """This process's pool of reused packs of `pack_dir` (keeping at most `keep` idle, the largest asked)."""
+        with cls._shared_lock:
+            pool = cls._shared.setdefault(pack_dir, cls(pack_dir, reuse=True, keep=keep))
+            pool.keep = max(pool.keep, keep)
+            return pool
+
+    @contextlib.contextmanager
+    def pack(self, project: str, stack: str, config: dict[str, str], timeout: float,
+             verbose: bool) -> Iterator[PackProcess]:
+        """A pack for one stack: an idle one when reuse is on and one is alive, else a new one."""
+        pack = self._take()
+        if pack is None:
+            pack = PackProcess(self.pack_dir, project, stack, config, timeout, verbose)
+            with self._lock:
+                self.started += 1
+        pack.timeout, pack.verbose = timeout, verbose  # this review's
+        clean = False
+        try:
+            yield pack
+            clean = True
+        finally:
+            if not (clean and self.reuse and pack.process.poll() is None and self._give_back(pack)):
+                pack.close()
+
+    def _give_back(self, pack: PackProcess) -> bool:
+        with self._lock:
+            if len(self._idle) >= self.keep:
+                return False
+            self._idle.append(pack)
+            return True
+
+    def _take(self) -> PackProcess | None:
+        if not self.reuse:
+            return None
+        while True:
+            with self._lock:
+                if not self._idle:
+                    return None
+                pack = self._idle.pop()
+            if pack.process.poll() is None:
+                return pack
+            pack.close()  # died while idle (e.g. its fork server was stopped): never handed out
+
+    def close(self) -> None:
+        """Stop the idle packs."""
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for pack in idle:
+            pack.close()
+
+
 class Session:
     """The engine's conversation with a pack for one stack, fed resource by resource.
 
@@ -201,7 +299,8 @@ class Session:
     def __init__(self, pack: PackProcess, project: str, stack: str, config_file: dict[str, PolicyConfig] | None,
                  config_file_name: str | None, stack_config: dict[str, str], secret_keys: Sequence[str]) -> None:
         self.pack, self.project, self.stack = pack, project, stack
-        handshake(pack)
+        if not pack.handshaken:
+            handshake(pack)
         pack.call("ConfigureStack", analyzer_pb2.AnalyzerStackConfigureRequest(
             stack=stack, project=project, organization="organization", dry_run=True,
             config=stack_config, config_secret_keys=list(secret_keys), tags=stack_tags(project),
@@ -260,6 +359,7 @@ def handshake(pack: PackProcess) -> None:
     except grpc.RpcError as error:
         if error.code() != grpc.StatusCode.UNIMPLEMENTED:
             raise pack.failure(error, "Handshake") from None
+    pack.handshaken = True
 
 
 def stack_tags(project: str) -> dict[str, str]:
@@ -269,9 +369,10 @@ def stack_tags(project: str) -> dict[str, str]:
 def configure(pack: PackProcess, config_file: dict[str, PolicyConfig] | None,
               config_file_name: str | None) -> Analysis:
     """GetAnalyzerInfo, reconcile the config as the engine does, and Configure with ALL of it."""
-    info = pack.call("GetAnalyzerInfo", empty_pb2.Empty(), "GetAnalyzerInfo")
+    info = pack.analyzer_info()
     policies = list(info.policies)
-    config = reconcile([policy_schema(p) for p in policies], initial_config(info), config_file, config_file_name)
+    schemas, initial = pack.schemas()
+    config = reconcile(schemas, initial, config_file, config_file_name)
     if info.name == PACK_NAME:
         config = _rule_baseline(config, config_file_name)
         policies = [p for p in policies if p.name != BASELINE_POLICY]  # config, not a rule
@@ -293,6 +394,13 @@ def _rule_baseline(config: dict[str, PolicyConfig], file: str | None) -> dict[st
         key, _, message = str(error).partition(": ")
         raise ConfigError(file, key, message, (config[BASELINE_POLICY].properties or {}).get("version")) from None
     return {name: PolicyConfig(level, properties) for name, (level, properties) in rebased.items()}
+
+
+@functools.lru_cache(maxsize=8)
+def _schemas(info: bytes) -> tuple[tuple[PolicySchema, ...], dict[str, PolicyConfig]]:
+    """Callers copy what they may change: reconcile reads the schemas and builds new configs."""
+    parsed = analyzer_pb2.AnalyzerInfo.FromString(info)
+    return tuple(policy_schema(p) for p in parsed.policies), initial_config(parsed)
 
 
 def policy_schema(info: analyzer_pb2.PolicyInfo) -> PolicySchema:

@@ -64,6 +64,7 @@ def review(
     alias_shortcut: bool = True,
     states: Sequence[Path] = (),
     base: str | None = None,
+    reuse_packs: bool = True,
 ) -> Review:
     """Review stacks of a Pulumi Python project offline: program under mocks, pack over gRPC.
 
@@ -80,6 +81,8 @@ def review(
     False runs the SDK's unused alias-URN and stack-walk work too (for comparisons only).
     states: `pulumi stack export` files, one per stack, to plan against (see amlkit.review.diff);
     base: a git revision whose program and stack files to plan against instead (`--base`).
+    reuse_packs: False starts a fresh process of amlkit's own pack per stack, which is otherwise reused
+    across stacks and reviews, one per worker (driver.PackPool; same result: for comparisons only).
 
     Every failure of one stack is that stack's `error`; the other stacks are still reviewed. A stack
     file error, a policy pack config error or an amlkit ConfigError the program raised is a config error
@@ -111,6 +114,10 @@ def review(
         if isinstance(config, StackConfig):
             for spec in specs:
                 packs.config_path(spec, project.dir, config.stack, config.environment())
+    # amlkit's own pack is reused across stacks and reviews, one per worker; any other is fresh per stack
+    pools = tuple(driver.PackPool.shared(spec.directory, jobs) if reuse_packs and spec.own
+                  else driver.PackPool(spec.directory, reuse=False) for spec in specs)
+    options = replace(options, pools=pools)
     with warm.session(project.main, specs[0].directory, len(configs)):  # the fork server: amlkit.review.warm
         if states or base is not None:
             options = replace(options, baselines=_baselines(project, names, states, base, options))
@@ -161,6 +168,7 @@ class _Options:
     alias_shortcut: bool
     baselines: dict[str, Baseline] | None = None  # stack -> what its plan is made against
     lookups: Lookups | None = None  # the project's lookups file (amlkit.review.lookups)
+    pools: tuple[driver.PackPool, ...] = ()  # per pack: its processes, reused across stacks for amlkit's own
 
 
 def _load_stack(project: Project, name: str) -> StackConfig | _BadStackFile:
@@ -226,7 +234,7 @@ def _review_one(project: Project, config: StackConfig | _BadStackFile, options: 
                         for path in config_paths]
         runner = _Runner(project, config, options, _state_request(baseline))
         with packs.Sessions(options.packs, file_configs, project.name, config.stack, config.values,
-                            config.secret_keys, options.timeout, options.verbose) as session:
+                            config.secret_keys, options.timeout, options.verbose, options.pools) as session:
             for record in runner.records():
                 streamed.append(record)
                 session.submit(record)

@@ -132,27 +132,35 @@ class Sessions:
 
     def __init__(self, specs: Sequence[PackSpec], configs: Sequence[tuple[Any, str | None]], project: str,
                  stack: str, stack_config: dict[str, str], secret_keys: Sequence[str], timeout: float,
-                 verbose: bool = False) -> None:
+                 verbose: bool = False, pools: Sequence[Any] = ()) -> None:
+        """pools: a driver.PackPool per spec (the review's: amlkit's own pack reused across stacks); none:
+        a fresh process per pack."""
         from amlkit.review import driver
 
         self._exit = ExitStack()
         self.sessions: list[driver.Session] = []
         try:
             # every pack starts before the first one is configured: they load side by side
-            processes = [self._exit.enter_context(driver.PackProcess(spec.directory, project, stack, stack_config,
-                                                                     timeout, verbose)) for spec in specs]
+            if pools:
+                processes = [self._exit.enter_context(pool.pack(project, stack, stack_config, timeout, verbose))
+                             for pool in pools]
+            else:
+                processes = [self._exit.enter_context(driver.PackProcess(spec.directory, project, stack,
+                                                                         stack_config, timeout, verbose))
+                             for spec in specs]
             for pack, (file_config, file_name) in zip(processes, configs, strict=True):
                 self.sessions.append(driver.Session(pack, project, stack, file_config, file_name, stack_config,
                                                     secret_keys))
-        except BaseException:
-            self._exit.close()
+        except BaseException as error:
+            # the failure reaches every pack's context: a pool then kills that pack instead of reusing it
+            self._exit.__exit__(type(error), error, error.__traceback__)
             raise
 
     def __enter__(self) -> Sessions:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self._exit.close()
+    def __exit__(self, *exc: Any) -> None:
+        self._exit.__exit__(*exc)  # with the exception, if any (see above)
 
     def submit(self, resource: dict[str, Any]) -> None:
         for session in self.sessions:

@@ -25,6 +25,7 @@ with Popen.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import os
@@ -250,7 +251,8 @@ def _server(hint: Path | None = None) -> ForkServer:
 
 
 def stop() -> None:
-    """Stop the fork server, if one is running (e.g. prestarted for a review that never ran)."""
+    """Stop the fork server, if one is running: at exit (atexit, and the CLI when its command ends). A
+    review still running in another thread starts a new one for its next child."""
     global _SERVER
     with _SERVER_LOCK:
         server, _SERVER = _SERVER, None
@@ -258,19 +260,20 @@ def stop() -> None:
         server.close()
 
 
+atexit.register(stop)
+
+
 @contextlib.contextmanager
 def session(program: Path | None, pack: Path | None, stacks: int) -> Iterator[ForkServer]:
-    """A fork server for one review (the prestarted one when there is one); stopped at the end."""
-    global _SERVER
+    """The process's fork server (started on first use, or prestarted), told what this review will fork.
+
+    It lives as long as this process (stopped at exit), so a second review in the same process forks from
+    a server that has imported everything already; no review ever stops it under another one running
+    at the same time.
+    """
     server = _server()
-    try:
-        server.plan(program, pack, stacks)
-        yield server
-    finally:
-        with _SERVER_LOCK:
-            if _SERVER is server:
-                _SERVER = None
-        server.close()
+    server.plan(program, pack, stacks)
+    yield server
 
 
 def spawn_runner(cwd: Path, stderr: Any) -> WarmChild:

@@ -11,6 +11,7 @@ import importlib
 import importlib.util
 import io
 import os
+import resource
 import select
 import signal
 import socket
@@ -46,6 +47,12 @@ def thread_count() -> int:
         return len(os.listdir("/proc/self/task"))
     except OSError:
         return threading.active_count()
+
+
+def cpu_seconds() -> dict[str, float]:
+    """User + system CPU seconds of this server (`self`) and of its children it has reaped (`children`)."""
+    own, reaped = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {"self": own.ru_utime + own.ru_stime, "children": reaped.ru_utime + reaped.ru_stime}
 
 
 def import_all(names: Iterable[str]) -> list[str]:
@@ -124,11 +131,10 @@ class _Server:
         op = message.get("op")
         if op == "plan":
             self.planned = message
-            if message["stacks"] <= 1:
-                self.idle = []  # the two children import what is missing, in parallel; nothing to share
             return {"ok": True}
         if op == "status":
-            return {"threads": thread_count(), "loaded": self.loaded,
+            self.reap()
+            return {"threads": thread_count(), "loaded": self.loaded, "cpu": cpu_seconds(),
                     "rules": sorted(name for name in sys.modules if name.startswith("amlkit.policies.rules."))}
         try:
             self.preload()
@@ -138,10 +144,15 @@ class _Server:
                 os.close(fd)
 
     def preload(self) -> None:
-        """Before the first fork of a multi-stack review: the modules every child would import."""
+        """Before the first fork of a review: the modules every child would import, one stack or many.
+
+        Even for one stack: the CLI prestarts this server, which imports while the parent imports the
+        engine, so the children start warm; and the server outlives the review (amlkit.review.warm), so
+        the next review in the same process forks warm too.
+        """
         plan, self.planned = self.planned, None
-        if not plan or plan["stacks"] <= 1:
-            return  # one stack: fork at once, the two children import in parallel
+        if not plan:
+            return
         names, self.idle = self.idle, []
         if plan.get("program"):
             names += program_modules(Path(plan["program"]))

@@ -7,6 +7,8 @@ import os
 import shutil
 import subprocess
 import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
 
@@ -156,3 +158,42 @@ def test_twenty_stacks_with_four_jobs_are_all_reviewed_as_in_serial(twenty_stack
         parallel = review(twenty_stacks, jobs=4)
         assert [s.error for s in parallel.stacks] == [None] * 20
         assert asdict(parallel) == asdict(serial)
+
+
+def test_the_fork_server_lives_as_long_as_its_process_and_serves_every_review():
+    first = review(RAW, ["dev"])
+    server = warm._server()
+    second = review(RAW, ["dev"])
+    assert warm._server() is server and server.alive()  # the second review forked from the same server
+    assert asdict(second) == asdict(first)
+
+
+def test_two_concurrent_reviews_share_the_server_and_neither_closes_it_under_the_other():
+    serial = review(RAW, jobs=1)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(lambda _: review(RAW, jobs=1), range(2)))
+    assert [asdict(result) for result in results] == [asdict(serial)] * 2
+    assert warm._server().alive()
+
+
+def test_the_fork_server_and_its_children_stop_when_the_process_exits(tmp_path):
+    script = ("import json, sys\nfrom amlkit.review import warm\nfrom amlkit.review.engine import review\n"
+              f"review(__import__('pathlib').Path({str(RAW)!r}), ['dev'])\n"
+              "server = warm._server()\n"
+              "print(json.dumps([server.process.pid, *[p.process.pid for pool in "
+              "__import__('amlkit.review.driver', fromlist=['x']).PackPool._shared.values() for p in pool._idle]]))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
+    pids = json.loads(done.stdout)
+    assert len(pids) == 2  # the server and the idle pack, alive until the interpreter exited
+    deadline = time.monotonic() + 10
+    while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert [pid for pid in pids if _alive(pid)] == []
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except FileNotFoundError:
+        return False
