@@ -114,6 +114,52 @@ StackFiles = Annotated[list[Path] | None, typer.Argument(
 
 register(app)
 app.command(name="sizes")(sizes_cmd.sizes)
+server_app = typer.Typer(help="The opt-in persistent review server for pre-commit hooks and editors: later "
+                         "`amlkit check` / `preview` commands under its directories use it (same output, same "
+                         "exit code) while it runs.", no_args_is_help=True)
+app.add_typer(server_app, name="server")
+
+
+@server_app.command("start")
+def server_start(
+    directories: Annotated[list[Path] | None, typer.Argument(
+        metavar="[DIR]...", exists=True, file_okay=False, help="Directories whose projects it may review "
+        "(default: the current directory); a command for a path outside them runs cold.")] = None,
+    idle_timeout: Annotated[float, typer.Option("--idle-timeout", min=1.0, metavar="SECONDS",
+                                                help="Exit after this long without a request.")] = 900.0,
+) -> None:
+    """Start this user's review server (Unix socket in a 0700 directory; never TCP)."""
+    from amlkit import server
+
+    with _guarded(False):
+        try:
+            state = server.start(directories or [Path(".")], idle_timeout)
+        except server.ServerError as error:
+            raise UsageError(str(error)) from None
+        typer.echo(f"amlkit server: pid {state['pid']} listening on {state['socket']} for "
+                   f"{', '.join(state['roots'])} (idle timeout {state['idle_timeout']:g}s)")
+
+
+@server_app.command("stop")
+def server_stop() -> None:
+    """Stop this user's review server."""
+    from amlkit import server
+
+    state = server.stop()
+    typer.echo(f"amlkit server: stopped pid {state['pid']}" if state else "amlkit server: not running")
+
+
+@server_app.command("status")
+def server_status() -> None:
+    """Show whether this user's review server runs, where it listens and for which directories (exit 1 if not)."""
+    from amlkit import server
+
+    state = server.status()
+    if state is None:
+        typer.echo("amlkit server: not running")
+        raise typer.Exit(1)
+    typer.echo(f"amlkit server: pid {state['pid']} listening on {state['socket']} for {', '.join(state['roots'])}; "
+               f"{state['served']} command(s) served; idle timeout {state['idle_timeout']:g}s")
 
 
 def main() -> None:
