@@ -172,7 +172,7 @@ def main() -> None:
         from amlkit.review import warm
 
         # an audit runs no program: nothing of the project's to preload
-        warm.prestart(None if _audits(sys.argv[1:]) else _project_hint(sys.argv[1:]))
+        warm.prestart(None if _audits(sys.argv[1:]) else _project_hint(sys.argv[1:]), one_shot=True)
     try:
         app()
     finally:

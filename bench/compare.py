@@ -38,8 +38,10 @@ asserts on time.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -50,7 +52,9 @@ from measure import (
     AMLKIT_OK,
     LARGE_N,
     REPO,
+    Findings,
     Row,
+    Run,
     Tool,
     ToolResult,
     amlkit_check,
@@ -61,8 +65,10 @@ from measure import (
     checkov_env,
     checkov_findings,
     ensure_checkov,
+    error_line,
     measure,
     pin_prefix,
+    record,
     run_alternately,
 )
 from report import (
@@ -74,10 +80,13 @@ from report import (
     notes,
     perf_table,
     sample_lines,
+    warm_lines,
 )
 from terraform import write_terraform
 
 from stacks import find_local_auth_knob, plan, validate, write_project
+
+BENCH = Path(__file__).resolve().parent
 
 
 def bench_size(n: int, repeat: int, root: Path, checkov: Path, amlkit: list[str] | None, knob: str | None,
@@ -120,6 +129,72 @@ def bench_sample(repeat: int, amlkit: list[str] | None) -> ToolResult:
     tool = Tool("amlkit", [*amlkit, "--stack", "dev", "--format", "json"], REPO, dict(os.environ), AMLKIT_OK,
                 amlkit_findings)
     return run_alternately([tool], repeat)["amlkit"]
+
+
+def bench_help(repeat: int, exe: str | None) -> ToolResult:
+    """`amlkit --help`, a cold process per repetition (it imports neither grpc, pulumi-policy nor the engine)."""
+    if exe is None:
+        return ToolResult(error="amlkit not available")
+    tool = Tool("amlkit", [exe, "--help"], REPO, dict(os.environ), (0,), lambda _: Findings())
+    return run_alternately([tool], repeat)["amlkit"]
+
+
+def bench_in_process(repeat: int) -> ToolResult:
+    """Second (and later) reviews of the sample stack in ONE process (bench/in_process.py): the fork
+    server and amlkit's pack stay warm between review() calls. CPU: the whole tree (bench/in_process.py)."""
+    done = subprocess.run([sys.executable, str(BENCH / "in_process.py"), str(REPO), "dev", str(repeat + 1)],
+                          capture_output=True, text=True, timeout=600)
+    lines = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    if done.returncode != 0 or len(lines) != repeat + 1 or any(line["errors"] for line in lines):
+        return ToolResult(error=f"exit {done.returncode}: {error_line(done.stderr or done.stdout)}")
+    runs = [Run(line["seconds"], line["cpu_seconds"], 0.0, 0, "", "") for line in lines[1:]]  # [0]: cold
+    for index, run in enumerate(runs):
+        print(f"    in-process review {index + 2}: {run.seconds:.2f}s wall, {run.cpu_seconds:.2f}s cpu", flush=True)
+    return ToolResult(runs=runs)
+
+
+def bench_server(repeat: int, exe: str | None) -> ToolResult:
+    """`amlkit check --stack dev` with the persistent server (amlkit server start; its own private socket
+    directory). CPU: the client's plus the server's (its status before and after), per command."""
+    if exe is None:
+        return ToolResult(error="amlkit not available")
+    from amlkit import server
+
+    directory = Path(tempfile.mkdtemp(prefix="amlkit-bench-server-"))
+    env = {**os.environ, server.SERVER_DIR_ENV: str(directory / "srv")}
+    started = subprocess.run([exe, "server", "start", str(REPO)], env=env, capture_output=True, text=True)
+    if started.returncode != 0:
+        shutil.rmtree(directory, ignore_errors=True)
+        return ToolResult(error=f"server start: {error_line(started.stderr or started.stdout)}")
+    check = [exe, "check", "--stack", "dev", "--format", "json"]
+    result = ToolResult()
+    try:
+        measure(check, REPO, env)  # the first command waits for the server's own warm-up
+        for index in range(repeat):
+            before = _server_cpu(env)
+            run = measure(check, REPO, env)
+            run = Run(run.seconds, run.cpu_seconds + _server_cpu(env) - before, run.peak_mb, run.returncode,
+                      run.stdout, run.stderr)
+            record(Tool("amlkit", check, REPO, env, AMLKIT_OK, amlkit_findings), result, run)
+            print(f"    with the server, run {index + 1}: {run.seconds:.2f}s wall, {run.cpu_seconds:.2f}s cpu "
+                  "(client + server)", flush=True)
+        served = _server_status(env).get("served", 0)
+        if served != repeat + 1 and not result.error:
+            result.error = f"the server served {served} of {repeat + 1} commands"
+    finally:
+        subprocess.run([exe, "server", "stop"], env=env, capture_output=True)
+        shutil.rmtree(directory, ignore_errors=True)
+    return result
+
+
+def _server_status(env: dict[str, str]) -> dict:
+    code = "import json; from amlkit import server; print(json.dumps(server.status() or {}))"
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    return json.loads(done.stdout or "{}")
+
+
+def _server_cpu(env: dict[str, str]) -> float:
+    return float(_server_status(env).get("cpu", 0.0))
 
 
 def reliability(runs: int, s: int, root: Path, amlkit: list[str] | None, knob: str | None) -> list[int]:
@@ -190,10 +265,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     root = args.keep or Path(tempfile.mkdtemp(prefix="amlkit-bench-"))
     load_before = load_average()
     wanted = {"platform", "clusters", "sample"} if args.scenario == "all" else {args.scenario}
-    sample, platform_rows, rows, counts = None, [], [], []
+    sample, platform_rows, rows, counts, warm_rows = None, [], [], [], {}
     try:
         if "sample" in wanted:
             sample = bench_sample(args.repeat, amlkit)
+            warm_rows = {"`amlkit --help`, cold": bench_help(args.repeat, amlkit_exe()),
+                         "second review in one process (library API)": bench_in_process(args.repeat),
+                         "with the persistent server (`amlkit server start`)": bench_server(args.repeat,
+                                                                                          amlkit_exe())}
         if "platform" in wanted:
             platform_rows = [bench_platform(s, args.repeat, root, checkov, amlkit, knob) for s in args.envs]
             counts = reliability(args.reliability, args.reliability_envs, root, amlkit, knob)
@@ -203,7 +282,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.keep is None:
             shutil.rmtree(root, ignore_errors=True)
     print("\n".join(environment_lines(checkov, load_before, args.pin)))
-    print("\n".join(["", knob_note(knob), *sample_lines(sample)]))
+    print("\n".join(["", knob_note(knob), *sample_lines(sample), *warm_lines(warm_rows)]))
     if platform_rows:
         print("\nplatform: S environments (one stack each, `dev` size), not pinned, amlkit with its default --jobs")
         for table in (perf_table(platform_rows, "S"), findings_table(platform_rows, "S"),

@@ -19,6 +19,7 @@ from pathlib import Path
 from stacks import stack_name
 
 CHECKOV_VENV = Path.home() / ".cache" / "amlkit-bench" / "checkov-venv"
+CHECKOV_VERSION = "3.3.30"  # the version the targets of bench/README.md are stated against
 CHECKOV_OFFLINE_ENV = {"BC_SKIP_MAPPING": "TRUE", "CKV_SKIP_PACKAGE_UPDATE_CHECK": "true"}
 LARGE_N = 1000
 REPO = Path(__file__).resolve().parent.parent
@@ -131,7 +132,7 @@ def ensure_checkov(explicit: str | None) -> Path:
         print(f"installing checkov into {CHECKOV_VENV} (first run only) ...", flush=True)
         subprocess.run([sys.executable, "-m", "venv", str(CHECKOV_VENV)], check=True)
         pip = CHECKOV_VENV / "bin" / "pip"
-        subprocess.run([str(pip), "install", "--quiet", "checkov"], check=True)
+        subprocess.run([str(pip), "install", "--quiet", f"checkov=={CHECKOV_VERSION}"], check=True)
     return exe
 
 

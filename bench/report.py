@@ -168,3 +168,15 @@ def sample_lines(sample: ToolResult | None) -> list[str]:
             f"{min(r.seconds for r in sample.runs):.2f}s), {sample.median_cpu():.2f}s cpu, "
             f"{sample.peak_mb():.0f} MB"]
 
+
+
+def warm_lines(rows: dict[str, ToolResult]) -> list[str]:
+    """One line per warm-path row of the sample stack: median wall and cpu seconds (cpu of the whole tree)."""
+    out = []
+    for label, result in rows.items():
+        if result.error:
+            out.append(f"{label}: {result.error}")
+            continue
+        out.append(f"{label}, {len(result.runs)} runs: median {result.median_seconds():.2f}s wall (min "
+                   f"{min(r.seconds for r in result.runs):.2f}s), {result.median_cpu():.2f}s cpu")
+    return out

@@ -149,9 +149,10 @@ class ForkServer:
         return self.process.poll() is None
 
     def plan(self, program: Path | None, pack: Path | None, stacks: int) -> None:
-        """Tell the server what it will fork (it preloads the modules those need)."""
+        """Tell the server what it will fork (it preloads the modules those need, unless `eager`)."""
+        eager = _ONE_SHOT and stacks <= 1
         self._request({"op": "plan", "program": str(program) if program else None,
-                       "pack": str(pack) if pack else None, "stacks": stacks})
+                       "pack": str(pack) if pack else None, "stacks": stacks, "eager": eager})
 
     def status(self) -> dict[str, Any]:
         return self._request({"op": "status"})
@@ -231,12 +232,21 @@ _SERVER: ForkServer | None = None
 _SERVER_LOCK = threading.Lock()
 
 
-def prestart(project_dir: Path | None = None) -> None:
+_ONE_SHOT = False
+
+
+def prestart(project_dir: Path | None = None, one_shot: bool = False) -> None:
     """Start the fork server now (the CLI calls this before its heavy imports and any gRPC channel).
 
     project_dir: where the review will probably run; the server preloads what its program imports,
-    then amlkit's pack, while the caller is still importing.
+    then amlkit's pack, while the caller is still importing. one_shot: this process runs one review and
+    exits (the CLI): a review of one stack then forks its two children at once, and each imports what
+    it lacks, in parallel on two cores, instead of the server importing both (measured faster cold,
+    bench/README.md); a process that reviews again (the library, the persistent server) preloads, so its
+    later reviews fork warm.
     """
+    global _ONE_SHOT
+    _ONE_SHOT = one_shot
     _server(project_dir)
 
 

@@ -95,6 +95,7 @@ class _Server:
         self.children: dict[int, int] = {}  # pid -> the status fd the parent reads
         self.loaded: list[str] = []
         self.planned: dict[str, Any] | None = None
+        self.wanted: dict[str, list[str]] = {}  # child kind -> the modules to import before forking one
         wake_read, wake_write = os.pipe()
         os.set_blocking(wake_read, False)
         os.set_blocking(wake_write, False)
@@ -131,35 +132,38 @@ class _Server:
         op = message.get("op")
         if op == "plan":
             self.planned = message
+            if message.get("eager"):  # a one-shot command with one stack: fork at once (see warm.prestart)
+                self.planned, self.wanted, self.idle = None, {}, []
             return {"ok": True}
         if op == "status":
             self.reap()
             return {"threads": thread_count(), "loaded": self.loaded, "cpu": cpu_seconds(),
                     "rules": sorted(name for name in sys.modules if name.startswith("amlkit.policies.rules."))}
         try:
-            self.preload()
+            self.preload(message.get("kind", ""))
             return self.fork(message, fds)
         finally:
             for fd in fds:
                 os.close(fd)
 
-    def preload(self) -> None:
-        """Before the first fork of a review: the modules every child would import, one stack or many.
+    def preload(self, kind: str) -> None:
+        """Before forking a child of `kind`: the modules that kind of child imports, as the review planned.
 
-        Even for one stack: the CLI prestarts this server, which imports while the parent imports the
-        engine, so the children start warm; and the server outlives the review (amlkit.review.warm), so
-        the next review in the same process forks warm too.
+        For one stack too: the CLI prestarts this server, which imports while the parent imports the engine,
+        and the server outlives the review (amlkit.review.warm), so later reviews in the process fork warm.
+        Per kind: the program's child is forked as soon as the program's modules are in (the pack's are
+        imported next, while that child runs), the pack's as soon as the pack's are.
         """
-        plan, self.planned = self.planned, None
-        if not plan:
-            return
-        names, self.idle = self.idle, []
-        if plan.get("program"):
-            names += program_modules(Path(plan["program"]))
-        if plan.get("pack"):
-            names += [*PACK_MODULES, *pack_modules(Path(plan["pack"]))]
-        self.loaded += import_all(n for n in names if n not in self.loaded)
-        warm_caches()
+        if self.planned is not None:
+            plan, self.planned = self.planned, None
+            self.idle = []  # the plan names what to import now
+            program = program_modules(Path(plan["program"])) if plan.get("program") else []
+            pack = [*PACK_MODULES, *pack_modules(Path(plan["pack"]))] if plan.get("pack") else []
+            self.wanted = {"runner": [*BASE_MODULES, *program], "pack": [*BASE_MODULES, *pack]}
+        names = [name for name in self.wanted.get(kind, []) if name not in self.loaded]
+        if names:
+            self.loaded += import_all(names)
+            warm_caches()
 
     def fork(self, message: dict[str, Any], fds: list[int]) -> dict[str, Any]:
         threads = thread_count()
