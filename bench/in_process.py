@@ -1,13 +1,14 @@
 """`python bench/in_process.py PROJECT STACK RUNS`: RUNS reviews of one stack in ONE process (the library
 API, amlkit.review.engine.review), one JSON line per review: wall seconds and CPU seconds of the whole tree
-(this process, its fork server and every child the server forked and reaped; a pack still alive and
-reused counts in the review that ends it). The first review is cold; the later ones are what "second
+(this process, its fork server, every child the server forked and reaped, and amlkit's packs still
+alive for the next review). The first review is cold; the later ones are what "second
 review in one process" measures (the fork server and amlkit's pack stay warm, amlkit.review.warm).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import resource
 import sys
 import time
@@ -15,13 +16,27 @@ from pathlib import Path
 
 
 def tree_cpu() -> float:
-    from amlkit.review import warm
+    """CPU seconds so far of this process, its fork server, the children that reaped, and the packs alive."""
+    from amlkit.review import driver, warm
 
     own = resource.getrusage(resource.RUSAGE_SELF)
     total = own.ru_utime + own.ru_stime
     if warm._SERVER is not None and warm._SERVER.alive():
         total += sum(warm._SERVER.status()["cpu"].values())
+    for pool in driver.PackPool._shared.values():
+        for pack in list(pool._idle):
+            total += _proc_cpu(pack.process.pid)
     return total
+
+
+def _proc_cpu(pid: int) -> float:
+    """utime + stime of a live process (/proc/<pid>/stat), 0 when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rsplit(b")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def main(argv: list[str]) -> int:
