@@ -25,12 +25,12 @@ import grpc
 from google.protobuf import empty_pb2, json_format, struct_pb2
 from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc
 
-from amlkit.errors import ConfigError, ReviewFailed
+from amlkit.errors import ReviewFailed
 from amlkit.policies.framework import PACK_NAME
-from amlkit.policies.rule_baseline import BASELINE_POLICY, BaselineError, rebase
+from amlkit.policies.rule_baseline import BASELINE_POLICY
 from amlkit.review import processes, warm
 from amlkit.review.packconfig import PolicyConfig, PolicySchema, reconcile
-from amlkit.review.packinfo import pack_version
+from amlkit.review.packinfo import pack_version, rule_baseline
 
 ENGINE_ADDRESS = "127.0.0.1:0"  # pulumi.policy accepts it and never dials it
 ANALYZE_WINDOW = 16  # Analyze calls in flight at once (the pack serves 4 threads)
@@ -374,26 +374,13 @@ def configure(pack: PackProcess, config_file: dict[str, PolicyConfig] | None,
     schemas, initial = pack.schemas()
     config = reconcile(schemas, initial, config_file, config_file_name)
     if info.name == PACK_NAME:
-        config = _rule_baseline(config, config_file_name)
+        config = rule_baseline(config, config_file_name)
         policies = [p for p in policies if p.name != BASELINE_POLICY]  # config, not a rule
     request = analyzer_pb2.ConfigureAnalyzerRequest()
     for name, entry in config.items():
         request.policyConfig[name].CopyFrom(policy_config_message(entry))
     pack.call("Configure", request, "Configure")
     return Analysis(info.name, pack_version(pack.pack_dir, info.version), policies, config)
-
-
-def _rule_baseline(config: dict[str, PolicyConfig], file: str | None) -> dict[str, PolicyConfig]:
-    """amlkit's pack config with its rule baseline applied, as the pack applies it (so reports show the
-    levels the pack runs with); a baseline naming no release of the pack is a ConfigError."""
-    from amlkit.policies import ALL_RULES
-
-    try:
-        rebased = rebase(ALL_RULES, {name: (entry.level, entry.properties) for name, entry in config.items()})
-    except BaselineError as error:
-        key, _, message = str(error).partition(": ")
-        raise ConfigError(file, key, message, (config[BASELINE_POLICY].properties or {}).get("version")) from None
-    return {name: PolicyConfig(level, properties) for name, (level, properties) in rebased.items()}
 
 
 @functools.lru_cache(maxsize=8)

@@ -23,7 +23,7 @@ import yaml
 from amlkit.errors import ReviewFailed, UsageError
 from amlkit.review.model import PackInfo, PolicyInfo
 
-__all__ = ["POLICY_PACK_FILES", "default_pack_dir", "own_pack_info", "pack_info", "pack_version"]
+__all__ = ["POLICY_PACK_FILES", "default_pack_dir", "own_pack_info", "pack_info", "pack_version", "rule_baseline"]
 
 POLICY_PACK_FILES = ("PulumiPolicy.yaml", "__main__.py")
 
@@ -67,16 +67,20 @@ def pack_info(policy_pack: Path | None = None, config: Path | None = None) -> Pa
 
 
 def own_pack_info(pack_dir: Path, config: Path | None = None) -> PackInfo:
-    """amlkit's pack as GetAnalyzerInfo and Configure would describe it, from the rules' metadata."""
+    """amlkit's pack as GetAnalyzerInfo and Configure would describe it, from the rules' metadata (and its
+    `baseline` entry, a policy of the pack that checks nothing: `amlkit.policies.rule_baseline`)."""
     from amlkit.policies import all_rules
     from amlkit.policies.framework import PACK_NAME, WAIVER_SCHEMA
+    from amlkit.policies.rule_baseline import BASELINE_POLICY, BASELINE_SCHEMA
     from amlkit.review.packconfig import PolicyConfig, PolicySchema, load_config_file, reconcile
 
     rules = all_rules()
     schemas = [PolicySchema(rule.name, rule.level, _wire({**rule.config, "waivers": WAIVER_SCHEMA}))
                for rule in rules]
+    schemas.append(PolicySchema(BASELINE_POLICY, "advisory", _wire(BASELINE_SCHEMA)))
     file_config = load_config_file(config) if config else None
-    levels = reconcile(schemas, {}, file_config, str(config) if config else None)
+    name = str(config) if config else None
+    levels = rule_baseline(reconcile(schemas, {}, file_config, name), name)
     policies = tuple(
         PolicyInfo(
             name=rule.name, description=rule.description,
@@ -84,10 +88,27 @@ def own_pack_info(pack_dir: Path, config: Path | None = None) -> PackInfo:
             remediation=rule.remediation, url=rule.docs_url, tags=tuple(rule.tags),
             stack_policy=rule.is_stack_rule, display_name=rule.display_name,
             framework=_framework(rule.compliance), ref=rule.ref, group=rule.group, equivalents=rule.equivalents,
+            since=rule.since,
         )
         for rule in rules
     )
     return PackInfo(PACK_NAME, pack_version(pack_dir, PYTHON_PACK_VERSION), policies)
+
+
+def rule_baseline(config: dict[str, Any], file: str | None) -> dict[str, Any]:
+    """amlkit's pack config (name -> PolicyConfig) with its rule baseline applied, as the pack applies it (so
+    reports show the levels the pack runs with); a baseline naming no release of the pack is a ConfigError."""
+    from amlkit.errors import ConfigError
+    from amlkit.policies import all_rules
+    from amlkit.policies.rule_baseline import BASELINE_POLICY, BaselineError, rebase
+    from amlkit.review.packconfig import PolicyConfig
+
+    try:
+        rebased = rebase(all_rules(), {name: (entry.level, entry.properties) for name, entry in config.items()})
+    except BaselineError as error:
+        key, _, message = str(error).partition(": ")
+        raise ConfigError(file, key, message, (config[BASELINE_POLICY].properties or {}).get("version")) from None
+    return {name: PolicyConfig(level, properties) for name, (level, properties) in rebased.items()}
 
 
 def _framework(compliance: Any) -> tuple[str, str, str, str] | None:

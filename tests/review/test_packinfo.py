@@ -22,6 +22,7 @@ CONFIGS = {
     "level-less entry with settings": json.dumps({MIN_NODES: {"waivers": [
         {"resource": "cpu-*", "reason": "warm pool", "expires": "2999-01-01"}]}}),
     "empty file": "",
+    "rule baseline 0.1.0": json.dumps({"baseline": {"version": "0.1.0"}, "all": "mandatory"}),
 }
 BAD_CONFIGS = {
     "unknown policy": json.dumps({"aml-cluster-min-node-zero": "mandatory"}),
@@ -30,6 +31,7 @@ BAD_CONFIGS = {
     "bad level": json.dumps({MIN_NODES: "required"}),
     "integer setting given a string": json.dumps({"aml-cluster-max-nodes": {"maxNodes": "ten"}}),
     "not json": "{",
+    "baseline naming no release": json.dumps({"baseline": {"version": "0.0.9"}}),
 }
 
 
