@@ -97,6 +97,8 @@ class Plan:
     stack_urn: str = ""
     stack_op: str = "same"  # the root Stack: create when the base has none
     outputs: tuple[Change, ...] = ()  # the stack outputs: changed ones with their kind, the rest "same"
+    azure: str = ""  # the subscription and tenant the program ran with, and where each came from
+    azure_ids: dict[str, Any] | None = None  # the same as {"subscriptionId": {"value", "from"}, "tenantId": ...}
 
     def summary(self) -> dict[str, int]:
         """Step counts by op, the root Stack row included (as pulumi counts it)."""
@@ -257,8 +259,8 @@ def _plain(value: Any) -> Any:
 
 
 def _equal(old: Any, new: Any) -> bool:
-    if new == UNKNOWN:
-        return False
+    if new == UNKNOWN:  # a known value may change to anything; unknown at both ends (`--base`) is no change
+        return old == UNKNOWN
     if isinstance(old, bool) or isinstance(new, bool):
         return type(old) is type(new) and old == new
     return bool(old == new)

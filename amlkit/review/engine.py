@@ -24,6 +24,7 @@ from typing import Any
 from amlkit.errors import ConfigError, ReviewFailed, UsageError
 from amlkit.review import baseline, canary, diff, driver, packs, processes, warm
 from amlkit.review.baseline import Baseline
+from amlkit.review.identity import azure_ids
 from amlkit.review.lookups import Lookups, load_lookups
 from amlkit.review.model import (
     PACK_DEFAULTS,
@@ -232,7 +233,8 @@ def _review_one(project: Project, config: StackConfig | _BadStackFile, options: 
     try:
         file_configs = [(load_config_file(path) if path else None, str(path) if path else None)
                         for path in config_paths]
-        runner = _Runner(project, config, options, _state_request(baseline))
+        ids = azure_ids(config, stack_file, options.lookups)
+        runner = _Runner(project, config, options, {**_state_request(baseline), "azure": ids.to_request()})
         with packs.Sessions(options.packs, file_configs, project.name, config.stack, config.values,
                             config.secret_keys, options.timeout, options.verbose, options.pools) as session:
             for record in runner.records():
@@ -243,7 +245,8 @@ def _review_one(project: Project, config: StackConfig | _BadStackFile, options: 
             result.resources = [resource_record(r, secrets) for r in records]
             result.lookups = unanswered_lookups(runner.lookups, secrets)
             if baseline is not None:
-                result.plan = _plan(records, runner.stack_outputs, baseline, project.name, config.stack)
+                result.plan = replace(_plan(records, runner.stack_outputs, baseline, project.name, config.stack),
+                                      azure=ids.describe(config.stack), azure_ids=ids.to_json())
             analyses = session.finish(records)
     except ConfigError as error:  # the policy config, or a ConfigError the program raised
         result.resources = []
@@ -282,9 +285,11 @@ def _base_of(tree: baseline.Checkout, project_name: str, stack: str, options: _O
     project = load_project(tree.project_dir)
     if not project.stack_file(stack).is_file() or project.name != project_name:
         return Baseline(tree.label, (), answer=False)
-    extra = {"packages": {"amlkit.components": str(tree.components)}} if tree.components else {}
+    extra: dict[str, Any] = {"packages": {"amlkit.components": str(tree.components)}} if tree.components else {}
     try:
-        runner = _Runner(project, load_stack_config(project, stack), options, extra)
+        config = load_stack_config(project, stack)
+        extra["azure"] = azure_ids(config, project.relative(project.stack_file(stack)), options.lookups).to_request()
+        runner = _Runner(project, config, options, extra)
     except ConfigError as failure:  # the stack file at the base is broken: this stack cannot be planned
         return Baseline(tree.label, (), answer=False, error=f"stack {stack}: at {tree.label}: {failure}")
     try:

@@ -10,6 +10,12 @@
     stack_references:
       - stack: acme/network/prod                     # the name given to pulumi.StackReference
         outputs: {subnetId: /subscriptions/.../subnets/snet}
+    stacks:                                          # per stack of this project (optional)
+      prod: {subscriptionId: <guid>, tenantId: <guid>}   # what getClientConfig answers, ids are built in
+
+A stack's subscription and tenant come from its stack file first (`azure-native:subscriptionId` /
+`azure-native:tenantId`, or the classic provider's `azure:subscriptionId` / `azure:tenantId`), then from
+`stacks.<stack>` here, else from placeholders (`amlkit.review.identity`); a `--state` plan says which.
 
 An invoke matches when the token is the same and `args` equals the arguments the program passed
 (arguments left out or None are not sent, so leave them out here too). A stack reference matches by
@@ -35,7 +41,9 @@ from amlkit.tokens import type_parts
 
 FILE_NAME = "amlkit-lookups.yaml"
 VERSION = 1
-TOP_KEYS = ("version", "invokes", "stack_references")
+TOP_KEYS = ("version", "invokes", "stack_references", "stacks")
+IDENTITY_KEYS = ("subscriptionId", "tenantId")
+GUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 INVOKE_KEYS = ("function", "args", "result")
 STACK_KEYS = ("stack", "outputs")
 CREDENTIAL_NAME = re.compile(r"password|secret|token|connectionstring|credential|sas|keys?$", re.IGNORECASE)
@@ -47,6 +55,7 @@ class Lookups:
 
     invokes: list[dict[str, Any]] = field(default_factory=list)  # {"function", "args", "result"}
     stack_references: dict[str, dict[str, Any]] = field(default_factory=dict)  # stack -> outputs
+    stacks: dict[str, dict[str, str]] = field(default_factory=dict)  # this project's stack -> its ids
 
     def invoke_result(self, token: str, args: Mapping[str, Any]) -> dict[str, Any] | None:
         for pin in self.invokes:
@@ -97,7 +106,26 @@ def load_lookups(project_dir: Path) -> Lookups | None:
         if stack in stacks:
             raise ConfigError(file, f"{where}.stack", f"stack {stack!r} is pinned by an earlier entry")
         stacks[stack] = _values(file, f"{where}.outputs", item["outputs"])
-    return Lookups(invokes, stacks)
+    return Lookups(invokes, stacks, _identities(file, data.get("stacks")))
+
+
+def _identities(file: str, value: Any) -> dict[str, dict[str, str]]:
+    """`stacks: {<stack>: {subscriptionId, tenantId}}`, each id a GUID."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ConfigError(file, "stacks", f"must be a mapping of stack names to {{subscriptionId, tenantId}}, got "
+                          f"{value!r}")
+    identities = {}
+    for stack, ids in value.items():
+        where = f"stacks.{stack}"
+        _mapping(file, where, ids, IDENTITY_KEYS)
+        for key, guid in ids.items():
+            if not isinstance(guid, str) or not GUID.match(guid):
+                raise ConfigError(file, f"{where}.{key}", "must be a GUID (like "
+                                  f"00000000-0000-0000-0000-000000000000), got {guid!r}")
+        identities[str(stack)] = dict(ids)
+    return identities
 
 
 def _invoke(file: str, where: str, item: Any) -> dict[str, Any]:

@@ -253,9 +253,10 @@ class AzureMocks(Mocks):
         SDK's typed result is unknown (UNKNOWN_MARK); fields of other types are left out. A result of
         None is wholly unknown: arguments that are themselves unknown, or a function the SDK has no
         typed result for."""
-        if token == CLIENT_CONFIG:
+        if token == CLIENT_CONFIG:  # the stack's ids (amlkit.review.identity); a pin in the lookups file wins
+            pinned = self.pins.invoke_result(token, args) if self.pins is not None else None
             return {"subscriptionId": SUBSCRIPTION, "tenantId": TENANT, "clientId": SUBSCRIPTION,
-                    "objectId": SUBSCRIPTION}, True
+                    "objectId": SUBSCRIPTION, **(pinned or {})}, True
         if has_unknown_mark(args):
             return None, False
         pinned = self.pins.invoke_result(token, args) if self.pins is not None else None

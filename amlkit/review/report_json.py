@@ -21,6 +21,7 @@ Shape (format version 1; fields are only ever added, never renamed, within a ver
                          + {"reason", "expires"} when level is "waived"],
           "unknown": [{"policy", "pack", "urn", "type", "resource", "message"}],
           "planBase": null | "state <file>" | "git <rev> (<commit>)",     # with --state / --base
+          "planAzureIds": null | {"subscriptionId": {"value", "from"}, "tenantId": {"value", "from"}},
           "steps": null | [{"op", "urn", "type", "protect", "retainOnDelete"}
                            + {"diffReasons", "detailedDiff"} when properties changed
                            + {"replaceReasons", "replaceWhy", "deleteBeforeReplace"} when op is replace
@@ -177,9 +178,9 @@ def _plan(stack: StackReview) -> dict[str, Any]:
     from amlkit.review import report_plan
 
     if stack.plan is None:
-        return {"planBase": None, "steps": None, "changeSummary": None}
-    return {"planBase": stack.plan.base, "steps": report_plan.steps_json(stack.plan),
-            "changeSummary": report_plan.change_summary(stack.plan)}
+        return {"planBase": None, "planAzureIds": None, "steps": None, "changeSummary": None}
+    return {"planBase": stack.plan.base, "planAzureIds": stack.plan.azure_ids,
+            "steps": report_plan.steps_json(stack.plan), "changeSummary": report_plan.change_summary(stack.plan)}
 
 
 def _violation(v: Violation) -> dict[str, Any]:

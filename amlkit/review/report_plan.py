@@ -36,6 +36,8 @@ def render(stack: StackReview) -> Text:
     name_width = max([len("Name"), len(stack_name), *(len(s.name) for _, s in rows)])
     broken = _broken(stack)
     out = Text(f"Plan against {plan.base}:\n", style="bold")
+    if plan.azure:
+        out.append(f"Azure ids: {plan.azure}\n")
     out.append(f"     {'Type'.ljust(type_width)}  {'Name'.ljust(name_width)}  Plan     Info\n", style="bold")
     out.append(_line(MARKERS[plan.stack_op], "pulumi:pulumi:Stack", type_width, stack_name, name_width,
                      plan.stack_op, ""), style=STYLES[plan.stack_op])
@@ -43,7 +45,7 @@ def render(stack: StackReview) -> Text:
         info = "; ".join(_info(step, stack, broken.get(step.urn, [])))
         out.append(_line(MARKERS[step.op], prefix + step.type, type_width, step.name, name_width, step.op, info),
                    style=STYLES[step.op])
-    details = [s for _, s in rows if s.changes or s.not_compared]
+    details = [s for _, s in rows if s.changes or s.not_compared or s.op == "delete"]
     if details:
         out.append("\nChanges:\n", style="bold")
         for step in details:

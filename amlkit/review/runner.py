@@ -5,7 +5,8 @@ Usage: `python -m amlkit.review.runner` with a JSON request on stdin:
 "secret_keys": [...], "alias_shortcut": true}` (false: no SDK speed-up; optional "patches": the names
 of amlkit.review.patches to apply, default all that are verified), optionally `"state": [<StateResource
 dict>...]` (answer deployed resources from a state, see amlkit.review.statemocks), `"packages":
-{"amlkit.components": <dir>}` (import a package from another directory, for `--base`) and `"lookups":
+{"amlkit.components": <dir>}` (import a package from another directory, for `--base`), `"azure":
+{"subscriptionId", "tenantId"}` (the stack's own ids, amlkit.review.identity) and `"lookups":
 <amlkit.review.lookups.Lookups JSON>` (a project's pinned lookups). The result is JSON lines on stdout,
 streamed as the
 program registers resources (so the policy pack can analyze them meanwhile, as the engine does):
@@ -80,6 +81,11 @@ def run(request: dict[str, Any], emit: Callable[[dict[str, Any]], None] | None =
     sys.argv = [str(entry)]
 
     pulumi.runtime.set_all_config(request["config"], secret_keys=request["secret_keys"])
+    if request.get("azure"):  # the stack's own subscription and tenant (amlkit.review.identity)
+        from amlkit.review import mocks as azure_mocks
+
+        azure_mocks.SUBSCRIPTION = request["azure"]["subscriptionId"]
+        azure_mocks.TENANT = request["azure"]["tenantId"]
     use_packages(request.get("packages") or {})
     mocks = AzureMocks(Lookups.from_json(request.get("lookups")))
     monitor = RecordingMonitor(mocks, request["stack"], request["project"], emit, emit_lookup)

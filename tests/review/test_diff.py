@@ -279,6 +279,8 @@ COMPARE_CASES = [
     pytest.param({"t": {"a b": "1"}}, {"t": {"a b": "2"}}, [('t["a b"]', "update")], id="quoted-key"),
     pytest.param({"__defaults": ["x"]}, {}, [], id="engine-bookkeeping"),
     pytest.param({"a": "x"}, {"a": UNKNOWN}, [("a", "update")], id="unknown-is-a-change"),
+    pytest.param({"a": UNKNOWN}, {"a": UNKNOWN}, [], id="unknown-to-unknown-is-no-change"),
+    pytest.param({"a": UNKNOWN}, {"a": "x"}, [("a", "update")], id="unknown-to-known-is-a-change"),
 ]
 
 

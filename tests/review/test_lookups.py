@@ -53,9 +53,9 @@ def test_a_valid_file_loads_and_matches_by_token_and_exact_args(tmp_path):
 INVOKE = f"  - function: {SUBNET}\n    args: {{subnetName: snet}}\n"
 ERROR_CASES = [
     ("not-yaml", "version: [1\n", "", "cannot be read as YAML"),
-    ("not-a-mapping", "- 1\n", "", "must be a mapping with keys version, invokes, stack_references, got [1]"),
+    ("not-a-mapping", "- 1\n", "", "must be a mapping with keys version, invokes, stack_references, stacks, got [1]"),
     ("unknown-top-key", "version: 1\ninvoke: []\n", "invoke",
-     "unknown key (did you mean 'invokes'?); allowed: version, invokes, stack_references"),
+     "unknown key (did you mean 'invokes'?); allowed: version, invokes, stack_references, stacks"),
     ("missing-version", "invokes: []\n", "version", "must be 1, got None"),
     ("wrong-version", "version: 2\n", "version", "must be 1, got 2"),
     ("invokes-not-a-list", "version: 1\ninvokes: {}\n", "invokes", "must be a list, got {}"),

@@ -254,3 +254,12 @@ def test_strings_carrying_the_unknown_mark_become_the_engines_unknown_sentinel()
     mark_unknown(struct)
     assert json_format.MessageToDict(struct) == {"a": rpc.UNKNOWN, "b": "known", "c": {"d": [rpc.UNKNOWN, 1.0]},
                                                  "e": True}
+
+
+def test_a_pinned_client_config_wins_over_the_stacks_ids():
+    from amlkit.review.lookups import Lookups
+
+    tenant = "9c8b7a6d-5e4f-4321-8765-0fedcba98765"
+    pins = Lookups(invokes=[{"function": CLIENT_CONFIG, "args": {}, "result": {"tenantId": tenant}}])
+    assert AzureMocks(pins).answer(CLIENT_CONFIG, {}) == ({
+        "subscriptionId": SUBSCRIPTION, "tenantId": tenant, "clientId": SUBSCRIPTION, "objectId": SUBSCRIPTION}, True)

@@ -32,9 +32,10 @@ def test_stack_fields() -> None:
     dev, prod, staging = to_dict(full_review())["stacks"]
     assert list(prod) == ["stack", "project", "environment", "stack_file", "pack", "policy_config", "packs",
                           "audited_state", "error",
-                          "error_kind", "error_detail", "resources", "violations", "unknown", "planBase", "steps",
-                          "changeSummary", "lookups"]
-    assert (prod["planBase"], prod["steps"], prod["changeSummary"]) == (None, None, None)  # no --state / --base
+                          "error_kind", "error_detail", "resources", "violations", "unknown", "planBase",
+                          "planAzureIds", "steps", "changeSummary", "lookups"]
+    plan = (prod["planBase"], prod["planAzureIds"], prod["steps"], prod["changeSummary"])
+    assert plan == (None,) * 4  # no --state / --base
     assert (prod["project"], prod["environment"], prod["stack_file"]) == ("amlkit", "prod", "stacks/Pulumi.prod.yaml")
     assert prod["pack"] == {"name": "amlkit-guardrails", "version": "0.1.0"}
     assert prod["packs"] == [{"name": "amlkit-guardrails", "version": "0.1.0",

@@ -66,6 +66,10 @@ Changes:
     ~ properties.properties.vmSize: "Standard_D2ds_v4" => "Standard_D4ds_v4"
         replaces: Azure cannot change properties.properties.vmSize of an existing AmlCompute
     ~ tags.token: [secret] => [secret]
+  - azure-native:keyvault:Vault: (delete) old-vault
+      [urn=urn:pulumi:prod::acme::azure-native:keyvault:Vault::old-vault]
+  - azure-native:machinelearningservices:Compute: (delete) old-compute
+      [urn=urn:pulumi:prod::acme::azure-native:machinelearningservices:Compute::old-compute]
   ~ azure-native:resources:ResourceGroup: (update) ml-rg
       [urn=urn:pulumi:prod::acme::azure-native:resources:ResourceGroup::ml-rg]
     ~ tags.owner: "data-team" => "ml-platform"
