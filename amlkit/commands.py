@@ -33,7 +33,9 @@ def _guarded() -> Iterator[None]:
     """One message on stderr and the error's exit code; never a traceback for an expected failure."""
     try:
         yield
-    except (typer.Exit, typer.Abort, typer.TyperException):
+    except (KeyboardInterrupt, typer.Abort):  # Ctrl-C (a prompt turns it into Abort): 130, as everywhere
+        _fail("interrupted", 130)
+    except (typer.Exit, typer.TyperException):
         raise
     except AmlkitError as error:
         _fail(str(error), error.exit_code)
@@ -74,8 +76,8 @@ def import_az_ml(
     vnet_scope: Annotated[str | None, typer.Option(
         "--vnet-scope", help="/subscriptions/<guid>/resourceGroups/<rg> of the VNet, to turn subnets given by "
         "name (vnet_name + subnet) into full ARM ids.")] = None,
-    strict: Annotated[bool, typer.Option("--strict", help="Exit 2 when any key was not imported as is (az ml "
-                                         "defaults written out are not counted).")] = False,
+    strict: Annotated[bool, typer.Option("--strict", help="Exit 2, writing nothing, when any key was not imported "
+                                         "as is (az ml defaults written out are not counted).")] = False,
 ) -> None:
     """Convert `az ml compute` YAML files into `amlkit:clusters` / `amlkit:instances` stack entries.
 
@@ -90,6 +92,8 @@ def import_az_ml(
         for note in result.notes:
             what = "default written out" if note.kind == DEFAULT else "not imported as is"
             typer.echo(f"amlkit: {what}: {note}", err=True)
+        if strict and result.not_imported:  # refused before anything is written
+            raise UsageError(f"{len(result.not_imported)} key(s) not imported as is (--strict); nothing was written")
         text = result.to_yaml()
         if output is None:
             sys.stdout.write(text)
@@ -98,8 +102,6 @@ def import_az_ml(
             _write(output, text)
             typer.echo(f"Wrote {len(result.clusters)} cluster(s) and {len(result.instances)} instance(s) to "
                        f"{output}", err=True)
-        if strict and result.not_imported:
-            raise UsageError(f"{len(result.not_imported)} key(s) not imported as is (--strict)")
 
 
 def _write(path: Path, text: str) -> None:

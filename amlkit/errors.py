@@ -6,9 +6,10 @@ from typing import Any
 
 
 class AmlkitError(Exception):
-    """Base class: a failure amlkit explains itself, never shown as a traceback."""
+    """Base class: a failure amlkit explains itself, never shown as a traceback. A subclass that does not
+    say otherwise is amlkit's own failure: exit 3 (exit 1 means mandatory violations, never an error)."""
 
-    exit_code = 1
+    exit_code = 3
 
 
 class ConfigError(AmlkitError):

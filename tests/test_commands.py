@@ -106,11 +106,16 @@ def test_import_writes_the_output_file(tmp_path: Path, monkeypatch: pytest.Monke
     assert result.stderr.splitlines()[-1] == f"Wrote 1 cluster(s) and 0 instance(s) to {target}"
 
 
-def test_import_strict_fails_when_a_key_was_not_imported(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("to_file", [False, True], ids=["stdout", "output-file"])
+def test_import_strict_fails_and_writes_nothing_when_a_key_was_not_imported(monkeypatch: pytest.MonkeyPatch,
+                                                                          tmp_path: Path, to_file: bool) -> None:
     monkeypatch.chdir(FIXTURES)
-    result = run(["import-az-ml", "instance-schedule.yml", "--strict"])
+    target = tmp_path / "entries.yaml"
+    result = run(["import-az-ml", "instance-schedule.yml", "--strict", *(["-o", str(target)] if to_file else [])])
     assert result.exit_code == 2
-    assert result.stderr.splitlines()[-1] == "amlkit: error: 2 key(s) not imported as is (--strict)"
+    assert result.stdout == "" and not target.exists()
+    assert result.stderr.splitlines()[-1] == ("amlkit: error: 2 key(s) not imported as is (--strict); nothing was "
+                                              "written")
     assert ("amlkit: default written out: instance-schedule.yml: enable_node_public_ip: not set: az ml's default is "
             "true") in result.stderr
 
@@ -386,3 +391,25 @@ def test_the_repository_sample_stacks_belong_to_the_root_project() -> None:
     root = HOOKS.parent
     files = [root / "stacks" / f"Pulumi.{name}.yaml" for name in ("prod", "dev")]
     assert stacks_from_files(files) == {root: ["dev", "prod"]}
+
+
+INTERRUPTED = [  # (command line, what raises Ctrl-C inside it)
+    (["pack-path"], "amlkit.commands.policy_pack_dir"),
+    (["import-az-ml", "instance-schedule.yml"], "amlkit.importer.import_files"),
+    (["init", "--non-interactive"], "amlkit.scaffold.stack_file_path"),
+    (["sizes"], "amlkit.sizes_cmd.all_sizes"),
+]
+
+
+@pytest.mark.parametrize(("args", "target"), INTERRUPTED, ids=[c[0][0] for c in INTERRUPTED])
+def test_ctrl_c_exits_130_in_every_command(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, args: list[str],
+                                           target: str) -> None:
+    def interrupted(*_args, **_kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.chdir(FIXTURES if args[0] == "import-az-ml" else tmp_path)
+    monkeypatch.setattr(target, interrupted)
+    from amlkit import cli
+
+    result = CliRunner().invoke(cli.app, args)
+    assert (result.exit_code, result.stderr.splitlines()[-1]) == (130, "amlkit: error: interrupted")
