@@ -3,7 +3,7 @@
 `register(app)` adds the commands to an existing Typer app (amlkit's CLI calls it once). It leaves a
 command the app already has alone, so an app that defines its own `pack-path` keeps it.
 `stacks_from_files(paths)` maps changed files (as pre-commit passes them: stack files, `Pulumi.yaml`,
-program `.py` files, `policy-config/*.json`) to the stacks of their Pulumi project, for
+program `.py` files, `amlkit-lookups.yaml`, `policy-config/*.json`) to the stacks of their Pulumi project, for
 `amlkit check FILE...`.
 
 Exit codes follow the CLI: 0 done, 2 bad usage or bad input (one message on stderr), 3 amlkit itself
@@ -22,6 +22,7 @@ from typing import Annotated, Any, NoReturn
 import typer
 
 from amlkit.errors import AmlkitError, ConfigError, UsageError
+from amlkit.review.lookups import FILE_NAME as LOOKUPS_FILE
 from amlkit.review.project import PROJECT_FILES, find_project_file, list_stacks, load_project
 from amlkit.stackfile import stack_name
 
@@ -216,7 +217,8 @@ def stacks_from_files(paths: Iterable[str | Path]) -> dict[Path, list[str]]:
     """Changed files -> {project directory: sorted stack names to review}, e.g. for `amlkit check FILE...`.
 
     A stack file `Pulumi.<stack>.yaml` maps to that stack of its project. `Pulumi.yaml`, a program's
-    `.py` file and a `policy-config/<name>.json` of a project map to EVERY stack of the project. A `.py`
+    `.py` file, the project's `amlkit-lookups.yaml` and a `policy-config/<name>.json` of a project map to
+    EVERY stack of the project. A `.py`
     file in no Pulumi project is not a program: it is left out (so is a project without stacks).
     """
     projects: dict[Path, set[str] | None] = {}  # None: every stack of the project
@@ -243,9 +245,13 @@ def _target(path: Path) -> tuple[Path | None, str | None]:
     """(project, stack) a changed file stands for; stack None = every stack; project None = none."""
     if path.name in PROJECT_FILES:
         return path.resolve().parent, None
+    if path.name == LOOKUPS_FILE:  # its pins answer every stack's lookups
+        project = path.resolve().parent
+        return (project if find_project_file(project) is not None else None), None
     if path.name.startswith("Pulumi."):
         if not path.name.endswith(".yaml"):
-            raise UsageError(f"{path}: a stack file must be named Pulumi.<stack>.yaml")
+            raise UsageError(f"{path}: a stack file must be named Pulumi.<stack>.yaml (Pulumi ignores any other "
+                             "name, such as Pulumi.<stack>.yml)")
         return project_of(path), stack_name(path)
     if path.suffix == ".py":
         return _enclosing_project(path), None
@@ -254,7 +260,7 @@ def _target(path: Path) -> tuple[Path | None, str | None]:
         if find_project_file(project) is not None:
             return project, None
     raise UsageError(f"{path}: not a file amlkit reviews; allowed: a stack file Pulumi.<stack>.yaml, Pulumi.yaml, "
-                     f"a program's .py file or a project's {POLICY_CONFIG_DIR}/<stack>.json")
+                     f"a program's .py file, a project's {LOOKUPS_FILE} or {POLICY_CONFIG_DIR}/<stack>.json")
 
 
 def _enclosing_project(path: Path) -> Path | None:

@@ -282,7 +282,8 @@ def test_missing_and_misnamed_files_are_refused(project: Path) -> None:
     (project / "stacks").mkdir()
     odd = project / "stacks" / "Pulumi.dev.yml"
     odd.write_text("config: {}\n", encoding="utf-8")
-    with pytest.raises(UsageError, match=r"a stack file must be named Pulumi\.<stack>\.yaml$"):
+    with pytest.raises(UsageError, match=r"a stack file must be named Pulumi\.<stack>\.yaml \(Pulumi ignores any "
+                                         r"other name, such as Pulumi\.<stack>\.yml\)$"):
         stacks_from_files([odd])
 
 
@@ -322,7 +323,8 @@ def test_a_py_file_outside_any_project_is_skipped_other_files_are_refused(tmp_pa
     with pytest.raises(UsageError) as caught:
         stacks_from_files([stray])
     assert str(caught.value) == (f"{stray}: not a file amlkit reviews; allowed: a stack file Pulumi.<stack>.yaml, "
-                                 "Pulumi.yaml, a program's .py file or a project's policy-config/<stack>.json")
+                                 "Pulumi.yaml, a program's .py file, a project's amlkit-lookups.yaml or "
+                                 "policy-config/<stack>.json")
 
 
 def test_check_on_a_changed_program_file_reviews_every_stack_of_its_project(tmp_path: Path) -> None:
@@ -372,6 +374,9 @@ def test_hook_runs_amlkit_check_on_the_files() -> None:
     ("infra/ml/platform_config.py", True),
     ("policy-config/prod.json", True),
     ("infra/ml/policy-config/nonprod.json", True),
+    ("amlkit-lookups.yaml", True),
+    ("infra/ml/amlkit-lookups.yaml", True),
+    ("infra/ml/my-amlkit-lookups.yaml", False),
     ("PulumiPolicy.yaml", False),
     ("infra/ml/policy-config/nested/prod.json", False),
     ("package.json", False),
@@ -385,6 +390,16 @@ def test_hook_runs_amlkit_check_on_the_files() -> None:
 def test_hook_pattern(path: str, matches: bool) -> None:
     # pre-commit applies `files` with re.search to repository-relative paths with forward slashes
     assert bool(re.search(str(hook()["files"]), path)) is matches
+
+
+def test_a_changed_lookups_file_reviews_every_stack_of_its_project(tmp_path: Path) -> None:
+    shutil.copytree(HOOKS.parent / "examples" / "platform-repo", tmp_path / "p")
+    lookups = tmp_path / "p" / "amlkit-lookups.yaml"
+    lookups.write_text("version: 1\n", encoding="utf-8")
+    assert stacks_from_files([lookups]) == {lookups.parent: ["nonprod", "prod"]}
+    stray = tmp_path / "amlkit-lookups.yaml"  # in no project
+    stray.write_text("version: 1\n", encoding="utf-8")
+    assert stacks_from_files([stray]) == {}
 
 
 def test_the_repository_sample_stacks_belong_to_the_root_project() -> None:

@@ -39,6 +39,7 @@ from amlkit.review.project import (
     Project,
     StackConfig,
     find_project_file,
+    ignored_stack_files,
     load_project,
     load_stack_config,
 )
@@ -97,6 +98,9 @@ def review(
         raise UsageError(f"--jobs must be at least 1, got {jobs}")
     project = load_project(project_dir)
     names = list(stacks) if stacks is not None else _list_stacks(project.dir)
+    for ignored in ignored_stack_files(project):  # Pulumi drops them silently; say so
+        print(f"amlkit: warning: {project.relative(ignored)} is ignored: a stack file must be named "
+              f"Pulumi.<stack>.yaml (Pulumi ignores this one too)", file=sys.stderr)
     if not names:
         raise UsageError(f"{project.dir}: no stacks (no Pulumi.<stack>.yaml in {project.stack_config_dir})")
     own = _own_pack_dir() if packs.as_list(policy_pack) else default_pack_dir()

@@ -90,6 +90,15 @@ def list_stacks(project_dir: Path) -> list[str]:
     return sorted(name for name in names if name)
 
 
+def ignored_stack_files(project: Project) -> list[Path]:
+    """`Pulumi.<stack>.yml` files (and other spellings) in the stack config dir: neither Pulumi nor amlkit
+    reads them as stack files, which a user who named one so should be told."""
+    if not project.stack_config_dir.is_dir():
+        return []
+    return sorted(path for path in project.stack_config_dir.glob("Pulumi.*")
+                  if path.is_file() and path.suffix.lower() in (".yml", ".yaml") and path.suffix != ".yaml")
+
+
 def load_stack_config(project: Project, stack: str) -> StackConfig:
     """The stack's config as the CLI passes it: keys namespaced, objects JSON, `secure:` kept secret."""
     path = project.stack_file(stack)

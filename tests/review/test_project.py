@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 
@@ -105,3 +106,25 @@ def test_every_command_reads_pulumi_yaml_through_load_project(tmp_path, reader, 
     with pytest.raises(ConfigError) as caught:
         read()
     assert str(caught.value) == f"{tmp_path / file_name}: name: required: the project name (a non-empty string)"
+
+
+def test_a_stack_file_named_yml_is_listed_as_ignored_not_as_a_stack(tmp_path):
+    from amlkit.review.project import ignored_stack_files
+
+    (tmp_path / "Pulumi.yaml").write_text("name: p\nruntime: python\n", encoding="utf-8")
+    for name in ("Pulumi.dev.yaml", "Pulumi.prod.yml", "Pulumi.qa.YAML", "Pulumi.notes.txt"):
+        (tmp_path / name).write_text("config: {}\n", encoding="utf-8")
+    project = load_project(tmp_path)
+    assert list_stacks(tmp_path) == ["dev"]
+    assert [p.name for p in ignored_stack_files(project)] == ["Pulumi.prod.yml", "Pulumi.qa.YAML"]
+
+
+def test_the_review_warns_about_an_ignored_stack_file(tmp_path, capsys):
+    from amlkit.review import engine
+
+    shutil.copytree(FAULTY, tmp_path / "p")
+    (tmp_path / "p" / "stacks" / "Pulumi.staging.yml").write_text("config: {}\n", encoding="utf-8")
+    with pytest.raises(UsageError):  # stopped before any work: only the warning matters here
+        engine.review(tmp_path / "p", ["nosuch"])
+    assert capsys.readouterr().err == ("amlkit: warning: stacks/Pulumi.staging.yml is ignored: a stack file must be "
+                                       "named Pulumi.<stack>.yaml (Pulumi ignores this one too)\n")
