@@ -70,6 +70,7 @@ class Analysis:
     config: dict[str, PolicyConfig]
     diagnostics: list[Diagnostic] = field(default_factory=list)
     not_applicable: list[NotApplicable] = field(default_factory=list)
+    reported_version: str = ""  # what the pack says of itself (pulumi-policy's Python packs: 0.0.1)
 
 
 MAX_ENV_VALUE = 120_000  # Linux refuses a single environment string over 128 KiB (MAX_ARG_STRLEN)
@@ -380,7 +381,8 @@ def configure(pack: PackProcess, config_file: dict[str, PolicyConfig] | None,
     for name, entry in config.items():
         request.policyConfig[name].CopyFrom(policy_config_message(entry))
     pack.call("Configure", request, "Configure")
-    return Analysis(info.name, pack_version(pack.pack_dir, info.version), policies, config)
+    return Analysis(info.name, pack_version(pack.pack_dir, info.version), policies, config,
+                    reported_version=info.version)
 
 
 @functools.lru_cache(maxsize=8)
@@ -451,7 +453,8 @@ def _collect(analysis: Analysis, response: analyzer_pb2.AnalyzeResponse, urn: st
         severity = _SEVERITIES.get(diag.severity) or severities.get(diag.policyName, "unspecified")
         analysis.diagnostics.append(Diagnostic(
             diag.policyName, level, severity, diag.urn or urn,
-            diag.message if unknown else reported_text(diag.message, diag.description), unknown))
+            one_version(analysis, diag.message) if unknown else reported_text(diag.message, diag.description),
+            unknown))
     for entry in response.not_applicable:
         analysis.not_applicable.append(NotApplicable(entry.policy_name, urn, entry.reason))
 
@@ -462,6 +465,15 @@ def is_unknown(diag: analyzer_pb2.AnalyzeDiagnostic) -> bool:
     The protocol has no field for it, only this wording (pulumi-policy 1.21), so amlkit.review.canary checks
     at the start of every review that the installed pulumi-policy still says it this way."""
     return diag.message.startswith(f"can't run policy '{diag.policyName}'") and " during preview" in diag.message
+
+
+def one_version(analysis: Analysis, message: str) -> str:
+    """pulumi-policy names the pack `<name>@v<its own version>` in "can't run policy" messages; the report
+    names it by PulumiPolicy.yaml's version everywhere (as the header does)."""
+    if not analysis.reported_version or analysis.reported_version == analysis.pack_version:
+        return message
+    return message.replace(f"'{analysis.pack_name}@v{analysis.reported_version}'",
+                           f"'{analysis.pack_name}@v{analysis.pack_version}'")
 
 
 def reported_text(message: str, description: str) -> str:

@@ -219,9 +219,15 @@ def _row(cells: list[str]) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
+_CODE_SPAN = re.compile(r"(`[^`\n]+`)")
+
+
 def _cell(text: str) -> str:
-    """Plain text safe in a table cell or a line: no HTML, no pipes, no line breaks."""
-    return html.escape(text, quote=False).replace("|", "\\|").replace("\n", " ")
+    """Plain text safe in a table cell or a line: no HTML, no pipes, no line breaks. Outside `code spans`
+    HTML is escaped; inside them it is kept as written (a code span shows `&lt;` literally, and is no HTML)."""
+    parts = _CODE_SPAN.split(text)
+    escaped = "".join(part if index % 2 else html.escape(part, quote=False) for index, part in enumerate(parts))
+    return escaped.replace("|", "\\|").replace("\n", " ")
 
 
 def _code(text: str) -> str:

@@ -80,3 +80,20 @@ def test_config_env_keeps_what_fits():
     config = {"a:small": "1", "a:huge": "x" * (MAX_ENV_VALUE + 10), "a:mid": "y" * 1000}
     assert json.loads(config_env(config)) == {"a:small": "1", "a:mid": "y" * 1000}
     assert json.loads(config_env({"a:b": "c"})) == {"a:b": "c"}
+
+
+ONE_VERSION = [  # (reported, displayed, message in, message out)
+    ("0.0.1", "0.2.0", "can't run policy 'p' from policy pack 'pack@v0.0.1' during preview: x",
+     "can't run policy 'p' from policy pack 'pack@v0.2.0' during preview: x"),
+    ("0.2.0", "0.2.0", "from policy pack 'pack@v0.2.0' during", "from policy pack 'pack@v0.2.0' during"),
+    ("0.0.1", "0.2.0", "from policy pack 'other@v0.0.1' during", "from policy pack 'other@v0.0.1' during"),
+]
+
+
+@pytest.mark.parametrize(("reported", "displayed", "message", "expected"), ONE_VERSION,
+                         ids=["python-pack", "same", "another-pack"])
+def test_unknown_messages_name_the_pack_by_its_displayed_version(reported, displayed, message, expected):
+    from amlkit.review.driver import Analysis, one_version
+
+    analysis = Analysis("pack", displayed, [], {}, reported_version=reported)
+    assert one_version(analysis, message) == expected

@@ -81,6 +81,8 @@ def test_a_value_unknown_at_preview_is_reported_as_unknown(raw_review):
     assert [(u.resource, u.urn) for u in unknown] == [
         ("cpu-unknown-min", "urn:pulumi:dev::raw-aml::azure-native:machinelearningservices:Compute::cpu-unknown-min")]
     assert "during preview" in unknown[0].message
+    version = raw_review.stacks[0].pack.version
+    assert f"'amlkit-guardrails@v{version}'" in unknown[0].message  # one version, the header's, everywhere
     assert not [v for v in dev.violations if v.resource == "cpu-unknown-min" and v.policy == MIN_NODES]
 
 

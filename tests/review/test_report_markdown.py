@@ -229,3 +229,18 @@ def test_several_packs_name_each_finding_s_pack() -> None:
     assert ("| ❌ mandatory | low | `acme-tags` | `cpu-cluster` | `azure-native:machinelearningservices:Compute` | "
             "`acme-extra` |") in text
     assert "Pack |" not in render(Review(stacks=[prod_stack()]))  # one pack: the table as before
+
+
+CELLS = [  # (text, as a table cell): HTML escaped outside code spans only (GitHub shows `&lt;` in one literally)
+    ("run `amlkit sizes <size>` first", "run `amlkit sizes <size>` first"),
+    ("a <b> & c", "a &lt;b&gt; &amp; c"),
+    ("`<x>` and <y>, `a|b`", "`<x>` and &lt;y&gt;, `a\\|b`"),
+    ("unclosed ` <z>", "unclosed ` &lt;z&gt;"),
+]
+
+
+@pytest.mark.parametrize(("text", "cell"), CELLS, ids=["code-span", "plain", "both", "unclosed"])
+def test_a_cell_escapes_html_outside_code_spans_only(text: str, cell: str) -> None:
+    from amlkit.review.report_markdown import _cell
+
+    assert _cell(text) == cell
