@@ -425,10 +425,13 @@ def _report(review: Review, fmt: ReportFormat, output: Path | None, project_dir:
     else:
         _write(output, report)
         typer.echo(f"{summary_line(review)}\nWrote the {fmt.value} report to {output}")
+    failures: dict[str, list[str]] = {}  # one line per distinct failure (a program's error hits every stack)
     for stack in sorted(review.stacks, key=lambda s: s.stack):
         if stack.error:
-            detail = stack.error.removeprefix(f"stack {stack.stack}: ")
-            typer.echo(f"amlkit: stack {stack.stack} was NOT reviewed: {detail}", err=True)
+            failures.setdefault(stack.error.removeprefix(f"stack {stack.stack}: "), []).append(stack.stack)
+    for detail, names in failures.items():
+        which = f"stack {names[0]} was" if len(names) == 1 else f"stacks {', '.join(names)} were"
+        typer.echo(f"amlkit: {which} NOT reviewed: {detail}", err=True)
     raise typer.Exit(exit_code(review))
 
 

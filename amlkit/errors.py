@@ -12,6 +12,21 @@ class AmlkitError(Exception):
     exit_code = 3
 
 
+def show_value(value: Any, limit: int = 240) -> str:
+    """A bad value for a message: its repr when that is data (`'four'`, `4.5`, `['a']`, shortened past
+    `limit`), else its type and what little is known (`an Output (known only after deployment)`, `a
+    Workspace 'mlw'`): never an object repr like `<pulumi.output.Output object at 0x7f...>`."""
+    kind = type(value)
+    if kind.__name__ == "Output" and kind.__module__.startswith("pulumi"):
+        return "an Output (known only after deployment)"
+    text = repr(value)
+    if text.startswith("<") and text.endswith(">"):
+        name = getattr(value, "_name", None)  # a Pulumi resource's name
+        article = "an" if kind.__name__[:1].lower() in "aeiou" else "a"
+        return f"{article} {kind.__name__}" + (f" {name!r}" if isinstance(name, str) else "")
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 class ConfigError(AmlkitError):
     """Bad input: names the file, the key path, the bad value and what is allowed."""
 

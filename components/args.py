@@ -29,7 +29,7 @@ from typing import Any, Literal, NotRequired, Required, get_args, get_origin
 import pulumi
 import pulumi.output
 
-from amlkit.errors import ComponentArgError, ConfigError
+from amlkit.errors import ComponentArgError, ConfigError, show_value
 
 _NONE = type(None)
 
@@ -317,7 +317,7 @@ def check(args_type: type, component: str, args: Any, renamed: Mapping[str, str]
     renamed: former argument names -> today's, so a typo of an old name points at the new one.
     """
     if not isinstance(args, Mapping):
-        raise ProgramArgError(component, "args", f"must be a mapping ({args_type.__name__}), got {args!r}",
+        raise ProgramArgError(component, "args", f"must be a mapping ({args_type.__name__}), got {show_value(args)}",
                                 allowed=describe(args_type))
     _check(args_type, component, args, "", renamed or {})
 
@@ -354,7 +354,7 @@ def _check(args_type: type, component: str, args: Mapping[str, Any], prefix: str
 def _check_value(annotation: Any, component: str, value: Any, path: str) -> None:
     if not _matches(value, annotation):
         allowed = describe(annotation)
-        shown = "a plain value" if _secret_only(annotation) else repr(value)
+        shown = "a plain value" if _secret_only(annotation) else show_value(value)
         raise ProgramArgError(component, path, f"must be {allowed}, got {shown}",
                                 None if _secret_only(annotation) else value, allowed=allowed)
     nested = _nested(annotation)
@@ -413,8 +413,8 @@ def named(component: str) -> Iterator[None]:
         raise
     except ConfigError as error:
         problem = error.problem
-        if error.value is not None and repr(error.value) not in problem:
-            problem = f"{problem}, got {error.value!r}"
+        if error.value is not None and show_value(error.value) not in problem:
+            problem = f"{problem}, got {show_value(error.value)}"
         raise ProgramArgError(component, error.key_path, problem, error.value) from None
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from amlkit.errors import ConfigError, ReviewFailed, UsageError
+from amlkit.errors import ConfigError, ReviewFailed, UsageError, show_value
 from amlkit.review import baseline, canary, diff, driver, packs, processes, warm
 from amlkit.review.baseline import Baseline
 from amlkit.review.identity import azure_ids
@@ -333,8 +333,10 @@ class _ProgramConfigError(ConfigError):
     """A ConfigError the program raised, rebuilt from the runner's message: its text as the program's
     ConfigError printed it, and every field it had (whatever fields that ConfigError type carries)."""
 
-    def __init__(self, message: str, fields: dict[str, Any], component: dict[str, str] | None) -> None:
+    def __init__(self, message: str, fields: dict[str, Any], component: dict[str, str] | None,
+                 source: dict[str, Any] | None = None) -> None:
         Exception.__init__(self, message)
+        self.source = source  # {file, line}: the program line that built the component
         self.file = fields.get("file")
         self.key_path = fields.get("key_path") or ""
         self.problem = fields.get("problem") or message
@@ -348,16 +350,21 @@ def _config_failure(result: StackReview, error: ConfigError, component: dict[str
     """The stack's config error: a message naming stack, file, component, key, value and what is allowed,
     and the same as fields (error_detail). The file is the stack file when the error names none."""
     fields = dict(getattr(error, "fields", None) or {
-        key: value for key, value in vars(error).items() if not key.startswith("_")})
+        key: value for key, value in vars(error).items() if not key.startswith("_") and key != "source"})
+    source = getattr(error, "source", None)  # a component argument: the program line that built it
     file = project.relative(Path(error.file)) if error.file else result.stack_file
     text = str(error).replace(f"{error.file}: ", f"{file}: ", 1) if error.file else str(error)
     prefix = "" if error.file else f"{result.stack_file}: "
+    if source is not None and not error.file:
+        file = project.relative(Path(source["file"]))
+        fields["line"] = source["line"]
+        prefix = f"{file}:{source['line']}: "
     if component is not None and component["name"] not in text:
         prefix += f"component {component['name']} ({component['type']}): "
     suffix = ""
     value = fields.get("value")
     if value is not None and repr(value) not in text and f"got {value}" not in text:
-        suffix = f" (got {value!r})"
+        suffix = f" (got {show_value(value)})"
     detail = {**fields, "kind": "config", "stack": result.stack, "file": file,
               "component": f"{component['type']}::{component['name']}" if component else fields.get("component")}
     result.error = secrets.scrub(f"stack {result.stack}: {prefix}{text}{suffix}")
@@ -460,7 +467,7 @@ class _Runner:
         if error["kind"] == "config":
             fields = error.get("fields") or {"file": error.get("file"), "key_path": error.get("key_path"),
                                              "problem": error.get("problem") or error["message"]}
-            return _ProgramConfigError(error["message"], fields, error.get("component"))
+            return _ProgramConfigError(error["message"], fields, error.get("component"), error.get("source"))
         component = error.get("component")
         where = f" (in component {component['name']} of type {component['type']})" if component else ""
         message = f"stack {self.stack}: the program failed{where}: {error['message']}"

@@ -17,9 +17,10 @@ Each result names its pack in `properties.pack`.
   justification, its expiry in the suppression's properties), so code scanning shows it as dismissed;
 - unknown at preview -> kind `open`, level `none`: the policy could not tell, which is not a pass;
 - a stack whose review failed (a config error, a program or a pack failure) -> an `error` result of
-  rule `amlkit-review-failed` (at the stack-file line of the config key for a config error, else line
-  1), `executionSuccessful: false` and a tool notification naming the stack: a failed review never
-  uploads as a clean one. The invocation's `properties.policyConfig` names each stack's policy config.
+  rule `amlkit-review-failed` (at the program line that built the component for a component argument
+  error, at the stack-file line of the config key for another config error, else line 1),
+  `executionSuccessful: false` and a tool notification naming the stack: a failed review never uploads
+  as a clean one. The invocation's `properties.policyConfig` names each stack's policy config.
 - each lookup the review could not answer -> a `note` notification of the invocation (descriptor
   `amlkit-lookup-unanswered`, the stack, token and args in its properties).
 """
@@ -196,11 +197,15 @@ def _results(stack: StackReview, index: dict[str, tuple[int, str]], project_dir:
         }]
 
     if stack.error:
+        detail = stack.error_detail or {}
+        failed_uri, failed_line = uri, config_error_line(stack, project_dir)
+        if detail.get("file") and detail.get("line"):  # a component argument: the program line that built it
+            failed_uri, failed_line = _uri(project_dir / str(detail["file"]), uri_root), int(detail["line"])
         yield {
             "ruleId": FAILED_RULE.name, "ruleIndex": index[FAILED_RULE.name][0], "level": "error",
             "message": {"text": f"Stack {stack.stack} was not reviewed: {_unprefixed(stack)}"},
-            "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri},
-                                                "region": {"startLine": config_error_line(stack, project_dir)}}}],
+            "locations": [{"physicalLocation": {"artifactLocation": {"uri": failed_uri},
+                                                "region": {"startLine": failed_line}}}],
             "partialFingerprints": _fingerprint(stack.stack, FAILED_RULE.name, ""),
             "properties": {"stack": stack.stack, "environment": stack.environment, "errorKind": stack.error_kind,
                            "policyConfig": stack.policy_config},

@@ -301,6 +301,7 @@ def describe(error: BaseException) -> dict[str, Any]:
     component = failing_component(root)
     if isinstance(root, ConfigError):
         return {"kind": "config", "message": str(root), "fields": error_fields(root), "component": component,
+                "source": program_source(root) if root.file is None else None,
                 # the three fields older parents read
                 "file": root.file, "key_path": root.key_path, "problem": root.problem}
     line = traceback.format_exception_only(type(root), root)[-1].strip()
@@ -309,22 +310,37 @@ def describe(error: BaseException) -> dict[str, Any]:
 
 
 def error_fields(error: BaseException) -> dict[str, Any]:
-    """Every public attribute of the error, JSON-safe (an Output is unknown here, anything else is repr'd)."""
+    """Every public attribute of the error, JSON-safe (anything but data as `amlkit.errors.show_value` shows it)."""
     return {key: json_safe(value) for key, value in vars(error).items() if not key.startswith("_")}
 
 
 def json_safe(value: Any) -> Any:
-    import pulumi
-
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     if isinstance(value, (list, tuple)):
         return [json_safe(item) for item in value]
     if isinstance(value, dict):
         return {str(key): json_safe(item) for key, item in value.items()}
-    if isinstance(value, pulumi.Output):
-        return "<an Output, unknown before deployment>"
-    return repr(value)
+    from amlkit.errors import show_value
+
+    return show_value(value)
+
+
+def program_source(error: BaseException) -> dict[str, Any] | None:
+    """{file, line} of the program line the error went through last: the innermost frame of its traceback
+    outside amlkit, the SDKs, site-packages and Python's own code (where the program built the component)."""
+    import sysconfig
+
+    outside = (*_library_dirs(), *{os.path.join(sysconfig.get_paths()[key], "")
+                                    for key in ("stdlib", "platstdlib", "purelib", "platlib")})
+    found = None
+    tb = error.__traceback__
+    while tb is not None:
+        filename = tb.tb_frame.f_code.co_filename
+        if not filename.startswith("<") and not os.path.abspath(filename).startswith(outside):
+            found = {"file": os.path.abspath(filename), "line": tb.tb_lineno}
+        tb = tb.tb_next
+    return found
 
 
 def failing_component(error: BaseException) -> dict[str, str] | None:

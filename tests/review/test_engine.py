@@ -22,7 +22,7 @@ from amlkit.review import driver, packs
 from amlkit.review.driver import MAX_ENV_VALUE
 from amlkit.review.engine import default_pack_dir, list_stacks, pack_info, review
 from amlkit.review.project import SECRET_PLACEHOLDER
-from tests.review.helpers import FAULTY, MIN_NODES, PACKS, RAW, SECRET
+from tests.review.helpers import FAULTY, FIXTURES, MIN_NODES, PACKS, RAW, SECRET
 
 CLUSTER = "urn:pulumi:{stack}::raw-aml::azure-native:machinelearningservices:Workspace" \
           "$azure-native:machinelearningservices:Compute::{name}"
@@ -283,6 +283,21 @@ def test_an_unexpected_exception_in_one_stack_is_that_stacks_internal_error(tmp_
         text = report if isinstance(report, str) else report.plain
         assert message in text, fmt
         assert "staging" in text, fmt
+
+
+def test_a_typod_component_argument_points_at_the_program_line_once_for_every_stack(tmp_path):
+    project = tmp_path / "platform"
+    shutil.copytree(FIXTURES / "platform_components", project)
+    main = project / "__main__.py"
+    main.write_text(main.read_text().replace('"max_instances": spec["max"]', '"max_instancs": spec["max"]'))
+    line = next(n for n, text in enumerate(main.read_text().splitlines(), 1) if "ComputeCluster(" in text)
+    result = review(project, ["dev", "min2"])
+    problem = (f'__main__.py:{line}: ComputeCluster "cpu-cluster": max_instancs: unknown argument; did you mean '
+               "max_instances? (help(ComputeClusterArgs) lists every argument)")
+    assert [(s.error, s.error_kind) for s in result.stacks] == [
+        (f"stack dev: {problem}", "config"), (f"stack min2: {problem}", "config")]
+    assert {(s.error_detail["file"], s.error_detail["line"]) for s in result.stacks} == {("__main__.py", line)}
+    assert result.exit_code() == 2
 
 
 def _processes_under(directory: Path) -> list[int]:

@@ -24,7 +24,7 @@ pytestmark = pytest.mark.slow  # whole module: its one fixture runs two CLI proc
 PROJECT = FIXTURES / "platform_e2e"
 AMLKIT = Path(sys.executable).with_name("amlkit")
 REASON = 'CAB-7 | "network team" owns rg-net\nthe lock stays until 2027 — Zürich ✓'
-BROKEN = ('stack broken: stacks/Pulumi.broken.yaml: ComputeCluster "cpu": min_node: unknown argument; '
+BROKEN = ('stack broken: __main__.py:25: ComputeCluster "cpu": min_node: unknown argument; '
           "did you mean min_instances? (help(ComputeClusterArgs) lists every argument)")
 LOCK = ("aml-no-resource-group-lock", "network-lock")
 ADVISORY = {("aml-workspace-cmk", "advisory", "mlw-workspace"),
@@ -64,8 +64,8 @@ def test_the_broken_stack_names_file_component_argument_and_closest_key(run: dic
     broken = stack(run, "broken")
     assert (broken["error"], broken["error_kind"]) == (BROKEN, "config")
     detail = broken["error_detail"]
-    assert (detail["component"], detail["arg"], detail["closest"], detail["file"]) == (
-        'ComputeCluster "cpu"', "min_node", "min_instances", "stacks/Pulumi.broken.yaml")
+    assert (detail["component"], detail["arg"], detail["closest"], detail["file"], detail["line"]) == (
+        'ComputeCluster "cpu"', "min_node", "min_instances", "__main__.py", 25)  # the program line that built it
     assert broken["violations"] == [] and broken["resources"] == []
 
 
@@ -97,3 +97,7 @@ def test_sarif_marks_the_run_failed_and_names_the_broken_stack(run: dict) -> Non
     assert [(n["properties"]["stack"], n["message"]["text"]) for n in errors] == [("broken", BROKEN)]
     notes = [n["properties"]["token"] for n in invocation["toolExecutionNotifications"] if n["level"] == "note"]
     assert notes == [lookup["token"] for lookup in LOOKUPS] * 2  # dev, then prod
+    (failed,) = [r for r in run["sarif"]["runs"][0]["results"] if r["ruleId"] == "amlkit-review-failed"]
+    location = failed["locations"][0]["physicalLocation"]  # the program line that built the component
+    assert location["region"] == {"startLine": 25}
+    assert location["artifactLocation"]["uri"].endswith("platform_e2e/__main__.py")

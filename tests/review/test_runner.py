@@ -164,7 +164,8 @@ def test_a_config_error_carries_every_public_field_and_the_component_being_built
     assert described["fields"] == {
         "file": None, "key_path": "min_node", "problem": "unknown key; allowed: min_nodes, max_nodes", "value": 2,
         "component_name": "probe", "allowed": ["min_nodes", "max_nodes"], "closest": "min_nodes",
-        "output": "<an Output, unknown before deployment>"}
+        "output": "an Output (known only after deployment)"}
+    assert described["source"] == {"file": __file__, "line": described["source"]["line"]}  # this test's frame
     json.dumps(described)  # the parent reads it as one JSON line
 
 
