@@ -294,8 +294,17 @@ def rules(
     output: Output = None,
     verbose: Verbose = False,
 ) -> None:
-    """List every policy of the pack with its effective level, severity, description and remediation."""
+    """List every policy of the pack with its effective level, severity, description and remediation.
+
+    With a policy config directory: the listing each of its `<name>.json` files gives (one per file)."""
     with _guarded(verbose):
+        if policy_pack_config is not None and policy_pack_config.is_dir():
+            files = sorted(policy_pack_config.glob("*.json"))
+            if not files:
+                raise UsageError(f"{policy_pack_config}: no <stack>.json policy pack config in this directory")
+            listings = [(str(file), _packs().pack_info(policy_pack, file)) for file in files]
+            _emit_rule_listings(listings, format, output, _pack_source(policy_pack))
+            return
         pack = _packs().pack_info(policy_pack, policy_pack_config)
         _emit_rules(pack, format, output, _pack_source(policy_pack))
 
@@ -450,6 +459,32 @@ def _emit_rules(pack: PackInfo, fmt: RulesFormat, output: Path | None, pack_sour
     else:
         _write(output, rendered)
         typer.echo(f"{len(pack.policies)} policies; wrote the {fmt.value} listing to {output}")
+
+
+def _emit_rule_listings(listings: list[tuple[str, PackInfo]], fmt: RulesFormat, output: Path | None,
+                        pack_source: str) -> None:
+    """`amlkit rules` over a policy config directory: one listing per file, each headed by the file."""
+    from amlkit.review import report_json, report_markdown, report_table
+
+    rendered: Text | str
+    if fmt is RulesFormat.json:
+        import json
+
+        data = [{"policy_config": file, **report_json.rules_to_dict(pack)} for file, pack in listings]
+        rendered = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    elif fmt is RulesFormat.markdown:
+        rendered = "\n".join(f"# Policy config {file}\n\n{report_markdown.render_rules(pack)}"
+                              for file, pack in listings)
+    else:
+        rendered = Text()
+        for number, (file, pack) in enumerate(listings):
+            rendered.append(("\n" if number else "") + f"Policy config: {file}\n", style="bold")
+            rendered.append(report_table.render_rules(pack, pack_source))
+    if output is None:
+        _print(rendered)
+    else:
+        _write(output, rendered)
+        typer.echo(f"{len(listings)} policy configs; wrote the {fmt.value} listing to {output}")
 
 
 def _print(report: Text | str) -> None:

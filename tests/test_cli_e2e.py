@@ -185,6 +185,28 @@ def test_e2e_rules_reflect_the_config(project: Path) -> None:
                                                                                                    "disabled"}
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("fmt", ["json", "table", "markdown"])
+def test_e2e_rules_over_a_policy_config_directory_lists_each_file(tmp_path: Path, fmt: str) -> None:
+    configs = tmp_path / "policy-config"
+    configs.mkdir()
+    (configs / "dev.json").write_text('{"all": "advisory"}', encoding="utf-8")
+    (configs / "prod.json").write_text('{"all": "mandatory", "aml-workspace-cmk": "disabled"}', encoding="utf-8")
+    result = runner.invoke(cli.app, ["rules", "-f", fmt, "--policy-pack-config", str(configs)])
+    assert result.exit_code == 0, result.output
+    if fmt == "json":
+        listings = {Path(entry["policy_config"]).name: {p["name"]: p["level"] for p in entry["policies"]}
+                    for entry in json.loads(result.stdout)}
+        assert set(listings) == {"dev.json", "prod.json"}
+        assert set(listings["dev.json"].values()) == {"advisory"}
+        assert listings["prod.json"]["aml-workspace-cmk"] == "disabled"
+        assert set(listings["prod.json"].values()) == {"mandatory", "disabled"}
+    else:
+        heads = [line for line in result.stdout.splitlines() if "dev.json" in line or "prod.json" in line]
+        mark = "Policy config: " if fmt == "table" else "# Policy config "
+        assert heads == [f"{mark}{configs / 'dev.json'}", f"{mark}{configs / 'prod.json'}"]
+
+
 def test_e2e_pack_path_is_the_pack_dir() -> None:
     result = runner.invoke(cli.app, ["pack-path"])
     assert result.exit_code == 0
