@@ -97,3 +97,15 @@ def test_unknown_messages_name_the_pack_by_its_displayed_version(reported, displ
 
     analysis = Analysis("pack", displayed, [], {}, reported_version=reported)
     assert one_version(analysis, message) == expected
+
+
+def test_the_pack_version_is_amlkits_version_in_every_place_it_is_written():
+    import tomllib
+    from pathlib import Path
+
+    from amlkit import __version__
+    from amlkit.review.engine import default_pack_dir
+
+    root = Path(__file__).resolve().parents[2]
+    pyproject = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+    assert pack_version(default_pack_dir(), "0.0.1") == pyproject == __version__
