@@ -15,6 +15,7 @@ import functools
 import json
 import subprocess
 import threading
+import time
 from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -149,7 +150,12 @@ class PackProcess:
 
     def _read_port(self) -> int:
         """The first stdout line, within the deadline; a pack that exits or stays silent fails closed."""
-        line = self.stdout.first_line(self.timeout)
+        deadline = time.monotonic() + self.timeout
+        line = self.stdout.first_line(min(1.0, self.timeout))
+        while line is None and not self.stdout.ended() and time.monotonic() < deadline:
+            if processes.cancelled():  # Ctrl-C: the pack is being killed, stop waiting for it
+                raise ReviewFailed(f"policy pack {self.pack_dir}: stopped before it started")
+            line = self.stdout.first_line(min(1.0, max(0.0, deadline - time.monotonic())))
         if line is None and not self.stdout.ended():
             raise ReviewFailed(f"policy pack {self.pack_dir}: did not print its port within {self.timeout:g}s "
                                f"(is __main__.py building a PolicyPack?){self._stderr_note()}")

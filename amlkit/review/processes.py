@@ -64,6 +64,11 @@ def kill_all() -> None:
         kill(process)
 
 
+def cancelled() -> bool:
+    """Whether Ctrl-C is stopping the review (no child may start; waits should give up)."""
+    return _CANCELLED.is_set()
+
+
 def live_count() -> int:
     with _LOCK:
         return len(_LIVE)
