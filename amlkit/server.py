@@ -174,7 +174,8 @@ def send(sock: socket.socket, message: dict[str, Any]) -> None:
 def receive(sock: socket.socket) -> dict[str, Any]:
     header = _read(sock, _HEADER.size)
     (size,) = _HEADER.unpack(header)
-    return json.loads(_read(sock, size))
+    message: dict[str, Any] = json.loads(_read(sock, size))
+    return message
 
 
 def _read(sock: socket.socket, size: int) -> bytes:
@@ -190,7 +191,8 @@ def _read(sock: socket.socket, size: int) -> bytes:
 def peer_uid(conn: socket.socket) -> int:
     """The uid of the process at the other end of a Unix socket (SO_PEERCRED: pid, uid, gid)."""
     creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    return struct.unpack("3i", creds)[1]
+    uid: int = struct.unpack("3i", creds)[1]
+    return uid
 
 
 def request(message: dict[str, Any], timeout: float | None = None, path: Path | None = None) -> dict[str, Any]:
@@ -259,7 +261,7 @@ def start(roots: Sequence[Path], idle_timeout: float = IDLE_TIMEOUT) -> dict[str
     raise ServerError(f"the server did not answer within {START_TIMEOUT:g}s: {_log_tail(directory)}")
 
 
-_STARTED: list[subprocess.Popen] = []
+_STARTED: list[subprocess.Popen[bytes]] = []
 
 
 def _log_tail(directory: Path) -> str:

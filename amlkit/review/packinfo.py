@@ -62,7 +62,8 @@ def pack_info(policy_pack: Path | None = None, config: Path | None = None) -> Pa
     own = default_pack_dir()
     if policy_pack is not None and Path(policy_pack).resolve() != own:
         engine = importlib.import_module("amlkit.review.engine")
-        return engine.pack_info(policy_pack, config)
+        info: PackInfo = engine.pack_info(policy_pack, config)
+        return info
     return own_pack_info(own, config)
 
 
