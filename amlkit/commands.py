@@ -148,7 +148,7 @@ def init(
     workspace_name: Annotated[str | None, typer.Option("--workspace-name", help="Workspace name (default: "
                                                        "mlw-<environment>).")] = None,
     cluster_size: Annotated[str | None, typer.Option("--cluster-size", help="VM size of the CPU cluster "
-                                                     "(default: Standard_D4ds_v4).")] = None,
+                                                     "(default: Standard_D4ds_v5).")] = None,
     non_interactive: Annotated[bool, typer.Option("--non-interactive", help="Never prompt: use flags and "
                                                   "defaults; a bad value exits 2.")] = False,
     project_dir: Annotated[Path, typer.Option("--project-dir", "-C", help="The Pulumi project directory.",

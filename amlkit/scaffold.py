@@ -24,7 +24,7 @@ from amlkit.errors import ConfigError, UsageError
 from amlkit.review.project import find_project_file, load_project
 
 DEFAULT_LOCATION = "westeurope"
-DEFAULT_CLUSTER_SIZE = "Standard_D4ds_v4"
+DEFAULT_CLUSTER_SIZE = "Standard_D4ds_v5"
 _STACK_NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}")
 
 

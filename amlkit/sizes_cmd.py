@@ -49,7 +49,7 @@ class Status(StrEnum):
 
 def sizes(
     names: Annotated[list[str] | None, typer.Argument(metavar="[NAME...]", help="VM size names, e.g. "
-                                                      "Standard_D4ds_v4 (any casing). Default: every size.")] = None,
+                                                      "Standard_D4ds_v5 (any casing). Default: every size.")] = None,
     gpu: Annotated[bool, typer.Option("--gpu", help="Only GPU sizes.")] = False,
     family: Annotated[list[str] | None, typer.Option("--family", help="Only sizes of this series (repeatable), "
                                                      "e.g. NCasT4_v3.")] = None,

@@ -26,13 +26,21 @@ DATA_FILE = "amlkit/data/vm_families.yaml"
 _TOP_KEYS = {"as_of", "sources", "gpu_architectures", "families"}
 _FAMILY_KEYS = {
     "series", "aliases", "category", "quota_family", "aml_supported", "gpu_generation", "gpu_model", "retired",
-    "capacity_restricted", "approval_required", "isolated_sizes", "sizes", "source",
+    "capacity_restricted", "approval_required", "isolated_sizes", "sizes", "source", "lifecycle", "preview",
+    "default_excluded",
 }
 _SIZE_KEYS = {"template", "vcpus", "constrained", "gpus", "gpu_memory_gb", "retired"}
 CATEGORIES = (
     "general_purpose", "burstable", "memory_optimized", "compute_optimized", "hpc",
     "storage_optimized", "gpu", "fpga",
 )
+STAGES = ("current", "extended", "previous")
+"""Azure's lifecycle stages of a series that is not End of Life (sizes/lifecycle/lifecycle-overview.md: Current,
+Extended; `previous`: listed on the previous-generation page, sizes/lifecycle/previous-gen-sizes-list.md). End of
+Life and Retired are the `retired` date (announced or past)."""
+DEFAULT_CATEGORIES = ("general_purpose", "memory_optimized", "compute_optimized", "gpu")
+"""The categories the default allowedSeries draws from: CPU general purpose, memory and compute optimised, and GPU.
+HPC, storage optimised, burstable and FPGA series are allowed only by config."""
 
 
 @dataclass(frozen=True)
@@ -50,6 +58,14 @@ class Dated:
 
     date: datetime.date
     text: str
+    source: Source
+
+
+@dataclass(frozen=True)
+class Stage:
+    """A series' lifecycle stage (one of `STAGES`) and the page that gives it."""
+
+    stage: str
     source: Source
 
 
@@ -79,6 +95,9 @@ class VmFamily:
     successors: tuple[str, ...] = ()
     capacity_restricted: Dated | None = None
     gpu_model: str | None = None
+    lifecycle: Stage | None = None  # None: no stage published in the sources read
+    preview: bool = False  # the series' size page carries a preview tag
+    default_excluded: str | None = None  # why a current series stays out of the default allowedSeries
 
 
 @dataclass(frozen=True)
@@ -115,7 +134,7 @@ def parse_vm_size(name: str, catalogue: Catalogue | None = None) -> VmSize:
     `catalogue`: an `extended()` catalogue; default: the packaged one (the same for every function here)."""
     if not isinstance(name, str):
         raise UnknownVmSize(
-            f"VM size must be a string such as 'Standard_D4ds_v4', got {type(name).__name__} {name!r}"
+            f"VM size must be a string such as 'Standard_D4ds_v5', got {type(name).__name__} {name!r}"
         )
     size = (catalogue or _catalogue()).sizes.get(name.casefold())
     if size is None:
@@ -153,13 +172,39 @@ def gpu_architecture(name: str) -> GpuArchitecture:
     return _catalogue().architectures[name]
 
 
-def default_approved_series() -> tuple[str, ...]:
-    """Current series supported for Azure ML managed compute: no retirement date (past or announced), no
-    capacity restriction, never approval-gated."""
-    return tuple(
-        f.series for f in all_families()
-        if f.aml_supported and f.retirement is None and f.capacity_restricted is None and not f.approval_required
-    )
+def default_approved_series(catalogue: Catalogue | None = None) -> tuple[str, ...]:
+    """The default allowedSeries: every family `default_exclusion` lets in, in data-file order."""
+    catalogue = catalogue or _catalogue()
+    return tuple(f.series for f in catalogue.families if not default_exclusion(f, catalogue))
+
+
+def default_exclusion(family: VmFamily, catalogue: Catalogue | None = None) -> str:
+    """Why `family` is not in the default allowedSeries ('' when it is). The default is derived from the
+    catalogue's facts: a modern series (lifecycle stage Current or Extended, as Azure's retirements page
+    recommends "v5, v6, and v7 VM series in the Current or Extended stage" and its previous-generation page
+    lists no GPU series) of a CPU general purpose, memory or compute optimised family or an NVIDIA GPU family,
+    with no retirement (past or announced), no capacity restriction, no preview tag and no historical
+    approval requirement; `default_excluded` records a curated reason (Arm64, confidential VMs, v4)."""
+    catalogue = catalogue or _catalogue()
+    if family.retirement is not None:
+        return f"retired or retiring on {family.retirement.text}"
+    if family.capacity_restricted is not None:
+        return f"capacity-restricted since {family.capacity_restricted.text}: new subscriptions cannot deploy it"
+    if family.approval_required:
+        return "approval-required: allowed only by config"
+    if family.category not in DEFAULT_CATEGORIES:
+        return f"{family.category.replace('_', ' ')} series are allowed only by config"
+    if family.gpu_generation is not None and catalogue.architectures[family.gpu_generation].vendor != "NVIDIA":
+        return "AMD GPU (no CUDA): allowed only by config"
+    if family.lifecycle is None:
+        return "no lifecycle stage in the catalogue's sources"
+    if family.lifecycle.stage == "previous":
+        return "previous generation"
+    if family.preview:
+        return "preview: allowed only by config"
+    if family.default_excluded:
+        return family.default_excluded
+    return ""
 
 
 def all_sizes(catalogue: Catalogue | None = None) -> tuple[VmSize, ...]:
@@ -395,6 +440,10 @@ def _family(file: str | None, path: str, entry: Any, sources: Mapping[str, Sourc
                        if retirement else [])
     restricted = (_dated(file, f"{path}.capacity_restricted", entry["capacity_restricted"], sources, "since")
                   if "capacity_restricted" in entry else None)
+    lifecycle = _stage(file, f"{path}.lifecycle", entry["lifecycle"], sources) if "lifecycle" in entry else None
+    excluded = entry.get("default_excluded")
+    if excluded is not None and (not isinstance(excluded, str) or not excluded):
+        raise ConfigError(file, f"{path}.default_excluded", "a non-empty reason when given")
     generation = entry.get("gpu_generation")
     if generation is not None and generation not in architectures:
         raise ConfigError(file, f"{path}.gpu_generation", f"{generation!r} is not in gpu_architectures")
@@ -412,7 +461,16 @@ def _family(file: str | None, path: str, entry: Any, sources: Mapping[str, Sourc
         successors=successors,
         capacity_restricted=restricted,
         gpu_model=entry.get("gpu_model"),
+        lifecycle=lifecycle,
+        preview=_flag(file, f"{path}.preview", entry.get("preview", False)),
+        default_excluded=excluded,
     )
+
+
+def _stage(file: str | None, path: str, raw: Any, sources: Mapping[str, Source]) -> Stage:
+    if not isinstance(raw, Mapping) or set(raw) != {"stage", "source"} or raw["stage"] not in STAGES:
+        raise ConfigError(file, path, f"expected {{stage: {' | '.join(STAGES)}, source: <id or URL>}}", raw)
+    return Stage(raw["stage"], _source(file, f"{path}.source", raw["source"], sources))
 
 
 def _sizes(file: str | None, path: str, entry: Mapping[str, Any], family: VmFamily,

@@ -78,7 +78,7 @@ class ComputeClusterArgs(WorkspacePlacementArgs, total=False):
     """
 
     size: Required[str]
-    """VM size of the nodes, e.g. `Standard_D4ds_v4`."""
+    """VM size of the nodes, e.g. `Standard_D4ds_v5`."""
     max_instances: Required[int]
     """Most nodes the cluster scales to (at least 1)."""
 

@@ -98,7 +98,7 @@ class ComputeInstanceArgs(WorkspacePlacementArgs, total=False):
     """
 
     size: Required[str]
-    """VM size, e.g. `Standard_D4ds_v4`."""
+    """VM size, e.g. `Standard_D4ds_v5`."""
 
     name: str
     """Azure name of the instance, unique in the region."""

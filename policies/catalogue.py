@@ -11,10 +11,10 @@ dates, sources, unique names) and names `<rule>.extraFamilies[i]...` in its erro
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
-from amlkit.vmsizes import CATEGORIES, Catalogue, extended
+from amlkit.vmsizes import CATEGORIES, Catalogue, VmFamily, default_approved_series, extended, family_by_series
 
 KEY = "extraFamilies"
 _DATE = {"type": "string", "pattern": r"^\d{4}-\d{2}(-\d{2})?$"}
@@ -69,3 +69,40 @@ SCHEMA: dict[str, Any] = {
 def catalogue(config: Mapping[str, Any], rule: str) -> Catalogue:
     """The catalogue for one rule's config (the packaged one when `extraFamilies` is not set)."""
     return extended(config.get(KEY), f"{rule}.{KEY}")
+
+
+def successor_text(family: VmFamily, catalogue: Catalogue, allowed: Collection[VmFamily] | None = None) -> str:
+    """The successors a message recommends, from Microsoft's migration guidance, split so that none is
+    recommended without saying what it takes: those `allowed` lets in (`allowed` None: the pack's default
+    allowedSeries, for rules that cannot see aml-compute-approved-vm-family's config), those that must be added
+    to allowedSeries first, and, for an NVIDIA series, AMD successors, which have no CUDA (aml-gpu-cuda-compatible
+    refuses them once cudaVersion is set). '' when no guidance is published."""
+    if not family.successors:
+        return ""
+    label = "allowedSeries" if allowed is not None else "the default allowedSeries"
+    if allowed is None:
+        allowed = [family_by_series(name, catalogue) for name in default_approved_series(catalogue)]
+    cuda = _is_cuda(family, catalogue)
+    groups: dict[str, list[str]] = {"in": [], "add": [], "amd": []}
+    for name in family.successors:
+        successor = family_by_series(name, catalogue)
+        if cuda and successor.gpu_generation is not None and not _is_cuda(successor, catalogue):
+            groups["amd"].append(successor.series)
+        elif successor in allowed:
+            groups["in"].append(successor.series)
+        else:
+            groups["add"].append(successor.series)
+    parts = []
+    if groups["in"]:
+        parts.append(f"successors in {label}: {', '.join(groups['in'])}")
+    if groups["add"]:
+        parts.append(f"successors to add to {label} first: {', '.join(groups['add'])}")
+    if groups["amd"]:
+        parts.append("AMD successors (no CUDA: aml-gpu-cuda-compatible refuses them once cudaVersion is set): "
+                     + ", ".join(groups["amd"]))
+    return "; " + "; ".join(parts)
+
+
+def _is_cuda(family: VmFamily, catalogue: Catalogue) -> bool:
+    generation = family.gpu_generation
+    return generation is not None and catalogue.architectures[generation].cuda_min is not None

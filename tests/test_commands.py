@@ -126,7 +126,7 @@ def test_import_invalid_input_exits_2_with_one_message(monkeypatch: pytest.Monke
     assert result.exit_code == 2
     assert result.stdout == ""
     assert result.stderr == ("amlkit: error: cluster-bad-size.yml: size: got 'Standard_Foo9000'; allowed: a known "
-                             "Azure VM size name, e.g. Standard_D4ds_v4\n"
+                             "Azure VM size name, e.g. Standard_D4ds_v5\n"
                              "1 file(s) could not be imported; nothing was written\n")
 
 
@@ -164,7 +164,7 @@ def test_import_missing_file_exits_2(tmp_path: Path) -> None:
 
 def test_init_non_interactive_writes_a_loadable_stack_file(project: Path) -> None:
     result = run(["init", "--non-interactive", "--project-dir", str(project), "--stack", "prod",
-                  "--location", "northeurope", "--cluster-size", "Standard_D4ds_v4"])
+                  "--location", "northeurope", "--cluster-size", "Standard_D4ds_v5"])
     assert result.exit_code == 0, result.output
     path = project / "stacks" / "Pulumi.prod.yaml"
     assert result.stdout == f"Created {path}\nNext: amlkit check --project-dir {project} --stack prod\n"
@@ -173,7 +173,7 @@ def test_init_non_interactive_writes_a_loadable_stack_file(project: Path) -> Non
         "northeurope", "prod", "rg-ml-prod", "mlw-prod")
     assert spec.protect_data is True
     assert [(c.name, c.size, c.min_instances, c.enable_node_public_ip) for c in spec.clusters] == [
-        ("cpu-cluster", "Standard_D4ds_v4", 0, False)]
+        ("cpu-cluster", "Standard_D4ds_v5", 0, False)]
     assert spec.workspace.public_network_access == "disabled"
 
 
@@ -203,16 +203,16 @@ def test_init_interactive_reprompts_on_bad_answers(project: Path) -> None:
     assert "Error: got 'West Europe'; allowed: an Azure region name in lowercase, e.g. westeurope" in result.output
     assert ("Error: got 'x'; allowed: 3-33 letters, digits, hyphens and underscores, starting with a letter or "
             "digit") in result.output
-    assert "Error: got 'Standard_Foo'; allowed: a known Azure VM size name, e.g. Standard_D4ds_v4" in result.output
+    assert "Error: got 'Standard_Foo'; allowed: a known Azure VM size name, e.g. Standard_D4ds_v5" in result.output
     spec = load_stack_file(project / "stacks" / "Pulumi.staging.yaml")
     assert (spec.location, spec.environment, spec.resource_group.name, spec.workspace.name) == (
         "westeurope", "staging", "rg-ml-staging", "mlw-stg")
-    assert spec.clusters[0].size == "Standard_D4ds_v4"
+    assert spec.clusters[0].size == "Standard_D4ds_v5"
 
 
 @pytest.mark.parametrize(("flag", "value", "message"), [
     ("--cluster-size", "Standard_Foo", "amlkit:clusters[0].size: got 'Standard_Foo'; allowed: a known Azure VM size "
-     "name, e.g. Standard_D4ds_v4"),
+     "name, e.g. Standard_D4ds_v5"),
     ("--workspace-name", "-bad", "amlkit:workspace.name: got '-bad'; allowed: 3-33 letters, digits, hyphens and "
      "underscores, starting with a letter or digit"),
     ("--stack", "a/b", "stack: got 'a/b'; allowed: 1-100 letters, digits, '-', '_' or '.'"),

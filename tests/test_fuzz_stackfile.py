@@ -188,8 +188,8 @@ def test_value_azure_cannot_accept_is_an_error_at_that_key(workdir, case):
     ("max_instances", 10**12, "got 1000000000000; allowed: an integer from 1 to 65000"),
     ("idle_time_before_scale_down", -1, "got -1; allowed: a whole number of seconds of at least 0"),
     ("idle_time_before_scale_down", 1.5, "got 1.5; allowed: a whole number of seconds of at least 0"),
-    ("size", 3, "got 3; allowed: a known Azure VM size name, e.g. Standard_D4ds_v4"),
-    ("size", ["Standard_DS3_v2"], "got a list; allowed: a known Azure VM size name, e.g. Standard_D4ds_v4"),
+    ("size", 3, "got 3; allowed: a known Azure VM size name, e.g. Standard_D4ds_v5"),
+    ("size", ["Standard_DS3_v2"], "got a list; allowed: a known Azure VM size name, e.g. Standard_D4ds_v5"),
 ], ids=lambda v: str(v)[:20])
 def test_named_bad_values(workdir, field, value, problem):
     """The property above, pinned on named cases with their exact messages."""

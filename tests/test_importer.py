@@ -163,7 +163,7 @@ def test_fixture_with_unknown_vm_size_fails() -> None:
     with pytest.raises(ImportFailed) as caught:
         import_files(["cluster-bad-size.yml"])
     assert str(only(caught.value)) == ("cluster-bad-size.yml: size: got 'Standard_Foo9000'; allowed: a known Azure "
-                                       "VM size name, e.g. Standard_D4ds_v4")
+                                       "VM size name, e.g. Standard_D4ds_v5")
 
 
 def test_a_compute_type_amlkit_does_not_manage_is_refused(tmp_path: Path) -> None:

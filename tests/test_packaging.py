@@ -185,7 +185,7 @@ def test_installed_wheel_imports_every_module_from_itself(installed):
     assert {"amlkit.components", "amlkit.policies", "amlkit.components.environment"} <= set(report["modules"])
     assert sorted(expected - set(report["modules"])) == []
     assert report["pack"] == [True, False]  # the pack, without amlkit's sample policy configs (policy-config/)
-    assert report["clusters"] == ["Standard_D4ds_v4", "Standard_NC4as_T4_v3"]
+    assert report["clusters"] == ["Standard_D4ds_v5", "Standard_NC4as_T4_v3"]
 
 
 def test_installed_console_script_runs(installed):

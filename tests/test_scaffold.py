@@ -21,7 +21,7 @@ from amlkit.scaffold import (
 from amlkit.stackfile import load_stack_file
 
 ANSWERS = StackAnswers(stack="dev", location="westeurope", environment="dev", resource_group="rg-ml-dev",
-                       workspace_name="mlw-dev", cluster_size="Standard_D4ds_v4")
+                       workspace_name="mlw-dev", cluster_size="Standard_D4ds_v5")
 
 
 @pytest.mark.parametrize(("field", "value"), [
@@ -43,7 +43,7 @@ def test_good_answers_pass(field: str, value: str) -> None:
     ("workspace_name", "ab", "amlkit:workspace.name: got 'ab'; allowed: 3-33 letters, digits, hyphens and "
      "underscores, starting with a letter or digit"),
     ("cluster_size", "Standard_Foo", "amlkit:clusters[0].size: got 'Standard_Foo'; allowed: a known Azure VM size "
-     "name, e.g. Standard_D4ds_v4"),
+     "name, e.g. Standard_D4ds_v5"),
 ])
 def test_bad_answers_name_the_key_value_and_what_is_allowed(field: str, value: str, message: str) -> None:
     with pytest.raises(ConfigError) as caught:
@@ -66,7 +66,7 @@ def test_rendered_file_has_secure_defaults_and_loads(tmp_path: Path) -> None:
     assert config["amlkit:workspace"] == {"name": "mlw-dev", "public_network_access": "disabled",
                                           "managed_network": {"isolation_mode": "allow_only_approved_outbound"}}
     assert config["amlkit:clusters"] == [{
-        "name": "cpu-cluster", "size": "Standard_D4ds_v4", "min_instances": 0, "max_instances": 4,
+        "name": "cpu-cluster", "size": "Standard_D4ds_v5", "min_instances": 0, "max_instances": 4,
         "idle_time_before_scale_down": 120, "tier": "dedicated", "enable_node_public_ip": False,
         "ssh_public_access_enabled": False,
     }]
@@ -107,6 +107,6 @@ def test_default_cluster_size_is_current_approved_and_unrestricted() -> None:
     from amlkit.vmsizes import default_approved_series, parse_vm_size, status
 
     size = parse_vm_size(DEFAULT_CLUSTER_SIZE)
-    assert (size.name, size.family.series, size.family.capacity_restricted) == ("Standard_D4ds_v4", "Ddsv4", None)
+    assert (size.name, size.family.series, size.family.capacity_restricted) == ("Standard_D4ds_v5", "Ddsv5", None)
     assert size.family.series in default_approved_series()
     assert status(size, datetime.date(2030, 1, 1)) == "current"

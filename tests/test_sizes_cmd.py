@@ -5,6 +5,7 @@ from typer.testing import CliRunner
 
 from amlkit.cli import app
 from amlkit.sizes_cmd import render_table
+from amlkit.vmsizes import default_approved_series
 
 runner = CliRunner()
 AS_OF = ["--as-of", "2026-11-24"]
@@ -25,7 +26,7 @@ def test_one_size_as_json_carries_every_fact():
     assert (data["asOf"], data["catalogueAsOf"]) == ("2026-11-24", "2026-09-24")
     assert data["sizes"] == [{
         "name": "Standard_NC80adis_H100_v5", "series": "NCads_H100_v5", "status": "current", "retires": None,
-        "retirementSource": None, "successors": [], "approved": False, "amlSupported": False,
+        "retirementSource": None, "successors": [], "approved": True, "amlSupported": False,
         "capacityRestrictedSince": None, "isolated": False, "vcpus": 80, "gpuModel": "NVIDIA H100 NVL",
         "gpuArchitecture": "Hopper", "gpus": "2", "gpuMemoryGb": 188, "minCuda": "11.8",
         "quotaFamily": "StandardNCadsH100v5Family",
@@ -49,14 +50,14 @@ def test_status_depends_on_as_of_only(day, expected):
 
 
 def test_table_output():
-    result = run("Standard_D4ds_v4", "Standard_NV6ads_A10_v5", *AS_OF)
+    result = run("Standard_D4ds_v5", "Standard_NV6ads_A10_v5", *AS_OF)
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
     assert lines[0].split() == ["SIZE", "SERIES", "STATUS", "RETIRES", "SUCCESSORS", "APPROVED", "RESTRICTED",
                                 "ISOLATED", "VCPUS", "GPU", "GPUS", "GPU_GB", "MIN_CUDA", "QUOTA_FAMILY"]
-    assert lines[1].split() == ["Standard_D4ds_v4", "Ddsv4", "current", "-", "-", "yes", "-", "no", "4", "-", "-",
-                                "-", "-", "standardDDSv4Family"]
-    assert lines[2].split() == ["Standard_NV6ads_A10_v5", "NVadsA10_v5", "current", "-", "-", "no", "-", "no", "6",
+    assert lines[1].split() == ["Standard_D4ds_v5", "Ddsv5", "current", "-", "-", "yes", "-", "no", "4", "-", "-",
+                                "-", "-", "standardDDSv5Family"]
+    assert lines[2].split() == ["Standard_NV6ads_A10_v5", "NVadsA10_v5", "current", "-", "-", "yes", "-", "no", "6",
                                 "NVIDIA", "A10", "1/6", "4", "11.0", "StandardNVADSA10v5Family"]
 
 
@@ -65,6 +66,13 @@ def test_filters_combine():
     assert names == ["Standard_NC4as_T4_v3", "Standard_NC8as_T4_v3", "Standard_NC16as_T4_v3",
                      "Standard_NC64as_T4_v3", "Standard_ND96asr_v4", "Standard_ND96isr_H100_v5",
                      "Standard_ND96isr_H200_v5"]
+
+
+def test_approved_lists_the_packs_default_allowed_series():
+    series = {row["series"] for row in as_json("--approved")["sizes"]}
+    assert series == set(default_approved_series())
+    assert {"Dsv5", "Ddsv5", "Esv5", "Fasv6", "NC_A100_v4", "NCads_H100_v5", "NVadsA10_v5", "ND-H100-v5"} <= series
+    assert not series & {"Ddsv4", "Eav4", "FX", "HBv3", "DSv2", "Dsv3"}
 
 
 def test_family_filter_and_status_retiring():
@@ -77,8 +85,8 @@ def test_family_filter_and_status_retiring():
 def test_approved_against_a_policy_pack_config(tmp_path):
     config = tmp_path / "pack.json"
     config.write_text(json.dumps({"aml-compute-approved-vm-family": {"allowedSeries": ["M"]}}))
-    rows = as_json("Standard_M128ms", "Standard_D4ds_v4", "--policy-pack-config", str(config))["sizes"]
-    assert [(row["name"], row["approved"]) for row in rows] == [("Standard_M128ms", True), ("Standard_D4ds_v4", False)]
+    rows = as_json("Standard_M128ms", "Standard_D4ds_v5", "--policy-pack-config", str(config))["sizes"]
+    assert [(row["name"], row["approved"]) for row in rows] == [("Standard_M128ms", True), ("Standard_D4ds_v5", False)]
     approved = as_json("--approved", "--policy-pack-config", str(config))["sizes"]
     assert {row["series"] for row in approved} == {"M"}
 

@@ -177,7 +177,7 @@ def test_unknown_names_raise(name):
 
 @pytest.mark.parametrize("value", [None, 4, 3.5, ["Standard_DS3_v2"], {"name": "Standard_DS3_v2"}])
 def test_non_strings_are_a_clear_error(value):
-    with pytest.raises(UnknownVmSize, match=r"^VM size must be a string such as 'Standard_D4ds_v4', got "):
+    with pytest.raises(UnknownVmSize, match=r"^VM size must be a string such as 'Standard_D4ds_v5', got "):
         parse_vm_size(value)
 
 
@@ -234,9 +234,15 @@ def test_family_facts_for_a_few_series():
         datetime.date(2028, 5, 1), "2026-07", True)
 
 
-def test_default_approved_series_are_current_supported_and_unrestricted():
+def test_default_approved_series_are_derived_from_the_catalogues_facts():
     assert default_approved_series() == (
-        "Ddsv4", "Eav4", "FX", "HBv3", "NCasT4_v3", "NDasrA100_v4", "ND-H100-v5", "ND-H200-v5",
+        "Dv5", "Dsv5", "Ddv5", "Ddsv5", "Dasv5", "Dadsv5", "Dlsv5", "Dldsv5",
+        "Dsv6", "Ddsv6", "Dlsv6", "Dldsv6", "Dasv6", "Dadsv6", "Dalsv6", "Daldsv6",
+        "Ev5", "Esv5", "Edv5", "Edsv5", "Easv5", "Eadsv5", "Ebsv5", "Ebdsv5",
+        "Esv6", "Edsv6", "Easv6", "Eadsv6", "Fasv6", "Falsv6", "Famsv6",
+        "NCasT4_v3", "NC_A100_v4", "NCads_H100_v5", "NDasrA100_v4", "NDm_A100_v4", "ND-H100-v5", "ND-H200-v5",
+        "NVadsA10_v5", "ND_GB200_v6", "ND_GB300_v6",
+        "Dasv7", "Dadsv7", "Easv7", "Eadsv7", "Fasv7", "Falsv7", "Famsv7",
     )
 
 

@@ -40,7 +40,7 @@ RETIRED = {
     "DCsv3": ("2029-10-31", RETIREMENTS), "DCdsv3": ("2029-10-31", RETIREMENTS),
     **{s: ("2023-08-31", CD + "lifecycle/retirement/n-series-migration.md")
        for s in ("NC", "NC Promo", "NCv2", "ND")},
-    **{s: ("2023-08-31", AML_RETIRING)
+    **{s: ("2023-09-06", CD + "lifecycle/retirement/nv-series-retirement.md")  # "by September 6, 2023"
        for s in ("NV", "NV Promo")},
     "HB": ("2024-08-31", AML_RETIRING),
     **{s: ("2024-08-31", CD + "lifecycle/retirement/av1-series-retirement.md")
@@ -50,16 +50,19 @@ RETIRED = {
 RESTRICTED = {"F", "Fs", "Fsv2", "D", "DS", "Dv2", "DSv2", "Dv3", "Dsv3", "Ev3", "Esv3", "Ls", "Lsv2",
               "B", "Av2", "G", "GS"}  # the page's "Impacted VM series" table adds B, Bs, Av2, Amv2, G, Gs
 SUCCESSORS = {
-    "H": ("HC", "HBv2", "HBv3", "Dv4", "Dav4", "Ev4", "Eav4"),
+    "H": ("HBv3", "Dv4", "Dav4", "Ev4", "Eav4"),  # the guide's HC and HBv2 retire 2027-05-31
+    "A": ("Bsv2", "Basv2", "Dsv5", "Ddv5", "Dasv5", "Esv5", "Edv5", "Easv5", "Dsv6", "Ddsv6", "Dasv6", "Esv6",
+          "Edsv6", "Easv6"),  # the av1 guide's Av2 retires 2028-11-15: Av2's successors
     "NVv3": ("NVadsA10_v5", "NC_RTXPRO6000BSE_v6", "NCasT4_v3", "NVads_V710_v5"),
     "NVv4": ("NVads_V710_v5", "NVadsA10_v5", "NGads_V620"),
     "HC": ("HBv5", "HBv4", "HX", "HBv3"), "HBv2": ("HBv5", "HX", "HBv4", "HBv3"),
     "NP": ("NDv2", "NCads_H100_v5", "NCasT4_v3"),
     "Dsv3": ("Dv5", "Dsv5", "Ddv5", "Ddsv5", "Dasv5", "Dadsv5"),
     "Esv3": ("Ev5", "Esv5", "Edv5", "Edsv5", "Easv5", "Eadsv5"),
-    "Lsv2": ("Lsv3", "Lasv3", "Lasv4"),  # the guide: "Lsv3/Lasv3, Lasv4/Lasv4"
+    "Lsv2": ("Lsv3", "Lasv3", "Lsv4", "Lasv4"),  # the guide: "Lsv3/Lasv3, Lasv4/Lasv4", Lsv4 for the repeat
     "DCsv3": ("DCasv6", "DCadsv6", "ECasv6", "ECadsv6", "DCesv6", "DCedsv6", "ECesv6", "ECedsv6"),
-    "NV Promo": ("NVv3", "NVv4"),  # the NV modernization guide; both targets have retired since
+    "NV Promo": ("NVadsA10_v5", "NC_RTXPRO6000BSE_v6", "NCasT4_v3", "NVads_V710_v5"),  # the guide's NVv3 and
+    # NVv4 retired on 2026-09-30: NVv3's successors
     "Ls": ("Lsv3", "Lasv3", "Lsv4", "Lasv4"),
     "DSv2": ("Dsv5", "Ddsv5", "Dasv5", "Dadsv5", "Dasv6", "Dadsv6", "Dsv6", "Ddsv6", "Dasv7", "Dadsv7", "Esv6",
              "Edsv6", "Easv6", "Eadsv6", "Easv7", "Eadsv7"),

@@ -284,7 +284,7 @@ def _registry(value: Any) -> str | bool:
 ContainerRegistry = Annotated[str | bool, BeforeValidator(_registry), Allowed(_REGISTRY_ALLOWED)]
 
 
-_VM_SIZE_ALLOWED = "a known Azure VM size name, e.g. Standard_D4ds_v4"
+_VM_SIZE_ALLOWED = "a known Azure VM size name, e.g. Standard_D4ds_v5"
 
 
 def _vm_size(value: Any) -> str:

@@ -9,7 +9,16 @@ from amlkit.errors import ConfigError, UnknownVmSize
 from amlkit.policies import catalogue as catalogue_schema
 from amlkit.policies.azure import MANAGED, compute_of, compute_subject
 from amlkit.policies.framework import Finding, ResourceInput, Rule, alz, must
-from amlkit.vmsizes import Catalogue, VmFamily, VmSize, default_approved_series, family_by_series, parse_vm_size
+from amlkit.policies.rules.aml_compute_retired_vm_series import as_of
+from amlkit.vmsizes import (
+    Catalogue,
+    VmFamily,
+    VmSize,
+    default_approved_series,
+    default_exclusion,
+    family_by_series,
+    parse_vm_size,
+)
 
 NAME = "aml-compute-approved-vm-family"
 
@@ -30,8 +39,11 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
     except UnknownVmSize:
         yield Finding(must(subject, "use a known Azure VM size", f"{raw!r}, which is not a known Azure VM size name"))
         return
-    if size.family not in allowed_families(config, catalogue):
-        yield Finding(must(subject, "use a VM size from an allowed series", _why_not(size)))
+    if size.retirement is not None and size.retirement.date <= as_of(config, NAME):
+        return  # one finding per cause: aml-compute-retired-vm-series reports it, with its successors
+    allowed = allowed_families(config, catalogue)
+    if size.family not in allowed:
+        yield Finding(must(subject, "use a VM size from an allowed series", _why_not(size, catalogue, allowed)))
 
 
 def allowed_families(config: Mapping[str, Any], catalogue: Catalogue | None = None) -> tuple[VmFamily, ...]:
@@ -49,24 +61,19 @@ def allowed_families(config: Mapping[str, Any], catalogue: Catalogue | None = No
     return tuple(families)
 
 
-def _why_not(size: VmSize) -> str:
+def _why_not(size: VmSize, catalogue: Catalogue, allowed: tuple[VmFamily, ...]) -> str:
+    """What was found: the size, its series, why the series is not allowed and what to use instead."""
     family = size.family
+    why = []
     if size.retirement is not None:
-        reason = f"retired or retiring on {size.retirement.text}{_successors(family)}"
-    elif family.capacity_restricted is not None:
-        reason = (f"capacity-restricted since {family.capacity_restricted.text}: new subscriptions cannot deploy "
-                  f"it{_successors(family)}")
-    elif not family.aml_supported:
-        reason = "not a supported series for Azure ML managed compute"
-    elif family.approval_required:
-        reason = "approval-required, so allowed only when listed in allowedSeries"
-    else:
-        reason = "not in allowedSeries"
-    return f"{size.name} of series {family.series} ({reason})"
-
-
-def _successors(family: VmFamily) -> str:
-    return f"; successors: {', '.join(family.successors)}" if family.successors else ""
+        why.append(f"retiring on {size.retirement.text}")
+    if family.capacity_restricted is not None:
+        why.append(f"capacity-restricted since {family.capacity_restricted.text}: new subscriptions cannot deploy it")
+    if not why and default_exclusion(family, catalogue):
+        why.append(default_exclusion(family, catalogue))
+    reason = f"not in allowedSeries: {', '.join(why)}" if why else "not in allowedSeries"
+    return (f"{size.name} of series {family.series} ({reason})"
+            f"{catalogue_schema.successor_text(family, catalogue, allowed)}")
 
 
 RULE = Rule(
@@ -80,26 +87,30 @@ RULE = Rule(
     ),
     stack_key="size",
     description="AmlCompute clusters and compute instances must use a known VM size whose series is in "
-    "allowedSeries (default: current series supported for Azure ML managed compute: no retirement date, "
-    "past or announced, no capacity restriction, never approval-required: Ddsv4, Eav4, FX, HBv3, NCasT4_v3, "
-    "NDasrA100_v4, ND-H100-v5, ND-H200-v5). Clusters must set vmSize. A retired, retiring or "
-    "capacity-restricted series outside the list is reported with its date and successors.",
+    "allowedSeries. The default is derived from the VM catalogue's facts: the modern (Current or Extended "
+    "lifecycle stage) x86 general purpose, memory and compute optimised v5, v6 and v7 series and the current "
+    "NVIDIA NC, NV and ND GPU series, large 8-GPU ND nodes included (their cost is aml-quota-budget's), without "
+    "a retirement date, capacity restriction, preview tag or historical approval requirement (`amlkit sizes "
+    "--approved` lists it). HPC, storage optimised, burstable, Arm64, confidential, AMD GPU, preview and "
+    "approval-required series are allowed only by config. Clusters must set vmSize. A size already retired on "
+    "the review date is left to aml-compute-retired-vm-series (one finding per cause); another series outside "
+    "the list is reported with why the default leaves it out and its successors.",
     severity="medium",
     level="mandatory",
     tags=("cost", "governance"),
     url="https://learn.microsoft.com/azure/machine-learning/concept-compute-target#supported-vm-series-and-sizes",
     remediation="Pick a size from an allowed series (`az ml compute list-sizes --location <region>` lists what "
-    "the region offers), e.g. Standard_D4ds_v4 for CPU or Standard_NC4as_T4_v3 for GPU. To allow another "
-    "series, add it to allowedSeries in the pack config; series that historically required Azure approval "
-    "(HB, HBv2, HC, M, NCv2, NCv3, ND, NDv2, NVv3) pass only when listed explicitly, after the support "
-    "request and quota are in place.",
+    "the region offers), e.g. Standard_D4ds_v5 for CPU or Standard_NC4as_T4_v3 for GPU. To allow another "
+    "series, add it to allowedSeries in the pack config (the default is `amlkit sizes --approved`); series "
+    "that historically required Azure approval (M, NDv2 among the current ones) pass only when listed "
+    "explicitly, after the support request and quota are in place.",
     check=check,
     config={
         "allowedSeries": {
             "type": "array",
             "items": {"type": "string"},
             "default": list(default_approved_series()),
-            "description": "VM series (as Azure docs name them, e.g. Ddsv4, NCasT4_v3) clusters and instances "
+            "description": "VM series (as Azure docs name them, e.g. Ddsv5, NCasT4_v3) clusters and instances "
             "may use; case-insensitive.",
         },
         "extraFamilies": catalogue_schema.SCHEMA,

@@ -34,7 +34,8 @@ def findings(resource: ResourceInput, today: datetime.date, catalogue: Catalogue
     size = known_size(compute.vm_size, catalogue) if compute is not None else None
     if size is None or size.retirement is None or size.retirement.date > today:
         return
-    found = f"{size.name} of series {size.family.series}, retired on {size.retirement.text}{successors(size)}"
+    found = (f"{size.name} of series {size.family.series}, retired on {size.retirement.text}"
+             f"{successors(size, catalogue)}")
     yield Finding(must(compute_subject(resource.name, compute), "not use a VM series retired for Azure ML compute",
                        found))
 
@@ -49,10 +50,10 @@ def known_size(raw: Any, catalogue: Catalogue | None = None) -> VmSize | None:
         return None
 
 
-def successors(size: VmSize) -> str:
-    """'; successors: A, B' from the series' migration guidance, or '' when none is published."""
-    names = size.family.successors
-    return f"; successors: {', '.join(names)}" if names else ""
+def successors(size: VmSize, catalogue: Catalogue | None = None) -> str:
+    """The successors from the series' migration guidance, as `catalogue.successor_text` words them against the
+    pack's default allowedSeries; '' when none is published."""
+    return catalogue_schema.successor_text(size.family, catalogue or catalogue_schema.catalogue({}, NAME))
 
 
 def as_of(config: Mapping[str, Any], rule: str = NAME) -> datetime.date:

@@ -35,7 +35,7 @@ def findings(resource: ResourceInput, today: datetime.date, lead: int,
         return
     days = (retirement.date - today).days
     found = (f"{size.name} of series {size.family.series}, which retires on {retirement.text} "  # type: ignore[union-attr]
-             f"(in {days} days){successors(size)}")  # type: ignore[arg-type]
+             f"(in {days} days){successors(size, catalogue)}")  # type: ignore[arg-type]
     yield Finding(must(compute_subject(resource.name, compute),
                        f"not use a VM series that retires within {lead} days", found))
 

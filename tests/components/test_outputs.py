@@ -22,13 +22,13 @@ VM = f"{SUB}/resourceGroups/rg-vm/providers/Microsoft.Compute/virtualMachines/ds
 
 def cluster() -> pulumi.ComponentResource:
     return components.ComputeCluster("cpu", {**PLACED, "workspace_location": "westeurope",
-                                             "size": "Standard_D4ds_v4", "max_instances": 2,
+                                             "size": "Standard_D4ds_v5", "max_instances": 2,
                                              "workspace_managed_network": True})
 
 
 def instance() -> pulumi.ComponentResource:
     return components.ComputeInstance("alice", {**PLACED, "workspace_location": "westeurope",
-                                                "size": "Standard_D4ds_v4", "name": "ci-alice",
+                                                "size": "Standard_D4ds_v5", "name": "ci-alice",
                                                 "workspace_managed_network": True})
 
 

@@ -34,7 +34,7 @@ def instance_props(**inner: Any) -> dict[str, Any]:
             "computeType": "ComputeInstance",
             "disableLocalAuth": True,
             "properties": {
-                "vmSize": "Standard_D4ds_v4",
+                "vmSize": "Standard_D4ds_v5",
                 "idleTimeBeforeShutdown": "PT60M",
                 "enableNodePublicIp": False,
                 "sshSettings": {"sshPublicAccess": "Disabled"},

@@ -35,7 +35,7 @@ def cluster_props(**inner: Any) -> dict[str, Any]:
             "computeType": "AmlCompute",
             "disableLocalAuth": True,
             "properties": {
-                "vmSize": "Standard_D4ds_v4",
+                "vmSize": "Standard_D4ds_v5",
                 "vmPriority": "Dedicated",
                 "scaleSettings": {
                     "minNodeCount": 0.0,

@@ -20,21 +20,54 @@ def size(value):
     return changed(HAPPY, SIZE, value)
 
 
+NOT_V4 = "not in allowedSeries: v4: Azure recommends v5, v6 and v7 series for new deployments (retirements page), so " \
+    "allowed only by config"
+D_SUCCESSORS = ("Dsv5, Ddsv5, Dasv5, Dadsv5, Dasv6, Dadsv6, Dsv6, Ddsv6, Dasv7, Dadsv7, Esv6, Edsv6, Easv6, Eadsv6, "
+                "Easv7, Eadsv7")
+
 CASES = [
-    ("happy-path-Ddsv4", HAPPY, None, []),
-    ("upper-case-name", size("STANDARD_D4DS_V4"), None, []),
+    ("happy-path-Ddsv5", HAPPY, None, []),
+    ("upper-case-name", size("STANDARD_D4DS_V5"), None, []),
+    # today's common sizes pass the default list (issue 21)
+    ("D4s_v5", size("Standard_D4s_v5"), None, []),
+    ("E8s_v5", size("Standard_E8s_v5"), None, []),
+    ("E4ds_v5", size("Standard_E4ds_v5"), None, []),
+    ("F-v6", size("Standard_F8as_v6"), None, []),
     ("gpu-T4-allowed", size("Standard_NC4as_T4_v3"), None, []),
-    ("h100-allowed", size("Standard_ND96isr_H100_v5"), None, []),
+    ("A100-v4-single-GPU", size("Standard_NC24ads_A100_v4"), None, []),
+    ("H100-NC", size("Standard_NC40ads_H100_v5"), None, []),
+    ("A10-NV", size("Standard_NV36ads_A10_v5"), None, []),
+    ("h100-8-GPU-in-default", size("Standard_ND96isr_H100_v5"), None, []),
+    # left out of the default, with the reason and the successors
     ("restricted-and-retiring-DSv2", size("Standard_DS3_v2"), None,
-     [f"{CLUSTER} must use a VM size from an allowed series; found Standard_DS3_v2 of series DSv2 (retired or "
-      "retiring on 2028-05-01; successors: Dsv5, Ddsv5, Dasv5, Dadsv5, Dasv6, Dadsv6, Dsv6, Ddsv6, Dasv7, Dadsv7, "
-      "Esv6, Edsv6, Easv6, Eadsv6, Easv7, Eadsv7)."]),
+     [f"{CLUSTER} must use a VM size from an allowed series; found Standard_DS3_v2 of series DSv2 (not in "
+      "allowedSeries: retiring on 2028-05-01, capacity-restricted since 2026-07: new subscriptions cannot deploy it); "
+      f"successors in allowedSeries: {D_SUCCESSORS}."]),
     ("constrained-Esv3-retiring", size("Standard_E4-2s_v3"), None,
-     [f"{CLUSTER} must use a VM size from an allowed series; found Standard_E4-2s_v3 of series Esv3 (retired or "
-      "retiring on 2029-11-15; successors: Ev5, Esv5, Edv5, Edsv5, Easv5, Eadsv5)."]),
-    ("retired-H-no-longer-default", size("Standard_H16mr"), None,
-     [f"{CLUSTER} must use a VM size from an allowed series; found Standard_H16mr of series H (retired or "
-      "retiring on 2022-08-31; successors: HC, HBv2, HBv3, Dv4, Dav4, Ev4, Eav4)."]),
+     [f"{CLUSTER} must use a VM size from an allowed series; found Standard_E4-2s_v3 of series Esv3 (not in "
+      "allowedSeries: retiring on 2029-11-15, capacity-restricted since 2026-07: new subscriptions cannot deploy it); "
+      "successors in allowedSeries: Ev5, Esv5, Edv5, Edsv5, Easv5, Eadsv5."]),
+    ("v4-out-of-default", size("Standard_D4ds_v4"), None,
+     [f"{CLUSTER} must use a VM size from an allowed series; found Standard_D4ds_v4 of series Ddsv4 ({NOT_V4})."]),
+    ("previous-gen-Eav4", size("Standard_E8a_v4"), None,
+     [f"{CLUSTER} must use a VM size from an allowed series; found Standard_E8a_v4 of series Eav4 (not in "
+      "allowedSeries: previous generation)."]),
+    ("hpc-by-config-only", size("Standard_HB120rs_v3"), None,
+     [f"{CLUSTER} must use a VM size from an allowed series; found Standard_HB120rs_v3 of series HBv3 (not in "
+      "allowedSeries: hpc series are allowed only by config)."]),
+    ("arm64-by-config-only", size("Standard_D4ps_v5"), None,
+     [f"{CLUSTER} must use a VM size from an allowed series; found Standard_D4ps_v5 of series Dpsv5 (not in "
+      "allowedSeries: Arm64 (Ampere Altra / Cobalt) sizes: allowed only by config)."]),
+    ("amd-gpu-by-config-only", size("Standard_NV24ads_V710_v5"), None,
+     [f"{CLUSTER} must use a VM size from an allowed series; found Standard_NV24ads_V710_v5 of series NVads_V710_v5 "
+      "(not in allowedSeries: AMD GPU (no CUDA): allowed only by config)."]),
+    ("preview-by-config-only", size("Standard_D4s_v7"), None,
+     [f"{CLUSTER} must use a VM size from an allowed series; found Standard_D4s_v7 of series Dsv7 (not in "
+      "allowedSeries: preview: allowed only by config)."]),
+    # one finding per cause: a retired size is aml-compute-retired-vm-series' finding only
+    ("retired-H-left-to-the-retired-rule", size("Standard_H16mr"), None, []),
+    ("retired-NC-left-to-the-retired-rule", size("Standard_NC6"), None, []),
+    ("retired-NCv3-left-to-the-retired-rule", size("standard_nc24s_v3"), None, []),
     ("restricted-without-retirement-Esv3-listed-passes", size("Standard_E4-2s_v3"), {"allowedSeries": ["Esv3"]},
      []),
     ("missing-vmSize", size(DELETE), None,
@@ -45,54 +78,46 @@ CASES = [
      [f"{CLUSTER} must use a known Azure VM size; found 'Standard_DS3_v9', which is not a known Azure VM size name."]),
     ("non-string-size", size(4.0), None,
      [f"{CLUSTER} must use a known Azure VM size; found 4.0, which is not a known Azure VM size name."]),
-    ("not-supported-by-aml", size("Standard_D4s_v5"), None,
-     [f"{CLUSTER} must use a VM size from an allowed series; found Standard_D4s_v5 of series Dsv5 "
-      "(not a supported series for Azure ML managed compute)."]),
     ("approval-required-M", size("Standard_M8-2ms"), None,
      [f"{CLUSTER} must use a VM size from an allowed series; found Standard_M8-2ms of series M "
-      "(approval-required, so allowed only when listed in allowedSeries)."]),
-    ("retired-NC-not-in-default", size("Standard_NC6"), None,
-     [f"{CLUSTER} must use a VM size from an allowed series; found Standard_NC6 of series NC "
-      "(retired or retiring on 2023-08-31; successors: NCasT4_v3)."]),
-    ("retired-approval-NCv3", size("standard_nc24s_v3"), None,
-     [f"{CLUSTER} must use a VM size from an allowed series; found Standard_NC24s_v3 of series NCv3 "
-      "(retired or retiring on 2025-09-30; successors: NCads_H100_v5, NCasT4_v3, NVadsA10_v5, NVads_V710_v5)."]),
+      "(not in allowedSeries: approval-required: allowed only by config)."]),
     ("retiring-and-restricted-DCsv3", size("Standard_DC4s_v3"), None,
-     [f"{CLUSTER} must use a VM size from an allowed series; found Standard_DC4s_v3 of series DCsv3 "
-      "(retired or retiring on 2029-10-31; successors: DCasv6, DCadsv6, ECasv6, ECadsv6, DCesv6, DCedsv6, ECesv6, "
-      "ECedsv6)."]),
-    ("current-confidential-not-aml-supported", size("Standard_DC4as_v6"), None,
+     [f"{CLUSTER} must use a VM size from an allowed series; found Standard_DC4s_v3 of series DCsv3 (not in "
+      "allowedSeries: retiring on 2029-10-31, capacity-restricted since 2026-11-01: new subscriptions cannot deploy "
+      "it); successors to add to allowedSeries first: DCasv6, DCadsv6, ECasv6, ECadsv6, DCesv6, DCedsv6, ECesv6, "
+      "ECedsv6."]),
+    ("current-confidential-by-config-only", size("Standard_DC4as_v6"), None,
      [f"{CLUSTER} must use a VM size from an allowed series; found Standard_DC4as_v6 of series DCasv6 "
-      "(not a supported series for Azure ML managed compute)."]),
-    ("current-not-aml-supported-GB200", size("Standard_ND128isr_NDR_GB200_v6"), None,
-     [f"{CLUSTER} must use a VM size from an allowed series; found Standard_ND128isr_NDR_GB200_v6 of series "
-      "ND_GB200_v6 (not a supported series for Azure ML managed compute)."]),
+      "(not in allowedSeries: confidential VM series: allowed only by config)."]),
+    ("GB200-in-default", size("Standard_ND128isr_NDR_GB200_v6"), None, []),
     # config knobs
-    ("M-listed-explicitly", size("Standard_M8-2ms"), {"allowedSeries": ["Ddsv4", "M"]}, []),
-    ("retired-listed-passes-here", size("Standard_NC6"), {"allowedSeries": ["NC"]}, []),
-    ("alias-NCsv3-listed", size("Standard_NC6s_v3"), {"allowedSeries": ["ncsv3"]}, []),
-    ("narrow-list-excludes-Ddsv4", HAPPY, {"allowedSeries": ["NCasT4_v3"]},
-     [f"{CLUSTER} must use a VM size from an allowed series; found Standard_D4ds_v4 of series Ddsv4 "
+    ("M-listed-explicitly", size("Standard_M8-2ms"), {"allowedSeries": ["Ddsv5", "M"]}, []),
+    ("retired-listed-is-still-the-retired-rules", size("Standard_NC6"), {"allowedSeries": ["NC"]}, []),
+    ("alias-NCasT4-listed", size("Standard_NC4as_T4_v3"), {"allowedSeries": ["ncas_t4_v3"]}, []),
+    ("narrow-list-excludes-Ddsv5", HAPPY, {"allowedSeries": ["NCasT4_v3"]},
+     [f"{CLUSTER} must use a VM size from an allowed series; found Standard_D4ds_v5 of series Ddsv5 "
       "(not in allowedSeries)."]),
+    ("narrow-list-names-successors-to-add", size("Standard_DS3_v2"), {"allowedSeries": ["Ddsv5", "Dsv6"]},
+     [f"{CLUSTER} must use a VM size from an allowed series; found Standard_DS3_v2 of series DSv2 (not in "
+      "allowedSeries: retiring on 2028-05-01, capacity-restricted since 2026-07: new subscriptions cannot deploy it); "
+      "successors in allowedSeries: Ddsv5, Dsv6; successors to add to allowedSeries first: Dsv5, Dasv5, Dadsv5, "
+      "Dasv6, Dadsv6, Ddsv6, Dasv7, Dadsv7, Esv6, Edsv6, Easv6, Eadsv6, Easv7, Eadsv7."]),
     ("empty-list-allows-nothing", HAPPY, {"allowedSeries": []},
-     [f"{CLUSTER} must use a VM size from an allowed series; found Standard_D4ds_v4 of series Ddsv4 "
+     [f"{CLUSTER} must use a VM size from an allowed series; found Standard_D4ds_v5 of series Ddsv5 "
       "(not in allowedSeries)."]),
-    ("listing-does-not-make-unknown-known", size("Standard_Foo9"), {"allowedSeries": ["Ddsv4"]},
+    ("listing-does-not-make-unknown-known", size("Standard_Foo9"), {"allowedSeries": ["Ddsv5"]},
      [f"{CLUSTER} must use a known Azure VM size; found 'Standard_Foo9', which is not a known Azure VM size name."]),
     # instances
     ("instance-happy", instance_props(), None, []),
     ("instance-missing-size-gets-azure-default", changed(instance_props(), SIZE, DELETE), None, []),
-    ("instance-unapproved", instance_props(vmSize="Standard_NV12s_v3"), None,
-     ["Compute instance 'cpu-cluster' must use a VM size from an allowed series; found Standard_NV12s_v3 of "
-      "series NVv3 (retired or retiring on 2026-09-30; successors: NVadsA10_v5, NC_RTXPRO6000BSE_v6, NCasT4_v3, "
-      "NVads_V710_v5)."]),
+    ("instance-retired-NVv3-left-to-the-retired-rule", instance_props(vmSize="Standard_NV12s_v3"), None, []),
     ("instance-approval-NDv2", instance_props(vmSize="Standard_ND40rs_v2"), None,
      ["Compute instance 'cpu-cluster' must use a VM size from an allowed series; found Standard_ND40rs_v2 of "
-      "series NDv2 (approval-required, so allowed only when listed in allowedSeries)."]),
+      "series NDv2 (not in allowedSeries: approval-required: allowed only by config)."]),
     ("attached-kubernetes-ignored", attached_props(), None, []),
 ]
 
-EXAMPLE = Example.of_cases(CASES, fails="restricted-and-retiring-DSv2", passes="happy-path-Ddsv4")
+EXAMPLE = Example.of_cases(CASES, fails="restricted-and-retiring-DSv2", passes="happy-path-Ddsv5")
 
 
 @pytest.mark.parametrize(("props", "config", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])

@@ -22,11 +22,11 @@ def size(value):
 
 
 CASES = [
-    ("off-by-default", size("Standard_D4ds_v4"), None, []),
+    ("off-by-default", size("Standard_D4ds_v5"), None, []),
     ("isolated-E-v5", HAPPY, ON, []),
     ("isolated-M128ms", size("Standard_M128ms"), ON, []),
-    ("shared-host-size", size("Standard_D4ds_v4"), ON,
-     [f"{CLUSTER} must use an isolated VM size; found Standard_D4ds_v4, which shares its host; isolated sizes "
+    ("shared-host-size", size("Standard_D4ds_v5"), ON,
+     [f"{CLUSTER} must use an isolated VM size; found Standard_D4ds_v5, which shares its host; isolated sizes "
       f"offered: {OFFERED}."]),
     ("isolated-but-retired-NCv3", size("Standard_NC24rs_v3"), ON,
      [f"{CLUSTER} must use an isolated VM size that is still offered; found Standard_NC24rs_v3, retired on "
@@ -35,11 +35,11 @@ CASES = [
     ("isolated-M192-after-its-retirement", size("Standard_M192is_v2"), {"required": True, "asOf": "2027-04-01"},
      [f"{CLUSTER} must use an isolated VM size that is still offered; found Standard_M192is_v2, retired on "
       "2027-03-31."]),
-    ("required-false", size("Standard_D4ds_v4"), {"required": False}, []),
+    ("required-false", size("Standard_D4ds_v5"), {"required": False}, []),
     ("missing-size", size(DELETE), ON, []),
     ("unknown-size", size("Standard_Foo9"), ON, []),
     ("instance-shared", instance_props(), ON,
-     [f"Compute instance 'cpu-cluster' must use an isolated VM size; found Standard_D4ds_v4, which shares its host; "
+     [f"Compute instance 'cpu-cluster' must use an isolated VM size; found Standard_D4ds_v5, which shares its host; "
       f"isolated sizes offered: {OFFERED}."]),
     ("attached-ignored", attached_props(), ON, []),
 ]

@@ -15,7 +15,7 @@ HAPPY = cluster_props()
 SIZE = "properties.properties.vmSize"
 CLUSTER = "AmlCompute cluster 'cpu-cluster'"
 AS_OF = {"asOf": "2026-11-24"}
-HBV2 = "successors: HBv5, HX, HBv4, HBv3"
+HBV2 = "successors to add to the default allowedSeries first: HBv5, HX, HBv4, HBv3"
 
 
 def size(value):
@@ -29,11 +29,12 @@ CASES = [
       f"which retires on 2027-05-31 (in 188 days); {HBV2}."]),
     ("NP-within-365-days", size("Standard_NP10s"), AS_OF,
      [f"{CLUSTER} must not use a VM series that retires within 365 days; found Standard_NP10s of series NP, which "
-      "retires on 2027-05-31 (in 188 days); successors: NDv2, NCads_H100_v5, NCasT4_v3."]),
+      "retires on 2027-05-31 (in 188 days); successors in the default allowedSeries: NCads_H100_v5, NCasT4_v3; "
+      "successors to add to the default allowedSeries first: NDv2."]),
     ("DSv2-2028-beyond-default-lead", size("Standard_DS3_v2"), AS_OF, []),
     ("DSv2-with-longer-lead", size("Standard_DS3_v2"), {**AS_OF, "leadDays": 600},
      [f"{CLUSTER} must not use a VM series that retires within 600 days; found Standard_DS3_v2 of series DSv2, "
-      "which retires on 2028-05-01 (in 524 days); successors: Dsv5, Ddsv5, Dasv5, Dadsv5, Dasv6, Dadsv6, Dsv6, "
+      "which retires on 2028-05-01 (in 524 days); successors in the default allowedSeries: Dsv5, Ddsv5, Dasv5, Dadsv5, Dasv6, Dadsv6, Dsv6, "
       "Ddsv6, Dasv7, Dadsv7, Esv6, Edsv6, Easv6, Eadsv6, Easv7, Eadsv7."]),
     ("exactly-lead-days-ahead", size("Standard_HB120rs_v2"), {"asOf": "2026-05-31"},
      [f"{CLUSTER} must not use a VM series that retires within 365 days; found Standard_HB120rs_v2 of series HBv2, "
@@ -49,7 +50,8 @@ CASES = [
     ("unknown-size", size("Standard_Foo9"), AS_OF, []),
     ("instance", instance_props(vmSize="Standard_HC44rs"), AS_OF,
      ["Compute instance 'cpu-cluster' must not use a VM series that retires within 365 days; found Standard_HC44rs "
-      "of series HC, which retires on 2027-05-31 (in 188 days); successors: HBv5, HBv4, HX, HBv3."]),
+      "of series HC, which retires on 2027-05-31 (in 188 days); successors to add to the default allowedSeries "
+      "first: HBv5, HBv4, HX, HBv3."]),
     ("attached-ignored", attached_props(), AS_OF, []),
 ]
 

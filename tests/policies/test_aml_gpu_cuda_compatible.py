@@ -20,7 +20,7 @@ def size(value):
 CASES = [
     ("off-without-cudaVersion", size("Standard_NC6"), None, []),
     ("T4-on-12.4", HAPPY, {"cudaVersion": "12.4"}, []),
-    ("cpu-size-ignored", size("Standard_D4ds_v4"), {"cudaVersion": "9.0"}, []),
+    ("cpu-size-ignored", size("Standard_D4ds_v5"), {"cudaVersion": "9.0"}, []),
     ("hopper-needs-11.8", size("Standard_ND96isr_H100_v5"), {"cudaVersion": "11.7"},
      [f"{MUST} 11.7 supports; found Standard_ND96isr_H100_v5 (NVIDIA H100, Hopper, which needs CUDA 11.8 or later)."]),
     ("hopper-on-11.8", size("Standard_ND96isr_H100_v5"), {"cudaVersion": "11.8"}, []),

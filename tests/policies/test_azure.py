@@ -98,7 +98,7 @@ GIVEN = [
     ("min_nodes", changed(cluster_props(), f"{INNER}.scaleSettings.minNodeCount", 2.0), 2),
     ("max_nodes", cluster_props(), 4),
     ("idle_time_before_scale_down", cluster_props(), "PT120S"),
-    ("vm_size", cluster_props(), "Standard_D4ds_v4"),
+    ("vm_size", cluster_props(), "Standard_D4ds_v5"),
     ("vm_priority", cluster_props(vmPriority="LowPriority"), "LowPriority"),
     ("enable_node_public_ip", cluster_props(), False),
     ("remote_login_port_public_access", cluster_props(), "Disabled"),

@@ -1,12 +1,16 @@
 """`extraFamilies`: extending or correcting the VM catalogue from the policy pack config, per rule."""
 
+import datetime
 import json
+import re
+from pathlib import Path
 
 import jsonschema
 import pytest
 
-from amlkit.errors import ConfigError
-from amlkit.policies.catalogue import SCHEMA, catalogue
+from amlkit.errors import ConfigError, UnknownVmSize
+from amlkit.importer import AZ_ML_DEFAULT_SIZE
+from amlkit.policies.catalogue import SCHEMA, catalogue, successor_text
 from amlkit.policies.rules import (
     aml_compute_approved_vm_family,
     aml_compute_isolated_size,
@@ -14,7 +18,15 @@ from amlkit.policies.rules import (
     aml_compute_vm_series_retiring,
     aml_gpu_cuda_compatible,
 )
-from amlkit.vmsizes import default_approved_series, parse_vm_size
+from amlkit.scaffold import DEFAULT_CLUSTER_SIZE
+from amlkit.vmsizes import (
+    all_families,
+    all_sizes,
+    default_approved_series,
+    family_by_series,
+    gpu_architecture,
+    parse_vm_size,
+)
 from tests.policies.helpers import changed, cluster_props, messages
 
 SIZE = "properties.properties.vmSize"
@@ -42,12 +54,13 @@ def test_an_override_changes_a_date_and_the_rules_follow_it():
     retiring = {**config, "asOf": "2026-06-01"}
     assert messages(aml_compute_vm_series_retiring.RULE, size("Standard_D4ds_v4"), retiring) == [
         f"{CLUSTER} must not use a VM series that retires within 365 days; found Standard_D4ds_v4 of series Ddsv4, "
-        "which retires on 2027-01-15 (in 228 days); successors: Ddsv5."]
+        "which retires on 2027-01-15 (in 228 days); successors in the default allowedSeries: Ddsv5."]
     assert messages(aml_compute_retired_vm_series.RULE, size("Standard_D4ds_v4"), {**config, "asOf": "2027-01-15"}) == [
         f"{CLUSTER} must not use a VM series retired for Azure ML compute; found Standard_D4ds_v4 of series Ddsv4, "
-        "retired on 2027-01-15; successors: Ddsv5."]
+        "retired on 2027-01-15; successors in the default allowedSeries: Ddsv5."]
     # allowedSeries is explicit config: Ddsv4 stays allowed until the platform team removes it
-    assert messages(aml_compute_approved_vm_family.RULE, size("Standard_D4ds_v4"), config) == []
+    assert messages(aml_compute_approved_vm_family.RULE, size("Standard_D4ds_v4"),
+                    {**config, "allowedSeries": ["Ddsv4"]}) == []
 
 
 def test_the_packaged_catalogue_is_untouched():
@@ -156,4 +169,118 @@ def test_the_documented_example_is_valid_and_works(tmp_path):
     retiring = {**example["aml-compute-vm-series-retiring"], "asOf": "2030-01-01"}
     assert messages(aml_compute_vm_series_retiring.RULE, size("Standard_D4ds_v4"), retiring) == [
         f"{CLUSTER} must not use a VM series that retires within 365 days; found Standard_D4ds_v4 of series Ddsv4, "
-        "which retires on 2030-06-30 (in 180 days); successors: Ddsv5."]
+        "which retires on 2030-06-30 (in 180 days); successors in the default allowedSeries: Ddsv5."]
+
+
+# --- invariants over the whole catalogue: the rules' advice agrees with the pack's defaults ---------------
+
+PACKAGED = catalogue({}, "rule")
+DEFAULT = {family_by_series(name) for name in default_approved_series()}
+RECOMMENDING = [f for f in all_families() if f.successors]
+IN_DEFAULT = "successors in the default allowedSeries: "
+TO_ADD = "successors to add to the default allowedSeries first: "
+AMD = "AMD successors (no CUDA: aml-gpu-cuda-compatible refuses them once cudaVersion is set): "
+
+
+def _groups(text):
+    """successor_text's groups -> {prefix: [series]}."""
+    found = {}
+    for part in text.removeprefix("; ").split("; "):
+        prefix = next(p for p in (IN_DEFAULT, TO_ADD, AMD) if part.startswith(p))
+        found[prefix] = part.removeprefix(prefix).split(", ")
+    return found
+
+
+@pytest.mark.parametrize("family", RECOMMENDING, ids=[f.series for f in RECOMMENDING])
+def test_no_successor_is_retired_retiring_or_restricted(family):
+    for name in family.successors:
+        successor = family_by_series(name)
+        assert (successor.retirement, successor.capacity_restricted) == (None, None), (family.series, name)
+
+
+@pytest.mark.parametrize("family", RECOMMENDING, ids=[f.series for f in RECOMMENDING])
+def test_every_recommended_successor_is_allowed_by_default_or_said_to_be_added(family):
+    groups = _groups(successor_text(family, PACKAGED))
+    assert sorted(sum(groups.values(), [])) == sorted(family.successors)  # each named once
+    assert all(family_by_series(name) in DEFAULT for name in groups.get(IN_DEFAULT, []))
+    assert not any(family_by_series(name) in DEFAULT for name in groups.get(TO_ADD, []))
+
+
+@pytest.mark.parametrize("family", RECOMMENDING, ids=[f.series for f in RECOMMENDING])
+def test_no_amd_successor_is_recommended_for_a_cuda_series_without_saying_so(family):
+    """The CUDA rule refuses AMD GPUs once cudaVersion is set: for an NVIDIA series (NCv3, NVv3, NV, NV Promo
+    today) its AMD successors are named apart, with that reason."""
+    groups = _groups(successor_text(family, PACKAGED))
+    cuda = family.gpu_generation is not None and min_cuda_of(family) is not None
+    amd = [n for n in family.successors if family_by_series(n).gpu_generation and min_cuda_of(family_by_series(n)) is None]
+    if cuda:
+        assert groups.get(AMD, []) == amd
+    else:
+        assert AMD not in groups
+
+
+def test_the_series_whose_amd_successors_are_named_apart():
+    named_apart = {f.series for f in RECOMMENDING if AMD in _groups(successor_text(f, PACKAGED))}
+    assert named_apart == {"NCv3", "NVv3", "NV", "NV Promo"}
+
+
+def min_cuda_of(family):
+    return gpu_architecture(family.gpu_generation).cuda_min
+
+
+LIFECYCLE_RULES = (aml_compute_approved_vm_family.RULE, aml_compute_retired_vm_series.RULE,
+                   aml_compute_vm_series_retiring.RULE)
+
+
+def _sizes_in(path):
+    return set(re.findall(r"\bStandard_[A-Za-z0-9_-]+", path.read_text()))
+
+
+def _used_sizes():
+    """Every known size `amlkit init`, the sample stacks, the platform-repo example, the docs and az ml's own
+    defaults use (unknown names in the docs are there on purpose, as errors)."""
+    root = Path(__file__).resolve().parents[2]
+    files = [*root.glob("stacks/*.yaml"), *root.glob("examples/platform-repo/stacks/*.yaml"), root / "README.md",
+             *root.glob("docs/*.md")]
+    names = set().union(*(_sizes_in(f) for f in files)) | {DEFAULT_CLUSTER_SIZE, AZ_ML_DEFAULT_SIZE}
+    known = set()
+    for name in names:
+        try:
+            known.add(parse_vm_size(name).name)
+        except UnknownVmSize:
+            pass
+    return sorted(known)
+
+
+USED = _used_sizes()
+
+
+@pytest.mark.parametrize("name", USED)
+def test_every_size_init_samples_docs_and_az_ml_use_passes_or_gets_one_finding_naming_the_replacement(name):
+    found = [m for rule in LIFECYCLE_RULES for m in messages(rule, size(name))]
+    assert len(found) <= 1, found
+    if found:
+        assert IN_DEFAULT in found[0] or "successors in allowedSeries: " in found[0], found
+
+
+def test_the_used_sizes_include_init_samples_and_az_ml_defaults():
+    assert {DEFAULT_CLUSTER_SIZE, "Standard_NC4as_T4_v3", AZ_ML_DEFAULT_SIZE} <= set(USED)
+    assert DEFAULT_CLUSTER_SIZE == "Standard_D4ds_v5"
+
+
+def test_az_ml_default_size_gets_exactly_one_finding_naming_the_replacement():
+    found = [m for rule in LIFECYCLE_RULES for m in messages(rule, size(AZ_ML_DEFAULT_SIZE))]
+    assert found == [
+        f"{CLUSTER} must use a VM size from an allowed series; found Standard_DS3_v2 of series DSv2 (not in "
+        "allowedSeries: retiring on 2028-05-01, capacity-restricted since 2026-07: new subscriptions cannot deploy it); "
+        "successors in allowedSeries: Dsv5, Ddsv5, Dasv5, Dadsv5, Dasv6, Dadsv6, Dsv6, Ddsv6, Dasv7, Dadsv7, Esv6, "
+        "Edsv6, Easv6, Eadsv6, Easv7, Eadsv7."]
+
+
+@pytest.mark.parametrize("name", sorted({s.name for s in all_sizes() if s.retirement}))
+def test_a_retired_size_gets_one_finding_from_the_retired_rule_only(name):
+    """One finding per cause: on a day after every retirement, only aml-compute-retired-vm-series reports."""
+    later = {"asOf": "2031-01-01"}
+    assert messages(aml_compute_approved_vm_family.RULE, size(name)) == [] or parse_vm_size(name).retirement.date > \
+        datetime.date(2026, 11, 24)
+    assert len(messages(aml_compute_retired_vm_series.RULE, size(name), later)) == 1

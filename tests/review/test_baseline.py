@@ -55,10 +55,10 @@ def test_base_plans_the_pull_request(repo: Path, tmp_path: Path) -> None:
     stack.write_text(stack.read_text().replace("maxNodes: 8", "maxNodes: 12") +
                      "    - name: cpu-new\n      minNodes: 0\n      maxNodes: 2\n")
     program = repo / "infra" / "__main__.py"
-    before = 'vm_size="Standard_D4ds_v4",\n                scale_settings=ml.ScaleSettingsArgs(min_node_count=min_nodes'
+    before = 'vm_size="Standard_D4ds_v5",\n                scale_settings=ml.ScaleSettingsArgs(min_node_count=min_nodes'
     source = program.read_text()
     assert source.count(before) == 1  # the edit below must change the program
-    program.write_text(source.replace(before, before.replace("D4ds_v4", "D8ds_v4")))
+    program.write_text(source.replace(before, before.replace("D4ds_v5", "D8ds_v5")))
     report = tmp_path / "plan.json"
     done = preview(repo, "-s", "prod", "--base", "base", "-f", "json", "-o", str(report))
     assert done.stderr == ""
@@ -75,8 +75,8 @@ def test_base_plans_the_pull_request(repo: Path, tmp_path: Path) -> None:
     assert warm["diffReasons"] == ["properties"] and warm["replaceReasons"] == ["properties"]
     assert warm["detailedDiff"] == {
         "properties.properties.scaleSettings.maxNodeCount": {"kind": "update", "inputDiff": True, "old": 8, "new": 12},
-        "properties.properties.vmSize": {"kind": "update-replace", "inputDiff": True, "old": "Standard_D4ds_v4",
-                                         "new": "Standard_D8ds_v4"},
+        "properties.properties.vmSize": {"kind": "update-replace", "inputDiff": True, "old": "Standard_D4ds_v5",
+                                         "new": "Standard_D8ds_v5"},
     }
     assert warm["error"].startswith(f'unable to replace resource "{warm["urn"]}"\nas it is currently marked')
     assert git(repo, "worktree", "list").count("\n") == 1  # the temporary worktree is gone
@@ -168,7 +168,7 @@ def test_base_of_amlkits_own_repository_uses_the_components_at_rev(tmp_path: Pat
     (root / "__main__.py").write_text(
         "from amlkit.components import ComputeCluster\n"
         "ComputeCluster('cpu', {'resource_group_name': 'rg', 'workspace_name': 'mlw', 'workspace_location': "
-        "'westeurope', 'size': 'Standard_D4ds_v4', 'max_instances': 2, 'enable_node_public_ip': True})\n")
+        "'westeurope', 'size': 'Standard_D4ds_v5', 'max_instances': 2, 'enable_node_public_ip': True})\n")
     cluster = root / "components" / "compute_cluster.py"
     current = cluster.read_text()
     base = current.replace('vm_priority=PRIORITIES[args.get("tier", "dedicated")]',

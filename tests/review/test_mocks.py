@@ -139,10 +139,10 @@ def test_every_type_the_components_create_has_an_exact_arm_shape():
     def build():
         workspace = Workspace("mlw", {"resource_group_name": "rg-ml", "location": "westeurope", "locks": True,
                                       "container_registry": True})
-        ComputeCluster("cpu", {"workspace": workspace, "size": "Standard_D4ds_v4", "max_instances": 2,
+        ComputeCluster("cpu", {"workspace": workspace, "size": "Standard_D4ds_v5", "max_instances": 2,
                                "network_settings": {"subnet": SUBNET_ID},
                                "role_assignments": {"reader": {"scope": SUB, "role": "Reader"}}})
-        ComputeInstance("alice", {"workspace": workspace, "size": "Standard_D4ds_v4",
+        ComputeInstance("alice", {"workspace": workspace, "size": "Standard_D4ds_v5",
                                   "network_settings": {"subnet": SUBNET_ID},
                                   "assigned_user": {"object_id": TENANT, "tenant_id": TENANT}})
 
