@@ -533,6 +533,11 @@ class WorkspaceView:
         return _get(self.props, "kind", "Default")
 
     @property
+    def hub_resource_id(self) -> str | None:
+        """A project's `hubResourceId`: the ARM id of the hub it belongs to."""
+        return _get(self.props, "hubResourceId")
+
+    @property
     def public_network_access(self) -> str:
         """`publicNetworkAccess`; Azure's default is Enabled."""
         return _get(self.props, "publicNetworkAccess", "Enabled")

@@ -8,7 +8,7 @@ from typing import Any
 from amlkit.errors import ConfigError, UnknownVmSize
 from amlkit.policies import catalogue as catalogue_schema
 from amlkit.policies.azure import MANAGED, compute_of, compute_subject
-from amlkit.policies.framework import Finding, ResourceInput, Rule, alz, must
+from amlkit.policies.framework import Change, Finding, ResourceInput, Rule, alz, must
 from amlkit.policies.rules.aml_compute_retired_vm_series import as_of
 from amlkit.vmsizes import (
     Catalogue,
@@ -80,6 +80,13 @@ RULE = Rule(
     name=NAME,
     ref="AMLK-0004",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
     since="0.1.0",
+    changed=(
+        Change("0.2.0", "the default allowedSeries is derived from the VM catalogue's facts (modern v5, v6 and v7 "
+               "CPU series and current NVIDIA NC, NV and ND series) instead of the 2024 supported-series table "
+               "(CHANGELOG 0.2.0, 'Defaults and the VM catalogue'; sizes/lifecycle/lifecycle-overview.md)",
+               config={"allowedSeries": ["Ddsv4", "Eav4", "FX", "HBv3", "NCasT4_v3", "NDasrA100_v4", "ND-H100-v5",
+                                         "ND-H200-v5"]}),
+    ),
     display_name="Approved VM series",
     group="compute",
     equivalents=(

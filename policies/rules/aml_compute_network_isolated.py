@@ -8,7 +8,6 @@ from typing import Any
 from amlkit import azure_facts as facts
 from amlkit.policies.azure import (
     MANAGED,
-    ComputeView,
     compute_of,
     compute_subject,
     same_value,
@@ -16,7 +15,19 @@ from amlkit.policies.azure import (
     workspace_props,
     workspaces_by_key,
 )
-from amlkit.policies.framework import Finding, Rule, StackResource, alz, azure_policy, mcsb, must, psrule
+from amlkit.policies.framework import (
+    Change,
+    Finding,
+    Rule,
+    StackResource,
+    alz,
+    azure_policy,
+    cannot_tell,
+    mcsb,
+    must,
+    psrule,
+)
+from amlkit.policies.hubs import hub_of, hub_text, is_project
 
 ISOLATED_MODES = tuple(m for m in facts.MANAGED_NETWORK_ISOLATION_MODES if m != facts.MANAGED_NETWORK_ISOLATION_DEFAULT)
 EXPECTATION = ("have a subnet or belong to a workspace whose managed network is isolated (isolationMode "
@@ -29,29 +40,52 @@ def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -
         compute = compute_of(resource.type, resource.props, MANAGED)
         if compute is None or compute.subnet_id:
             continue
-        found = _why_not_isolated(resource, compute, workspaces)
-        if found is not None:
-            yield Finding(must(compute_subject(resource.name, compute), EXPECTATION, found), resource.urn)
+        subject = compute_subject(resource.name, compute)
+        workspace = workspace_of(resource, workspaces)
+        if workspace is None:
+            found = f"no subnet, and its workspace '{compute.workspace_name}' is not in this stack"
+            yield Finding(must(subject, EXPECTATION, found), resource.urn)
+        elif not is_project(workspace):
+            mode = _mode(workspace)
+            if mode is not None:
+                found = f"no subnet, and workspace '{workspace.name}' has isolationMode {mode}"
+                yield Finding(must(subject, EXPECTATION, found), resource.urn)
+        else:
+            yield from _in_project(subject, resource, workspace, resources)
 
 
-def _why_not_isolated(resource: StackResource, compute: ComputeView,
-        workspaces: Mapping[tuple[str, str], Any]) -> str | None:
-    """None when the workspace's managed network isolates the compute, else what was found instead."""
-    workspace = workspace_of(resource, workspaces)
-    if workspace is None:
-        return f"no subnet, and its workspace '{compute.workspace_name}' is not in this stack"
+def _in_project(subject: str, resource: StackResource, project: StackResource,
+                resources: Sequence[StackResource]) -> Iterator[Finding]:
+    """A project's computes sit in its hub's managed network: judged by the hub, unknown without it."""
+    hub = hub_of(project, resources)
+    if hub is None:
+        reason = (f"its workspace '{project.name}' is a project, which shares its hub's managed network, and its hub "
+                  f"{hub_text(project)} is not in this stack")
+        yield cannot_tell(subject, EXPECTATION, reason, resource.urn)
+        return
+    mode = _mode(hub)
+    if mode is not None:
+        found = (f"no subnet, and workspace '{project.name}' is a project of hub '{hub.name}', which has "
+                 f"isolationMode {mode}")
+        yield Finding(must(subject, EXPECTATION, found), resource.urn)
+
+
+def _mode(workspace: StackResource) -> str | None:
+    """None when the workspace's managed network isolates its computes, else its isolation mode."""
     mode = workspace_props(workspace).managed_network_isolation_mode
-    if any(same_value(mode, isolated) for isolated in ISOLATED_MODES):
-        return None
-    return f"no subnet, and workspace '{workspace.name}' has isolationMode {mode}"
+    return None if any(same_value(mode, isolated) for isolated in ISOLATED_MODES) else mode
 
 
 RULE = Rule(
     name="aml-compute-network-isolated",
     ref="AMLK-0011",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
-    since="0.1.0",
     display_name="Compute network isolation",
     group="compute",
+    since="0.1.0",
+    changed=(
+        Change("0.2.0", "a Project workspace is judged by its hub when the hub is in the stack, and unknown otherwise "
+               "(concept-hub-workspace.md: projects obtain the hub's security settings)"),
+    ),
     compliance=mcsb("NS-1", "Establish network segmentation boundaries", "mcsb-network-security"),
     equivalents=(
         azure_policy("7804b5c7-01dc-4723-969b-ae300cc07ff1",
@@ -65,7 +99,8 @@ RULE = Rule(
     "AllowOnlyApprovedOutbound). Azure Policy 7804b5c7, ALZ Deny-MachineLearning-Compute-SubnetId, "
     "PSRule Azure.ML.ComputeVnet (AZR-000405); unlike them, a workspace managed network also counts. Covers "
     "clusters and instances only: an attached compute (Kubernetes, VirtualMachine, SynapseSpark) runs in its own "
-    "resource's network, which its compute inputs do not show.",
+    "resource's network, which its compute inputs do not show. A compute of a project workspace sits in its hub's "
+    "managed network (concept-hub-workspace.md): judged by the hub when it is in the stack, unknown otherwise.",
     severity="medium",
     level="advisory",
     tags=("network", "security"),

@@ -4,37 +4,46 @@ Facts (docs/azure-facts.md, "Workspace settings"; Azure Policy 6ddb1705 "Azure M
 use a managed virtual network with approved outbound only"): `managedNetwork.isolationMode` is
 Disabled, AllowInternetOutbound or AllowOnlyApprovedOutbound; omitted means Disabled (no managed
 network). Once enabled it cannot be disabled. Modes compare case-insensitively.
+
+A project workspace shares its hub's managed network (`amlkit.policies.hubs`): it is judged by its hub when the
+hub is in the stack, and cannot be told otherwise.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from amlkit import azure_facts as facts
-from amlkit.policies.azure import workspace_view
-from amlkit.policies.framework import Finding, ResourceInput, Rule, azure_policy, mcsb, must
+from amlkit.policies.azure import workspace_props
+from amlkit.policies.framework import Change, Finding, Rule, StackResource, azure_policy, mcsb, must
+from amlkit.policies.hubs import deciding_workspaces
 
 MODES = list(facts.MANAGED_NETWORK_ISOLATION_MODES)
 
 
-def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
-    workspace = workspace_view(resource.type, resource.props)
-    if workspace is None:
-        return
+def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -> Iterator[Finding]:
     allowed = list(config["allowedIsolationModes"])
-    mode = workspace.managed_network_isolation_mode
-    if mode.lower() not in {value.lower() for value in allowed}:
-        expectation = f"have managedNetwork.isolationMode {' or '.join(allowed) or '(none allowed)'}"
-        yield Finding(must(f"Workspace '{resource.name}'", expectation, mode))
+    expectation = f"have managedNetwork.isolationMode {' or '.join(allowed) or '(none allowed)'}"
+    for workspace, unknown in deciding_workspaces(resources, "managed network", expectation):
+        if unknown is not None:
+            yield unknown
+            continue
+        mode = workspace_props(workspace).managed_network_isolation_mode
+        if mode.lower() not in {value.lower() for value in allowed}:
+            yield Finding(must(f"Workspace '{workspace.name}'", expectation, mode), workspace.urn)
 
 
 RULE = Rule(
     name="aml-workspace-managed-network",
     ref="AMLK-0020",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
-    since="0.1.0",
     display_name="Workspace managed network isolation",
     group="workspace",
+    since="0.1.0",
+    changed=(
+        Change("0.2.0", "a Project workspace is judged by its hub when the hub is in the stack, and unknown otherwise "
+               "(concept-hub-workspace.md: projects obtain the hub's security settings)"),
+    ),
     compliance=mcsb("NS-1", "Establish network segmentation boundaries", "mcsb-network-security"),
     equivalents=(
         azure_policy("6ddb1705-c8cf-450e-aa4b-19ad6703c440",
@@ -42,14 +51,15 @@ RULE = Rule(
     ),
     stack_key="managed_network",
     description="Workspaces must use a managed network with an allowed isolation mode "
-    "(default: AllowOnlyApprovedOutbound).",
+    "(default: AllowOnlyApprovedOutbound). A project workspace shares its hub's managed network: the hub in the "
+    "stack is judged for both, and without it the project cannot be told (unknown, never 'found Disabled').",
     severity="medium",
     level="advisory",
     tags=("security", "network"),
     url="https://learn.microsoft.com/azure/machine-learning/policy-reference",
     remediation="Set managed_network.isolation_mode to AllowOnlyApprovedOutbound and declare the outbound "
     "rules the workspace needs. The mode cannot be turned off once enabled.",
-    check=check,
+    check_stack=check_stack,
     config={
         "allowedIsolationModes": {
             "type": "array",

@@ -3,32 +3,43 @@
 Facts (docs/azure-facts.md, "Workspace settings"; Azure Policy 438c38d2 "Azure Machine Learning Workspaces should
 disable public network access", Checkov CKV_AZURE_144, PSRule AZR-000406): `publicNetworkAccess`
 omitted means Enabled, so only an explicit Disabled passes.
+
+A project workspace takes public network access from its hub (`amlkit.policies.hubs`): it is judged by its hub when
+the hub is in the stack, and cannot be told otherwise.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from amlkit.policies.azure import workspace_view
-from amlkit.policies.framework import Finding, ResourceInput, Rule, azure_policy, checkov, mcsb, must, psrule
+from amlkit.policies.azure import workspace_props
+from amlkit.policies.framework import Change, Finding, Rule, StackResource, azure_policy, checkov, mcsb, must, psrule
+from amlkit.policies.hubs import deciding_workspaces
+
+EXPECTATION = "have publicNetworkAccess Disabled"
 
 
-def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
-    workspace = workspace_view(resource.type, resource.props)
-    if workspace is None:
-        return
-    access = workspace.public_network_access
-    if access.lower() != "disabled":
-        yield Finding(must(f"Workspace '{resource.name}'", "have publicNetworkAccess Disabled", access))
+def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -> Iterator[Finding]:
+    for workspace, unknown in deciding_workspaces(resources, "public network access", EXPECTATION):
+        if unknown is not None:
+            yield unknown
+            continue
+        access = workspace_props(workspace).public_network_access
+        if access.lower() != "disabled":
+            yield Finding(must(f"Workspace '{workspace.name}'", EXPECTATION, access), workspace.urn)
 
 
 RULE = Rule(
     name="aml-workspace-public-network-disabled",
     ref="AMLK-0018",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
-    since="0.1.0",
     display_name="Workspace public network access disabled",
     group="workspace",
+    since="0.1.0",
+    changed=(
+        Change("0.2.0", "a Project workspace is judged by its hub when the hub is in the stack, and unknown otherwise "
+               "(concept-hub-workspace.md: projects obtain the hub's security settings)"),
+    ),
     compliance=mcsb("NS-2", "Secure cloud services with network controls", "mcsb-network-security"),
     equivalents=(
         azure_policy("438c38d2-3772-465a-a9cc-7a6666a275ce",
@@ -38,12 +49,14 @@ RULE = Rule(
         checkov("CKV2_AZURE_49"),
     ),
     stack_key="public_network_access",
-    description="Workspaces must disable public network access (publicNetworkAccess = Disabled).",
+    description="Workspaces must disable public network access (publicNetworkAccess = Disabled). A project "
+    "workspace takes it from its hub: the hub in the stack is judged for both, and without it the project cannot "
+    "be told (unknown).",
     severity="high",
     level="advisory",
     tags=("security", "network"),
     url="https://learn.microsoft.com/azure/machine-learning/policy-reference",
     remediation="Set public_network_access to Disabled and reach the workspace through a private endpoint "
     "(or the managed network); omitting it leaves the workspace public.",
-    check=check,
+    check_stack=check_stack,
 )

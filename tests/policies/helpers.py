@@ -6,7 +6,7 @@ import copy
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from amlkit.policies.framework import Finding, ResourceInput, Rule
+from amlkit.policies.framework import Finding, ResourceInput, Rule, StackResource
 
 COMPUTE_TYPE = "azure-native:machinelearningservices:Compute"
 
@@ -72,6 +72,9 @@ DELETE = object()
 
 def messages(rule: Rule, props: dict[str, Any], config: dict[str, Any] | None = None,
              name: str = "cpu-cluster", type_: str = COMPUTE_TYPE) -> list[str]:
+    """The messages of `rule` on one resource (a stack rule: on a stack of that one resource)."""
     urn = f"urn:pulumi:prod::amlkit::{type_}::{name}"
+    if rule.is_stack_rule:
+        return [f.message for f in rule.evaluate_stack([StackResource(type_, name, urn, props)], config)]
     findings: list[Finding] = rule.evaluate(ResourceInput(type_, name, urn, props), config)
     return [f.message for f in findings]

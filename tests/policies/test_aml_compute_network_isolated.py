@@ -15,6 +15,7 @@ from tests.policies.compute_fixtures import (
 )
 from tests.policies.examples import Example
 from tests.policies.helpers import DELETE, Public, changed, cluster_props
+from tests.policies.workspace_fixtures import workspace_id
 
 PUBLIC = Public("AMLK-0011", "aml-compute-network-isolated", level="advisory", kind="stack")
 
@@ -63,6 +64,36 @@ def case_only_offenders_reported():
         finding("AmlCompute cluster 'bad'", "no subnet, and workspace 'mlw' has isolationMode Disabled", bad)]
 
 
+HUB_ID = workspace_id(name="hub-prod")
+
+
+def hub(mode="AllowOnlyApprovedOutbound"):
+    return workspace("hub", workspaceName="hub-prod", kind="Hub", managedNetwork={"isolationMode": mode})
+
+
+def project():
+    """A project workspace as the amlkit component declares it: no managed network of its own (its hub's)."""
+    return workspace("proj", workspaceName="mlw-prod", kind="Project", hubResourceId=HUB_ID, managedNetwork=DELETE)
+
+
+def case_project_follows_its_hubs_isolated_network():
+    return [hub(), project(), cluster(props=NO_SUBNET_CLUSTER), instance(props=NO_SUBNET_INSTANCE)], []
+
+
+def case_project_follows_its_hubs_open_network():
+    compute = cluster(props=NO_SUBNET_CLUSTER)
+    return [hub("Disabled"), project(), compute], [finding(
+        "AmlCompute cluster 'cpu-cluster'",
+        "no subnet, and workspace 'proj' is a project of hub 'hub', which has isolationMode Disabled", compute)]
+
+
+def case_project_without_its_hub_is_unknown():
+    compute = cluster(props=NO_SUBNET_CLUSTER)
+    return [project(), compute], [Finding(
+        f"AmlCompute cluster 'cpu-cluster' {EXPECT}; cannot tell: its workspace 'proj' is a project, which shares its "
+        f"hub's managed network, and its hub '{HUB_ID}' is not in this stack.", compute.urn, unknown=True)]
+
+
 CASES = [
     ("happy-path-subnets", lambda: ([workspace("mlw", managedNetwork={"isolationMode": "Disabled"}),
                                      cluster(), instance()], [])),
@@ -82,6 +113,9 @@ CASES = [
                                           "no subnet, and its workspace 'mlw-prod' is not in this stack",
                                           cluster())])),
     ("only-offenders", case_only_offenders_reported),
+    ("project-follows-hub-isolated", case_project_follows_its_hubs_isolated_network),
+    ("project-follows-hub-open", case_project_follows_its_hubs_open_network),
+    ("project-without-hub-unknown", case_project_without_its_hub_is_unknown),
     ("attached-ignored", lambda: ([resource("k8s", attached_props())], [])),
 ]
 

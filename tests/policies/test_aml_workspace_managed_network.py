@@ -6,7 +6,7 @@ from tests.policies.examples import Example
 from tests.policies.helpers import DELETE, Public, changed, messages
 from tests.policies.workspace_fixtures import WORKSPACE_TYPE, workspace_props
 
-PUBLIC = Public("AMLK-0020", "aml-workspace-managed-network", level="advisory", kind="resource")
+PUBLIC = Public("AMLK-0020", "aml-workspace-managed-network", level="advisory", kind="stack")
 
 HAPPY = workspace_props()
 APPROVED_ONLY = "Workspace 'mlw-prod' must have managedNetwork.isolationMode AllowOnlyApprovedOutbound; found {}."

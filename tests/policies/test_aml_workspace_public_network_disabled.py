@@ -5,7 +5,7 @@ from tests.policies.examples import Example
 from tests.policies.helpers import DELETE, Public, changed, messages
 from tests.policies.workspace_fixtures import WORKSPACE_TYPE, workspace_props
 
-PUBLIC = Public("AMLK-0018", "aml-workspace-public-network-disabled", level="advisory", kind="resource")
+PUBLIC = Public("AMLK-0018", "aml-workspace-public-network-disabled", level="advisory", kind="stack")
 
 HAPPY = workspace_props()
 MESSAGE = "Workspace 'mlw-prod' must have publicNetworkAccess Disabled; found {}."

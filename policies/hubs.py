@@ -1,0 +1,68 @@
+"""Hub and project workspaces: a project takes its network, public access and HBI from its hub.
+
+Facts (MicrosoftDocs/azure-ai-docs articles/machine-learning/concept-hub-workspace.md): "Project workspaces that are
+created using a hub obtain the hub's security settings and shared resource configuration": "One managed virtual
+network is shared between hub and project workspaces", "if public network access is disabled on the hub, it is
+also disabled on new workspace that is created", "Encryption settings pass down from hub to project" (HBI is one).
+A project names its hub with `hubResourceId` (kinds compare case-insensitively; a missing kind is Default).
+
+So a workspace rule judges a project by its hub: when the hub is in the stack, the hub's own finding (or pass)
+stands for both, and the project gets none (one finding per cause); when it is not, the rule cannot tell, never
+"found Disabled" from the project's own, unused, inputs. A compute of a project sits in its hub's managed network.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+from amlkit.policies.arm import parse_arm_id, same_name
+from amlkit.policies.azure import read_known, same_value, workspace_props, workspace_view
+from amlkit.policies.framework import Finding, StackResource, cannot_tell
+
+
+def is_project(workspace: StackResource) -> bool:
+    return same_value(workspace_props(workspace).kind, "Project")
+
+
+def hub_of(project: StackResource, resources: Sequence[StackResource]) -> StackResource | None:
+    """The stack's workspace a project's `hubResourceId` names: built from its outputs (known even at preview),
+    else the same resource group and name in the ARM id. None when the hub is not in the stack or the id is
+    unknown at preview."""
+    workspaces = [r for r in resources if workspace_view(r.type, r.props) is not None and r is not project]
+    for workspace in workspaces:
+        if project.depends_on("hubResourceId", workspace.urn):
+            return workspace
+    known, hub_id = read_known(lambda: workspace_props(project).hub_resource_id)
+    parsed = parse_arm_id(hub_id) if known else None
+    if parsed is None or not parsed.is_resource("Microsoft.MachineLearningServices", "workspaces"):
+        return None
+    for workspace in workspaces:
+        view = workspace_props(workspace)
+        if same_name(parsed.resource_group, view.resource_group_name) and same_name(parsed.name, view.name):
+            return workspace
+    return None
+
+
+def hub_text(project: StackResource) -> str:
+    """How a message names a project's hub: its ARM id, or that it is unknown or missing."""
+    known, hub_id = read_known(lambda: workspace_props(project).hub_resource_id)
+    if not known:
+        return "(hubResourceId unknown until deployment)"
+    return f"'{hub_id}'" if hub_id else "(no hubResourceId)"
+
+
+def deciding_workspaces(resources: Sequence[StackResource], setting: str,
+                        expectation: str) -> Iterator[tuple[StackResource, Finding | None]]:
+    """The workspaces whose own `setting` a workspace rule judges, as (workspace, None); a project whose hub is
+    not in the stack as (project, a cannot-tell finding); a project whose hub is in the stack is left out (the
+    hub is judged, for both)."""
+    for workspace in resources:
+        if workspace_view(workspace.type, workspace.props) is None:
+            continue
+        if not is_project(workspace):
+            yield workspace, None
+        elif hub_of(workspace, resources) is None:
+            reason = (f"a project workspace takes its {setting} from its hub {hub_text(workspace)}, which is not "
+                      "in this stack")
+            yield workspace, cannot_tell(f"Workspace '{workspace.name}'", expectation, reason,
+                                         workspace.urn)

@@ -1,0 +1,105 @@
+"""Hub and project workspaces (policies/hubs.py): a project takes its managed network, public network access and
+HBI from its hub (concept-hub-workspace.md). Each workspace rule judges the hub for both when the hub is in the
+stack, and cannot tell without it; never "found Disabled" from the project's own inputs."""
+
+import pytest
+from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
+
+from amlkit.policies.hubs import hub_of
+from amlkit.policies.rules import (
+    aml_workspace_hbi,
+    aml_workspace_managed_network,
+    aml_workspace_public_network_disabled,
+)
+from tests.policies.compute_fixtures import resource, with_unknown
+from tests.policies.helpers import DELETE, changed
+from tests.policies.workspace_fixtures import WORKSPACE_TYPE, workspace_id, workspace_props
+
+HUB_ID = workspace_id(name="hub-prod")
+LEFT_TO_THE_HUB = ("publicNetworkAccess", "managedNetwork", "hbiWorkspace")  # azure's defaults: public, none, false
+
+
+def hub(**overrides):
+    return resource("hub", workspace_props(**{"workspaceName": "hub-prod", "kind": "Hub", **overrides}),
+                    WORKSPACE_TYPE)
+
+
+def project(name="proj", depends=None, **overrides):
+    props = workspace_props(workspaceName=name, kind="Project", hubResourceId=HUB_ID)
+    for key in LEFT_TO_THE_HUB:
+        props = changed(props, key, DELETE)
+    for key, value in overrides.items():
+        props = changed(props, key, value)
+    return resource(name, props, WORKSPACE_TYPE, depends)
+
+
+NETWORK = (aml_workspace_managed_network.RULE, "have managedNetwork.isolationMode AllowOnlyApprovedOutbound",
+           "managed network")
+PUBLIC = (aml_workspace_public_network_disabled.RULE, "have publicNetworkAccess Disabled", "public network access")
+HBI = (aml_workspace_hbi.RULE, "have hbiWorkspace true", "HBI setting")
+RULES = [NETWORK, PUBLIC, HBI]
+
+
+def messages(rule, stack):
+    return [(f.urn.rsplit("::", 1)[-1], f.message, f.unknown) for f in rule.evaluate_stack(stack)]
+
+
+@pytest.mark.parametrize(("rule", "expectation", "setting"), RULES, ids=["network", "public", "hbi"])
+def test_a_project_with_its_compliant_hub_in_the_stack_passes(rule, expectation, setting):
+    assert messages(rule, [hub(), project()]) == []
+
+
+@pytest.mark.parametrize(("rule", "found"), [
+    (aml_workspace_managed_network.RULE, "Workspace 'hub' must have managedNetwork.isolationMode "
+     "AllowOnlyApprovedOutbound; found AllowInternetOutbound."),
+    (aml_workspace_public_network_disabled.RULE, "Workspace 'hub' must have publicNetworkAccess Disabled; found "
+     "Enabled."),
+    (aml_workspace_hbi.RULE, "Workspace 'hub' must have hbiWorkspace true; found false."),
+], ids=["network", "public", "hbi"])
+def test_an_offending_hub_is_reported_once_for_itself_and_its_projects(rule, found):
+    offending = hub(managedNetwork={"isolationMode": "AllowInternetOutbound"}, publicNetworkAccess="Enabled",
+                    hbiWorkspace=False)
+    assert messages(rule, [offending, project(), project("proj-2")]) == [("hub", found, False)]
+
+
+@pytest.mark.parametrize(("rule", "expectation", "setting"), RULES, ids=["network", "public", "hbi"])
+def test_a_project_without_its_hub_in_the_stack_is_unknown_never_found_disabled(rule, expectation, setting):
+    assert messages(rule, [project()]) == [
+        ("proj", f"Workspace 'proj' must {expectation}; cannot tell: a project workspace takes its {setting} from "
+                 f"its hub '{HUB_ID}', which is not in this stack.", True)]
+
+
+@pytest.mark.parametrize(("rule", "expectation", "setting"), RULES, ids=["network", "public", "hbi"])
+def test_a_project_whose_hub_id_is_unknown_and_not_from_a_stack_hub_is_unknown(rule, expectation, setting):
+    props = with_unknown(project().props, "hubResourceId", UNKNOWN_STRING_VALUE)
+    stack = [hub(workspaceName="other"), resource("proj", props, WORKSPACE_TYPE)]
+    assert messages(rule, stack)[-1] == (
+        "proj", f"Workspace 'proj' must {expectation}; cannot tell: a project workspace takes its {setting} from "
+                f"its hub (hubResourceId unknown until deployment), which is not in this stack.", True)
+
+
+def test_hub_found_by_property_dependency_while_its_id_is_unknown():
+    the_hub = hub()
+    props = with_unknown(project().props, "hubResourceId", UNKNOWN_STRING_VALUE)
+    proj = resource("proj", props, WORKSPACE_TYPE, {"hubResourceId": [the_hub.urn]})
+    assert hub_of(proj, [the_hub, proj]) is the_hub
+
+
+@pytest.mark.parametrize(("hub_id", "found"), [
+    (HUB_ID, True),
+    (HUB_ID.upper().replace("/SUBSCRIPTIONS/", "/subscriptions/"), True),  # ARM names ignore case
+    (workspace_id(group="rg-other", name="hub-prod"), False),
+    (workspace_id(name="hub-other"), False),
+    ("not-an-arm-id", False),
+], ids=["same", "other-casing", "other-group", "other-name", "garbage"])
+def test_hub_found_by_arm_id(hub_id, found):
+    the_hub = hub()
+    proj = project(hubResourceId=hub_id)
+    assert (hub_of(proj, [the_hub, proj]) is the_hub) is found
+
+
+def test_kind_compares_case_insensitively_and_default_workspaces_are_judged_on_their_own():
+    lower = project(kind="project")
+    default = resource("plain", workspace_props(workspaceName="plain", publicNetworkAccess="Enabled"), WORKSPACE_TYPE)
+    assert messages(aml_workspace_public_network_disabled.RULE, [hub(), lower, default]) == [
+        ("plain", "Workspace 'plain' must have publicNetworkAccess Disabled; found Enabled.", False)]
