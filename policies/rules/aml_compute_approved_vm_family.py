@@ -120,6 +120,12 @@ RULE = Rule(
             "description": "VM series (as Azure docs name them, e.g. Ddsv5, NCasT4_v3) clusters and instances "
             "may use; case-insensitive.",
         },
+        "asOf": {
+            "type": "string",
+            "pattern": r"^\d{4}-\d{2}-\d{2}$",
+            "description": "The day (YYYY-MM-DD) on which a size counts as retired, and is left to "
+            "aml-compute-retired-vm-series, instead of the review date; give both rules the same asOf.",
+        },
         "extraFamilies": catalogue_schema.SCHEMA,
     },
 )

@@ -68,6 +68,11 @@ CASES = [
     ("retired-H-left-to-the-retired-rule", size("Standard_H16mr"), None, []),
     ("retired-NC-left-to-the-retired-rule", size("Standard_NC6"), None, []),
     ("retired-NCv3-left-to-the-retired-rule", size("standard_nc24s_v3"), None, []),
+    ("asOf-before-the-retirement-it-is-this-rules", size("Standard_NC24s_v3"), {"asOf": "2025-09-29"},
+     [f"{CLUSTER} must use a VM size from an allowed series; found Standard_NC24s_v3 of series NCv3 (not in "
+      "allowedSeries: retiring on 2025-09-30); successors in allowedSeries: NCads_H100_v5, NCasT4_v3, NVadsA10_v5; "
+      "AMD successors (no CUDA: aml-gpu-cuda-compatible refuses them once cudaVersion is set): NVads_V710_v5."]),
+    ("asOf-on-the-retirement-day-defers", size("Standard_NC24s_v3"), {"asOf": "2025-09-30"}, []),
     ("restricted-without-retirement-Esv3-listed-passes", size("Standard_E4-2s_v3"), {"allowedSeries": ["Esv3"]},
      []),
     ("missing-vmSize", size(DELETE), None,

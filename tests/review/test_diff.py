@@ -93,7 +93,7 @@ def test_platform_edits_give_exact_ops_reasons_and_diffs(tmp_path: Path) -> None
     assert plan.summary() == {"create": 1, "update": 1, "replace": 2, "delete": 2, "same": 18}
     steps = by_name(plan)
     assert steps["cpu-cluster-compute"].changes == (diff.Change(
-        "properties.properties.vmSize", "update", "Standard_D2ds_v4", "Standard_D4ds_v4",
+        "properties.properties.vmSize", "update", "Standard_D2ds_v4", "Standard_D4ds_v5",
         f"Azure cannot change properties.properties.vmSize of an existing AmlCompute (only scale settings can "
         f"change: {AZURE_SOURCE})"),)
     assert steps["cpu-cluster-compute"].delete_before_replace is True  # the component asks for it

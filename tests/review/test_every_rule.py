@@ -42,8 +42,7 @@ CLUSTER_BAD = [
     ("aml-quota-budget", A),
     ("aml-required-tags", A),
 ]
-INSTANCE_BAD = [
-    ("aml-compute-approved-vm-family", M),
+INSTANCE_BAD = [  # Standard_NC6, retired: aml-compute-retired-vm-series' finding only (one finding per cause)
     ("aml-compute-retired-vm-series", M),
     ("aml-gpu-cuda-compatible", M),
     ("aml-compute-isolated-size", M),
@@ -89,11 +88,15 @@ MESSAGES = {
     ("aml-cluster-idle-scale-down", "cpu-bad"): "AmlCompute cluster 'cpu-bad' must release idle nodes within "
     "900 seconds (nodeIdleTimeBeforeScaleDown); found PT2H (7200 seconds).",
     ("aml-compute-approved-vm-family", "cpu-bad"): "AmlCompute cluster 'cpu-bad' must use a VM size from an "
-    "allowed series; found Standard_NV48s_v3 of series NVv3 (retired or retiring on 2026-09-30; successors: "
-    "NVadsA10_v5, NC_RTXPRO6000BSE_v6, NCasT4_v3, NVads_V710_v5).",
+    "allowed series; found Standard_NV48s_v3 of series NVv3 (not in allowedSeries: retiring on 2026-09-30); "
+    "successors in allowedSeries: NCasT4_v3; successors to add to allowedSeries first: NVadsA10_v5, "
+    "NC_RTXPRO6000BSE_v6; AMD successors (no CUDA: aml-gpu-cuda-compatible refuses them once cudaVersion is set): "
+    "NVads_V710_v5.",
     ("aml-compute-vm-series-retiring", "cpu-bad"): "AmlCompute cluster 'cpu-bad' must not use a VM series that "
     "retires within 365 days; found Standard_NV48s_v3 of series NVv3, which retires on 2026-09-30 (in 272 days); "
-    "successors: NVadsA10_v5, NC_RTXPRO6000BSE_v6, NCasT4_v3, NVads_V710_v5.",
+    "successors in the default allowedSeries: NVadsA10_v5, NCasT4_v3; successors to add to the default "
+    "allowedSeries first: NC_RTXPRO6000BSE_v6; AMD successors (no CUDA: aml-gpu-cuda-compatible refuses them once "
+    "cudaVersion is set): NVads_V710_v5.",
     ("aml-gpu-cuda-compatible", "ci-bad"): "Compute instance 'ci-bad' must use a GPU that CUDA 12.0 supports; "
     "found Standard_NC6 (NVIDIA Tesla K80, Kepler, which CUDA 12.0 dropped).",
     ("aml-compute-isolated-size", "ci-bad"): "Compute instance 'ci-bad' must use an isolated VM size; found "
@@ -108,7 +111,8 @@ MESSAGES = {
     ("aml-required-tags", "cpu-bad"): "Resource 'cpu-bad' (machinelearningservices:Compute) must carry the tags "
     "owner, cost-center; found no value for owner, cost-center.",
     ("aml-compute-retired-vm-series", "ci-bad"): "Compute instance 'ci-bad' must not use a VM series retired for "
-    "Azure ML compute; found Standard_NC6 of series NC, retired on 2023-08-31; successors: NCasT4_v3.",
+    "Azure ML compute; found Standard_NC6 of series NC, retired on 2023-08-31; successors in the default "
+    "allowedSeries: NCasT4_v3.",
     ("aml-compute-network-isolated", "ci-bad"): "Compute instance 'ci-bad' must have a subnet or belong to a "
     "workspace whose managed network is isolated (isolationMode AllowInternetOutbound or "
     "AllowOnlyApprovedOutbound); found no subnet, and workspace 'mlw-open' has isolationMode Disabled.",
