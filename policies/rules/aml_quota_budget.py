@@ -13,6 +13,10 @@ AmlCompute cluster (whatever its maxNodeCount), each compute instance and each m
 (`machinelearningservices:OnlineDeployment` with endpointComputeType Managed) counts once in its region.
 Kubernetes online deployments and attached computes do not count. (Managed online deployments are only
 counted against this limit; their cores are not added to the core quotas.)
+
+A compute's region is its `computeLocation`, else its `location`, else its workspace's `location` when the
+workspace is in the stack: "The location for the compute. If omitted, defaults to the workspace location"
+(MicrosoftDocs/azure-ai-docs articles/machine-learning/reference-yaml-compute-aml.md).
 """
 
 from __future__ import annotations
@@ -31,6 +35,9 @@ from amlkit.policies.azure import (
     deployment_view,
     region_key,
     same_value,
+    workspace_of,
+    workspace_props,
+    workspaces_by_key,
 )
 from amlkit.policies.framework import Finding, Rule, StackResource, must
 from amlkit.vmsizes import VmFamily, VmSize, family_by_quota_family, family_by_series, parse_vm_size
@@ -84,6 +91,7 @@ def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -
     budget = read_budget(config)
     demands: list[Demand] = []
     counted: list[Counted] = []
+    workspaces = workspaces_by_key(resources)
     for resource in resources:
         compute = compute_of(resource.type, resource.props, MANAGED)
         if compute is None:
@@ -93,7 +101,7 @@ def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -
             if deployment is not None:
                 counted.append(deployment)
             continue
-        demand, problems = demand_of(resource, compute)
+        demand, problems = demand_of(resource, compute, _workspace_location(resource, workspaces))
         yield from (Finding(problem, resource.urn) for problem in problems)
         if demand is not None:
             kind = "compute instance" if compute.is_instance else "AmlCompute cluster"
@@ -117,12 +125,22 @@ def managed_deployment(resource: StackResource) -> tuple[Counted | None, str | N
     return Counted(resource.name, resource.urn, region_key(location), "managed online deployment"), None
 
 
-def demand_of(resource: StackResource, compute: ComputeView) -> tuple[Demand | None, list[str]]:
+def _workspace_location(resource: StackResource, workspaces: Mapping) -> str | None:
+    """The location of the compute's workspace when the workspace is in the stack (Azure's default region)."""
+    workspace = workspace_of(resource, workspaces)
+    return workspace_props(workspace).location if workspace is not None else None
+
+
+def demand_of(resource: StackResource, compute: ComputeView,
+              workspace_location: str | None = None) -> tuple[Demand | None, list[str]]:
     """The compute's worst case, and what stops it from being counted in full (reported, never skipped)."""
     subject = compute_subject(resource.name, compute)
-    if not compute.location:
-        return None, [must(subject, "set location (or computeLocation) so its quota region is known", "none")]
-    region = region_key(compute.location)
+    location = compute.location or workspace_location
+    if not location:
+        expectation = ("set location (or computeLocation), or belong to a workspace of this stack that sets one, so "
+                       "its quota region is known")
+        return None, [must(subject, expectation, "none")]
+    region = region_key(location)
     nodes = 1 if compute.is_instance else compute.max_nodes
     if nodes is None:
         problem = must(subject, "set scaleSettings.maxNodeCount so its quota can be checked", "none")
@@ -295,7 +313,9 @@ RULE = Rule(
     description="The worst-case cores of the stack's AmlCompute clusters (maxNodeCount x vCPUs) and "
     "compute instances (1 node) must fit the configured quotas per region: dedicated cores per VM family "
     "(coreQuota) and low-priority cores (lowPriorityCoreQuota); and the number of compute resources per region "
-    "(clusters, instances and managed online deployments, each counted once) must fit regionalComputeLimit.",
+    "(clusters, instances and managed online deployments, each counted once) must fit regionalComputeLimit. A "
+    "compute's region is its computeLocation, else its location, else its workspace's location (Azure's default) "
+    "when the workspace is in the stack.",
     severity="medium",
     level="advisory",
     tags=("cost", "reliability"),

@@ -266,12 +266,24 @@ def test_missing_max_nodes_is_reported():
     ]
 
 
-def test_missing_location_is_reported():
+def test_missing_location_without_the_workspace_in_the_stack_is_reported():
     stack = [resource("nowhere", changed(cluster_props(), "location", DELETE))]
     assert found(stack) == [
-        (at("nowhere"), "AmlCompute cluster 'nowhere' must set location (or computeLocation) so its quota "
-         "region is known; found none."),
+        (at("nowhere"), "AmlCompute cluster 'nowhere' must set location (or computeLocation), or belong to a "
+         "workspace of this stack that sets one, so its quota region is known; found none."),
     ]
+
+
+@pytest.mark.parametrize(("workspace_region", "expected"), [
+    ("westeurope", [(at("inherits"), f"{DSV2} 3; found 8: inherits 2 nodes x 4 vCPUs = 8.")]),
+    ("eastus", []),  # the eastus quota is not configured: no limit there
+])
+def test_a_compute_without_location_counts_in_its_workspaces_region(workspace_region, expected):
+    """A compute without location is created in its workspace's region (reference-yaml-compute-aml.md)."""
+    props = changed(changed(cluster_props(vmSize="Standard_DS3_v2"), "location", DELETE),
+                    "properties.properties.scaleSettings.maxNodeCount", 2)
+    stack = [workspace("mlw", workspaceName="mlw-prod", location=workspace_region), resource("inherits", props)]
+    assert found(stack, {"coreQuota": {"westeurope": {"DSv2": 3}}}) == expected
 
 
 def test_instances_are_dedicated_even_if_marked_low_priority():
