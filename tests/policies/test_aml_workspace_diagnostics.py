@@ -35,13 +35,11 @@ def storage_id() -> str:
     return f"{rg_id('rg-ml-prod')}/providers/Microsoft.Storage/storageAccounts/stmlprod"
 
 
-LOGS_EXPECTATION = ("must export its resource logs: a diagnostic setting with a log entry enabled "
-                    "(logs[].enabled true) and, when it exports to a storage account, retentionPolicy disabled, "
-                    "0 days or at least {} days")
+LOGS_EXPECTATION = "must export its resource logs: a diagnostic setting with a log entry enabled (logs[].enabled true)"
 
 
-def gap(found: str, name: str = "mlw-prod", days: int = 365) -> tuple[str, str]:
-    return name, f"Workspace '{name}' {LOGS_EXPECTATION.format(days)}; found {found}."
+def gap(found: str, name: str = "mlw-prod") -> tuple[str, str]:
+    return name, f"Workspace '{name}' {LOGS_EXPECTATION}; found {found}."
 
 
 def setting(name: str = "diag-prod", **changes) -> StackResource:
@@ -85,7 +83,7 @@ CASES = [
     ("resource-uri-not-an-id", [PROD, res(DIAGNOSTIC_TYPE, "d", diagnostic_props("mlw-prod"))],
      [missing("mlw-prod")]),
     ("no-workspaces", [PROD_DIAG], []),
-    # afe0c3be: at least one log enabled; with a storage account, retention off, 0 days or >= 365 days
+    # afe0c3be: at least one log enabled; no storage retention asked for (Azure Monitor disabled it on 2025-09-30)
     ("log-disabled", [PROD, setting(logs=[log(enabled=False)])],
      [gap("setting 'diag-prod' enables no log (logs[].enabled true)")]),
     ("logs-missing", [PROD, setting(logs=None)], [gap("setting 'diag-prod' lists no logs")]),
@@ -96,18 +94,19 @@ CASES = [
     ("storage-retention-disabled", [PROD, setting(**TO_STORAGE, logs=[log(days=30, retention=False)])], []),
     ("storage-retention-forever", [PROD, setting(**TO_STORAGE, logs=[log(days=0)])], []),
     ("storage-retention-365", [PROD, setting(**TO_STORAGE, logs=[log(days=365)])], []),
-    ("storage-retention-364", [PROD, setting(**TO_STORAGE, logs=[log(days=364)])],
-     [gap("setting 'diag-prod' exports to a storage account and keeps its enabled logs 364 days")]),
-    ("storage-retention-30-and-90", [PROD, setting(**TO_STORAGE, logs=[log(days=90), log(days=30)])],
-     [gap("setting 'diag-prod' exports to a storage account and keeps its enabled logs 30 or 90 days")]),
+    ("storage-retention-364-retired-feature-not-required", [PROD, setting(**TO_STORAGE, logs=[log(days=364)])], []),
+    ("storage-retention-30-and-90-not-required", [PROD, setting(**TO_STORAGE, logs=[log(days=90), log(days=30)])],
+     []),
     ("short-retention-without-storage", [PROD, setting(logs=[log(days=30)])], []),
     ("disabled-log-with-long-retention", [PROD, setting(**TO_STORAGE, logs=[log(enabled=False, days=400)])],
      [gap("setting 'diag-prod' enables no log (logs[].enabled true)")]),
     ("second-setting-exports", [PROD, setting(logs=[log(enabled=False)]), setting("diag-la")], []),
-    ("two-settings-both-short", [PROD, setting(logs=[log(enabled=False)]),
-                                 setting("diag-st", **TO_STORAGE, logs=[log(days=7)])],
-     [gap("setting 'diag-prod' enables no log (logs[].enabled true); setting 'diag-st' exports to a storage "
-          "account and keeps its enabled logs 7 days")]),
+    ("two-settings-one-exports-to-storage", [PROD, setting(logs=[log(enabled=False)]),
+                                             setting("diag-st", **TO_STORAGE, logs=[log(days=7)])], []),
+    ("two-settings-neither-enables-a-log", [PROD, setting(logs=[log(enabled=False)]),
+                                            setting("diag-st", **TO_STORAGE, logs=[log(enabled=False, days=7)])],
+     [gap("setting 'diag-prod' enables no log (logs[].enabled true); setting 'diag-st' enables no log "
+          "(logs[].enabled true)")]),
 ]
 
 
@@ -116,17 +115,15 @@ def test_aml_workspace_diagnostics(resources, expected):
     assert stack_messages(RULE, resources) == expected
 
 
-@pytest.mark.parametrize(("days", "expected"), [
-    (30, []),
-    (90, [gap("setting 'diag-prod' exports to a storage account and keeps its enabled logs 30 days", days=90)]),
-], ids=["30-days-meets-30", "30-days-short-of-90"])
-def test_required_retention_days_is_configurable(days, expected):
-    resources = [PROD, setting(**TO_STORAGE, logs=[log(days=30)])]
-    assert stack_messages(RULE, resources, {"requiredRetentionDays": float(days)}) == expected
+@pytest.mark.parametrize("days", [30, 90, 365])
+def test_required_retention_days_is_still_accepted_and_ignored(days):
+    resources = [PROD, setting(**TO_STORAGE, logs=[log(days=7)])]
+    assert stack_messages(RULE, resources, {"requiredRetentionDays": float(days)}) == []
 
 
-def test_default_required_retention_is_the_builtins_365_days():
-    assert RULE.defaults() == {"requiredRetentionDays": 365}
+def test_no_default_retention_and_the_old_default_is_recorded_for_baselines():
+    assert RULE.defaults() == {}
+    assert [(c.version, dict(c.config)) for c in RULE.changed] == [("0.2.0", {"requiredRetentionDays": 365})]
 
 
 def unknown_setting(name: str, **deps: str):
