@@ -175,6 +175,13 @@ ATTACHED_KINDS = ("Kubernetes", "VirtualMachine", "SynapseSpark")
 ATTACHED_REPLACE_ON_CHANGES = ("location", "identity", "properties")
 """Attached computes: any change but tags re-attaches them (the old attachment is removed first).
 https://learn.microsoft.com/azure/machine-learning/how-to-attach-compute-targets#limitations"""
+MULTI_ATTACH_KINDS = ("Kubernetes",)
+"""Attached compute types one workspace may attach several times: "For the same Kubernetes cluster, you can attach it
+to the same workspace multiple times and create multiple compute targets" (a namespace per target isolates the
+workloads). Every other attached type (AKS, VirtualMachine, SynapseSpark, HDInsight, Databricks, ...) is attached
+once: "Each new attachment will break the previous existing attachment(s)" (the v1 attach docs' limitation).
+https://learn.microsoft.com/azure/machine-learning/how-to-attach-kubernetes-to-workspace#multi-attach-and-workload-isolation
+https://learn.microsoft.com/azure/machine-learning/v1/how-to-attach-compute-targets#limitations"""
 REPLACE_ON_CHANGES = {
     "AmlCompute": CLUSTER_REPLACE_ON_CHANGES,
     "ComputeInstance": INSTANCE_REPLACE_ON_CHANGES,

@@ -1,12 +1,24 @@
-"""aml-attached-compute-unique: a workspace attaches each existing resource through one compute only."""
+"""aml-attached-compute-unique: a workspace attaches each existing resource through one compute only.
+
+Facts (`amlkit.azure_facts.MULTI_ATTACH_KINDS`): "Each new attachment will break the previous existing
+attachment(s)" holds for the attach-once types (AKS, VirtualMachine, SynapseSpark, HDInsight, Databricks,
+DataFactory, DataLakeAnalytics: MicrosoftDocs/azure-ai-docs articles/machine-learning/v1/how-to-attach-compute-
+targets.md, "Limitations"). A Kubernetes cluster (the v2 type) may be attached to the same workspace several times,
+one compute target per team or namespace (articles/machine-learning/how-to-attach-kubernetes-to-workspace.md,
+"Multi-attach and workload isolation"), so Kubernetes computes are not checked here.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from amlkit import azure_facts as facts
 from amlkit.policies.azure import ATTACHED, ComputeView, compute_of, compute_subject, workspace_of, workspaces_by_key
-from amlkit.policies.framework import Finding, Rule, StackResource, must
+from amlkit.policies.framework import Change, Finding, Rule, StackResource, must
+
+ATTACH_ONCE = tuple(kind for kind in ATTACHED if kind not in facts.MULTI_ATTACH_KINDS)
+"""The attached compute types a workspace may attach only once."""
 
 
 def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -> Iterator[Finding]:
@@ -15,7 +27,7 @@ def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -
     workspaces = workspaces_by_key(resources)
     groups: dict[tuple[Any, ...], list[tuple[StackResource, ComputeView, str]]] = {}
     for resource in resources:
-        compute = compute_of(resource.type, resource.props, ATTACHED)
+        compute = compute_of(resource.type, resource.props, ATTACH_ONCE)
         if compute is None or not compute.resource_id:
             continue  # nothing attached (aml-no-aks-created-through-aml reports AKS without resourceId)
         workspace, workspace_name = _workspace(resource, compute, workspaces)
@@ -31,16 +43,11 @@ def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -
 
 
 def target_key(compute: ComputeView) -> tuple[str, ...]:
-    """What one attachment takes: the resource id (any casing); a Kubernetes cluster per namespace."""
-    resource_id = str(compute.resource_id).lower()
-    if compute.compute_type == "Kubernetes":
-        return (resource_id, compute.namespace)
-    return (resource_id,)
+    """What one attachment takes: the resource id (any casing)."""
+    return (str(compute.resource_id).lower(),)
 
 
 def _target_text(compute: ComputeView) -> str:
-    if compute.compute_type == "Kubernetes":
-        return f"{compute.resource_id} (namespace {compute.namespace})"
     return str(compute.resource_id)
 
 
@@ -58,22 +65,27 @@ RULE = Rule(
     name="aml-attached-compute-unique",
     ref="AMLK-0031",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
     since="0.1.0",
+    changed=(
+        Change("0.2.0", "Kubernetes computes are no longer checked: a workspace may attach one Kubernetes cluster "
+               "several times (how-to-attach-kubernetes-to-workspace.md, 'Multi-attach and workload isolation')"),
+    ),
     display_name="One attachment per resource",
     group="compute",
     description="No two computes of one workspace may attach the same resource (properties.resourceId, compared "
-    "case-insensitively; a Kubernetes cluster once per namespace): each new attachment breaks the earlier ones. "
-    "Every compute of such a group is reported. Covers every attached compute type (Kubernetes, AKS, "
-    "VirtualMachine, SynapseSpark, HDInsight, Databricks, DataFactory, DataLakeAnalytics); a resourceId unknown "
-    "at preview makes the rule 'can't be known'.",
+    "case-insensitively) when its compute type is attached once: each new attachment breaks the earlier ones (AKS, "
+    "VirtualMachine, SynapseSpark, HDInsight, Databricks, DataFactory, DataLakeAnalytics; the v1 attach docs' "
+    "limitation). Every compute of such a group is reported. Kubernetes computes are not checked: Azure ML lets "
+    "a workspace attach one Kubernetes cluster several times, one compute target per team or namespace "
+    "(how-to-attach-kubernetes-to-workspace.md). A resourceId unknown at preview makes the rule 'can't be known'.",
     severity="high",
     level="mandatory",
     tags=("reliability", "governance"),
-    url="https://learn.microsoft.com/azure/machine-learning/how-to-attach-compute-targets#limitations",
+    url="https://learn.microsoft.com/azure/machine-learning/v1/how-to-attach-compute-targets#limitations",
     remediation="Attach each resource once per workspace: remove all but one of the computes, or point them at "
     "other resources. To change an attachment's settings, change the one compute: Azure ML needs the old "
     "attachment removed first, which the amlkit attached-compute components do (replace on change, delete before "
-    "replace); with raw azure-native resources set replace_on_changes and delete_before_replace yourself. One "
-    "Kubernetes cluster may serve several computes of a workspace in different namespaces "
-    "(https://learn.microsoft.com/azure/machine-learning/how-to-attach-kubernetes-to-workspace).",
+    "replace); with raw azure-native resources set replace_on_changes and delete_before_replace yourself. A "
+    "Kubernetes cluster may serve several computes of a workspace; give each its own namespace to isolate the "
+    "workloads (https://learn.microsoft.com/azure/machine-learning/how-to-attach-kubernetes-to-workspace).",
     check_stack=check_stack,
 )

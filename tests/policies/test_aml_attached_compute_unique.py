@@ -40,17 +40,14 @@ def case_vm_twice():
 
 
 def case_different_casing():
-    upper = AKS.upper().replace("/SUBSCRIPTIONS", "/subscriptions")
-    first, second = attached("k8s-a"), attached("k8s-b", resource_id=upper)
-    return [first, second], [duplicate(first, f"{AKS} (namespace azureml)", second),
-                             duplicate(second, f"{upper} (namespace azureml)", first)]
+    upper = VM.upper().replace("/SUBSCRIPTIONS", "/subscriptions")
+    first, second = attached("vm-a", "VirtualMachine", VM), attached("vm-b", "VirtualMachine", upper)
+    return [first, second], [duplicate(first, VM, second), duplicate(second, upper, first)]
 
 
-def case_default_namespace_is_default():
-    first = attached("k8s-a", namespace=DELETE)
-    second = attached("k8s-b", namespace="default")
-    return [first, second], [duplicate(first, f"{AKS} (namespace default)", second),
-                             duplicate(second, f"{AKS} (namespace default)", first)]
+def case_aks_v1_attached_twice():
+    first, second = attached("aks-a", "AKS", AKS), attached("aks-b", "AKS", AKS)
+    return [first, second], [duplicate(first, AKS, second), duplicate(second, AKS, first)]
 
 
 def case_three_attachments_each_names_the_others():
@@ -78,8 +75,12 @@ def case_workspace_names_ignore_case():
 
 CASES = [
     ("vm-attached-twice-under-two-names", case_vm_twice),
-    ("same-cluster-different-casing", case_different_casing),
-    ("omitted-namespace-is-default", case_default_namespace_is_default),
+    ("same-vm-different-casing", case_different_casing),
+    ("aks-v1-attached-twice", case_aks_v1_attached_twice),
+    # Kubernetes (v2): one cluster may be attached to a workspace several times (how-to-attach-kubernetes)
+    ("kubernetes-same-cluster-same-namespace-passes", lambda: ([attached("k8s-a"), attached("k8s-b")], [])),
+    ("kubernetes-default-namespace-twice-passes", lambda: ([attached("k8s-a", namespace=DELETE),
+                                                            attached("k8s-b", namespace="default")], [])),
     ("three-attachments-each-names-the-others", case_three_attachments_each_names_the_others),
     ("same-workspace-found-by-dependency", case_workspace_in_stack_by_dependency),
     ("unique-pair-passes", lambda: ([attached("k8s"), attached("vm", "VirtualMachine", VM)], [])),
@@ -108,11 +109,10 @@ def test_unknown_resource_id_is_unknown_not_a_pass():
         stack_findings(RULE, [known, unknown])
 
 
-def test_unknown_namespace_is_unknown_not_a_pass():
-    unknown = resource("k8s-b", with_unknown(attached("k8s-b").props, "properties.properties.namespace",
-                                             UNKNOWN_STRING_VALUE))
-    with pytest.raises(UnknownValueError):
-        stack_findings(RULE, [attached("k8s-a"), unknown])
+def test_kubernetes_is_the_one_multi_attach_kind():
+    from amlkit import azure_facts
+
+    assert azure_facts.MULTI_ATTACH_KINDS == ("Kubernetes",)
 
 
 EXAMPLE = Example.of_builders(CASES, fails="vm-attached-twice-under-two-names", passes="unique-pair-passes")

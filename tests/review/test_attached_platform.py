@@ -1,6 +1,6 @@
 """End to end on a platform program: computes attached through amlkit's components next to a raw workspace,
-reviewed once by the real engine: the duplicate attachment is refused, the other attachments pass, the plan
-shows every target."""
+reviewed once by the real engine: the VM attached twice is refused, the Kubernetes cluster attached three times
+(allowed) and the other attachments pass, the plan shows every target."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from amlkit.review.plan import render_plan
 from tests.review.helpers import FIXTURES
 
 PLATFORM = FIXTURES / "attached_platform"
-AKS = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-aks/providers/Microsoft.ContainerService/"
+SUB = "/subscriptions/00000000-0000-0000-0000-000000000000"
+VM = f"{SUB}/resourceGroups/rg-vm/providers/Microsoft.Compute/virtualMachines/dsvm"
 WORKSPACE_ADVISORIES = ["aml-workspace-cmk", "aml-workspace-diagnostics", "aml-workspace-hbi",
                         "aml-workspace-user-assigned-identity"]  # the raw workspace's own, under the pack defaults
 
@@ -24,22 +25,21 @@ def stack():
     return only
 
 
-def test_only_the_duplicate_attachment_is_refused(stack):
+def test_only_the_vm_attached_twice_is_refused(stack):
     assert (stack.error, stack.unknown) == (None, [])
     assert sorted((v.policy, v.resource) for v in stack.violations) == sorted(
-        [("aml-attached-compute-unique", "k8s-a-again-compute"), ("aml-attached-compute-unique", "k8s-a-compute")]
+        [("aml-attached-compute-unique", "dsvm-again-compute"), ("aml-attached-compute-unique", "dsvm-compute")]
         + [(policy, "mlw") for policy in WORKSPACE_ADVISORIES])
 
 
 def test_each_duplicate_names_the_other(stack):
     messages = {v.resource: v.message for v in stack.violations if v.policy == "aml-attached-compute-unique"}
-    upper = AKS.upper().replace("/SUBSCRIPTIONS/", "/subscriptions/") + "MANAGEDCLUSTERS/AKS-SHARED"
+    upper = VM.upper().replace("/SUBSCRIPTIONS/", "/subscriptions/")
     assert messages == {
-        "k8s-a-compute": "Kubernetes compute 'k8s-a-compute' must attach a resource no other compute of workspace "
-        f"'mlw' attaches; found {AKS}managedClusters/aks-shared (namespace team-a) also attached by "
-        "'k8s-a-again-compute'.",
-        "k8s-a-again-compute": "Kubernetes compute 'k8s-a-again-compute' must attach a resource no other compute of "
-        f"workspace 'mlw' attaches; found {upper} (namespace team-a) also attached by 'k8s-a-compute'.",
+        "dsvm-compute": "VirtualMachine compute 'dsvm-compute' must attach a resource no other compute of workspace "
+        f"'mlw' attaches; found {VM} also attached by 'dsvm-again-compute'.",
+        "dsvm-again-compute": "VirtualMachine compute 'dsvm-again-compute' must attach a resource no other compute of "
+        f"workspace 'mlw' attaches; found {upper} also attached by 'dsvm-compute'.",
     }
     assert {v.level for v in stack.violations if v.policy == "aml-attached-compute-unique"} == {"mandatory"}
 

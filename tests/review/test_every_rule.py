@@ -127,14 +127,14 @@ MESSAGES = {
     ("aml-no-preview-api-versions", "cpu-preview"): "Resource 'cpu-preview' must use a stable API version "
     "(azure-native:machinelearningservices:Compute); found "
     "azure-native:machinelearningservices/v20240101preview:Compute.",
-    ("aml-attached-compute-unique", "aks-attached-twice"): "Kubernetes compute 'aks-attached-twice' must attach "
+    ("aml-attached-compute-unique", "aks-attached-twice"): "AKS compute 'aks-attached-twice' must attach "
     "a resource no other compute of workspace 'mlw-open' attaches; found /subscriptions/"
     "00000000-0000-0000-0000-000000000000/resourceGroups/RG-NET/providers/Microsoft.ContainerService/"
-    "managedClusters/AKS-Shared (namespace team-x) also attached by 'aks-attached-again'.",
-    ("aml-attached-compute-unique", "aks-attached-again"): "Kubernetes compute 'aks-attached-again' must attach "
+    "managedClusters/AKS-Shared also attached by 'aks-attached-again'.",
+    ("aml-attached-compute-unique", "aks-attached-again"): "AKS compute 'aks-attached-again' must attach "
     "a resource no other compute of workspace 'mlw-open' attaches; found /subscriptions/"
     "00000000-0000-0000-0000-000000000000/resourceGroups/rg-net/providers/Microsoft.ContainerService/"
-    "managedClusters/aks-shared (namespace team-x) also attached by 'aks-attached-twice'.",
+    "managedClusters/aks-shared also attached by 'aks-attached-twice'.",
     ("aml-workspace-diagnostics", "mlw-open"): "Workspace 'mlw-open' must have a diagnostic setting "
     "(monitor:DiagnosticSetting whose resourceUri is the workspace's id).",
     ("aml-workspace-serverless-no-public-ip", "mlw-open"): "Workspace 'mlw-open' must have "
