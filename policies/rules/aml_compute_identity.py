@@ -1,6 +1,7 @@
-"""aml-compute-identity: clusters, instances, Kubernetes and Synapse Spark computes have ONE kind of managed
-identity, system XOR user-assigned; an instance's identity holds Contributor on its workspace, or idle
-shutdown never stops it.
+"""aml-compute-identity: clusters, Kubernetes and Synapse Spark computes have ONE kind of managed identity, system
+XOR user-assigned; a compute instance, whose identity Azure makes optional, may have none, and one it has is of one
+kind. The instance's Contributor grant for idle shutdown is aml-compute-instance-identity's (advisory), which uses
+`idle_shutdown` below.
 
 Facts:
 - A compute takes one system-assigned identity OR user-assigned identities, not both; ARM accepts
@@ -41,9 +42,8 @@ from amlkit.policies.azure import (
     read_known,
     role_assignment_view,
     workspace_of,
-    workspaces_by_key,
 )
-from amlkit.policies.framework import Finding, Rule, StackResource, cannot_tell, must
+from amlkit.policies.framework import Change, Finding, Rule, StackResource, cannot_tell, must
 
 SYSTEM = "systemassigned"
 USER = "userassigned"
@@ -57,23 +57,21 @@ IDLE = ("give its managed identity Contributor on its workspace (without it, idl
 
 
 def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -> Iterator[Finding]:
-    assignments = [r for r in resources if role_assignment_view(r.type, r.props) is not None]
-    workspaces = workspaces_by_key(resources)
     for resource in resources:
         compute = compute_of(resource.type, resource.props, WITH_IDENTITY)
         if compute is None:
             continue
         subject = compute_subject(resource.name, compute)
+        if compute.is_instance and compute.identity_type is None:
+            continue  # optional on an instance (how-to-create-compute-instance.md, "Assign managed identity")
         problem = _identity_problem(subject, compute)
         if problem is not None:
             yield Finding(problem, resource.urn)
-        elif compute.is_instance:
-            yield from _idle_shutdown(subject, resource, compute, assignments, workspaces)
 
 
 def _identity_problem(subject: str, compute: ComputeView) -> str | None:
     raw = compute.identity_type
-    kinds = _kinds(raw)
+    kinds = identity_kinds(raw)
     if kinds == {SYSTEM, USER}:
         return must(subject, "have either a system-assigned or user-assigned identity, not both", raw)
     if kinds == {USER}:
@@ -89,7 +87,7 @@ def _identity_problem(subject: str, compute: ComputeView) -> str | None:
     return must(subject, EITHER, "none" if raw is None else str(raw))
 
 
-def _kinds(raw: Any) -> set[str]:
+def identity_kinds(raw: Any) -> set[str]:
     """`SystemAssigned, UserAssigned` (any spacing or casing) -> {"systemassigned", "userassigned"}."""
     if not isinstance(raw, str):
         return set()
@@ -100,8 +98,9 @@ def _kinds(raw: Any) -> set[str]:
 # --- instances: Contributor on the workspace for idle shutdown ----------------------------------------
 
 
-def _idle_shutdown(subject: str, instance: StackResource, compute: ComputeView,
-                   assignments: list[StackResource], workspaces: Mapping[Any, StackResource]) -> Iterator[Finding]:
+def idle_shutdown(subject: str, instance: StackResource, compute: ComputeView,
+                  assignments: list[StackResource], workspaces: Mapping[Any, StackResource]) -> Iterator[Finding]:
+    """An instance's identity must hold Contributor (or Owner) on its workspace or a scope above it."""
     mine = [a for a in assignments if _grants_to(a, instance, compute)]
     if not mine:
         yield cannot_tell(subject, IDLE, "the stack assigns its managed identity no role, so a grant made "
@@ -127,7 +126,7 @@ def _idle_shutdown(subject: str, instance: StackResource, compute: ComputeView,
 def _grants_to(assignment: StackResource, instance: StackResource, compute: ComputeView) -> bool:
     """The assignment's principal is the instance's system identity or one of its user-assigned identities."""
     principal = set(assignment.property_dependencies.get("principalId", ()))
-    if _kinds(compute.identity_type) == {SYSTEM}:
+    if identity_kinds(compute.identity_type) == {SYSTEM}:
         return instance.urn in principal
     identities = set(instance.property_dependencies.get("identity", ())) & principal
     return any(is_type(_urn_type(urn), USER_ASSIGNED_IDENTITY) or _urn_type(urn) == CLASSIC_USER_ASSIGNED_IDENTITY
@@ -176,15 +175,19 @@ RULE = Rule(
     name="aml-compute-identity",
     ref="AMLK-0007",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
     since="0.1.0",
+    changed=(
+        Change("0.2.0", "a compute instance may have no managed identity (Azure makes it optional), and its "
+               "Contributor grant for idle shutdown moved to aml-compute-instance-identity (advisory)"),
+    ),
     display_name="One kind of compute identity",
     group="compute",
     stack_key="identity",
-    description="AmlCompute clusters and compute instances must have a managed identity, either "
-    "system-assigned or user-assigned (with at least one id), never both and never none. A compute "
-    "instance's identity must also hold Contributor on the workspace, or idle shutdown never stops the "
-    "instance: checked against the stack's role assignments, unknown when the stack shows none. Covers "
-    "clusters, instances, and attached Kubernetes and SynapseSpark computes (their jobs reach data with it); "
-    "not VirtualMachine or other attached types, which az ml attaches without an identity.",
+    description="AmlCompute clusters and attached Kubernetes and SynapseSpark computes must have a managed "
+    "identity, either system-assigned or user-assigned (with at least one id), never both and never none (their "
+    "jobs reach data with it). A compute instance may have none (Azure makes it optional); one it has must be of "
+    "one kind. Whether an instance's identity holds Contributor on the workspace (idle shutdown) is "
+    "aml-compute-instance-identity's. Not VirtualMachine or other attached types, which az ml attaches without an "
+    "identity.",
     severity="high",
     level="mandatory",
     tags=("identity", "security"),
@@ -192,10 +195,6 @@ RULE = Rule(
     remediation="Set identity.type to SystemAssigned, or to UserAssigned with user_assigned_identities "
     "listing the identity's ARM id. A compute supports one system-assigned identity OR user-assigned "
     "identities, not both; ARM accepts 'SystemAssigned,UserAssigned' anyway, so only this policy stops it. "
-    "Without an identity the compute cannot use identity-based access to datastores, Key Vault or ACR. For a "
-    "compute instance, also grant that identity Contributor on the workspace in the same stack (an "
-    "authorization.RoleAssignment with principal_id from the instance or the user-assigned identity and scope "
-    "= the workspace id; the ComputeInstance component does it when given workspace_id): Azure ML does not "
-    "stop an idle instance whose identity lacks it.",
+    "Without an identity the compute cannot use identity-based access to datastores, Key Vault or ACR.",
     check_stack=check_stack,
 )

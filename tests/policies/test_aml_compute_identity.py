@@ -1,9 +1,6 @@
 import pytest
-from pulumi_policy import StackValidationArgs
-from pulumi_policy.policy import PolicyResource
-from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError, unknown_checking_proxy
+from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
 
-from amlkit.policies.pack import build_policies
 from amlkit.policies.rules.aml_compute_identity import RULE
 from tests.policies.compute_fixtures import (
     USER_IDENTITY_ID,
@@ -109,7 +106,7 @@ def test_aml_compute_identity(props, expected):
 
 INSTANCE_CASES = [
     ("instance-happy", instance_props(), []),
-    ("instance-missing", identity(DELETE, instance_props()), [f"{INSTANCE} {NONE}; found none."]),
+    ("instance-without-identity-passes", identity(DELETE, instance_props()), []),  # optional on an instance
     ("instance-both", identity({"type": "SystemAssigned,UserAssigned"}, instance_props()),
      [f"{INSTANCE} {NOT_BOTH}; found SystemAssigned,UserAssigned."]),
 ]
@@ -118,73 +115,6 @@ INSTANCE_CASES = [
 @pytest.mark.parametrize(("props", "expected"), [c[1:] for c in INSTANCE_CASES], ids=[c[0] for c in INSTANCE_CASES])
 def test_instance_identity(props, expected):
     assert findings([WS, resource("ci-alice", props), grant()]) == [decided("ci-alice", m) for m in expected]
-
-
-# --- an instance's identity needs Contributor on the workspace for idle shutdown ----------------------------
-
-CI = resource("ci-alice", instance_props())
-UAI = resource("uai", {"resourceName": "id-ml-compute", "resourceGroupName": "rg-ml-prod"}, UAI_TYPE)
-UAI_INSTANCE = resource("ci-alice", identity({"type": "UserAssigned", "userAssignedIdentities": [USER_IDENTITY_ID]},
-                                             instance_props()), depends={"identity": [UAI_URN]})
-RG_SCOPE = f"{SUB}/resourceGroups/rg-ml-prod"
-
-
-def not_granted(names):
-    return decided("ci-alice", f"Compute instance 'ci-alice' {IDLE}; found role assignments {names}, none of them "
-                               "Contributor or Owner on the workspace or a scope above it.")
-
-
-NO_ROLE = unknown("the stack assigns its managed identity no role, so a grant made elsewhere cannot be seen")
-
-CONTRIBUTOR_CASES = [
-    ("contributor-on-workspace", [WS, CI, grant()], []),
-    ("owner-on-workspace", [WS, CI, grant(role=OWNER)], []),
-    ("role-id-upper-case", [WS, CI, grant(role=CONTRIBUTOR.upper())], []),
-    ("workspace-id-literal", [WS, CI, grant(scope_from=None)], []),
-    ("workspace-id-other-case", [WS, CI, grant(scope=WORKSPACE_ID.upper(), scope_from=None)], []),
-    ("resource-group-scope-inherits", [WS, CI, grant(scope=RG_SCOPE, scope_from=None)], []),
-    ("subscription-scope-inherits", [WS, CI, grant(scope=SUB, scope_from=None)], []),
-    ("workspace-not-in-stack-literal-id", [CI, grant(scope_from=None)], []),
-    ("reader-only", [WS, CI, grant("ci-alice-reader", role=READER)], [not_granted("'ci-alice-reader'")]),
-    ("reader-and-contributor", [WS, CI, grant("ci-alice-reader", role=READER), grant()], []),
-    ("contributor-on-other-workspace", [WS, CI, grant(scope=WORKSPACE_ID.replace("mlw-prod", "mlw-dev"),
-                                                            scope_from=None)],
-     [not_granted("'ci-alice-contributor'")]),
-    ("contributor-on-other-group", [WS, CI, grant(scope=f"{SUB}/resourceGroups/rg-other", scope_from=None)],
-     [not_granted("'ci-alice-contributor'")]),
-    ("contributor-on-storage-account", [WS, CI, grant(
-        scope=f"{RG_SCOPE}/providers/Microsoft.Storage/storageAccounts/stml", scope_from=None)],
-     [not_granted("'ci-alice-contributor'")]),
-    ("no-role-assignment-is-unknown", [WS, CI], [NO_ROLE]),
-    ("assignment-for-another-principal-is-unknown", [WS, CI, grant(principal=urn(COMPUTE_TYPE, "other"))],
-     [NO_ROLE]),
-    ("user-assigned-identity-granted", [WS, UAI, UAI_INSTANCE, grant(principal=UAI_URN)], []),
-    ("user-assigned-identity-reader", [WS, UAI, UAI_INSTANCE, grant("uai-reader", role=READER, principal=UAI_URN)],
-     [not_granted("'uai-reader'")]),
-    ("user-assigned-literal-id-is-unknown", [WS, resource("ci-alice", UAI_INSTANCE.props), grant(principal=UAI_URN)],
-     [NO_ROLE]),
-    ("clusters-need-no-contributor", [WS, resource("cpu-cluster", HAPPY)], []),
-    ("instance-without-identity-not-checked-for-roles", [WS, resource("ci-alice", identity(DELETE, instance_props()))],
-     [decided("ci-alice", f"Compute instance 'ci-alice' {NONE}; found none.")]),
-]
-
-
-@pytest.mark.parametrize(("resources", "expected"), [c[1:] for c in CONTRIBUTOR_CASES],
-                         ids=[c[0] for c in CONTRIBUTOR_CASES])
-def test_instance_identity_needs_contributor_on_the_workspace(resources, expected):
-    assert findings(resources) == expected
-
-
-def test_unknown_role_is_unknown_for_that_instance_only():
-    unknown_grant = grant()
-    unknown_grant = resource(unknown_grant.name, with_unknown(dict(unknown_grant.props), "roleDefinitionId",
-                                                              UNKNOWN_STRING_VALUE), ROLE_TYPE,
-                             {"principalId": [CI_URN], "scope": [WS.urn]})
-    bad_cluster = resource("cpu-cluster", identity(DELETE))
-    assert findings([WS, bad_cluster, CI, unknown_grant]) == [
-        decided("cpu-cluster", f"{CLUSTER} {NONE}; found none."),
-        unknown("role or scope of 'ci-alice-contributor' unknown until deployment"),
-    ]
 
 
 def test_unknown_identity_type_is_unknown_not_a_pass():
@@ -197,25 +127,21 @@ def test_other_resource_types_are_ignored():
     assert findings([resource("sa", identity(DELETE), "azure-native:storage:StorageAccount")]) == []
 
 
-def test_through_the_pack_edge_decided_findings_are_reported_before_the_unknown():
-    policy = build_policies([RULE])[0]
-
-    def policy_resource(name, props):
-        return PolicyResource(COMPUTE_TYPE, unknown_checking_proxy(props), urn(COMPUTE_TYPE, name), name, None,
-                              None, None, [], {})
-
-    stack = [policy_resource("cpu-cluster", identity(DELETE)), policy_resource("ci-alice", instance_props())]
-    reported = []
-    with pytest.raises(UnknownValueError) as caught:
-        policy.validate(StackValidationArgs(stack, {}), lambda message, urn=None: reported.append((urn, message)))
-    assert reported == [(urn(COMPUTE_TYPE, "cpu-cluster"), f"{CLUSTER} {NONE}; found none.")]
-    assert caught.value.message == NO_ROLE[1]
-
-
 def test_is_a_mandatory_stack_rule():
     assert (RULE.is_stack_rule, RULE.level) == (True, "mandatory")
 
 
-# The example shows the stack part of the rule: the instance's Contributor grant, found by the property
-# dependencies of its principalId (the instance) and scope (the workspace).
-EXAMPLE = Example.of_stacks(CONTRIBUTOR_CASES, fails="reader-only", passes="contributor-on-workspace")
+STACK_CASES = [
+    ("cluster-and-instance-each-one-kind", [WS, resource("cpu-cluster", HAPPY), resource("ci-alice", instance_props())],
+     []),
+    ("cluster-with-both-kinds", [WS, resource("cpu-cluster", identity({"type": "SystemAssigned,UserAssigned"}))],
+     [decided("cpu-cluster", f"{CLUSTER} {NOT_BOTH}; found SystemAssigned,UserAssigned.")]),
+]
+
+
+@pytest.mark.parametrize(("resources", "expected"), [c[1:] for c in STACK_CASES], ids=[c[0] for c in STACK_CASES])
+def test_stacks(resources, expected):
+    assert findings(resources) == expected
+
+
+EXAMPLE = Example.of_stacks(STACK_CASES, fails="cluster-with-both-kinds", passes="cluster-and-instance-each-one-kind")

@@ -46,7 +46,7 @@ INSTANCE_BAD = [  # Standard_NC6, retired: aml-compute-retired-vm-series' findin
     ("aml-compute-retired-vm-series", M),
     ("aml-gpu-cuda-compatible", M),
     ("aml-compute-isolated-size", M),
-    ("aml-compute-identity", M),
+    ("aml-compute-instance-identity", A),  # requireIdentity in pack-config.json
     ("aml-cluster-ssh-disabled", M),
     ("aml-compute-no-public-ip", A),
     ("aml-compute-local-auth-disabled", A),

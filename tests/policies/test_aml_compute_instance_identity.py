@@ -1,0 +1,173 @@
+"""aml-compute-instance-identity: an instance's identity is optional; one it has needs Contributor on the workspace."""
+
+import pytest
+from pulumi_policy import StackValidationArgs
+from pulumi_policy.policy import PolicyResource
+from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError, unknown_checking_proxy
+
+from amlkit.policies.pack import build_policies
+from amlkit.policies.rules.aml_compute_instance_identity import RULE
+from tests.policies.compute_fixtures import (
+    USER_IDENTITY_ID,
+    instance_props,
+    resource,
+    urn,
+    with_unknown,
+    workspace,
+)
+from tests.policies.examples import Example
+from tests.policies.helpers import COMPUTE_TYPE, DELETE, Public, changed, cluster_props
+
+PUBLIC = Public("AMLK-0033", "aml-compute-instance-identity", level="advisory", kind="stack")
+
+HAPPY = cluster_props()
+CLUSTER = "AmlCompute cluster 'cpu-cluster'"
+INSTANCE = "Compute instance 'ci-alice'"
+NOT_BOTH = "must have either a system-assigned or user-assigned identity, not both"
+NONE = "must have a managed identity, either SystemAssigned or UserAssigned"
+IDLE = ("must give its managed identity Contributor on its workspace (without it, idle shutdown never stops the "
+        "instance)")
+
+ROLE_TYPE = "azure-native:authorization:RoleAssignment"
+UAI_TYPE = "azure-native:managedidentity:UserAssignedIdentity"
+SUB = "/subscriptions/0000"
+WORKSPACE_ID = f"{SUB}/resourceGroups/rg-ml-prod/providers/Microsoft.MachineLearningServices/workspaces/mlw-prod"
+CONTRIBUTOR = f"{SUB}/providers/Microsoft.Authorization/roleDefinitions/b24988ac-6180-42a0-ab88-20f7382dd24c"
+OWNER = f"{SUB}/providers/Microsoft.Authorization/roleDefinitions/8e3af657-a8ff-443c-a75c-2fe8c4bcb635"
+READER = f"{SUB}/providers/Microsoft.Authorization/roleDefinitions/acdd72a7-3385-48ef-bd42-f606fba81ae7"
+WS = workspace()
+CI_URN = urn(COMPUTE_TYPE, "ci-alice")
+UAI_URN = urn(UAI_TYPE, "uai")
+
+
+def identity(value, props=HAPPY):
+    return changed(props, "identity", value)
+
+
+def grant(name="ci-alice-contributor", role=CONTRIBUTOR, scope=WORKSPACE_ID, principal=CI_URN, scope_from=WS.urn):
+    """A role assignment; `principal`/`scope_from` are the URNs its principalId/scope were built from."""
+    props = {"principalId": "00000000-aaaa-0000-0000-000000000000", "principalType": "ServicePrincipal",
+             "roleDefinitionId": role, "scope": scope}
+    depends = {"principalId": [principal] if principal else [], "scope": [scope_from] if scope_from else []}
+    return resource(name, props, ROLE_TYPE, depends)
+
+
+def findings(resources):
+    return [(f.urn.rsplit("::", 1)[-1], f.message, f.unknown) for f in RULE.evaluate_stack(resources)]
+
+
+def decided(name, message):
+    return name, message, False
+
+
+def unknown(reason, name="ci-alice"):
+    return name, f"Compute instance '{name}' {IDLE}; cannot tell: {reason}.", True
+
+
+# --- an instance's identity needs Contributor on the workspace for idle shutdown ----------------------------
+
+CI = resource("ci-alice", instance_props())
+UAI = resource("uai", {"resourceName": "id-ml-compute", "resourceGroupName": "rg-ml-prod"}, UAI_TYPE)
+UAI_INSTANCE = resource("ci-alice", identity({"type": "UserAssigned", "userAssignedIdentities": [USER_IDENTITY_ID]},
+                                             instance_props()), depends={"identity": [UAI_URN]})
+RG_SCOPE = f"{SUB}/resourceGroups/rg-ml-prod"
+
+
+def not_granted(names):
+    return decided("ci-alice", f"Compute instance 'ci-alice' {IDLE}; found role assignments {names}, none of them "
+                               "Contributor or Owner on the workspace or a scope above it.")
+
+
+NO_ROLE = unknown("the stack assigns its managed identity no role, so a grant made elsewhere cannot be seen")
+
+CONTRIBUTOR_CASES = [
+    ("contributor-on-workspace", [WS, CI, grant()], []),
+    ("owner-on-workspace", [WS, CI, grant(role=OWNER)], []),
+    ("role-id-upper-case", [WS, CI, grant(role=CONTRIBUTOR.upper())], []),
+    ("workspace-id-literal", [WS, CI, grant(scope_from=None)], []),
+    ("workspace-id-other-case", [WS, CI, grant(scope=WORKSPACE_ID.upper(), scope_from=None)], []),
+    ("resource-group-scope-inherits", [WS, CI, grant(scope=RG_SCOPE, scope_from=None)], []),
+    ("subscription-scope-inherits", [WS, CI, grant(scope=SUB, scope_from=None)], []),
+    ("workspace-not-in-stack-literal-id", [CI, grant(scope_from=None)], []),
+    ("reader-only", [WS, CI, grant("ci-alice-reader", role=READER)], [not_granted("'ci-alice-reader'")]),
+    ("reader-and-contributor", [WS, CI, grant("ci-alice-reader", role=READER), grant()], []),
+    ("contributor-on-other-workspace", [WS, CI, grant(scope=WORKSPACE_ID.replace("mlw-prod", "mlw-dev"),
+                                                            scope_from=None)],
+     [not_granted("'ci-alice-contributor'")]),
+    ("contributor-on-other-group", [WS, CI, grant(scope=f"{SUB}/resourceGroups/rg-other", scope_from=None)],
+     [not_granted("'ci-alice-contributor'")]),
+    ("contributor-on-storage-account", [WS, CI, grant(
+        scope=f"{RG_SCOPE}/providers/Microsoft.Storage/storageAccounts/stml", scope_from=None)],
+     [not_granted("'ci-alice-contributor'")]),
+    ("no-role-assignment-is-unknown", [WS, CI], [NO_ROLE]),
+    ("assignment-for-another-principal-is-unknown", [WS, CI, grant(principal=urn(COMPUTE_TYPE, "other"))],
+     [NO_ROLE]),
+    ("user-assigned-identity-granted", [WS, UAI, UAI_INSTANCE, grant(principal=UAI_URN)], []),
+    ("user-assigned-identity-reader", [WS, UAI, UAI_INSTANCE, grant("uai-reader", role=READER, principal=UAI_URN)],
+     [not_granted("'uai-reader'")]),
+    ("user-assigned-literal-id-is-unknown", [WS, resource("ci-alice", UAI_INSTANCE.props), grant(principal=UAI_URN)],
+     [NO_ROLE]),
+    ("clusters-need-no-contributor", [WS, resource("cpu-cluster", HAPPY)], []),
+    ("instance-without-identity-passes-by-default", [WS, resource("ci-alice", identity(DELETE, instance_props()))],
+     []),
+    ("malformed-identity-is-aml-compute-identitys", [WS, resource("ci-alice", identity(
+        {"type": "Both"}, instance_props()))], []),
+]
+
+
+@pytest.mark.parametrize(("resources", "expected"), [c[1:] for c in CONTRIBUTOR_CASES],
+                         ids=[c[0] for c in CONTRIBUTOR_CASES])
+def test_instance_identity_needs_contributor_on_the_workspace(resources, expected):
+    assert findings(resources) == expected
+
+
+def test_unknown_role_is_unknown_for_that_instance_only():
+    unknown_grant = grant()
+    unknown_grant = resource(unknown_grant.name, with_unknown(dict(unknown_grant.props), "roleDefinitionId",
+                                                              UNKNOWN_STRING_VALUE), ROLE_TYPE,
+                             {"principalId": [CI_URN], "scope": [WS.urn]})
+    other = resource("ci-bob", instance_props())
+    assert findings([WS, other, CI, unknown_grant]) == [
+        unknown("the stack assigns its managed identity no role, so a grant made elsewhere cannot be seen", "ci-bob"),
+        unknown("role or scope of 'ci-alice-contributor' unknown until deployment"),
+    ]
+
+
+@pytest.mark.parametrize(("config", "expected"), [
+    (None, []),
+    ({"requireIdentity": False}, []),
+    ({"requireIdentity": True}, [decided("ci-alice", "Compute instance 'ci-alice' must have a managed identity, either "
+                                 "SystemAssigned or UserAssigned; found none (the identity is optional in Azure; "
+                                 "requireIdentity asks for one).")]),
+], ids=["default-optional", "explicitly-optional", "required"])
+def test_require_identity_is_configurable(config, expected):
+    stack = [WS, resource("ci-alice", identity(DELETE, instance_props()))]
+    assert [(f.urn.rsplit("::", 1)[-1], f.message, f.unknown) for f in RULE.evaluate_stack(stack, config)] == expected
+
+
+def test_through_the_pack_edge_decided_findings_are_reported_before_the_unknown():
+    policy = build_policies([RULE])[0]
+
+    def policy_resource(name, props):
+        return PolicyResource(COMPUTE_TYPE, unknown_checking_proxy(props), urn(COMPUTE_TYPE, name), name, None,
+                              None, None, [], {})
+
+    stack = [policy_resource("ci-bob", identity(DELETE, instance_props())),
+             policy_resource("ci-alice", instance_props())]
+    reported = []
+    with pytest.raises(UnknownValueError) as caught:
+        policy.validate(StackValidationArgs(stack, {"requireIdentity": True}),
+                        lambda message, urn=None: reported.append((urn, message)))
+    assert reported == [(urn(COMPUTE_TYPE, "ci-bob"), "Compute instance 'ci-bob' must have a managed identity, either "
+                         "SystemAssigned or UserAssigned; found none (the identity is optional in Azure; "
+                         "requireIdentity asks for one).")]
+    assert caught.value.message == NO_ROLE[1]
+
+
+def test_is_an_advisory_stack_rule():
+    assert (RULE.is_stack_rule, RULE.level) == (True, "advisory")
+
+
+# The example: the instance's Contributor grant, found by the property dependencies of its principalId (the
+# instance) and scope (the workspace).
+EXAMPLE = Example.of_stacks(CONTRIBUTOR_CASES, fails="reader-only", passes="contributor-on-workspace")
