@@ -27,9 +27,9 @@ _TOP_KEYS = {"as_of", "sources", "gpu_architectures", "families"}
 _FAMILY_KEYS = {
     "series", "aliases", "category", "quota_family", "aml_supported", "gpu_generation", "gpu_model", "retired",
     "capacity_restricted", "approval_required", "isolated_sizes", "sizes", "source", "lifecycle", "preview",
-    "default_excluded",
+    "default_excluded", "cuda_min", "gpu_memory_gb_per_gpu", "clusters_only",
 }
-_SIZE_KEYS = {"template", "vcpus", "constrained", "gpus", "gpu_memory_gb", "retired"}
+_SIZE_KEYS = {"template", "vcpus", "constrained", "gpus", "gpu_memory_gb_total", "retired"}
 CATEGORIES = (
     "general_purpose", "burstable", "memory_optimized", "compute_optimized", "hpc",
     "storage_optimized", "gpu", "fpga",
@@ -70,6 +70,14 @@ class Stage:
 
 
 @dataclass(frozen=True)
+class CudaMin:
+    """The first CUDA toolkit a family's GPU needs, when later than its architecture's first, and its source."""
+
+    version: str
+    source: Source
+
+
+@dataclass(frozen=True)
 class GpuArchitecture:
     name: str
     vendor: str
@@ -98,6 +106,9 @@ class VmFamily:
     lifecycle: Stage | None = None  # None: no stage published in the sources read
     preview: bool = False  # the series' size page carries a preview tag
     default_excluded: str | None = None  # why a current series stays out of the default allowedSeries
+    cuda_min: CudaMin | None = None  # a GPU that needs a later CUDA than its architecture's first (A10 sm_86: 11.1)
+    gpu_memory_gb_per_gpu: int | None = None  # one physical GPU's memory (None: its page publishes only totals)
+    clusters_only: bool = False  # Azure ML runs the series on clusters, not on compute instances (FX)
 
 
 @dataclass(frozen=True)
@@ -106,12 +117,17 @@ class VmSize:
     family: VmFamily
     vcpus: int  # active vCPUs (constrained sizes count the active ones)
     gpus: str | None = None  # GPU count as the size page publishes it ("1", "1/6")
-    gpu_memory_gb: int | None = None  # the size page's "Accelerator-Memory (GB)" column, as published
+    gpu_memory_gb_total: int | None = None  # GPU memory the size gets: all its GPUs, or its share of a fractional one
     own_retirement: Dated | None = None  # a size retiring apart from its series
 
     @property
     def retirement(self) -> Dated | None:
         return self.own_retirement or self.family.retirement
+
+    @property
+    def gpu_memory_gb_per_gpu(self) -> int | None:
+        """The memory of one of the size's (physical) GPUs, from its family."""
+        return self.family.gpu_memory_gb_per_gpu
 
     @property
     def isolated(self) -> bool:
@@ -221,7 +237,10 @@ def status(size: VmSize, today: datetime.date) -> str:
 
 
 def min_cuda(size: VmSize) -> str | None:
-    """The first CUDA toolkit that supports the size's GPU architecture (None: no GPU or not CUDA)."""
+    """The first CUDA toolkit that supports the size's GPU: the family's own `cuda_min` when its GPU needs a later
+    toolkit than its architecture's first (A10, GB300), else the architecture's (None: no GPU or not CUDA)."""
+    if size.family.cuda_min is not None:
+        return size.family.cuda_min.version
     generation = size.family.gpu_generation
     return gpu_architecture(generation).cuda_min if generation else None
 
@@ -464,7 +483,26 @@ def _family(file: str | None, path: str, entry: Any, sources: Mapping[str, Sourc
         lifecycle=lifecycle,
         preview=_flag(file, f"{path}.preview", entry.get("preview", False)),
         default_excluded=excluded,
+        cuda_min=_cuda_min(file, f"{path}.cuda_min", entry.get("cuda_min"), sources),
+        gpu_memory_gb_per_gpu=_positive(file, f"{path}.gpu_memory_gb_per_gpu", entry.get("gpu_memory_gb_per_gpu")),
+        clusters_only=_flag(file, f"{path}.clusters_only", entry.get("clusters_only", False)),
     )
+
+
+def _cuda_min(file: str | None, path: str, raw: Any, sources: Mapping[str, Source]) -> CudaMin | None:
+    """{version: '11.1', source}."""
+    if raw is None:
+        return None
+    if not isinstance(raw, Mapping) or set(raw) != {"version", "source"} or not (
+            isinstance(raw["version"], str) and _cuda_ok(raw["version"])):
+        raise ConfigError(file, path, "expected {version: '<major>.<minor>', source: <id or URL>}", raw)
+    return CudaMin(raw["version"], _source(file, f"{path}.source", raw["source"], sources))
+
+
+def _positive(file: str | None, path: str, raw: Any) -> int | None:
+    if raw is not None and (not isinstance(raw, int) or isinstance(raw, bool) or raw < 1):
+        raise ConfigError(file, path, f"{raw!r} is not a positive whole number")
+    return raw
 
 
 def _stage(file: str | None, path: str, raw: Any, sources: Mapping[str, Source]) -> Stage:
@@ -485,13 +523,13 @@ def _sizes(file: str | None, path: str, entry: Mapping[str, Any], family: VmFami
 def _expand(file: str | None, path: str, spec: Any, family: VmFamily,
             sources: Mapping[str, Source]) -> Iterator[VmSize]:
     if not isinstance(spec, Mapping) or set(spec) - _SIZE_KEYS or "template" not in spec:
-        raise ConfigError(file, path, "expected {template, vcpus, constrained?, gpus?, gpu_memory_gb?, retired?}")
+        raise ConfigError(file, path, "expected {template, vcpus, constrained?, gpus?, gpu_memory_gb_total?, retired?}")
     template = spec["template"]
     if not isinstance(template, str) or template.count("{n}") != 1:
         raise ConfigError(file, f"{path}.template", f"{template!r} must contain {{n}} exactly once")
     vcpus = _vcpu_table(file, f"{path}.vcpus", spec.get("vcpus"))
     gpus = _per_n(file, f"{path}.gpus", spec.get("gpus", {}), vcpus)
-    memory = _per_n(file, f"{path}.gpu_memory_gb", spec.get("gpu_memory_gb", {}), vcpus)
+    memory = _per_n(file, f"{path}.gpu_memory_gb_total", spec.get("gpu_memory_gb_total", {}), vcpus)
     retired = _dated(file, f"{path}.retired", spec["retired"], sources) if "retired" in spec else None
     for number, count in vcpus.items():
         gpu_count = str(gpus[number]) if number in gpus else None

@@ -27,8 +27,8 @@ def test_one_size_as_json_carries_every_fact():
     assert data["sizes"] == [{
         "name": "Standard_NC80adis_H100_v5", "series": "NCads_H100_v5", "status": "current", "retires": None,
         "retirementSource": None, "successors": [], "approved": True, "amlSupported": False,
-        "capacityRestrictedSince": None, "isolated": False, "vcpus": 80, "gpuModel": "NVIDIA H100 NVL",
-        "gpuArchitecture": "Hopper", "gpus": "2", "gpuMemoryGb": 188, "minCuda": "11.8",
+        "capacityRestrictedSince": None, "isolated": True, "vcpus": 80, "gpuModel": "NVIDIA H100 NVL",
+        "gpuArchitecture": "Hopper", "gpus": "2", "gpuMemoryGb": 188, "gpuMemoryGbPerGpu": 94, "minCuda": "11.8",
         "quotaFamily": "StandardNCadsH100v5Family",
         "source": "https://learn.microsoft.com/azure/virtual-machines/sizes/gpu-accelerated/ncadsh100v5-series",
     }]
@@ -40,7 +40,7 @@ def test_retired_restricted_and_isolated_facts():
             rows["Standard_DS3_v2"]["capacityRestrictedSince"]) == ("retiring", "2028-05-01", "2026-07")
     assert (rows["Standard_NV12s_v3"]["status"], rows["Standard_NV12s_v3"]["successors"]) == (
         "retired", ["NVadsA10_v5", "NC_RTXPRO6000BSE_v6", "NCasT4_v3", "NVads_V710_v5"])
-    assert (rows["Standard_F72s_v2"]["isolated"], rows["Standard_F72s_v2"]["approved"]) == (True, False)
+    assert (rows["Standard_F72s_v2"]["isolated"], rows["Standard_F72s_v2"]["approved"]) == (False, False)  # isolation
 
 
 @pytest.mark.parametrize(("day", "expected"), [("2026-09-29", "retiring"), ("2026-09-30", "retired")])
@@ -58,7 +58,7 @@ def test_table_output():
     assert lines[1].split() == ["Standard_D4ds_v5", "Ddsv5", "current", "-", "-", "yes", "-", "no", "4", "-", "-",
                                 "-", "-", "standardDDSv5Family"]
     assert lines[2].split() == ["Standard_NV6ads_A10_v5", "NVadsA10_v5", "current", "-", "-", "yes", "-", "no", "6",
-                                "NVIDIA", "A10", "1/6", "4", "11.0", "StandardNVADSA10v5Family"]
+                                "NVIDIA", "A10", "1/6", "4", "11.1", "StandardNVADSA10v5Family"]
 
 
 def test_filters_combine():

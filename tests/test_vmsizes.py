@@ -54,7 +54,7 @@ SIZES = [
     ("Standard_E32-8s_v4", "Esv4", 8), ("Standard_E8d_v4", "Edv4", 8), ("Standard_E48ds_v4", "Edsv4", 48),
     ("Standard_E96_v5", "Ev5", 96), ("Standard_E16s_v5", "Esv5", 16), ("Standard_E96-48s_v5", "Esv5", 48),
     ("Standard_E20d_v5", "Edv5", 20), ("Standard_E8-2ds_v5", "Edsv5", 2), ("Standard_E64as_v5", "Easv5", 64),
-    ("Standard_E32ads_v5", "Eadsv5", 32), ("Standard_E112bs_v5", "Ebsv5", 112),
+    ("Standard_E32ads_v5", "Eadsv5", 32), ("Standard_E112ibs_v5", "Ebsv5", 112),
     ("Standard_E8bds_v5", "Ebdsv5", 8), ("Standard_E4ps_v5", "Epsv5", 4), ("Standard_E32pds_v5", "Epdsv5", 32),
     ("Standard_E192s_v6", "Esv6", 192), ("Standard_E2ds_v6", "Edsv6", 2), ("Standard_E96as_v6", "Easv6", 96),
     ("Standard_E20ads_v6", "Eadsv6", 20),
@@ -226,7 +226,7 @@ def test_family_facts_for_a_few_series():
     assert (ncv3.series, ncv3.category, ncv3.quota_family, ncv3.aml_supported, ncv3.gpu_generation, ncv3.retired,
             ncv3.approval_required, ncv3.isolated_sizes, ncv3.gpu_model) == (
         "NCv3", "gpu", "standardNCSv3Family", True, "Volta", datetime.date(2025, 9, 30), True,
-        ("Standard_NC24s_v3", "Standard_NC24rs_v3"), "NVIDIA V100",
+        (), "NVIDIA V100",  # isolation.md no longer lists NCv3 sizes
     )
     assert ncv3.successors == ("NCads_H100_v5", "NCasT4_v3", "NVadsA10_v5", "NVads_V710_v5")
     dsv2 = family_by_series("DSv2")

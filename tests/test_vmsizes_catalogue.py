@@ -67,11 +67,16 @@ SUCCESSORS = {
     "DSv2": ("Dsv5", "Ddsv5", "Dasv5", "Dadsv5", "Dasv6", "Dadsv6", "Dsv6", "Ddsv6", "Dasv7", "Dadsv7", "Esv6",
              "Edsv6", "Easv6", "Eadsv6", "Easv7", "Eadsv7"),
 }
-ISOLATED = {
-    "Standard_M128ms", "Standard_F72s_v2", "Standard_NC24s_v3", "Standard_NC24rs_v3",  # aml-compute-target
-    "Standard_E192is_v6", "Standard_E192ids_v6", "Standard_E104i_v5", "Standard_E104id_v5",  # modernization
-    "Standard_E104is_v5", "Standard_E104ids_v5", "Standard_E80is_v4", "Standard_E80ids_v4",
-    "Standard_M192is_v2", "Standard_M192ims_v2", "Standard_M192ids_v2", "Standard_M192idms_v2",  # end-of-life
+ISOLATED = {  # isolation.md (2026-04-28); its M832i*_16_v3 sizes are not in the catalogue (M-series v3 HM)
+    "Standard_E192is_v6", "Standard_E192ids_v6", "Standard_E104i_v5", "Standard_E104id_v5", "Standard_E104is_v5",
+    "Standard_E104ids_v5", "Standard_E112ias_v5", "Standard_E112iads_v5", "Standard_E80is_v4", "Standard_E80ids_v4",
+    "Standard_E96ias_v4", "Standard_E112ibs_v5", "Standard_E112ibds_v5", "Standard_EC96ias_v5", "Standard_EC96iads_v5",
+    "Standard_HB120rs_v3", "Standard_HB176rs_v4", "Standard_HB368rs_v5", "Standard_HX176rs",
+    "Standard_M192is_v2", "Standard_M192ids_v2", "Standard_M192ims_v2", "Standard_M192idms_v2",
+    "Standard_NC64as_T4_v3", "Standard_NC96ads_A100_v4", "Standard_NC80adis_H100_v5",
+    "Standard_ND128isr_NDR_GB200_v6", "Standard_ND128isr_GB300_v6",  # the page's ND128isr_NDR_GB300_v6: no such size
+    "Standard_ND96isr_H100_v5", "Standard_ND96isr_H200_v5", "Standard_ND96isr_MI300X_v5",
+    "Standard_NG32ads_V620_v1", "Standard_NG32adms_V620_v1", "Standard_NV72ads_A10_v5",
 }
 GPU_GENERATIONS = {
     "NDasrA100_v4": "Ampere", "NCasT4_v3": "Turing", "NCv3": "Volta", "NDv2": "Volta", "NCv2": "Pascal",
@@ -82,18 +87,21 @@ GPU_GENERATIONS = {
 CUDA = {"Kepler": ("6.0", "12.0"), "Maxwell": ("6.5", "13.0"), "Pascal": ("8.0", "13.0"), "Volta": ("9.0", "13.0"),
         "Turing": ("10.0", None), "Ampere": ("11.0", None), "Hopper": ("11.8", None), "Blackwell": ("12.8", None)}
 # size -> (GPU model, count, memory GB) as the size pages publish them
-GPUS = {
-    "Standard_NC4as_T4_v3": ("NVIDIA T4", "1", 16), "Standard_NC64as_T4_v3": ("NVIDIA T4", "4", 64),
-    "Standard_NC48ads_A100_v4": ("NVIDIA A100 PCIe", "2", 160),
-    "Standard_NC80adis_H100_v5": ("NVIDIA H100 NVL", "2", 188),
-    "Standard_ND96asr_v4": ("NVIDIA A100", "8", 320), "Standard_ND96isr_H200_v5": ("NVIDIA H200", "8", 1128),
-    "Standard_NV6ads_A10_v5": ("NVIDIA A10", "1/6", 4), "Standard_NV24s_v3": ("NVIDIA Tesla M60", "2", 16),
-    "Standard_NV12ads_V710_v5": ("AMD Radeon Pro V710", "1/2", 12),
-    "Standard_NG16ads_V620_v1": ("AMD Radeon PRO V620", "1/2", 16),
-    "Standard_ND128isr_NDR_GB200_v6": ("NVIDIA GB200", "4", 192),
-    "Standard_ND128isr_GB300_v6": ("NVIDIA GB300", "4", 288),
-    "Standard_NC256ds_xl_RTXPRO6000BSE_v6": ("NVIDIA RTX PRO 6000 Blackwell Server Edition", "2", 192),
-    "Standard_NV12hs_v3": ("NVIDIA Tesla M60", None, None),  # the retirement page names it, no GPU facts
+GPUS = {  # size -> (GPU model, count, total GB, GB per GPU) from the size pages
+    "Standard_NC4as_T4_v3": ("NVIDIA T4", "1", 16, 16), "Standard_NC64as_T4_v3": ("NVIDIA T4", "4", 64, 16),
+    "Standard_NC48ads_A100_v4": ("NVIDIA A100 PCIe", "2", 160, 80),
+    "Standard_NC80adis_H100_v5": ("NVIDIA H100 NVL", "2", 188, 94),
+    "Standard_ND96asr_v4": ("NVIDIA A100", "8", 320, 40), "Standard_ND96isr_H200_v5": ("NVIDIA H200", "8", 1128, 141),
+    "Standard_ND96amsr_A100_v4": (None, "8", 640, 80),  # ndma100v4-series: 8 GPUs, 80 GB each
+    "Standard_ND40rs_v2": (None, "8", 256, 32),  # ndv2-series: 256 GB; nd-family: 8 V100 32 GB
+    "Standard_ND96isr_MI300X_v5": (None, "8", 1535, None),  # ndmi300xv5-series: only the total is published
+    "Standard_NV6ads_A10_v5": ("NVIDIA A10", "1/6", 4, 24), "Standard_NV24s_v3": ("NVIDIA Tesla M60", "2", 16, 8),
+    "Standard_NV12ads_V710_v5": ("AMD Radeon Pro V710", "1/2", 12, 24),
+    "Standard_NG16ads_V620_v1": ("AMD Radeon PRO V620", "1/2", 16, 32),
+    "Standard_ND128isr_NDR_GB200_v6": ("NVIDIA GB200", "4", 768, 192),  # the page's 192 GB is per GPU
+    "Standard_ND128isr_GB300_v6": ("NVIDIA GB300", "4", 1152, 288),  # the page's 288 GB is per GPU
+    "Standard_NC256ds_xl_RTXPRO6000BSE_v6": ("NVIDIA RTX PRO 6000 Blackwell Server Edition", "2", 192, 96),
+    "Standard_NV12hs_v3": ("NVIDIA Tesla M60", None, None, 8),  # the retirement page names it, no GPU count
 }
 
 
@@ -168,7 +176,28 @@ def test_amd_gpus_have_no_cuda():
 @pytest.mark.parametrize(("name", "gpu"), GPUS.items(), ids=list(GPUS))
 def test_gpu_model_count_and_memory_per_size(name, gpu):
     size = parse_vm_size(name)
-    assert (size.family.gpu_model, size.gpus, size.gpu_memory_gb) == gpu
+    assert (size.family.gpu_model, size.gpus, size.gpu_memory_gb_total, size.gpu_memory_gb_per_gpu) == gpu
+
+
+def test_whole_gpu_sizes_total_is_count_times_per_gpu():
+    """gpu_memory_gb_total and gpu_memory_gb_per_gpu are both explicit and agree where both are published."""
+    for size in all_sizes():
+        if size.gpus and "/" not in size.gpus and size.gpu_memory_gb_total and size.gpu_memory_gb_per_gpu:
+            assert size.gpu_memory_gb_total == int(size.gpus) * size.gpu_memory_gb_per_gpu, size.name
+
+
+@pytest.mark.parametrize(("name", "cuda"), [
+    ("Standard_NC24ads_A100_v4", "11.0"),  # A100, sm_80
+    ("Standard_NV36ads_A10_v5", "11.1"),  # A10, sm_86
+    ("Standard_ND128isr_NDR_GB200_v6", "12.8"),  # sm_100
+    ("Standard_ND128isr_GB300_v6", "12.9"),  # sm_103
+])
+def test_min_cuda_per_gpu(name, cuda):
+    assert min_cuda(parse_vm_size(name)) == cuda
+
+
+def test_fx_is_for_clusters_only():
+    assert [f.series for f in all_families() if f.clusters_only] == ["FX"]
 
 
 def test_every_family_has_a_source():
@@ -189,7 +218,7 @@ def test_catalogue_as_of():
 
 
 def test_catalogue_size_counts():
-    assert (len(all_families()), len(all_sizes())) == (147, 1151)  # before issue 11: 116 families, 877 sizes
+    assert (len(all_families()), len(all_sizes())) == (147, 1157)  # before issue 11: 116 families, 877 sizes
 
 
 def test_every_gpu_family_has_a_generation_and_no_other_does():

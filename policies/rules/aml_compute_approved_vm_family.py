@@ -39,6 +39,10 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
     except UnknownVmSize:
         yield Finding(must(subject, "use a known Azure VM size", f"{raw!r}, which is not a known Azure VM size name"))
         return
+    if compute.is_instance and size.family.clusters_only:
+        found = f"{size.name} of series {size.family.series}, which Azure ML runs on clusters only"
+        yield Finding(must(subject, "use a VM size that compute instances support", found))
+        return
     if size.retirement is not None and size.retirement.date <= as_of(config, NAME):
         return  # one finding per cause: aml-compute-retired-vm-series reports it, with its successors
     allowed = allowed_families(config, catalogue)

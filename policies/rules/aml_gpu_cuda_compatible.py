@@ -15,7 +15,7 @@ from amlkit.policies import catalogue as catalogue_schema
 from amlkit.policies.azure import MANAGED, compute_of, compute_subject
 from amlkit.policies.framework import Finding, ResourceInput, Rule, must
 from amlkit.policies.rules.aml_compute_retired_vm_series import known_size
-from amlkit.vmsizes import VmSize, cuda_tuple, gpu_architecture
+from amlkit.vmsizes import VmSize, cuda_tuple, gpu_architecture, min_cuda
 
 NAME = "aml-gpu-cuda-compatible"
 PATTERN = r"^\d+\.\d+$"
@@ -40,8 +40,9 @@ def incompatibility(size: VmSize, cuda: str) -> str | None:
     arch = gpu_architecture(size.family.gpu_generation)  # type: ignore[arg-type]
     if arch.cuda_min is None:
         return f"an {arch.vendor} {arch.name} GPU, which CUDA does not support"
-    if cuda_tuple(cuda) < cuda_tuple(arch.cuda_min):
-        return f"{arch.name}, which needs CUDA {arch.cuda_min} or later"
+    needed = min_cuda(size) or arch.cuda_min  # a family whose GPU needs more than its architecture's first
+    if cuda_tuple(cuda) < cuda_tuple(needed):
+        return f"{arch.name}, which needs CUDA {needed} or later"
     if arch.cuda_dropped_in and cuda_tuple(cuda) >= cuda_tuple(arch.cuda_dropped_in):
         return f"{arch.name}, which CUDA {arch.cuda_dropped_in} dropped"
     return None

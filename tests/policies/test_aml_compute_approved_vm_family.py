@@ -119,6 +119,10 @@ CASES = [
     ("instance-approval-NDv2", instance_props(vmSize="Standard_ND40rs_v2"), None,
      ["Compute instance 'cpu-cluster' must use a VM size from an allowed series; found Standard_ND40rs_v2 of "
       "series NDv2 (not in allowedSeries: approval-required: allowed only by config)."]),
+    ("instance-FX-clusters-only", instance_props(vmSize="Standard_FX4mds"), {"allowedSeries": ["FX"]},
+     ["Compute instance 'cpu-cluster' must use a VM size that compute instances support; found Standard_FX4mds of "
+      "series FX, which Azure ML runs on clusters only."]),
+    ("cluster-FX-listed", size("Standard_FX4mds"), {"allowedSeries": ["FX"]}, []),
     ("attached-kubernetes-ignored", attached_props(), None, []),
 ]
 

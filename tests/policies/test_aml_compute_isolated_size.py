@@ -12,9 +12,14 @@ HAPPY = changed(cluster_props(), "properties.properties.vmSize", "Standard_E104i
 SIZE = "properties.properties.vmSize"
 CLUSTER = "AmlCompute cluster 'cpu-cluster'"
 ON = {"required": True, "asOf": "2026-11-24"}
-OFFERED = ("Standard_E80is_v4, Standard_E80ids_v4, Standard_E104i_v5, Standard_E104is_v5, Standard_E104id_v5, "
-           "Standard_E104ids_v5, Standard_E192is_v6, Standard_E192ids_v6, Standard_F72s_v2, Standard_M128ms, "
-           "Standard_M192is_v2, Standard_M192ims_v2, Standard_M192ids_v2, Standard_M192idms_v2")
+OFFERED = ("Standard_E96ias_v4, Standard_E80is_v4, Standard_E80ids_v4, Standard_E104i_v5, Standard_E104is_v5, "
+           "Standard_E104id_v5, Standard_E104ids_v5, Standard_E112ias_v5, Standard_E112iads_v5, Standard_E112ibs_v5, "
+           "Standard_E112ibds_v5, Standard_E192is_v6, Standard_E192ids_v6, Standard_M192is_v2, Standard_M192ims_v2, "
+           "Standard_M192ids_v2, Standard_M192idms_v2, Standard_HB120rs_v3, Standard_HB176rs_v4, Standard_HB368rs_v5, "
+           "Standard_HX176rs, Standard_NC64as_T4_v3, Standard_NC96ads_A100_v4, Standard_NC80adis_H100_v5, "
+           "Standard_ND96isr_H100_v5, Standard_ND96isr_H200_v5, Standard_ND96isr_MI300X_v5, Standard_NV72ads_A10_v5, "
+           "Standard_EC96ias_v5, Standard_EC96iads_v5, Standard_NG32ads_V620_v1, Standard_NG32adms_V620_v1, "
+           "Standard_ND128isr_NDR_GB200_v6, Standard_ND128isr_GB300_v6")  # isolation.md
 
 
 def size(value):
@@ -24,13 +29,16 @@ def size(value):
 CASES = [
     ("off-by-default", size("Standard_D4ds_v5"), None, []),
     ("isolated-E-v5", HAPPY, ON, []),
-    ("isolated-M128ms", size("Standard_M128ms"), ON, []),
+    ("isolated-ND-H100", size("Standard_ND96isr_H100_v5"), ON, []),
+    ("M128ms-no-longer-isolated", size("Standard_M128ms"), ON,
+     [f"{CLUSTER} must use an isolated VM size; found Standard_M128ms, which shares its host; isolated sizes "
+      f"offered: {OFFERED}."]),
     ("shared-host-size", size("Standard_D4ds_v5"), ON,
      [f"{CLUSTER} must use an isolated VM size; found Standard_D4ds_v5, which shares its host; isolated sizes "
       f"offered: {OFFERED}."]),
-    ("isolated-but-retired-NCv3", size("Standard_NC24rs_v3"), ON,
-     [f"{CLUSTER} must use an isolated VM size that is still offered; found Standard_NC24rs_v3, retired on "
-      "2025-09-30."]),
+    ("isolated-until-its-retirement-M192-ids", size("Standard_M192ids_v2"), {"required": True, "asOf": "2027-03-31"},
+     [f"{CLUSTER} must use an isolated VM size that is still offered; found Standard_M192ids_v2, retired on "
+      "2027-03-31."]),
     ("isolated-M192-before-its-retirement", size("Standard_M192is_v2"), ON, []),
     ("isolated-M192-after-its-retirement", size("Standard_M192is_v2"), {"required": True, "asOf": "2027-04-01"},
      [f"{CLUSTER} must use an isolated VM size that is still offered; found Standard_M192is_v2, retired on "

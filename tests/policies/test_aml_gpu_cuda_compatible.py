@@ -24,9 +24,16 @@ CASES = [
     ("hopper-needs-11.8", size("Standard_ND96isr_H100_v5"), {"cudaVersion": "11.7"},
      [f"{MUST} 11.7 supports; found Standard_ND96isr_H100_v5 (NVIDIA H100, Hopper, which needs CUDA 11.8 or later)."]),
     ("hopper-on-11.8", size("Standard_ND96isr_H100_v5"), {"cudaVersion": "11.8"}, []),
-    ("blackwell-needs-12.8", size("Standard_ND128isr_GB300_v6"), {"cudaVersion": "12.4"},
-     [f"{MUST} 12.4 supports; found Standard_ND128isr_GB300_v6 (NVIDIA GB300, Blackwell, which needs CUDA 12.8 "
+    ("blackwell-needs-12.8", size("Standard_ND128isr_NDR_GB200_v6"), {"cudaVersion": "12.4"},
+     [f"{MUST} 12.4 supports; found Standard_ND128isr_NDR_GB200_v6 (NVIDIA GB200, Blackwell, which needs CUDA 12.8 "
       "or later)."]),
+    ("GB300-sm103-needs-12.9", size("Standard_ND128isr_GB300_v6"), {"cudaVersion": "12.8"},
+     [f"{MUST} 12.8 supports; found Standard_ND128isr_GB300_v6 (NVIDIA GB300, Blackwell, which needs CUDA 12.9 "
+      "or later)."]),
+    ("GB300-on-12.9", size("Standard_ND128isr_GB300_v6"), {"cudaVersion": "12.9"}, []),
+    ("A10-sm86-needs-11.1", size("Standard_NV36ads_A10_v5"), {"cudaVersion": "11.0"},
+     [f"{MUST} 11.0 supports; found Standard_NV36ads_A10_v5 (NVIDIA A10, Ampere, which needs CUDA 11.1 or later)."]),
+    ("A100-sm80-on-11.0", size("Standard_NC24ads_A100_v4"), {"cudaVersion": "11.0"}, []),
     ("blackwell-on-13.0", size("Standard_NC128ds_xl_RTXPRO6000BSE_v6"), {"cudaVersion": "13.0"}, []),
     ("volta-dropped-by-13.0", size("Standard_ND40rs_v2"), {"cudaVersion": "13.0"},
      [f"{MUST} 13.0 supports; found Standard_ND40rs_v2 (NDv2, Volta, which CUDA 13.0 dropped)."]),

@@ -78,14 +78,15 @@ def test_the_same_list_gives_the_same_catalogue():
 def test_gpu_facts_of_a_new_family_reach_the_cuda_rule():
     gpu = {"series": "NDfuture", "category": "gpu", "gpu_generation": "Blackwell", "gpu_model": "NVIDIA B300",
            "source": "https://example.com/nd", "sizes": [{"template": "Standard_ND{n}isr_B300_v7", "vcpus": [96],
-                                                          "gpus": {"96": 8}, "gpu_memory_gb": {"96": 2304}}]}
+                                                          "gpus": {"96": 8}, "gpu_memory_gb_total": {"96": 2304}}],
+           "gpu_memory_gb_per_gpu": 288}
     config = {"cudaVersion": "12.4", "extraFamilies": [gpu]}
     assert messages(aml_gpu_cuda_compatible.RULE, size("Standard_ND96isr_B300_v7"), config) == [
         f"{CLUSTER} must use a GPU that CUDA 12.4 supports; found Standard_ND96isr_B300_v7 (NVIDIA B300, Blackwell, "
         "which needs CUDA 12.8 or later)."]
     extended = catalogue(config, "rule")
     found = parse_vm_size("Standard_ND96isr_B300_v7", extended)
-    assert (found.gpus, found.gpu_memory_gb) == ("8", 2304)
+    assert (found.gpus, found.gpu_memory_gb_total, found.gpu_memory_gb_per_gpu) == ("8", 2304, 288)
 
 
 def test_isolated_sizes_can_be_added():
