@@ -124,6 +124,9 @@ SIZES = [
     ("Standard_DC1ds_v3", "DCdsv3", 1), ("Standard_DC96as_v6", "DCasv6", 96), ("Standard_DC2ads_v6", "DCadsv6", 2),
     ("Standard_DC128es_v6", "DCesv6", 128), ("Standard_DC8eds_v6", "DCedsv6", 8), ("Standard_EC4as_v6", "ECasv6", 4),
     ("Standard_EC96ads_v6", "ECadsv6", 96), ("Standard_EC64es_v6", "ECesv6", 64), ("Standard_EC2eds_v6", "ECedsv6", 2),
+    # added for issue 21 (size pages): v7 l-series, retired confidential series
+    ("Standard_D248ls_v7", "Dlsv7", 248), ("Standard_D2lds_v7", "Dldsv7", 2), ("Standard_D160als_v7", "Dalsv7", 160),
+    ("Standard_DC1s_v2", "DCsv2", 1), ("Standard_DC8_v2", "DCsv2", 8), ("Standard_DC96as_cc_v5", "DCas_cc_v5", 96),
 ]
 
 
@@ -242,7 +245,7 @@ def test_default_approved_series_are_derived_from_the_catalogues_facts():
         "Esv6", "Edsv6", "Easv6", "Eadsv6", "Fasv6", "Falsv6", "Famsv6",
         "NCasT4_v3", "NC_A100_v4", "NCads_H100_v5", "NDasrA100_v4", "NDm_A100_v4", "ND-H100-v5", "ND-H200-v5",
         "NVadsA10_v5", "ND_GB200_v6", "ND_GB300_v6",
-        "Dasv7", "Dadsv7", "Easv7", "Eadsv7", "Fasv7", "Falsv7", "Famsv7",
+        "Dasv7", "Dadsv7", "Easv7", "Eadsv7", "Fasv7", "Falsv7", "Famsv7", "Dalsv7",
     )
 
 

@@ -32,9 +32,9 @@ from tests.policies.helpers import changed, cluster_props, messages
 
 SIZE = "properties.properties.vmSize"
 CLUSTER = "AmlCompute cluster 'cpu-cluster'"
-DSV7 = {"series": "Dlsv7", "category": "general_purpose", "aml_supported": True,  # not in the packaged catalogue
-        "source": "https://learn.microsoft.com/azure/virtual-machines/sizes/general-purpose/dlsv7-series",
-        "sizes": [{"template": "Standard_D{n}ls_v7", "vcpus": [2, 4, 8, 16, 32, 48, 64, 96, 128, 192, 248]}]}
+DSV7 = {"series": "Dxsv9", "category": "general_purpose", "aml_supported": True,  # hypothetical: not packaged
+        "source": "https://example.com/dxsv9-series",
+        "sizes": [{"template": "Standard_D{n}xs_v9", "vcpus": [2, 4, 8, 16, 32, 48, 64, 96, 128, 192, 248]}]}
 DDSV4_RETIRES = {"series": "ddsv4",  # any spelling of a known series: an override
                  "retired": {"date": "2027-01-15", "source": "https://example.com/notice", "successors": ["Ddsv5"]}}
 
@@ -44,10 +44,10 @@ def size(value):
 
 
 def test_a_new_family_is_known_and_can_be_allowed():
-    config = {"allowedSeries": [*default_approved_series(), "Dlsv7"], "extraFamilies": [DSV7]}
-    assert messages(aml_compute_approved_vm_family.RULE, size("standard_d4ls_v7"), config) == []
-    assert messages(aml_compute_approved_vm_family.RULE, size("Standard_D4ls_v7"), None) == [
-        f"{CLUSTER} must use a known Azure VM size; found 'Standard_D4ls_v7', which is not a known Azure VM size name."]
+    config = {"allowedSeries": [*default_approved_series(), "Dxsv9"], "extraFamilies": [DSV7]}
+    assert messages(aml_compute_approved_vm_family.RULE, size("standard_d4xs_v9"), config) == []
+    assert messages(aml_compute_approved_vm_family.RULE, size("Standard_D4xs_v9"), None) == [
+        f"{CLUSTER} must use a known Azure VM size; found 'Standard_D4xs_v9', which is not a known Azure VM size name."]
 
 
 def test_an_override_changes_a_date_and_the_rules_follow_it():
@@ -67,7 +67,7 @@ def test_an_override_changes_a_date_and_the_rules_follow_it():
 def test_the_packaged_catalogue_is_untouched():
     catalogue({"extraFamilies": [DDSV4_RETIRES, DSV7]}, "rule")
     assert parse_vm_size("Standard_D4ds_v4").retirement is None
-    assert catalogue({}, "rule").sizes.get("standard_d4ls_v7") is None
+    assert catalogue({}, "rule").sizes.get("standard_d4xs_v9") is None
 
 
 def test_the_same_list_gives_the_same_catalogue():
