@@ -21,10 +21,6 @@ from tests.policies.helpers import COMPUTE_TYPE, DELETE, Public, changed, cluste
 PUBLIC = Public("AMLK-0033", "aml-compute-instance-identity", level="advisory", kind="stack")
 
 HAPPY = cluster_props()
-CLUSTER = "AmlCompute cluster 'cpu-cluster'"
-INSTANCE = "Compute instance 'ci-alice'"
-NOT_BOTH = "must have either a system-assigned or user-assigned identity, not both"
-NONE = "must have a managed identity, either SystemAssigned or UserAssigned"
 IDLE = ("must give its managed identity Contributor on its workspace (without it, idle shutdown never stops the "
         "instance)")
 
