@@ -125,7 +125,7 @@ def managed_deployment(resource: StackResource) -> tuple[Counted | None, str | N
     return Counted(resource.name, resource.urn, region_key(location), "managed online deployment"), None
 
 
-def _workspace_location(resource: StackResource, workspaces: Mapping) -> str | None:
+def _workspace_location(resource: StackResource, workspaces: Mapping[tuple[str, str], StackResource]) -> str | None:
     """The location of the compute's workspace when the workspace is in the stack (Azure's default region)."""
     workspace = workspace_of(resource, workspaces)
     return workspace_props(workspace).location if workspace is not None else None
