@@ -35,7 +35,7 @@ def cluster_inputs(min_nodes: int, **properties: Any) -> dict[str, Any]:
         "properties": {
             "computeType": "AmlCompute", "disableLocalAuth": True,
             "properties": {
-                "vmSize": "Standard_D4ds_v4", "vmPriority": "Dedicated", "enableNodePublicIp": False,
+                "vmSize": "Standard_D4ds_v5", "vmPriority": "Dedicated", "enableNodePublicIp": False,
                 "remoteLoginPortPublicAccess": "Disabled",
                 "subnet": {"id": f"/subscriptions/{SUBSCRIPTION}/resourceGroups/rg-net/providers/Microsoft.Network"
                                  "/virtualNetworks/vnet/subnets/snet"},
