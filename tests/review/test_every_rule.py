@@ -100,10 +100,15 @@ MESSAGES = {
     ("aml-gpu-cuda-compatible", "ci-bad"): "Compute instance 'ci-bad' must use a GPU that CUDA 12.0 supports; "
     "found Standard_NC6 (NVIDIA Tesla K80, Kepler, which CUDA 12.0 dropped).",
     ("aml-compute-isolated-size", "ci-bad"): "Compute instance 'ci-bad' must use an isolated VM size; found "
-    "Standard_NC6, which shares its host; isolated sizes offered: Standard_E80is_v4, Standard_E80ids_v4, "
-    "Standard_E104i_v5, Standard_E104is_v5, Standard_E104id_v5, Standard_E104ids_v5, Standard_E192is_v6, "
-    "Standard_E192ids_v6, Standard_F72s_v2, Standard_M128ms, Standard_M192is_v2, Standard_M192ims_v2, "
-    "Standard_M192ids_v2, Standard_M192idms_v2.",
+    "Standard_NC6, which shares its host; isolated sizes offered: Standard_E96ias_v4, Standard_E80is_v4, "
+    "Standard_E80ids_v4, Standard_E104i_v5, Standard_E104is_v5, Standard_E104id_v5, Standard_E104ids_v5, "
+    "Standard_E112ias_v5, Standard_E112iads_v5, Standard_E112ibs_v5, Standard_E112ibds_v5, Standard_E192is_v6, "
+    "Standard_E192ids_v6, Standard_M192is_v2, Standard_M192ims_v2, Standard_M192ids_v2, Standard_M192idms_v2, "
+    "Standard_HB120rs_v3, Standard_HB176rs_v4, Standard_HB368rs_v5, Standard_HX176rs, Standard_NC64as_T4_v3, "
+    "Standard_NC96ads_A100_v4, Standard_NC80adis_H100_v5, Standard_ND96isr_H100_v5, Standard_ND96isr_H200_v5, "
+    "Standard_ND96isr_MI300X_v5, Standard_NV72ads_A10_v5, Standard_EC96ias_v5, Standard_EC96iads_v5, "
+    "Standard_NG32ads_V620_v1, Standard_NG32adms_V620_v1, Standard_ND128isr_NDR_GB200_v6, "
+    "Standard_ND128isr_GB300_v6.",
     ("aml-cluster-same-region", "cpu-bad"): "AmlCompute cluster 'cpu-bad' must run in its workspace's region "
     "westeurope (workspace 'mlw-open'); found eastus.",
     ("aml-quota-budget", "cpu-bad"): "Low-priority cores in eastus must fit the low-priority core quota of 100; "
@@ -217,6 +222,6 @@ def test_the_preview_resource_reaches_the_pack_in_wire_form(stack):
             "osType": "Linux",
             "remoteLoginPortPublicAccess": "Disabled",
             "scaleSettings": {"maxNodeCount": 2.0, "minNodeCount": 0.0},
-            "vmSize": "Standard_M128ms",
+            "vmSize": "Standard_E112iads_v5",
         },
     }
