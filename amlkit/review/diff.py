@@ -260,7 +260,7 @@ def _plain(value: Any) -> Any:
 
 def _equal(old: Any, new: Any) -> bool:
     if new == UNKNOWN:  # a known value may change to anything; unknown at both ends (`--base`) is no change
-        return old == UNKNOWN
+        return bool(old == UNKNOWN)
     if isinstance(old, bool) or isinstance(new, bool):
         return type(old) is type(new) and old == new
     return bool(old == new)
