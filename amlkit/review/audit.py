@@ -25,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from pathlib import Path
@@ -90,7 +90,7 @@ def audit(
             pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _own_pack(default_pack_dir: Any) -> Path | None:
+def _own_pack(default_pack_dir: Callable[[], Path]) -> Path | None:
     try:
         own: Path = default_pack_dir()
         return own
