@@ -23,14 +23,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from amlkit import azure_facts as facts
 from amlkit import import_attached
 from amlkit.errors import AmlkitError, ConfigError
 from amlkit.import_attached import AttachedConverter, copy_tags
 from amlkit.schema import Secret, validate_environment
-from amlkit.stackfile import read_yaml
+from amlkit.stackfile import dump_yaml, read_yaml
 
 CLUSTER, INSTANCE = "amlcompute", "computeinstance"
 ATTACHED = import_attached.KINDS
@@ -124,7 +122,7 @@ class Imported:
             body[SECTIONS[INSTANCE]] = self.instances
         if self.attached:
             body[import_attached.SECTION] = self.attached
-        text = yaml.safe_dump(body, sort_keys=False, default_flow_style=False, allow_unicode=True, width=120)
+        text = dump_yaml(body, sort_keys=False, default_flow_style=False, width=120)
         return "\n".join(header) + "\n" + (text if body else "")
 
 

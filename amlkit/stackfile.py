@@ -131,6 +131,17 @@ class _Walk:
             self.visit(value_node, (*path, key), active)
 
 
+def dump_yaml(document: Any, **options: Any) -> str:
+    """`yaml.safe_dump` with unicode written as is, except where PyYAML's emitter would write text that reads
+    back differently (it writes NEL raw inside a quoted scalar, which a reader folds into a space): then
+    with escapes, which always read back exactly."""
+    text: str = yaml.safe_dump(document, allow_unicode=True, **options)
+    if yaml.safe_load(text) == document:
+        return text
+    escaped: str = yaml.safe_dump(document, allow_unicode=False, **options)
+    return escaped
+
+
 def read_yaml(path: Path) -> Any:
     """Parse one YAML document safely, or raise ConfigError naming the file and the problem."""
     file = str(path)

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from amlkit.errors import ConfigError
 from amlkit.schema import EnvironmentSpec
-from amlkit.stackfile import load_stack_file
+from amlkit.stackfile import dump_yaml, load_stack_file
 from amlkit.vmsizes import all_sizes
 
 STACKS = Path(__file__).resolve().parent.parent / "stacks"
@@ -129,7 +129,7 @@ def expected_key_path(path: Path_) -> str:
 
 def dump(document: Any) -> str:
     """YAML text, keys in document order; shared sub-objects become anchors and aliases."""
-    return yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=10_000)
+    return dump_yaml(document, sort_keys=False, width=10_000)
 
 
 # --- the fields Azure constrains -------------------------------------------------------------------

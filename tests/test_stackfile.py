@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pulumi
 import pytest
+import yaml
 
 from amlkit.errors import ConfigError
 from amlkit.schema import Secret
-from amlkit.stackfile import MAX_FILE_BYTES, load_stack_file, spec_from_pulumi_config
+from amlkit.stackfile import MAX_FILE_BYTES, dump_yaml, load_stack_file, spec_from_pulumi_config
 
 STACKS = Path(__file__).resolve().parent.parent / "stacks"
 
@@ -256,3 +257,18 @@ def test_engine_config_keeps_other_namespaces(pulumi_config):
     pulumi_config({**ENGINE_CONFIG, "amlkit-platform:x": "1", "azure:location": "westeurope", "amlkit:tags": "{}"})
     assert spec_from_pulumi_config().environment == "qa"
 
+
+
+DUMPS = [
+    pytest.param({"a": "plain"}, "a: plain\n", id="ascii"),
+    pytest.param({"a": "Zürich ✓"}, "a: Zürich ✓\n", id="unicode-as-is"),
+    pytest.param({"a": "x\x85y"}, 'a: "x\\Ny"\n', id="nel-escaped"),
+    pytest.param({"a": "x\u2028y"}, "a: 'x\u2028  y'\n", id="line-separator-reads-back-as-is"),
+]
+
+
+@pytest.mark.parametrize(("document", "text"), DUMPS)
+def test_dump_yaml_reads_back_exactly(document, text):
+    """PyYAML writes NEL raw in a quoted scalar and reads it back as a space (the stack-file fuzzer found it)."""
+    assert dump_yaml(document) == text
+    assert yaml.safe_load(dump_yaml(document)) == document
