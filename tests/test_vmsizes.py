@@ -127,6 +127,8 @@ SIZES = [
     # added for issue 21 (size pages): v7 l-series, retired confidential series
     ("Standard_D248ls_v7", "Dlsv7", 248), ("Standard_D2lds_v7", "Dldsv7", 2), ("Standard_D160als_v7", "Dalsv7", 160),
     ("Standard_DC1s_v2", "DCsv2", 1), ("Standard_DC8_v2", "DCsv2", 8), ("Standard_DC96as_cc_v5", "DCas_cc_v5", 96),
+    ("Standard_DC4ads_cc_v5", "DCads_cc_v5", 4), ("Standard_EC20as_cc_v5", "ECas_cc_v5", 20),
+    ("Standard_EC96ads_cc_v5", "ECads_cc_v5", 96),
 ]
 
 

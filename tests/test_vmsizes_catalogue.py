@@ -39,6 +39,7 @@ RETIRED = {
     **{s: ("2029-11-15", RETIREMENTS) for s in ("Dv3", "Dsv3", "Ev3", "Esv3")},
     "DCsv3": ("2029-10-31", RETIREMENTS), "DCdsv3": ("2029-10-31", RETIREMENTS),
     "DCsv2": ("2026-06-30", RETIREMENTS), "DCas_cc_v5": ("2026-09-01", RETIREMENTS),  # retired, not unknown
+    **{s: ("2026-09-01", RETIREMENTS) for s in ("DCads_cc_v5", "ECas_cc_v5", "ECads_cc_v5")},
     **{s: ("2023-08-31", CD + "lifecycle/retirement/n-series-migration.md")
        for s in ("NC", "NC Promo", "NCv2", "ND")},
     **{s: ("2023-09-06", CD + "lifecycle/retirement/nv-series-retirement.md")  # "by September 6, 2023"
@@ -136,7 +137,7 @@ def test_successors_follow_microsofts_migration_guidance(series, successors):
 
 
 def test_every_retiring_or_restricted_series_names_successors_unless_unsourced():
-    unsourced = {"A8-A11", "HB", "DCsv2", "DCas_cc_v5"}  # their guides were not read
+    unsourced = {"A8-A11", "HB", "DCsv2", "DCas_cc_v5", "DCads_cc_v5", "ECas_cc_v5", "ECads_cc_v5"}  # guides not read
     for family in all_families():
         if (family.retirement or family.capacity_restricted) and family.series not in unsourced:
             assert family.successors, family.series
@@ -219,7 +220,7 @@ def test_catalogue_as_of():
 
 
 def test_catalogue_size_counts():
-    assert (len(all_families()), len(all_sizes())) == (152, 1200)  # before issue 11: 116 families, 877 sizes
+    assert (len(all_families()), len(all_sizes())) == (155, 1223)  # before issue 11: 116 families, 877 sizes
 
 
 def test_every_gpu_family_has_a_generation_and_no_other_does():
