@@ -1,10 +1,11 @@
-"""A project's lookups file: answers the offline review may give to Azure lookups and stack references.
+"""A project's lookups file: answers the offline review may give to lookups (invokes of any provider:
+azure-native, the classic azure provider, azuread, random...) and stack references.
 
 `amlkit-lookups.yaml` next to `Pulumi.yaml` (optional). Format version 1::
 
     version: 1
     invokes:
-      - function: azure-native:network:getSubnet      # the function token the program invokes
+      - function: azure-native:network:getSubnet      # the function token the program invokes (any provider)
         args: {resourceGroupName: rg-net, virtualNetworkName: vnet, subnetName: snet}
         result: {addressPrefix: 10.0.1.0/24}          # fields of the function's result (wire names)
     stack_references:
@@ -37,7 +38,6 @@ from typing import Any
 import yaml
 
 from amlkit.errors import ConfigError
-from amlkit.tokens import type_parts
 
 FILE_NAME = "amlkit-lookups.yaml"
 VERSION = 1
@@ -129,20 +129,23 @@ def _identities(file: str, value: Any) -> dict[str, dict[str, str]]:
 
 
 def _invoke(file: str, where: str, item: Any) -> dict[str, Any]:
-    from amlkit.review.mocks import result_fields
+    from amlkit.review.mocks import function_parts, result_fields
 
     _mapping(file, where, item, INVOKE_KEYS, required=INVOKE_KEYS)
     token = _text(file, f"{where}.function", item["function"])
-    parts = type_parts(token)
+    parts = function_parts(token)
     if parts is None:
         raise ConfigError(file, f"{where}.function",
-                          f"{token!r} is not an azure-native function token (like azure-native:network:getSubnet)")
+                          f"{token!r} is not a function token (like azure-native:network:getSubnet, "
+                          "azure:core/getClientConfig:getClientConfig or azuread:index/getUser:getUser)")
     if parts[2].startswith("list"):
         raise ConfigError(file, f"{where}.function",
                           f"{token!r} returns keys or credentials; a lookups file never holds credentials")
     fields = result_fields(token)
     if fields is None:
-        raise ConfigError(file, f"{where}.function", f"{token!r}: azure-native has no such function")
+        raise ConfigError(file, f"{where}.function",
+                          f"{token!r}: no installed provider SDK has such a function (install the provider the "
+                          "program uses)")
     args = item["args"] if item["args"] is not None else {}
     if not isinstance(args, dict):
         raise ConfigError(file, f"{where}.args", f"must be a mapping of argument names to values, got {args!r}")

@@ -24,6 +24,7 @@ import re
 import types
 import typing
 import uuid
+import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -75,6 +76,8 @@ _EXTENSIONS: dict[str, tuple[str, str, str]] = {
     "authorization:RoleAssignment": ("scope", "Microsoft.Authorization/roleAssignments", "roleAssignmentName"),
 }
 CLIENT_CONFIG = "azure-native:authorization:getClientConfig"
+CLIENT_CONFIGS = (CLIENT_CONFIG, "azure:core/getClientConfig:getClientConfig")
+"""The client-config lookups of both Azure providers: answered with the placeholder subscription and tenant."""
 STACK_REFERENCE = "pulumi:pulumi:StackReference"
 # A string field of a lookup the review cannot answer. It passes the SDK's typed-result checks (a str)
 # and the recording monitor turns every input string containing it into the engine's unknown sentinel.
@@ -179,20 +182,55 @@ def derived_fields(token: str, args: Mapping[str, Any]) -> dict[str, str]:
     return {"id": arm_id(f"azure-native:{key}", name, dict(args)), "name": name}
 
 
+def function_parts(token: str) -> tuple[str, str, str] | None:
+    """(package, module, function) of any provider's function token: `azure-native:network:getSubnet`,
+    `azure:core/getClientConfig:getClientConfig` (module `core`), `azuread:index/getUser:getUser` (module
+    `index`: the package itself); None when the token has another shape."""
+    parts = token.split(":")
+    if len(parts) != 3 or not all(parts):
+        return None
+    package, module, function = parts
+    return package, module.split("/", 1)[0], function
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()
+
+
+def _result_class(token: str) -> type | None:
+    """The SDK's typed result class of a function of any installed provider (`<Function>Result`)."""
+    parts = type_parts(token)
+    if parts is not None:  # azure-native, any spelling
+        module, version, function = parts
+        names = [f"pulumi_azure_native.{module}" + (f".{version}" if version else "")]
+    else:
+        found = function_parts(token)
+        if found is None:
+            return None
+        package, module, function = found
+        root = "pulumi_" + package.replace("-", "_")
+        base = root if module == "index" else f"{root}.{module.lower()}"
+        names = [base, f"{base}.{_snake(function)}"]
+    wanted = f"{function[:1].upper()}{function[1:]}Result"
+    for name in names:
+        try:
+            with warnings.catch_warnings():  # pulumi-azure warns about its own deprecated modules on import
+                warnings.simplefilter("ignore", DeprecationWarning)
+                result = getattr(importlib.import_module(name), wanted, None)
+        except ImportError:
+            continue
+        if isinstance(result, type):
+            return result
+    return None
+
+
 @functools.cache
 def result_fields(token: str) -> dict[str, bool] | None:
-    """The fields of a function's typed result (wire name -> whether it is a string), from the
-    azure-native SDK's `<Function>Result` class; None when the SDK has no such class."""
-    parts = type_parts(token)
-    if not parts:
-        return None
-    module, version, function = parts
-    try:
-        package = importlib.import_module(f"pulumi_azure_native.{module}" + (f".{version}" if version else ""))
-    except ImportError:
-        return None
-    result = getattr(package, f"{function[:1].upper()}{function[1:]}Result", None)
-    if not isinstance(result, type):
+    """The fields of a function's typed result (wire name -> whether it is a string), from the installed
+    provider SDK's `<Function>Result` class (any provider: azure-native, azure, azuread, random...); None when
+    no installed SDK has such a class."""
+    result = _result_class(token)
+    if result is None:
         return None
     fields = {}
     for prop in vars(result).values():
@@ -253,13 +291,12 @@ class AzureMocks(Mocks):
         SDK's typed result is unknown (UNKNOWN_MARK); fields of other types are left out. A result of
         None is wholly unknown: arguments that are themselves unknown, or a function the SDK has no
         typed result for."""
-        if token == CLIENT_CONFIG:  # the stack's ids (amlkit.review.identity); a pin in the lookups file wins
-            pinned = self.pins.invoke_result(token, args) if self.pins is not None else None
+        pinned = self.pins.invoke_result(token, args) if self.pins is not None else None
+        if token in CLIENT_CONFIGS:  # the stack's ids (amlkit.review.identity); a pin in the lookups file wins
             return {"subscriptionId": SUBSCRIPTION, "tenantId": TENANT, "clientId": SUBSCRIPTION,
                     "objectId": SUBSCRIPTION, **(pinned or {})}, True
         if has_unknown_mark(args):
             return None, False
-        pinned = self.pins.invoke_result(token, args) if self.pins is not None else None
         fields = result_fields(token)
         derived = derived_fields(token, args)
         if fields is None and pinned is None and not derived:

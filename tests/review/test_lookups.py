@@ -50,6 +50,19 @@ def test_a_valid_file_loads_and_matches_by_token_and_exact_args(tmp_path):
     assert Lookups.from_json(lookups.to_json()) == lookups
 
 
+def test_lookups_of_other_providers_pin_by_full_token(tmp_path):
+    text = ("version: 1\ninvokes:\n"
+            "  - function: azuread:index/getUser:getUser\n    args: {userPrincipalName: jdoe@example.com}\n"
+            "    result: {objectId: 22222222-2222-2222-2222-222222222222, displayName: J Doe}\n"
+            "  - function: azure:core/getClientConfig:getClientConfig\n    args: {}\n"
+            "    result: {tenantId: 33333333-3333-3333-3333-333333333333}\n")
+    lookups = load_lookups(write(tmp_path, text))
+    assert lookups.invoke_result("azuread:index/getUser:getUser", {"userPrincipalName": "jdoe@example.com"}) == {
+        "objectId": "22222222-2222-2222-2222-222222222222", "displayName": "J Doe"}
+    assert lookups.invoke_result("azure:core/getClientConfig:getClientConfig", {}) == {
+        "tenantId": "33333333-3333-3333-3333-333333333333"}
+
+
 INVOKE = f"  - function: {SUBNET}\n    args: {{subnetName: snet}}\n"
 ERROR_CASES = [
     ("not-yaml", "version: [1\n", "", "cannot be read as YAML"),
@@ -63,9 +76,21 @@ ERROR_CASES = [
      "unknown key (did you mean 'result'?); allowed: function, args, result"),
     ("missing-result", f"version: 1\ninvokes:\n{INVOKE}", "invokes[0].result", "is required"),
     ("not-a-token", "version: 1\ninvokes:\n  - {function: getSubnet, args: {}, result: {}}\n",
-     "invokes[0].function", "'getSubnet' is not an azure-native function token (like azure-native:network:getSubnet)"),
+     "invokes[0].function", "'getSubnet' is not a function token (like azure-native:network:getSubnet, "
+     "azure:core/getClientConfig:getClientConfig or azuread:index/getUser:getUser)"),
     ("no-such-function", "version: 1\ninvokes:\n  - {function: 'azure-native:network:getSubnett', args: {}, "
-     "result: {}}\n", "invokes[0].function", "'azure-native:network:getSubnett': azure-native has no such function"),
+     "result: {}}\n", "invokes[0].function", "'azure-native:network:getSubnett': no installed provider SDK has "
+     "such a function (install the provider the program uses)"),
+    ("no-such-provider", "version: 1\ninvokes:\n  - {function: 'acme:index/getThing:getThing', args: {}, "
+     "result: {}}\n", "invokes[0].function", "'acme:index/getThing:getThing': no installed provider SDK has "
+     "such a function (install the provider the program uses)"),
+    ("classic-credentials-function", "version: 1\ninvokes:\n  - {function: 'azure:storage/listAccountKeys:"
+     "listAccountKeys', args: {}, result: {}}\n", "invokes[0].function",
+     "'azure:storage/listAccountKeys:listAccountKeys' returns keys or credentials; a lookups file never holds "
+     "credentials"),
+    ("azuread-credential-field", "version: 1\ninvokes:\n  - {function: 'azuread:index/getUser:getUser', args: "
+     "{userPrincipalName: a@b.c}, result: {password: x}}\n", "invokes[0].result.password",
+     "looks like a credential; a lookups file never holds credentials"),
     ("credentials-function", "version: 1\ninvokes:\n  - {function: 'azure-native:storage:listStorageAccountKeys', "
      "args: {}, result: {}}\n", "invokes[0].function",
      "'azure-native:storage:listStorageAccountKeys' returns keys or credentials; a lookups file never holds "

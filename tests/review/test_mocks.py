@@ -217,6 +217,14 @@ def test_an_unanswered_get_lookup_has_its_id_and_name_and_every_other_string_unk
 ANSWER_CASES = [
     ("client-config", CLIENT_CONFIG, {}, ({"subscriptionId": SUBSCRIPTION, "tenantId": TENANT,
                                           "clientId": SUBSCRIPTION, "objectId": SUBSCRIPTION}, True)),
+    ("classic-client-config", "azure:core/getClientConfig:getClientConfig", {}, (
+        {"subscriptionId": SUBSCRIPTION, "tenantId": TENANT, "clientId": SUBSCRIPTION, "objectId": SUBSCRIPTION},
+        True)),
+    ("classic-lookup-typed-placeholder", "azure:machinelearning/getWorkspace:getWorkspace",
+     {"name": "mlw", "resourceGroupName": "rg"}, ({
+         wire: f"{UNKNOWN_MARK}azure:machinelearning/getWorkspace:getWorkspace:{wire}"
+         for wire in ("id", "location", "name", "resourceGroupName", "storageAccountAccessType")},
+        False)),
     ("unknown-args", "azure-native:network:getSubnet",
      {**SUBNET_ARGS, "subnetName": f"{UNKNOWN_MARK}azure-native:x:getY:name"}, (None, False)),
     ("no-typed-result", "azure-native:network:getNoSuchThing", {}, (None, False)),

@@ -178,3 +178,40 @@ def test_a_program_error_names_the_component_being_built():
         described = describe(error)
     assert (described["kind"], described["message"]) == ("program", "RuntimeError: subnet lookup failed")
     assert described["component"] == {"type": "platform:index:Probe", "name": "gpu"}
+
+
+# --- lookups of other providers (the classic azure provider, azuread) ----------------------------------
+
+PROVIDERS = FIXTURES / "lookup_providers"
+
+
+@pytest.fixture(scope="module")
+def provider_lookups():
+    from amlkit.review.lookups import load_lookups
+
+    request = {"program": str(PROVIDERS), "project": "lookup-providers", "stack": "dev", "config": {},
+               "secret_keys": [], "lookups": load_lookups(PROVIDERS).to_json()}
+    messages = run_messages(request)
+    assert messages[-1] == {"done": True}
+    return ({m["resource"]["name"]: m["resource"] for m in messages if "resource" in m},
+            [m["lookup"] for m in messages if "lookup" in m])
+
+
+PROVIDER_CASES = [
+    ("client-config", {"tenant": "33333333-3333-3333-3333-333333333333",  # pinned
+                       "subscription": "00000000-0000-0000-0000-000000000000"}),
+    ("pinned-user", {"object": "22222222-2222-2222-2222-222222222222", "name": UNKNOWN}),
+    ("other-user", {"object": UNKNOWN}),
+    ("output-user", {"object": "22222222-2222-2222-2222-222222222222"}),
+]
+
+
+@pytest.mark.parametrize(("name", "tags"), PROVIDER_CASES, ids=[c[0] for c in PROVIDER_CASES])
+def test_plain_and_output_lookups_of_any_provider_run_offline(provider_lookups, name, tags):
+    resources, _ = provider_lookups
+    assert resources[name]["inputs"]["tags"] == tags
+
+
+def test_unpinned_lookups_of_other_providers_are_reported(provider_lookups):
+    _, lookups = provider_lookups
+    assert lookups == [{"token": "azuread:index/getUser:getUser", "args": {"userPrincipalName": "someone@example.com"}}]
