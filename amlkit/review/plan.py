@@ -162,6 +162,11 @@ def _compute(inputs: Mapping[str, Any]) -> list[str]:
     found = [show(kind)] if kind is not None else []
     if _get(inputs, "properties.resourceId") is not None:
         return found + _attached(kind, inputs)
+    if kind is None:
+        kind = _inferred_compute_type(inputs)
+        if kind is None:  # neither kind's defaults would be true: only what the program set
+            return ["no computeType", *_labelled(inputs, [("size", facts.VM_SIZE, None)])]
+        found = [f"{kind} (no computeType; judged by its properties)"]
     if kind == "ComputeInstance":
         found += _labelled(inputs, [
             ("size", facts.VM_SIZE, None),
@@ -190,6 +195,15 @@ def _compute(inputs: Mapping[str, Any]) -> list[str]:
         ("local auth disabled", facts.DISABLE_LOCAL_AUTH, None),
     ])
     return found
+
+
+def _inferred_compute_type(inputs: Mapping[str, Any]) -> str | None:
+    """What the rules judge a compute without computeType as (amlkit.policies.azure.ComputeView)."""
+    from amlkit.policies.azure import ComputeView
+
+    if _is_secret(inputs.get("properties")):
+        return None
+    return ComputeView(inputs).inferred_compute_type
 
 
 def _workspace(inputs: Mapping[str, Any]) -> list[str]:
