@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from amlkit.errors import ConfigError, ReviewFailed, UsageError, show_value
-from amlkit.review import baseline, canary, diff, driver, packs, processes, warm
+from amlkit.review import baseline, canary, diff, driver, packs, processes, providers, warm
 from amlkit.review.baseline import Baseline
 from amlkit.review.identity import azure_ids
 from amlkit.review.lookups import Lookups, load_lookups
@@ -97,6 +97,7 @@ def review(
     if jobs < 1:
         raise UsageError(f"--jobs must be at least 1, got {jobs}")
     project = load_project(project_dir)
+    providers.check(project.dir)  # a program for another provider version: one clear error, exit 2
     names = list(stacks) if stacks is not None else _list_stacks(project.dir)
     for ignored in ignored_stack_files(project):  # Pulumi drops them silently; say so
         print(f"amlkit: warning: {project.relative(ignored)} is ignored: a stack file must be named "
