@@ -339,7 +339,7 @@ def test_a_program_crash_and_a_stack_file_typo_are_per_stack_too() -> None:
         "stack badfile: stacks/Pulumi.badfile.yaml: config.amlkt:tags: unknown config namespace 'amlkt'; did you "
         "mean 'amlkit'? (only amlkit: keys configure amlkit)")
     assert stacks["crash"]["error"] == (
-        "stack crash: the program failed: RuntimeError: the platform program failed on purpose")
+        "stack crash: the program failed: RuntimeError: the platform program failed on purpose (at __main__.py:18)")
     assert (stacks["crash"]["error_kind"], stacks["badfile"]["error_kind"]) == ("program", "config")
     assert stacks["dev"]["error"] is None and stacks["dev"]["pack"] is not None
 

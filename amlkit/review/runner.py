@@ -305,8 +305,34 @@ def describe(error: BaseException) -> dict[str, Any]:
                 # the three fields older parents read
                 "file": root.file, "key_path": root.key_path, "problem": root.problem}
     line = traceback.format_exception_only(type(root), root)[-1].strip()
+    frame = failing_program_line(root)
+    if frame is not None:
+        line += f" (at {frame['file']}:{frame['line']})"
     return {"kind": "program", "message": line, "traceback": "".join(traceback.format_exception(error)),
-            "component": component}
+            "component": component, "program_line": frame}
+
+
+def failing_program_line(error: BaseException) -> dict[str, Any] | None:
+    """The innermost traceback frame in the user's own files, outside every installed package and Python
+    itself: {"file" (relative to the program's directory when inside it), "line", "code"}; None without one.
+    A crash inside an SDK or an apply callback is shown at the program's line that led to it."""
+    import sysconfig
+
+    excluded = _library_dirs() + tuple(os.path.join(str(Path(sysconfig.get_paths()[key]).resolve()), "")
+                                       for key in ("stdlib", "platstdlib", "purelib", "platlib"))
+    found = None
+    for summary in traceback.extract_tb(error.__traceback__):
+        filename = str(Path(summary.filename).resolve()) if not summary.filename.startswith("<") else ""
+        if filename and not filename.startswith(excluded):
+            found = summary
+    if found is None:
+        return None
+    path = Path(found.filename).resolve()
+    try:
+        shown = str(path.relative_to(Path.cwd()))
+    except ValueError:
+        shown = str(path)
+    return {"file": shown, "line": found.lineno, "code": (found.line or "").strip()}
 
 
 def error_fields(error: BaseException) -> dict[str, Any]:

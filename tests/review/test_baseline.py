@@ -149,10 +149,11 @@ def test_a_program_failing_at_the_base_fails_that_stack_only(repo: Path) -> None
     program.write_text(good)
     done = preview_in_process(repo, "-s", "prod", "-s", "dev", "--base", "broken")
     commit = git(repo, "rev-parse", "--short=7", "broken").strip()
+    line = len((good + "\n").splitlines()) + 1  # the raise appended above: the program's own line is named
     assert done.returncode == 3
     assert done.stderr.splitlines() == [  # one line for the one failure, naming every stack it stopped
         f"amlkit: stacks dev, prod were NOT reviewed: at git broken ({commit}): the program failed: ValueError: "
-        "broken at the base",
+        f"broken at the base (at __main__.py:{line})",
     ]
 
 

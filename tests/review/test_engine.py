@@ -176,7 +176,7 @@ SHORT, SHORTEST, MARGIN = 1.5, 1, 60
 
 PROGRAM_FAULTS = [
     ("raise", MARGIN, "stack raise: the program failed: RuntimeError: storage account name 'stfaulty' is already "
-                      "taken"),
+                      "taken (at __main__.py:17)"),  # the user's own line, without --verbose
     ("crash", MARGIN, "stack crash: the program runner crashed (exit code 9): no output"),
     ("hang", SHORT, "stack hang: the program did not finish within 1.5s"),
     ("duplicate", MARGIN, "stack duplicate: the program failed: Exception: Duplicate resource URN "
@@ -195,7 +195,8 @@ def test_program_faults_fail_closed(stack, timeout, message):
 
 def test_verbose_program_failure_carries_the_traceback():
     error = review(FAULTY, ["raise"], verbose=True).stacks[0].error
-    assert error.splitlines()[0].endswith("RuntimeError: storage account name 'stfaulty' is already taken")
+    assert error.splitlines()[0].endswith("RuntimeError: storage account name 'stfaulty' is already taken "
+                                          "(at __main__.py:17)")
     assert "Traceback (most recent call last)" in error
 
 
