@@ -75,6 +75,48 @@ _EXTENSIONS: dict[str, tuple[str, str, str]] = {
     "authorization:ManagementLockAtResourceLevel": ("", "Microsoft.Authorization/locks", "lockName"),
     "authorization:RoleAssignment": ("scope", "Microsoft.Authorization/roleAssignments", "roleAssignmentName"),
 }
+# The classic provider (pulumi-azure): type token -> (ARM path, the parent input the id goes under). Its name
+# input is always `name`. A path under "" sits in `resourceGroupName`; a path under another input sits below
+# the id that input holds (a compute under its workspace, a lock or role assignment under its scope).
+_CLASSIC: dict[str, tuple[str, str]] = {
+    "azure:core/resourceGroup:ResourceGroup": ("", ""),
+    "azure:machinelearning/workspace:Workspace": ("Microsoft.MachineLearningServices/workspaces", ""),
+    "azure:machinelearning/computeCluster:ComputeCluster": ("computes", "machineLearningWorkspaceId"),
+    "azure:machinelearning/computeInstance:ComputeInstance": ("computes", "machineLearningWorkspaceId"),
+    "azure:machinelearning/inferenceCluster:InferenceCluster": ("computes", "machineLearningWorkspaceId"),
+    "azure:machinelearning/synapseSpark:SynapseSpark": ("computes", "machineLearningWorkspaceId"),
+    "azure:storage/account:Account": ("Microsoft.Storage/storageAccounts", ""),
+    "azure:keyvault/keyVault:KeyVault": ("Microsoft.KeyVault/vaults", ""),
+    "azure:appinsights/insights:Insights": ("Microsoft.Insights/components", ""),
+    "azure:containerservice/registry:Registry": ("Microsoft.ContainerRegistry/registries", ""),
+    "azure:network/virtualNetwork:VirtualNetwork": ("Microsoft.Network/virtualNetworks", ""),
+    "azure:network/subnet:Subnet": ("Microsoft.Network/virtualNetworks/{virtualNetworkName}/subnets", ""),
+    "azure:authorization/userAssignedIdentity:UserAssignedIdentity": (
+        "Microsoft.ManagedIdentity/userAssignedIdentities", ""),
+    "azure:operationalinsights/analyticsWorkspace:AnalyticsWorkspace": (
+        "Microsoft.OperationalInsights/workspaces", ""),
+    "azure:management/lock:Lock": ("providers/Microsoft.Authorization/locks", "scope"),
+    "azure:managementresource/manangementLock:ManangementLock": ("providers/Microsoft.Authorization/locks", "scope"),
+    "azure:authorization/assignment:Assignment": ("providers/Microsoft.Authorization/roleAssignments", "scope"),
+    "azure:monitoring/diagnosticSetting:DiagnosticSetting": (
+        "providers/Microsoft.Insights/diagnosticSettings", "targetResourceId"),
+}
+
+
+def classic_arm_id(type_token: str, name: str, inputs: dict[str, Any]) -> str | None:
+    """The ARM id of a classic-provider resource in `_CLASSIC`, shaped as Azure returns it; None otherwise."""
+    if type_token not in _CLASSIC:
+        return None
+    path, parent = _CLASSIC[type_token]
+    subscription = f"/subscriptions/{SUBSCRIPTION}"
+    if type_token == "azure:core/resourceGroup:ResourceGroup":
+        return f"{subscription}/resourceGroups/{name}"
+    if parent:
+        return f"{_text(inputs.get(parent), subscription)}/{path}/{name}"
+    path = re.sub(r"\{(\w+)\}", lambda m: _text(inputs.get(m[1]), m[1]), path)
+    return f"{subscription}/resourceGroups/{_text(inputs.get('resourceGroupName'), 'rg')}/providers/{path}/{name}"
+
+
 CLIENT_CONFIG = "azure-native:authorization:getClientConfig"
 CLIENT_CONFIGS = (CLIENT_CONFIG, "azure:core/getClientConfig:getClientConfig")
 """The client-config lookups of both Azure providers: answered with the placeholder subscription and tenant."""
@@ -93,6 +135,9 @@ def type_key(type_token: str) -> str | None:
 
 def arm_id(type_token: str, name: str, inputs: dict[str, Any]) -> str:
     """An ARM-shaped id: `/subscriptions/<guid>/resourceGroups/<rg>/providers/<ns>/<type>/<name>`."""
+    classic = classic_arm_id(type_token, name, inputs)
+    if classic is not None:
+        return classic
     key = type_key(type_token)
     subscription = f"/subscriptions/{SUBSCRIPTION}"
     if key == "resources:ResourceGroup":

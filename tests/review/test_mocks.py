@@ -271,3 +271,25 @@ def test_a_pinned_client_config_wins_over_the_stacks_ids():
     pins = Lookups(invokes=[{"function": CLIENT_CONFIG, "args": {}, "result": {"tenantId": tenant}}])
     assert AzureMocks(pins).answer(CLIENT_CONFIG, {}) == ({
         "subscriptionId": SUBSCRIPTION, "tenantId": tenant, "clientId": SUBSCRIPTION, "objectId": SUBSCRIPTION}, True)
+
+
+CLASSIC_WS = ("/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-ml/providers/"
+              "Microsoft.MachineLearningServices/workspaces/mlw")
+CLASSIC_ID_CASES = [
+    ("resource-group", "azure:core/resourceGroup:ResourceGroup", "rg-ml", {"location": "westeurope"},
+     "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-ml"),
+    ("workspace", "azure:machinelearning/workspace:Workspace", "mlw", {"resourceGroupName": "rg-ml"}, CLASSIC_WS),
+    ("cluster", "azure:machinelearning/computeCluster:ComputeCluster", "gpu",
+     {"machineLearningWorkspaceId": CLASSIC_WS}, f"{CLASSIC_WS}/computes/gpu"),
+    ("subnet", "azure:network/subnet:Subnet", "snet", {"resourceGroupName": "rg-net", "virtualNetworkName": "vnet"},
+     "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-net/providers/Microsoft.Network/"
+     "virtualNetworks/vnet/subnets/snet"),
+    ("lock", "azure:management/lock:Lock", "l", {"scope": CLASSIC_WS},
+     f"{CLASSIC_WS}/providers/Microsoft.Authorization/locks/l"),
+]
+
+
+@pytest.mark.parametrize(("token", "name", "inputs", "expected"), [c[1:] for c in CLASSIC_ID_CASES],
+                         ids=[c[0] for c in CLASSIC_ID_CASES])
+def test_classic_resources_get_arm_shaped_ids(token, name, inputs, expected):
+    assert arm_id(token, name, inputs) == expected
