@@ -23,6 +23,7 @@ from amlkit.review.mocks import (
     principal_of,
     shaped_identity,
     type_key,
+    with_output_only_unknown,
 )
 from tests.components.harness import run
 
@@ -293,3 +294,23 @@ CLASSIC_ID_CASES = [
                          ids=[c[0] for c in CLASSIC_ID_CASES])
 def test_classic_resources_get_arm_shaped_ids(token, name, inputs, expected):
     assert arm_id(token, name, inputs) == expected
+
+
+OUTPUT_ONLY_CASES = [
+    ("nested-list-of-output-types", "azure-native:network:PrivateDnsZoneGroup",
+     {"privateDnsZoneConfigs": [{"name": "api", "privateDnsZoneId": "zone"}], "resourceGroupName": "rg"},
+     {"privateDnsZoneConfigs": [{"name": "api", "privateDnsZoneId": "zone", "recordSets": rpc.UNKNOWN}],
+      "resourceGroupName": "rg"}),
+    ("no-nested-outputs", "azure-native:resources:ResourceGroup", {"location": "westeurope", "tags": {"a": "b"}},
+     {"location": "westeurope", "tags": {"a": "b"}}),
+    ("identity-left-as-shaped", "azure:machinelearning/computeCluster:ComputeCluster",
+     {"identity": {"type": "SystemAssigned"}, "scaleSettings": {"minNodeCount": 0, "maxNodeCount": 1}},
+     {"identity": {"type": "SystemAssigned"}, "scaleSettings": {"minNodeCount": 0, "maxNodeCount": 1}}),
+    ("no-sdk-class", "acme:index/thing:Thing", {"a": {"b": 1}}, {"a": {"b": 1}}),
+]
+
+
+@pytest.mark.parametrize(("token", "inputs", "expected"), [c[1:] for c in OUTPUT_ONLY_CASES],
+                         ids=[c[0] for c in OUTPUT_ONLY_CASES])
+def test_output_only_fields_nested_in_echoed_inputs_are_unknown(token, inputs, expected):
+    assert with_output_only_unknown(token, inputs) == expected

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pathlib
 
 import pulumi
 import pytest
@@ -176,7 +177,13 @@ def test_a_program_error_names_the_component_being_built():
         probe.crash()
     except RuntimeError as error:
         described = describe(error)
-    assert (described["kind"], described["message"]) == ("program", "RuntimeError: subnet lookup failed")
+    here = pathlib.Path(__file__).resolve()
+    shown = str(here.relative_to(pathlib.Path.cwd())) if here.is_relative_to(pathlib.Path.cwd()) else str(here)
+    line = here.read_text().splitlines().index('        raise RuntimeError("subnet lookup failed")') + 1
+    assert (described["kind"], described["message"]) == (
+        "program", f"RuntimeError: subnet lookup failed (at {shown}:{line})")  # the innermost frame in our own file
+    assert described["program_line"] == {"file": shown, "line": line,
+                                         "code": 'raise RuntimeError("subnet lookup failed")'}
     assert described["component"] == {"type": "platform:index:Probe", "name": "gpu"}
 
 
@@ -215,3 +222,11 @@ def test_plain_and_output_lookups_of_any_provider_run_offline(provider_lookups, 
 def test_unpinned_lookups_of_other_providers_are_reported(provider_lookups):
     _, lookups = provider_lookups
     assert lookups == [{"token": "azuread:index/getUser:getUser", "args": {"userPrincipalName": "someone@example.com"}}]
+
+
+def test_output_only_nested_properties_are_unknown_so_programs_indexing_them_run():
+    messages = run_messages({"program": str(FIXTURES / "output_only"), "project": "output-only", "stack": "dev",
+                             "config": {}, "secret_keys": []})
+    assert messages[-1] == {"done": True}
+    resources = {m["resource"]["name"]: m["resource"] for m in messages if "resource" in m}
+    assert resources["uses-record"]["inputs"]["privateDnsZoneGroupName"] == UNKNOWN
