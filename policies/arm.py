@@ -26,16 +26,20 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from amlkit.policies.azure import CLASSIC, ComputeView, WorkspaceView, compute_view, is_type, workspace_view
+from amlkit.policies.azure import (
+    CLASSIC,
+    CLASSIC_LOCKS,
+    NATIVE_LOCKS,
+    ComputeView,
+    WorkspaceView,
+    compute_view,
+    is_type,
+    workspace_view,
+)
 from amlkit.policies.framework import StackResource
 
-LOCK_AT_RESOURCE_GROUP = "authorization:ManagementLockAtResourceGroupLevel"
-LOCK_AT_SUBSCRIPTION = "authorization:ManagementLockAtSubscriptionLevel"
-LOCK_AT_RESOURCE = "authorization:ManagementLockAtResourceLevel"
-LOCK_BY_SCOPE = "authorization:ManagementLockByScope"
-LOCK_TYPES = (LOCK_AT_RESOURCE_GROUP, LOCK_AT_SUBSCRIPTION, LOCK_AT_RESOURCE, LOCK_BY_SCOPE)
-CLASSIC_LOCKS = ("azure:management/lock:Lock", "azure:managementresource/manangementLock:ManangementLock")
-"""The classic provider's management locks: both lock whatever `scope` names (a ByScope lock), `lockLevel`."""
+LOCK_TYPES = NATIVE_LOCKS
+LOCK_AT_RESOURCE_GROUP, LOCK_AT_SUBSCRIPTION, LOCK_AT_RESOURCE, LOCK_BY_SCOPE = LOCK_TYPES
 
 RESOURCE_GROUP = "resources:ResourceGroup"
 CLASSIC_RESOURCE_GROUP = "azure:core/resourceGroup:ResourceGroup"

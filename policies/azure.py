@@ -108,11 +108,13 @@ ML_KINDS = re.compile(r"^\w*(Workspace|Compute|Cluster|Instance|Spark|OnlineDepl
 """The resource kinds the pack is about: in an ML module of any provider, a type whose name ends in one of these
 (a workspace's sub-resources, datastores, endpoints and batch deployments are not)."""
 LOCK_MODULES = ("authorization", "management", "managementresource", "resources", "core")
-MAPPED_NATIVE = (COMPUTE, WORKSPACE, ONLINE_DEPLOYMENT, "authorization:ManagementLockAtResourceGroupLevel",
-                 "authorization:ManagementLockAtSubscriptionLevel", "authorization:ManagementLockAtResourceLevel",
-                 "authorization:ManagementLockByScope")
-MAPPED_CLASSIC = (*CLASSIC_COMPUTES, CLASSIC_WORKSPACE, "azure:management/lock:Lock",
-                  "azure:managementresource/manangementLock:ManangementLock")
+NATIVE_LOCKS = ("authorization:ManagementLockAtResourceGroupLevel", "authorization:ManagementLockAtSubscriptionLevel",
+                "authorization:ManagementLockAtResourceLevel", "authorization:ManagementLockByScope")
+"""azure-native's four management lock types (amlkit.policies.arm reads them)."""
+CLASSIC_LOCKS = ("azure:management/lock:Lock", "azure:managementresource/manangementLock:ManangementLock")
+"""The classic provider's management locks: both lock whatever `scope` names (a ByScope lock), `lockLevel`."""
+MAPPED_NATIVE = (COMPUTE, WORKSPACE, ONLINE_DEPLOYMENT, *NATIVE_LOCKS)
+MAPPED_CLASSIC = (*CLASSIC_COMPUTES, CLASSIC_WORKSPACE, *CLASSIC_LOCKS)
 ARM_ML_TYPE = re.compile(r"Microsoft\.MachineLearningServices/|Microsoft\.Authorization/locks", re.IGNORECASE)
 
 

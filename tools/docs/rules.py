@@ -82,6 +82,40 @@ def _waiver_keys() -> str:
     return "`{" + ", ".join(keys) + "}`"
 
 
+def _kinds() -> list[tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]]]:
+    """(kind, names a rule module uses to read it, azure-native types, classic pulumi-azure types)."""
+    from amlkit.policies import azure
+
+    return [
+        ("computes", ("compute_of", "compute_view", "ComputeView", "subnet_groups"),
+         (azure.COMPUTE,), tuple(azure.CLASSIC_COMPUTES)),
+        ("workspaces", ("workspace_view", "workspaces_by_key", "workspace_props", "WorkspaceView", "workspace_groups"),
+         (azure.WORKSPACE,), (azure.CLASSIC_WORKSPACE,)),
+        ("management locks", ("LockView", "is_lock"), azure.NATIVE_LOCKS, azure.CLASSIC_LOCKS),
+        ("online deployments", ("deployment_view",), (azure.ONLINE_DEPLOYMENT,), ()),
+        ("diagnostic settings", ("diagnostic_setting_view",), azure.DIAGNOSTIC_SETTINGS,
+         (azure.CLASSIC_DIAGNOSTIC_SETTING,)),
+        ("role assignments", ("role_assignment_view",), (azure.ROLE_ASSIGNMENT,), (azure.CLASSIC_ROLE_ASSIGNMENT,)),
+    ]
+
+
+def providers_read(rule: Rule) -> list[str]:
+    """Markdown lines: which providers' resources the rule reads, from the views its module uses
+    (amlkit.policies.azure / arm); a rule that uses none reads every resource's type token or tags."""
+    import importlib
+
+    module = vars(importlib.import_module(f"amlkit.policies.rules.{rule.name.replace('-', '_')}"))
+    if "unmapped" in module:
+        return ["- Every resource of an ML-relevant type, of any provider: those no view maps are its findings."]
+    lines = []
+    for kind, names, native, classic in _kinds():
+        if any(name in module for name in names):
+            tokens = [f"azure-native `{token}`" for token in native]
+            tokens += [f"pulumi-azure `{token}`" for token in classic] or ["(pulumi-azure has none)"]
+            lines.append(f"- {kind}: " + ", ".join(tokens))
+    return lines or ["- Every resource, of any provider, by its type token or `tags` (no provider's property path)."]
+
+
 def rule_file(rule: Rule) -> str:
     return f"{rule.name}.md"
 
@@ -116,6 +150,9 @@ def rule_page(rule: Rule) -> str:
         f"**{cell(rule.display_name)}** · reference `{rule.ref}` · default level **{rule.level}** · severity "
         f"**{rule.severity}** · tags {', '.join(rule.tags)} · {kind} · since amlkit **{rule.since}**", "",
         "## What it checks", "", inline(rule.description), "",
+        "## Resources it reads", "", "azure-native 3.x (explicit-version tokens included) and the classic "
+        "pulumi-azure 6.x provider, through one provider-neutral view per kind (see [providers and "
+        "versions](../review.md#providers-and-versions)):", "", *providers_read(rule), "",
         "## Why: sources", "", f"- Primary source: <{rule.url}>",
     ]
     if rule.compliance:
