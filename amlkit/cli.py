@@ -105,6 +105,8 @@ Base = Annotated[str | None, typer.Option(
     "--base", metavar="REV", help="Plan against the program and stack files at this git revision "
     "(e.g. origin/main), for pull requests without deployed state.")]
 NoColor = Annotated[bool, typer.Option("--no-color", help="Plain text, no colour (as NO_COLOR=1).")]
+Strict = Annotated[bool, typer.Option("--strict", help="Warnings (a waiver that matches no resource) are errors: "
+                                      "exit 2 after the reports are written.")]
 StackFiles = Annotated[list[Path] | None, typer.Argument(
     metavar="[FILE]...", exists=True, dir_okay=False,
     help="Changed files to review, instead of --project-dir and --stack (what the pre-commit hook passes): a "
@@ -232,6 +234,7 @@ def preview(
     state: States = None,
     base: Base = None,
     no_color: NoColor = False,
+    strict: Strict = False,
 ) -> None:
     """Show what each stack would create (grouped under its parent, with the settings people review),
     or with --state / --base what it would create, update, replace and delete; then the policy review."""
@@ -239,7 +242,7 @@ def preview(
         os.environ["NO_COLOR"] = "1"
     plan_against = {"states": state or [], "base": base}
     _review_and_report(stack_files, project_dir, stack, policy_pack, policy_pack_config, format, output, jobs,
-                       timeout, verbose, with_plan=True, plan_against=plan_against)
+                       timeout, verbose, with_plan=True, plan_against=plan_against, strict=strict)
 
 
 @app.command()
@@ -255,6 +258,7 @@ def check(
     timeout: Timeout = 120.0,
     verbose: Verbose = False,
     state: AuditStates = None,
+    strict: Strict = False,
 ) -> None:
     """Run only the policy review of each stack; with --state, audit deployed states instead (no program)."""
     if state:
@@ -264,7 +268,7 @@ def check(
         return _audit_and_report(state, project_dir, policy_pack, policy_pack_config, format, output, jobs,
                                  timeout, verbose)
     _review_and_report(stack_files, project_dir, stack, policy_pack, policy_pack_config, format, output, jobs,
-                       timeout, verbose, with_plan=False)
+                       timeout, verbose, with_plan=False, strict=strict)
 
 
 @app.command()
@@ -371,7 +375,7 @@ def _review(project_dir: Path, stacks: list[str] | None, policy_pack: Path | tup
 def _review_and_report(stack_files: list[Path] | None, project_dir: Path, stacks: list[str] | None,
                        policy_packs: list[Path] | None, configs: list[Path] | None, fmt: ReportFormat,
                        output: Path | None, jobs: int | None, timeout: float, verbose: bool, with_plan: bool,
-                       plan_against: dict[str, Any] | None = None) -> None:
+                       plan_against: dict[str, Any] | None = None, strict: bool = False) -> None:
     """`preview` (with_plan) and `check`: review the stack files or the project's stacks, then report."""
     with _guarded(verbose):
         _check_pairing(policy_packs, configs)
@@ -382,7 +386,7 @@ def _review_and_report(stack_files: list[Path] | None, project_dir: Path, stacks
             review = _review_files(stack_files, stacks, policy_pack, config, jobs, timeout, verbose)
         else:
             review = _review(project_dir, stacks, policy_pack, config, jobs, timeout, verbose, plan_against)
-        _report(review, fmt, output, project_dir, policy_packs, with_plan=with_plan)
+        _report(review, fmt, output, project_dir, policy_packs, with_plan=with_plan, strict=strict)
 
 
 def _review_files(stack_files: list[Path], stacks: list[str] | None, policy_pack: Path | tuple[Path, ...] | None,
@@ -425,7 +429,7 @@ def render_report(review: Review, fmt: ReportFormat, project_dir: Path, pack_sou
 
 
 def _report(review: Review, fmt: ReportFormat, output: Path | None, project_dir: Path,
-            policy_packs: list[Path] | None, with_plan: bool) -> NoReturn:
+            policy_packs: list[Path] | None, with_plan: bool, strict: bool = False) -> NoReturn:
     from amlkit.review.report_table import summary_line
 
     report = render_report(review, fmt, project_dir, _pack_sources(review, policy_packs or []), with_plan)
@@ -441,7 +445,14 @@ def _report(review: Review, fmt: ReportFormat, output: Path | None, project_dir:
     for detail, names in failures.items():
         which = f"stack {names[0]} was" if len(names) == 1 else f"stacks {', '.join(names)} were"
         typer.echo(f"amlkit: {which} NOT reviewed: {detail}", err=True)
-    raise typer.Exit(exit_code(review))
+    code = exit_code(review)
+    warnings = [f"stack {s.stack}: {warning}" for s in review.stacks for warning in s.warnings]
+    for warning in warnings:
+        typer.echo(f"amlkit: {'error' if strict else 'warning'}: {warning}", err=True)
+    if strict and warnings and code != 3:
+        typer.echo(f"amlkit: error: {len(warnings)} warning(s), errors under --strict", err=True)
+        code = 2
+    raise typer.Exit(code)
 
 
 def _emit_rules(pack: PackInfo, fmt: RulesFormat, output: Path | None, pack_source: str) -> None:

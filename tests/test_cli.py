@@ -344,3 +344,21 @@ def test_pack_and_config_counts_must_match(fake, tmp_path: Path, command: list[s
         "amlkit: error: the number of --policy-pack-config flags (1) must match the number of --policy-pack flags "
         "(2): the first config goes with the first pack, and so on; give one config per pack, or none (then each "
         "pack runs with its defaults, and amlkit's own pack with the project's policy-config/<stack>.json)\n")
+
+
+WARNING = "policy-config/dev.json: aml-cluster-vm-priority.waivers[0]: resource 'gpu*' matches no resource of stack dev"
+STRICT = [  # (flags, exit code, last stderr line)
+    ([], 0, f"amlkit: warning: stack dev: {WARNING}"),
+    (["--strict"], 2, "amlkit: error: 1 warning(s), errors under --strict"),
+]
+
+
+@pytest.mark.parametrize(("flags", "code", "last"), STRICT, ids=["warning", "strict"])
+@pytest.mark.parametrize("fmt", ["table", "json", "sarif", "markdown"])
+def test_a_waiver_that_matches_nothing_is_a_warning_in_every_format_and_an_error_under_strict(
+        fake, fmt: str, flags: list[str], code: int, last: str) -> None:
+    stack = dataclasses.replace(dev_stack(), warnings=[WARNING])
+    fake(Review(stacks=[stack]))
+    result = runner.invoke(cli.app, ["check", "-f", fmt, *flags])
+    assert (result.exit_code, result.stderr.splitlines()[-1]) == (code, last)
+    assert "resource 'gpu*' matches no resource of stack dev" in result.stdout

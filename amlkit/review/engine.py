@@ -32,7 +32,7 @@ from amlkit.review.model import (
     Review,
     StackReview,
 )
-from amlkit.review.packconfig import load_config_file
+from amlkit.review.packconfig import load_config_file, unmatched_waivers
 from amlkit.review.packinfo import POLICY_PACK_FILES, default_pack_dir
 from amlkit.review.project import (
     SECRET_PLACEHOLDER,
@@ -264,7 +264,11 @@ def _review_one(project: Project, config: StackConfig | _BadStackFile, options: 
     finally:
         if runner is not None:
             runner.close()
-    return packs.add_results(result, analyses, options.packs, labels, records, secrets, project.name)
+    result = packs.add_results(result, analyses, options.packs, labels, records, secrets, project.name)
+    if result.error is None:  # the project's waivers are amlkit's: only amlkit's own pack's config is checked
+        result.warnings = [warning for analysis, spec, label in zip(analyses, options.packs, labels, strict=True)
+                           if spec.own for warning in unmatched_waivers(analysis.config, records, label, config.stack)]
+    return result
 
 
 # --- plans (amlkit.review.baseline, amlkit.review.diff) -------------------------------------------------

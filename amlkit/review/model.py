@@ -116,6 +116,7 @@ class StackReview:
     lookups: list[Lookup] = field(default_factory=list)  # unanswered lookups (see amlkit.review.mocks)
     # every pack run on the stack, in the order given (each with its policy_config); `pack` is the first
     packs: list[PackInfo] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # e.g. a waiver that matches no resource of the stack
     audited_state: str | None = None  # `check --state`: the state file audited (no program ran), else None
 
     def all_packs(self) -> list[PackInfo]:

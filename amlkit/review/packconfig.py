@@ -192,6 +192,28 @@ def _check_waivers(policy: str, raw: Any, file: str | None) -> None:
         raise ConfigError(file, error.key_path, error.problem, error.value) from None
 
 
+def unmatched_waivers(config: dict[str, PolicyConfig], resources: list[dict[str, Any]], file: str,
+                      stack: str) -> list[str]:
+    """A warning per waiver that matches no resource of the stack (by logical name or URN), naming the
+    closest resource names: a waiver that waives nothing is almost always a typo or a stale entry."""
+    names = sorted({r["name"] for r in resources})
+    warnings = []
+    for policy, entry in sorted(config.items()):
+        try:
+            waivers = parse_waivers(policy, (entry.properties or {}).get("waivers"))
+        except WaiverError:  # not amlkit's waivers (another pack's setting of that name)
+            continue
+        for index, waiver in enumerate(waivers):
+            if any(waiver.matches(r["name"], r["urn"]) for r in resources):
+                continue
+            bare = waiver.resource.replace("*", "").replace("?", "")
+            close = difflib.get_close_matches(bare, names, n=3, cutoff=0.3)
+            hint = f"; closest: {', '.join(close)}" if close else ""
+            warnings.append(f"{file}: {policy}.waivers[{index}]: resource {waiver.resource!r} matches no resource of "
+                            f"stack {stack}{hint}")
+    return warnings
+
+
 def allowed(schema: Any) -> str:
     """A short description of what a (sub)schema accepts, for error messages."""
     if not isinstance(schema, dict):

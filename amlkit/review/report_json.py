@@ -27,7 +27,8 @@ Shape (format version 1; fields are only ever added, never renamed, within a ver
                            + {"replaceReasons", "replaceWhy", "deleteBeforeReplace"} when op is replace
                            + {"error"} when the engine refuses the step, {"notCompared"}],
           "changeSummary": null | {"create": 1, "update": 1, "replace": 1, "delete": 1, "same": 14},
-          "lookups": [{"token", "args"}]
+          "lookups": [{"token", "args"}],
+          "warnings": ["a waiver that matches no resource of the stack, ..."]
         }
       ],
       "summary": {"mandatory": 0, "advisory": 0, "waived": 0, "unknown": 0, "failed": 0}
@@ -171,6 +172,7 @@ def _stack(stack: StackReview) -> dict[str, Any]:
         ],
         **_plan(stack),
         "lookups": [{"token": lookup.token, "args": lookup.args} for lookup in ordered_lookups(stack)],
+        "warnings": list(stack.warnings),
     }
 
 

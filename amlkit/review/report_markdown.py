@@ -129,7 +129,7 @@ def _stack_section(stack: StackReview, plan: str | None, budget: _Budget) -> str
     violations, unknown = ordered_violations(stack), ordered_unknown(stack)
     if not violations and not unknown:
         parts.append("No findings.")
-        parts += _lookups(stack)
+        parts += _lookups(stack) + _warnings(stack)
         return "\n\n".join(parts)
     several = len(stack.all_packs()) > 1  # then each finding names its pack
     rows = [[f"{ICONS.get(v.level, '')} {v.level}", _cell(v.severity), f"`{_code(v.policy)}`",
@@ -144,7 +144,7 @@ def _stack_section(stack: StackReview, plan: str | None, budget: _Budget) -> str
                for v in violations]
     details += [_unknown_details(u) for u in unknown]
     parts += [part for part in details if budget.take(part)]
-    parts += _lookups(stack)
+    parts += _lookups(stack) + _warnings(stack)
     return "\n\n".join(parts)
 
 
@@ -162,6 +162,10 @@ def _changes(stack: StackReview, budget: _Budget) -> str:
     if not rows:
         return head + "\n\nNo changes."
     return head + "\n\n" + _table(["Change", "Resource", "Type", "Why"], rows)
+
+
+def _warnings(stack: StackReview) -> list[str]:
+    return ["\n".join(f"⚠️ **Warning:** {_cell(warning)}" for warning in stack.warnings)] if stack.warnings else []
 
 
 def _lookups(stack: StackReview) -> list[str]:

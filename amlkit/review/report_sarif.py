@@ -162,6 +162,11 @@ def _invocation(stacks: list[StackReview]) -> dict[str, Any]:
     lookups = _lookup_notifications(stacks)
     if lookups:
         invocation.setdefault("toolExecutionNotifications", []).extend(lookups)
+    warnings = [{"level": "warning", "descriptor": {"id": "amlkit-review-warning"},
+                 "message": {"text": f"stack {s.stack}: {warning}"}, "properties": {"stack": s.stack}}
+                for s in stacks for warning in s.warnings]
+    if warnings:
+        invocation.setdefault("toolExecutionNotifications", []).extend(warnings)
     return invocation
 
 

@@ -69,6 +69,8 @@ def render_policies(stack: StackReview, pack_source: PackSource = "") -> Text:
         out.append(f"{INDENT}Policy config: {config}\n")
         _findings(out, mine, mine_unknown)
     _lookups(out, stack)
+    for warning in stack.warnings:
+        out.append(f"{INDENT}⚠ warning: {warning}\n", style=STYLES["unknown"])
     counts = _counts(stack.count("mandatory"), stack.count("advisory"), stack.count("waived"), len(unknown))
     out.append(f"{INDENT}{counts}\n")
     return out

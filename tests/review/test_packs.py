@@ -113,3 +113,16 @@ def test_two_packs_with_two_configs_give_both_packs_findings(tmp_path):
     assert [(p.name, p.policy_config, p.directory) for p in stack.packs] == [
         ("amlkit-guardrails", str(ours), str(default_pack_dir())), ("fixture-echo", str(theirs), str(ECHO.resolve()))]
     assert (stack.pack, stack.policy_config) == (stack.packs[0], str(ours))
+
+
+def test_a_stale_waiver_of_amlkits_pack_is_a_warning_with_another_pack_alongside(tmp_path):
+    """Two packs on raw_aml prod: a waiver of amlkit's pack config that matches no resource is one warning
+    naming that config file (only amlkit's own pack's config is read for waivers: engine._review_one)."""
+    ours, theirs = tmp_path / "ours.json", tmp_path / "theirs.json"
+    waiver = {"resource": "gpu-wram", "reason": "typo'd name"}
+    ours.write_text(json.dumps({"aml-cluster-ssh-disabled": {"waivers": [waiver]}}), encoding="utf-8")
+    theirs.write_text(json.dumps({"echo-inputs": "mandatory"}), encoding="utf-8")
+    [stack] = review(RAW, ["prod"], policy_pack=(default_pack_dir(), ECHO), policy_pack_config=(ours, theirs)).stacks
+    assert stack.error is None
+    assert stack.warnings == [f"{ours}: aml-cluster-ssh-disabled.waivers[0]: resource 'gpu-wram' matches no "
+                              "resource of stack prod; closest: gpu-warm"]

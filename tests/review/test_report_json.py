@@ -33,7 +33,7 @@ def test_stack_fields() -> None:
     assert list(prod) == ["stack", "project", "environment", "stack_file", "pack", "policy_config", "packs",
                           "audited_state", "error",
                           "error_kind", "error_detail", "resources", "violations", "unknown", "planBase",
-                          "planAzureIds", "steps", "changeSummary", "lookups"]
+                          "planAzureIds", "steps", "changeSummary", "lookups", "warnings"]
     plan = (prod["planBase"], prod["planAzureIds"], prod["steps"], prod["changeSummary"])
     assert plan == (None,) * 4  # no --state / --base
     assert (prod["project"], prod["environment"], prod["stack_file"]) == ("amlkit", "prod", "stacks/Pulumi.prod.yaml")
