@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from amlkit.errors import ConfigError, ReviewFailed, UsageError, show_value
+from amlkit.policies.framework import PACK_NAME
 from amlkit.review import baseline, canary, diff, driver, packs, processes, providers, warm
 from amlkit.review.baseline import Baseline
 from amlkit.review.identity import azure_ids
@@ -265,9 +266,10 @@ def _review_one(project: Project, config: StackConfig | _BadStackFile, options: 
         if runner is not None:
             runner.close()
     result = packs.add_results(result, analyses, options.packs, labels, records, secrets, project.name)
-    if result.error is None:  # the project's waivers are amlkit's: only amlkit's own pack's config is checked
-        result.warnings = [warning for analysis, spec, label in zip(analyses, options.packs, labels, strict=True)
-                           if spec.own for warning in unmatched_waivers(analysis.config, records, label, config.stack)]
+    if result.error is None:  # waivers are amlkit's: the config of amlkit's pack (or a copy of it) is checked
+        result.warnings = [warning for analysis, label in zip(analyses, labels, strict=True)
+                           if analysis.pack_name == PACK_NAME
+                           for warning in unmatched_waivers(analysis.config, records, label, config.stack)]
     return result
 
 
