@@ -129,6 +129,8 @@ SIZES = [
     ("Standard_DC1s_v2", "DCsv2", 1), ("Standard_DC8_v2", "DCsv2", 8), ("Standard_DC96as_cc_v5", "DCas_cc_v5", 96),
     ("Standard_DC4ads_cc_v5", "DCads_cc_v5", 4), ("Standard_EC20as_cc_v5", "ECas_cc_v5", 20),
     ("Standard_EC96ads_cc_v5", "ECads_cc_v5", 96),
+    ("Standard_D160alds_v7", "Daldsv7", 160), ("Standard_F1ads_v7", "Fadsv7", 1),
+    ("Standard_F80alds_v7", "Faldsv7", 80), ("Standard_F48amds_v7", "Famdsv7", 48),
 ]
 
 
@@ -248,6 +250,7 @@ def test_default_approved_series_are_derived_from_the_catalogues_facts():
         "NCasT4_v3", "NC_A100_v4", "NCads_H100_v5", "NDasrA100_v4", "NDm_A100_v4", "ND-H100-v5", "ND-H200-v5",
         "NVadsA10_v5", "ND_GB200_v6", "ND_GB300_v6",
         "Dasv7", "Dadsv7", "Easv7", "Eadsv7", "Fasv7", "Falsv7", "Famsv7", "Dalsv7",
+        "Daldsv7", "Fadsv7", "Faldsv7", "Famdsv7",
     )
 
 

@@ -220,7 +220,7 @@ def test_catalogue_as_of():
 
 
 def test_catalogue_size_counts():
-    assert (len(all_families()), len(all_sizes())) == (155, 1223)  # before issue 11: 116 families, 877 sizes
+    assert (len(all_families()), len(all_sizes())) == (159, 1260)  # before issue 11: 116 families, 877 sizes
 
 
 def test_every_gpu_family_has_a_generation_and_no_other_does():
