@@ -127,9 +127,17 @@ CONTAINER_REGISTRY_NAME = NameRule(r"[A-Za-z0-9]{5,50}", 50, "5-50 letters and d
 LOG_ANALYTICS_NAME = NameRule(r"[A-Za-z0-9][A-Za-z0-9-]{2,61}[A-Za-z0-9]", 63,
                               "4-63 letters, digits and hyphens, starting and ending with a letter or digit")
 APP_INSIGHTS_NAME = NameRule(r"[A-Za-z0-9()_.-]{1,255}", 255, "1-255 letters, digits and ()_.-")
+PRIVATE_ENDPOINT_NAME = NameRule(
+    r"[A-Za-z0-9][A-Za-z0-9_.-]{0,62}[A-Za-z0-9_]", 64,
+    "2-64 letters, digits, underscores, periods and hyphens, starting with a letter or digit, ending with a "
+    "letter, digit or underscore")
 """Names of the workspace's dependencies (storage account, key vault, registry, Log Analytics workspace,
-Application Insights component).
+Application Insights component) and of its private endpoints (Microsoft.Network privateEndpoints).
 https://learn.microsoft.com/azure/azure-resource-manager/management/resource-name-rules"""
+
+WORKSPACE_PRIVATE_LINK_GROUP = "amlworkspace"
+"""The private link group id (sub-resource) of a workspace's inbound private endpoint.
+https://learn.microsoft.com/azure/machine-learning/how-to-configure-private-link"""
 
 # --- Limits --------------------------------------------------------------------------------------------
 INSTANCE_IDLE_MINUTES_MIN = 15

@@ -5,6 +5,7 @@ Its arguments (`WorkspaceArgs` and the nested specs) live in `workspace_args` an
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any, cast
 
@@ -15,6 +16,7 @@ from pulumi_azure_native import (
     containerregistry,
     keyvault,
     monitor,
+    network,
     operationalinsights,
     storage,
 )
@@ -32,11 +34,13 @@ from amlkit.components.workspace_args import (
     CustomerManagedKey,
     IdentitySpec,
     ManagedNetwork,
+    PrivateEndpoint,
     ServerlessCompute,
     UserAssignedIdentity,
     WorkspaceArgs,
 )
 from amlkit.errors import ConfigError
+from amlkit.schema.types import DNS_ZONE_GROUP_DEFAULT, PRIVATE_ENDPOINT_KEY, PRIVATE_ENDPOINT_KEY_ALLOWED
 
 TYPE_TOKEN = "amlkit:index:Workspace"
 
@@ -48,6 +52,7 @@ __all__ = [
     "ManagedNetwork",
     "ServerlessCompute",
     "CustomerManagedKey",
+    "PrivateEndpoint",
     "WorkspaceArgs",
     "ARGS",
     "RENAMED",
@@ -117,6 +122,7 @@ class Workspace(pulumi.ComponentResource):
                 "container_registry": self._container_registry_id(),
             }
         workspace = self._workspace(deps)
+        self._private_endpoints(workspace)
         if args.get("enable_diagnostics", True):
             self._diagnostics(workspace, log_analytics_id)
         if args.get("locks", False):
@@ -296,6 +302,38 @@ class Workspace(pulumi.ComponentResource):
         self._locked.append(("workspace", workspace))
         return workspace
 
+    def _private_endpoints(self, workspace: ml.Workspace) -> None:
+        """Per `private_endpoints` key: an inbound private endpoint (group `amlworkspace`) in the given subnet,
+        and its private DNS zone group when zones are given (Azure Verified Modules' `private_endpoints`)."""
+        for key, spec in (self._args.get("private_endpoints") or {}).items():
+            name = spec.get("name") or naming.prefixed_name("pep", f"{self._workspace_name}-{key}",
+                                                             facts.PRIVATE_ENDPOINT_NAME)
+            endpoint = network.PrivateEndpoint(
+                f"{self._name}-pe-{key}",
+                private_endpoint_name=name,
+                subnet=network.SubnetArgs(id=spec["subnet_resource_id"]),
+                private_link_service_connections=[network.PrivateLinkServiceConnectionArgs(
+                    name=name, private_link_service_id=workspace.id,
+                    group_ids=[facts.WORKSPACE_PRIVATE_LINK_GROUP],
+                )],
+                **self._common(),
+                opts=self._opts(),
+            )
+            zones = list(spec.get("private_dns_zone_resource_ids") or [])
+            if not zones:
+                continue
+            network.PrivateDnsZoneGroup(
+                f"{self._name}-pe-{key}-dns",
+                private_endpoint_name=name,
+                resource_group_name=self._args["resource_group_name"],
+                private_dns_zone_group_name=spec.get("private_dns_zone_group_name", DNS_ZONE_GROUP_DEFAULT),
+                private_dns_zone_configs=[
+                    network.PrivateDnsZoneConfigArgs(name=_zone_config_name(zone, index), private_dns_zone_id=zone)
+                    for index, zone in enumerate(zones)
+                ],
+                opts=self._opts(depends_on=[endpoint]),
+            )
+
     def _diagnostics(self, workspace: ml.Workspace, log_analytics_id: pulumi.Input[str] | None) -> None:
         monitor.DiagnosticSetting(
             f"{self._name}-diagnostics",
@@ -319,6 +357,12 @@ class Workspace(pulumi.ComponentResource):
                 notes=f"Protects the {kind} of Azure ML workspace component {self._name}.",
                 opts=self._opts(),
             )
+
+
+def _zone_config_name(zone: pulumi.Input[str], index: int) -> str:
+    """A DNS zone config is named after its zone (`privatelink.api.azureml.ms`); `config<n>` while the id is an
+    output."""
+    return zone.rstrip("/").rsplit("/", 1)[-1] if isinstance(zone, str) and zone.strip("/") else f"config{index + 1}"
 
 
 def public_access(args: Mapping[str, Any]) -> str:
@@ -432,6 +476,16 @@ def validate(args: Mapping[str, Any]) -> None:
     for key, rule in CHILD_NAMES.items():
         if key in args:
             naming.checked(args[key], rule, key)
+    endpoints = args.get("private_endpoints") or {}
+    if endpoints and project:
+        raise ConfigError(None, "private_endpoints", "is not allowed when kind is project (a project is reached "
+                                                     "through its hub's private endpoint)", sorted(endpoints))
+    for key, spec in endpoints.items():
+        if not isinstance(key, str) or not re.fullmatch(PRIVATE_ENDPOINT_KEY, key):
+            raise ConfigError(None, f"private_endpoints.{key}",
+                              f"invalid key: allowed is {PRIVATE_ENDPOINT_KEY_ALLOWED}", key)
+        if "name" in spec:
+            naming.checked(spec["name"], facts.PRIVATE_ENDPOINT_NAME, f"private_endpoints.{key}.name")
 
 
 # Arguments naming a created child, and Azure's naming rule for each: checked before anything registers.

@@ -9,6 +9,7 @@ import pulumi
 
 from amlkit import azure_facts as facts
 from amlkit.components.args import REQUIRED, ArgInfo, document, document_nested
+from amlkit.schema.types import PRIVATE_ENDPOINT_KEY_ALLOWED
 
 KINDS = {"default": "Default", "hub": "Hub", "project": "Project"}
 ISOLATION_MODES = {
@@ -59,6 +60,21 @@ class CustomerManagedKey(TypedDict, total=False):
     """Key identifier of the customer-managed key (data encryption at rest)."""
     user_assigned_identity: pulumi.Input[str]
     """User-assigned identity that reads the key; unset: the workspace identity."""
+
+
+class PrivateEndpoint(TypedDict, total=False):
+    """One entry of `private_endpoints`, in Azure Verified Modules' shape: an inbound private endpoint of the
+    workspace (group `amlworkspace`) in a subnet of your virtual network, with its private DNS zone group."""
+
+    subnet_resource_id: Required[pulumi.Input[str]]
+    """ARM id of the subnet the endpoint's network interface is placed in."""
+    private_dns_zone_resource_ids: Sequence[pulumi.Input[str]]
+    """ARM ids of the private DNS zones the endpoint registers its records in (privatelink.api.azureml.ms
+    and privatelink.notebooks.azure.net); unset: no DNS zone group (records are managed elsewhere)."""
+    private_dns_zone_group_name: str
+    """Name of the endpoint's private DNS zone group."""
+    name: str
+    """Azure name of the private endpoint."""
 
 
 class WorkspaceArgs(TypedDict, total=False):
@@ -122,6 +138,8 @@ class WorkspaceArgs(TypedDict, total=False):
     """Access to the workspace (and the dependencies created for it) from public networks."""
     managed_network: ManagedNetwork
     """The workspace's managed virtual network (`{isolation_mode: ...}`)."""
+    private_endpoints: Mapping[str, PrivateEndpoint]
+    """Inbound private endpoints of the workspace, by key (a managed network isolates outbound traffic only)."""
     serverless_compute: ServerlessCompute
     """Network settings of serverless compute jobs."""
     customer_managed_key: CustomerManagedKey
@@ -170,6 +188,9 @@ ARGS: dict[str, ArgInfo] = {
     "public_network_access": ArgInfo("`disabled`", "publicNetworkAccess (`Enabled` | `Disabled`), and of "
                                                    "the created dependencies"),
     "managed_network": ArgInfo("`{isolation_mode: allow_only_approved_outbound}`", "managedNetwork.isolationMode"),
+    "private_endpoints": ArgInfo(
+        "none", "child network PrivateEndpoint (group `amlworkspace`; Azure name `pep-<workspace>-<key>`) and its "
+        "PrivateDnsZoneGroup (default name `default`) per key", f"keys: {PRIVATE_ENDPOINT_KEY_ALLOWED}"),
     "serverless_compute": ArgInfo("no public IP when there is a private network", "serverlessComputeSettings"),
     "customer_managed_key": ArgInfo("none (Microsoft-managed keys)", "encryption"),
     "hbi_workspace": ArgInfo("True", "hbiWorkspace"),
@@ -178,7 +199,8 @@ ARGS: dict[str, ArgInfo] = {
     "protect_data": ArgInfo("False", "resource options protect, retainOnDelete"),
     "tags": ArgInfo("none", "tags (of every child)"),
 }
-for _nested in (UserAssignedIdentity, IdentitySpec, ManagedNetwork, ServerlessCompute, CustomerManagedKey):
+for _nested in (UserAssignedIdentity, IdentitySpec, ManagedNetwork, ServerlessCompute, CustomerManagedKey,
+                PrivateEndpoint):
     document_nested(_nested)
 document(WorkspaceArgs, ARGS)
 

@@ -849,6 +849,69 @@ def workspace_of(compute: Any, workspaces: Mapping[tuple[str, str], Any]) -> Any
     return workspaces.get(workspace_key(view.resource_group_name, view.workspace_name))
 
 
+def names_workspace(arm_id: Any, workspace: Any) -> bool:
+    """True when `arm_id` is the ARM id of the stack's `workspace` (a StackResource): a
+    `Microsoft.MachineLearningServices/workspaces` id with its resource group and name (case-insensitive)."""
+    from amlkit.policies.arm import parse_arm_id, same_name
+
+    parsed = parse_arm_id(arm_id)
+    if parsed is None or not parsed.is_resource("Microsoft.MachineLearningServices", "workspaces"):
+        return False
+    view = workspace_props(workspace)
+    return same_name(parsed.resource_group, view.resource_group_name) and same_name(parsed.name, view.name)
+
+
 def _depends_on(resource: Any, prop: str, urn: str) -> bool:
     depends_on = getattr(resource, "depends_on", None)
     return bool(depends_on and depends_on(prop, urn))
+
+
+
+# --- private endpoints ------------------------------------------------------------------------------
+
+PRIVATE_ENDPOINT = "network:PrivateEndpoint"
+CLASSIC_PRIVATE_ENDPOINT = "azure:privatelink/endpoint:Endpoint"
+STACK_REFERENCE = "pulumi:pulumi:StackReference"
+"""A stack that reads another stack's outputs: what it lacks may be declared there."""
+WORKSPACE_GROUP_ID = facts.WORKSPACE_PRIVATE_LINK_GROUP
+
+
+def private_endpoint_view(type_token: str, props: Mapping[str, Any]) -> PrivateEndpointView | None:
+    """The private endpoint view of a resource of any mapped provider; None when it is not one."""
+    if is_type(type_token, PRIVATE_ENDPOINT):
+        return PrivateEndpointView(props)
+    if type_token == CLASSIC_PRIVATE_ENDPOINT:
+        return ClassicPrivateEndpointView(props)
+    return None
+
+
+class PrivateEndpointView:
+    """An azure-native `network:PrivateEndpoint`'s inputs: its private link service connections."""
+
+    connection_inputs: tuple[str, ...] = ("privateLinkServiceConnections", "manualPrivateLinkServiceConnections")
+    """The inputs that hold the connections (a property dependency on a workspace names its target)."""
+
+    def __init__(self, props: Mapping[str, Any]) -> None:
+        self.props = props
+
+    @property
+    def workspace_targets(self) -> list[Any]:
+        """`privateLinkServiceId` of each connection (automatic or manual) of group `amlworkspace`."""
+        targets = []
+        for key in self.connection_inputs:
+            for connection in _get(self.props, key, []) or []:
+                if WORKSPACE_GROUP_ID in [str(group).lower() for group in _get(connection, "groupIds", []) or []]:
+                    targets.append(_get(connection, "privateLinkServiceId"))
+        return targets
+
+
+class ClassicPrivateEndpointView(PrivateEndpointView):
+    """A classic-provider `azure:privatelink/endpoint:Endpoint`: one `privateServiceConnection`."""
+
+    connection_inputs = ("privateServiceConnection",)
+
+    @property
+    def workspace_targets(self) -> list[Any]:
+        connection = _get(self.props, "privateServiceConnection", {})
+        names = [str(name).lower() for name in _get(connection, "subresourceNames", []) or []]
+        return [_get(connection, "privateConnectionResourceId")] if WORKSPACE_GROUP_ID in names else []

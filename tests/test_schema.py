@@ -97,7 +97,8 @@ FAILING = [
      "or digit"),
     ("workspace-unknown-key", changed("workspace.public_access", "disabled"),
      "amlkit:workspace.public_access: unknown key; allowed keys: name, kind, hub_id, display_name, description, "
-     "public_network_access, managed_network, serverless_compute, identity, primary_user_assigned_identity, "
+     "public_network_access, managed_network, private_endpoints, serverless_compute, identity, "
+     "primary_user_assigned_identity, "
      "hbi_workspace, customer_managed_key, storage_account, key_vault, application_insights, "
      "log_analytics_workspace, container_registry, locks, tags"),
     ("workspace-kind", changed("workspace.kind", "featurestore"),
@@ -273,6 +274,19 @@ FAILING = [
     ("pem-private-key", changed("workspace.description", "-----BEGIN RSA PRIVATE KEY-----\nMIIE"),
      "amlkit:workspace.description: a plain-text credential is not allowed in stack config; store it as a "
      "Pulumi secret: pulumi config set --secret --path 'amlkit:workspace.description' <value>"),
+    ("private-endpoint-bad-key", changed("workspace.private_endpoints", {"a b": {"subnet_resource_id": SUBNET}}),
+     "amlkit:workspace.private_endpoints.a b.[key]: got 'a b'; allowed: 1-32 letters, digits, '-' or '_', starting "
+     "with a letter or digit"),
+    ("private-endpoint-no-subnet", changed("workspace.private_endpoints", {"hub": {"name": "pe-x"}}),
+     "amlkit:workspace.private_endpoints.hub.subnet_resource_id: required key is missing"),
+    ("private-endpoint-not-a-mapping", changed("workspace.private_endpoints", [SUBNET]),
+     "amlkit:workspace.private_endpoints: got a list; allowed: a mapping of key (1-32 letters, digits, '-' or '_', "
+     "starting with a letter or digit) -> entry"),
+    ("private-endpoint-on-a-project", changed("workspace", {
+        "name": "proj", "kind": "project", "hub_id": HUB,
+        "private_endpoints": {"hub": {"subnet_resource_id": SUBNET}}}),
+     "amlkit:workspace.private_endpoints: not allowed when kind is project (a project is reached through its hub's "
+     "private endpoint)"),
     ("secret-where-not-read", changed("workspace.name", Secret(None)),
      "amlkit:workspace.name: holds a secret, which amlkit does not read here (offline it cannot be decrypted); "
      "allowed: a plain value (secrets are read only at amlkit:clusters[].ssh_settings.admin_password, "
@@ -283,6 +297,15 @@ FAILING = [
 @pytest.mark.parametrize(("raw", "expected"), [c[1:] for c in FAILING], ids=[c[0] for c in FAILING])
 def test_schema_rejects(raw, expected):
     assert error_of(raw) == f"{FILE}: {expected}"
+
+
+def test_private_endpoints_keep_their_keys_and_default_dns_zone_group():
+    zone = f"{SUB}/rg-dns/providers/Microsoft.Network/privateDnsZones/privatelink.api.azureml.ms"
+    spec = validate_environment(changed("workspace.private_endpoints", {
+        "hub": {"subnet_resource_id": SUBNET, "private_dns_zone_resource_ids": [zone]}}), FILE)
+    endpoint = spec.workspace.private_endpoints["hub"]
+    assert (endpoint.subnet_resource_id, endpoint.private_dns_zone_resource_ids, endpoint.private_dns_zone_group_name,
+            endpoint.name) == (SUBNET, [zone], "default", None)
 
 
 def test_happy_path_defaults_are_the_secure_ones():

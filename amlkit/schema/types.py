@@ -234,6 +234,7 @@ WorkspaceName = text(facts.WORKSPACE_NAME.pattern, facts.WORKSPACE_NAME.allowed)
 ResourceGroupName = text(r"[-\w.()]{0,89}[-\w()]", "1-90 letters, digits, '-', '_', '.', '(' or ')', "
                          "not ending with '.'")
 ClusterName = text(facts.COMPUTE_NAME.pattern, facts.COMPUTE_NAME.allowed)
+PrivateEndpointName = text(facts.PRIVATE_ENDPOINT_NAME.pattern, facts.PRIVATE_ENDPOINT_NAME.allowed)
 InstanceName = text(facts.INSTANCE_NAME.pattern, facts.INSTANCE_NAME.allowed)
 AdminUsername = text(r"[a-z_][a-z0-9_-]{0,31}", "a Linux user name: 1-32 lowercase letters, digits, '-' or '_'")
 SshPublicKey = text(r"(ssh-(rsa|ed25519|dss)|ecdsa-sha2-nistp(256|384|521)|sk-[a-z0-9@.-]+) [A-Za-z0-9+/=]+( .*)?",
@@ -264,6 +265,12 @@ LogAnalyticsId = arm_id("Microsoft.OperationalInsights", "workspaces")
 RegistryId = arm_id("Microsoft.ContainerRegistry", "registries")
 WorkspaceId = arm_id("Microsoft.MachineLearningServices", "workspaces")
 IdentityId = arm_id("Microsoft.ManagedIdentity", "userAssignedIdentities")
+PrivateDnsZoneId = arm_id("Microsoft.Network", "privateDnsZones")
+PRIVATE_ENDPOINT_KEY = r"[A-Za-z0-9][A-Za-z0-9_-]{0,31}"
+PRIVATE_ENDPOINT_KEY_ALLOWED = "1-32 letters, digits, '-' or '_', starting with a letter or digit"
+"""A key of a workspace's `private_endpoints` (it names the endpoint's children: `<component>-pe-<key>`)."""
+DNS_ZONE_GROUP_DEFAULT = "default"
+"""The name of a private endpoint's DNS zone group when none is given (Azure Verified Modules' default)."""
 
 
 _REGISTRY_ALLOWED = ("true (create one), false (none) or an existing registry's ARM id like "
@@ -351,6 +358,19 @@ def list_of(item: Any, max_items: int | None = None) -> Any:
 
     allowed = f"a list of at most {max_items} items" if max_items is not None else "a list"
     return Annotated[list[item], BeforeValidator(check), Allowed(allowed)]
+
+
+def map_of(key: Any, item: Any, keys: str) -> Any:
+    """A mapping (YAML mapping) of keys (`keys` says which) to entries, e.g. a workspace's `private_endpoints`."""
+
+    def check(value: Any) -> dict[Any, Any]:
+        _plain(value)
+        if not isinstance(value, dict):
+            _bad(value, allowed)
+        return value
+
+    allowed = f"a mapping of key ({keys}) -> entry"
+    return Annotated[dict[key, item], BeforeValidator(check), Allowed(allowed)]
 
 
 # --- models ----------------------------------------------------------------------------------------

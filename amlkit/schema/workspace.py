@@ -5,6 +5,9 @@ from __future__ import annotations
 from pydantic import model_validator
 
 from amlkit.schema.types import (
+    DNS_ZONE_GROUP_DEFAULT,
+    PRIVATE_ENDPOINT_KEY,
+    PRIVATE_ENDPOINT_KEY_ALLOWED,
     AppInsightsId,
     Bool,
     ContainerRegistry,
@@ -14,6 +17,8 @@ from amlkit.schema.types import (
     KeyVaultId,
     LogAnalyticsId,
     Model,
+    PrivateDnsZoneId,
+    PrivateEndpointName,
     ResourceGroupName,
     StorageAccountId,
     SubnetId,
@@ -24,7 +29,12 @@ from amlkit.schema.types import (
     _problem,
     choice,
     list_of,
+    map_of,
+    text,
 )
+
+PrivateEndpointKey = text(PRIVATE_ENDPOINT_KEY, PRIVATE_ENDPOINT_KEY_ALLOWED)
+DnsZoneGroupName = text(r"[A-Za-z0-9_.-]{1,80}", "1-80 letters, digits, '_', '.' or '-'")
 
 
 class UserAssignedIdentity(Model):
@@ -86,6 +96,21 @@ class CustomerManagedKeySpec(Model):
     """Key identifier of the customer-managed key (data encryption at rest)."""
 
 
+class PrivateEndpointSpec(Model):
+    """One entry of `private_endpoints` (Azure Verified Modules' shape): an inbound private endpoint of the
+    workspace (group `amlworkspace`) and its private DNS zone group."""
+
+    subnet_resource_id: SubnetId
+    """ARM id of the subnet the endpoint's network interface is placed in."""
+    private_dns_zone_resource_ids: list_of(PrivateDnsZoneId) = []
+    """Private DNS zones the endpoint registers in (privatelink.api.azureml.ms, privatelink.notebooks.azure.net);
+    empty: no DNS zone group."""
+    private_dns_zone_group_name: DnsZoneGroupName = DNS_ZONE_GROUP_DEFAULT
+    """Name of the endpoint's private DNS zone group."""
+    name: PrivateEndpointName | None = None
+    """Azure name of the private endpoint; unset: `pep-<workspace name>-<key>`."""
+
+
 class WorkspaceSpec(Model):
     """`amlkit:workspace`: the workspace and its dependencies (omitted dependency = created)."""
 
@@ -103,6 +128,8 @@ class WorkspaceSpec(Model):
     """Access to the workspace from public networks."""
     managed_network: ManagedNetworkSpec = ManagedNetworkSpec(isolation_mode="allow_only_approved_outbound")
     """The workspace's managed virtual network (`isolation_mode`)."""
+    private_endpoints: map_of(PrivateEndpointKey, PrivateEndpointSpec, PRIVATE_ENDPOINT_KEY_ALLOWED) = {}
+    """Inbound private endpoints of the workspace, by key (a managed network isolates outbound traffic only)."""
     serverless_compute: ServerlessComputeSpec | None = None
     """Network settings of serverless compute jobs."""
     identity: IdentitySpec = IdentitySpec(type="system_assigned")
@@ -133,6 +160,7 @@ class WorkspaceSpec(Model):
         """Cross-field rules:
 
         - `hub_id` is required when `kind` is `project`, and only read then.
+        - `private_endpoints` are not allowed when `kind` is `project` (its hub's endpoint serves it).
         - `identity.type` cannot be `none`: a workspace needs an identity.
         - `primary_user_assigned_identity` must be one of `identity.user_assigned_identities`.
         """
@@ -140,6 +168,9 @@ class WorkspaceSpec(Model):
             _problem("required when kind is project (the hub workspace's ARM id)", at=("hub_id",))
         if self.kind != "project" and self.hub_id:
             _bad(self.kind, "project (hub_id is only read for projects)", at=("kind",))
+        if self.kind == "project" and self.private_endpoints:
+            _problem("not allowed when kind is project (a project is reached through its hub's private endpoint)",
+                     at=("private_endpoints",))
         if self.identity.type == "none":
             _bad("none", "system_assigned | user_assigned (a workspace needs an identity)", at=("identity", "type"))
         primary = self.primary_user_assigned_identity

@@ -25,8 +25,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from amlkit.policies.arm import parse_arm_id, same_name
-from amlkit.policies.azure import DiagnosticSettingView, diagnostic_setting_view, workspace_props, workspace_view
+from amlkit.policies.azure import (
+    DiagnosticSettingView,
+    diagnostic_setting_view,
+    names_workspace,
+    workspace_view,
+)
 from amlkit.policies.framework import Change, Finding, Rule, StackResource, azure_policy, mcsb, must
 
 NAME = "aml-workspace-diagnostics"
@@ -67,11 +71,7 @@ LOGS_EXPECTATION = "export its resource logs: a diagnostic setting with a log en
 
 
 def _targets(setting: StackResource, workspace: StackResource) -> bool:
-    parsed = parse_arm_id(_setting(setting).target_id)
-    if parsed is None or not parsed.is_resource("Microsoft.MachineLearningServices", "workspaces"):
-        return False
-    view = workspace_props(workspace)
-    return same_name(parsed.resource_group, view.resource_group_name) and same_name(parsed.name, view.name)
+    return names_workspace(_setting(setting).target_id, workspace)
 
 
 def _problem(setting: StackResource) -> str | None:

@@ -27,6 +27,9 @@ ADVISORIES = {
      "Workspace 'mlw-workspace' must use a user-assigned identity (identity type including UserAssigned and "
      "primaryUserAssignedIdentity set to one of identity.userAssignedIdentities); found identity type "
      "SystemAssigned."),
+    ("aml-workspace-private-endpoint", "advisory", "mlw-workspace",
+     "Workspace 'mlw-workspace' must have a private endpoint (group amlworkspace) when publicNetworkAccess is "
+     "Disabled; found no private endpoint in the stack (a managed network isolates outbound traffic only)."),
 }
 
 

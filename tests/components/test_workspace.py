@@ -465,3 +465,65 @@ ARM_INPUTS = [
                          ids=[f"{next(iter(e))}-{i}" for i, (e, _, _) in enumerate(ARM_INPUTS)])
 def test_each_argument_sets_its_arm_input(extra: dict[str, Any], key: str, expected: Any) -> None:
     assert build(**extra).get(WS, "mlw-workspace").inputs.get(key) == expected
+
+
+# --- private endpoints (Azure Verified Modules' `private_endpoints`) ------------------------------------------
+
+PE = "azure-native:network:PrivateEndpoint"
+PE_DNS = "azure-native:network:PrivateDnsZoneGroup"
+PE_SUBNET = f"{OTHER}/Microsoft.Network/virtualNetworks/vnet-hub/subnets/snet-pe"
+API_ZONE = f"{OTHER}/Microsoft.Network/privateDnsZones/privatelink.api.azureml.ms"
+NOTEBOOK_ZONE = f"{OTHER}/Microsoft.Network/privateDnsZones/privatelink.notebooks.azure.net"
+
+
+def test_each_private_endpoint_key_creates_an_endpoint_and_its_dns_zone_group() -> None:
+    rec = build(private_endpoints={
+        "hub": {"subnet_resource_id": PE_SUBNET, "private_dns_zone_resource_ids": [API_ZONE, NOTEBOOK_ZONE]},
+        "spoke": {"subnet_resource_id": PE_SUBNET, "name": "pe-custom", "private_dns_zone_group_name": "zones",
+                  "private_dns_zone_resource_ids": [API_ZONE]},
+        "bare": {"subnet_resource_id": PE_SUBNET},
+    })
+    assert [(typ, name) for typ, name in rec.names() if typ in (PE, PE_DNS)] == [
+        (PE_DNS, "mlw-pe-hub-dns"), (PE_DNS, "mlw-pe-spoke-dns"),
+        (PE, "mlw-pe-bare"), (PE, "mlw-pe-hub"), (PE, "mlw-pe-spoke")]
+    assert rec.get(PE, "mlw-pe-hub").inputs == {
+        "privateEndpointName": "pep-mlw-hub", "resourceGroupName": "rg-ml", "location": "westeurope", "tags": {},
+        # SDK defaults of SubnetArgs, sent explicitly by pulumi-azure-native
+        "subnet": {"id": PE_SUBNET, "privateEndpointNetworkPolicies": "Disabled",
+                   "privateLinkServiceNetworkPolicies": "Enabled"},
+        "privateLinkServiceConnections": [{"name": "pep-mlw-hub", "privateLinkServiceId": WS_ID,
+                                           "groupIds": ["amlworkspace"]}],
+    }
+    assert rec.get(PE_DNS, "mlw-pe-hub-dns").inputs == {
+        "privateEndpointName": "pep-mlw-hub", "resourceGroupName": "rg-ml", "privateDnsZoneGroupName": "default",
+        "privateDnsZoneConfigs": [
+            {"name": "privatelink.api.azureml.ms", "privateDnsZoneId": API_ZONE},
+            {"name": "privatelink.notebooks.azure.net", "privateDnsZoneId": NOTEBOOK_ZONE},
+        ],
+    }
+    assert rec.get(PE, "mlw-pe-spoke").inputs["privateEndpointName"] == "pe-custom"
+    assert rec.get(PE_DNS, "mlw-pe-spoke-dns").inputs["privateDnsZoneGroupName"] == "zones"
+    assert {r.parent for r in rec.registrations if r.type in (PE, PE_DNS)} == {"mlw"}
+
+
+def test_no_private_endpoint_by_default() -> None:
+    assert [name for typ, name in build().names() if typ in (PE, PE_DNS)] == []
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    ({"private_endpoints": {"a b": {"subnet_resource_id": PE_SUBNET}}},
+     W + "private_endpoints.a b: invalid key: allowed is 1-32 letters, digits, '-' or '_', starting with a letter "
+         "or digit, got 'a b'"),
+    ({"private_endpoints": {"hub": {"subnet_resource_id": PE_SUBNET, "name": "pe-"}}},
+     W + "private_endpoints.hub.name: invalid Azure name 'pe-': allowed is 2-64 letters, digits, underscores, "
+         "periods and hyphens, starting with a letter or digit, ending with a letter, digit or underscore"),
+    ({"private_endpoints": {"hub": {"name": "pe-x"}}},
+     W + "private_endpoints.hub.subnet_resource_id: is required"),
+    ({"kind": "project", "hub_id": WS_ID, "private_endpoints": {"hub": {"subnet_resource_id": PE_SUBNET}}},
+     W + "private_endpoints: is not allowed when kind is project (a project is reached through its hub's private "
+         "endpoint), got ['hub']"),
+], ids=["bad-key", "bad-name", "no-subnet", "project"])
+def test_bad_private_endpoints_are_refused(extra: dict[str, Any], message: str) -> None:
+    with pytest.raises(ComponentArgError) as caught:
+        build(**extra)
+    assert str(caught.value) == message

@@ -74,7 +74,7 @@ EQUIVALENT_IDS = {
     "Azure Policy": r"/providers/Microsoft\.Authorization/policyDefinitions/[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}",
     "PSRule for Azure": r"AZR-\d{6}",
     "Checkov": r"CKV2?_AZURE_\d+",
-    "Azure Landing Zones": r"Deny-MachineLearning-[A-Za-z-]+",
+    "Azure Landing Zones": r"(Deny|Audit)-MachineLearning-[A-Za-z-]+",
 }
 
 

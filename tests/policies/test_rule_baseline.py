@@ -127,16 +127,22 @@ def _documented_config() -> str:
     return re.search(r"```json\n(.*?)```", text, re.S).group(1)
 
 
+NEW_IN_0_2_0 = {"aml-workspace-private-endpoint": "advisory", "amlkit-unreviewed-resource": "advisory"}
+
+
 def test_the_documented_baseline_runs_through_the_analyzer_protocol(tmp_path):
     path = tmp_path / "pack-config.json"
     path.write_text(_documented_config(), encoding="utf-8")
     assert json.loads(path.read_text()) == {"all": "mandatory", "baseline": {"version": "0.1.0"}}
-    pack = engine.pack_info(config=path)
-    levels = {policy.name: (policy.since, policy.level) for policy in pack.policies}
-    assert "baseline" not in levels  # config, not a rule
-    newer = {name: level for name, (since, level) in levels.items() if since != "0.1.0"}
-    assert newer == {name: "advisory" for name in newer}  # rules newer than the baseline run as advisory
-    assert {level for since, level in levels.values() if since == "0.1.0"} == {"mandatory"}
+    pinned = {policy.name: (policy.since, policy.level) for policy in engine.pack_info(config=path).policies}
+    assert "baseline" not in pinned  # config, not a rule
+    # every rule of 0.1.0 runs as `all` says; the rules that arrived in 0.2.0 run as advisory
+    assert {name: level for name, (since, level) in pinned.items() if since == "0.2.0"} == NEW_IN_0_2_0
+    assert {level for since, level in pinned.values() if since == "0.1.0"} == {"mandatory"}
+    # the upgrade without a baseline: the same config makes them mandatory
+    path.write_text('{"all": "mandatory"}', encoding="utf-8")
+    current = {policy.name: policy.level for policy in engine.pack_info(config=path).policies}
+    assert {name: current[name] for name in NEW_IN_0_2_0} == {name: "mandatory" for name in NEW_IN_0_2_0}
 
 
 def test_an_unreleased_baseline_is_a_config_error(tmp_path):

@@ -80,7 +80,7 @@ EXPECTED = sorted(
 )
 COVERED = {policy for policy, _, _ in EXPECTED}
 COMPLIANT = {"aks-attached", "ci-good", "ci-good-contributor", "cpu-good", "mlw-secure", "mlw-secure-diag",
-             "mlw-secure-lock", "rg", "rg-secure", "uai"}
+             "mlw-secure-lock", "mlw-secure-pe", "rg", "rg-secure", "uai"}
 
 MESSAGES = {
     ("aml-compute-identity", "cpu-bad"): "AmlCompute cluster 'cpu-bad' must have either a system-assigned or "

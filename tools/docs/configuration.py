@@ -84,6 +84,10 @@ def _list_item(annotation: Any) -> Any | None:
     return get_args(annotation)[0] if get_origin(annotation) is list else None
 
 
+def _map_item(annotation: Any) -> Any | None:
+    return get_args(annotation)[1] if get_origin(annotation) is dict else None
+
+
 def allowed_text(annotation: Any, metadata: Sequence[Any] = (), key: str = "") -> str:
     """What a value may be, as Markdown: a choice's values, a range, a pattern's words, a mapping."""
     base, allowed = _split(annotation, metadata)
@@ -150,6 +154,9 @@ def _nested(field: FieldInfo, key: str) -> list[tuple[type[Model], str]]:
         item_model = _model(_split(item)[0])
         if item_model:
             return [(item_model, f"{key}[]")]
+    entry = _map_item(base)
+    if entry is not None and _model(_split(entry)[0]):
+        return [(_model(_split(entry)[0]), f"{key}.<key>")]  # type: ignore[list-item]
     return []
 
 
