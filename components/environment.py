@@ -100,6 +100,7 @@ def workspace_args(spec: EnvironmentSpec, resource_group_name: pulumi.Input[str]
         "primary_user_assigned_identity": ws.primary_user_assigned_identity,
         "public_network_access": ws.public_network_access,
         "managed_network": {"isolation_mode": ws.managed_network.isolation_mode},
+        "image_build_compute": ws.image_build_compute,
         "private_endpoints": {key: _present(endpoint.model_dump()) for key, endpoint in ws.private_endpoints.items()}
         or None,
         "serverless_compute": _present({"custom_subnet": serverless.custom_subnet,

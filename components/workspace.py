@@ -28,6 +28,7 @@ from amlkit.components.args import check, label, named
 from amlkit.components.outputs import expose, principal_id
 from amlkit.components.workspace_args import (
     ARGS,
+    BUILDER_ALLOWED,
     ISOLATION_MODES,
     KINDS,
     RENAMED,
@@ -295,6 +296,7 @@ class Workspace(pulumi.ComponentResource):
             serverless_compute_settings=serverless_settings(args),
             encryption=encryption(args),
             hbi_workspace=args.get("hbi_workspace", True),
+            image_build_compute=args.get("image_build_compute"),
             system_datastores_auth_mode=system_datastores_auth_mode(args),
             **self._common(),
             opts=self._opts(protect=self._protect_data),
@@ -476,6 +478,10 @@ def validate(args: Mapping[str, Any]) -> None:
     for key, rule in CHILD_NAMES.items():
         if key in args:
             naming.checked(args[key], rule, key)
+    builder = args.get("image_build_compute")
+    if builder is not None and not (facts.COMPUTE_NAME.fits(builder) or facts.INSTANCE_NAME.fits(builder)):
+        raise ConfigError(None, "image_build_compute",
+                          f"invalid compute name {builder!r}: allowed is {BUILDER_ALLOWED}", builder)
     endpoints = args.get("private_endpoints") or {}
     if endpoints and project:
         raise ConfigError(None, "private_endpoints", "is not allowed when kind is project (a project is reached "

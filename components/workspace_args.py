@@ -12,6 +12,8 @@ from amlkit.components.args import REQUIRED, ArgInfo, document, document_nested
 from amlkit.schema.types import PRIVATE_ENDPOINT_KEY_ALLOWED
 
 KINDS = {"default": "Default", "hub": "Hub", "project": "Project"}
+BUILDER_ALLOWED = (f"a cluster's name ({facts.COMPUTE_NAME.allowed}) or an instance's ({facts.INSTANCE_NAME.allowed}) "
+                   "of this workspace")
 ISOLATION_MODES = {
     "disabled": "Disabled",
     "allow_internet_outbound": "AllowInternetOutbound",
@@ -138,6 +140,9 @@ class WorkspaceArgs(TypedDict, total=False):
     """Access to the workspace (and the dependencies created for it) from public networks."""
     managed_network: ManagedNetwork
     """The workspace's managed virtual network (`{isolation_mode: ...}`)."""
+    image_build_compute: str
+    """Compute cluster or instance of this workspace that builds environment images (needed when the container
+    registry is private: it cannot build images itself)."""
     private_endpoints: Mapping[str, PrivateEndpoint]
     """Inbound private endpoints of the workspace, by key (a managed network isolates outbound traffic only)."""
     serverless_compute: ServerlessCompute
@@ -188,6 +193,7 @@ ARGS: dict[str, ArgInfo] = {
     "public_network_access": ArgInfo("`disabled`", "publicNetworkAccess (`Enabled` | `Disabled`), and of "
                                                    "the created dependencies"),
     "managed_network": ArgInfo("`{isolation_mode: allow_only_approved_outbound}`", "managedNetwork.isolationMode"),
+    "image_build_compute": ArgInfo("none (the registry builds images)", "imageBuildCompute", BUILDER_ALLOWED),
     "private_endpoints": ArgInfo(
         "none", "child network PrivateEndpoint (group `amlworkspace`; Azure name `pep-<workspace>-<key>`) and its "
         "PrivateDnsZoneGroup (default name `default`) per key", f"keys: {PRIVATE_ENDPOINT_KEY_ALLOWED}"),

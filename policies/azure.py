@@ -591,6 +591,24 @@ class WorkspaceView:
         return _get(self.props, "primaryUserAssignedIdentity")
 
     @property
+    def hub_resource_id(self) -> str | None:
+        """`hubResourceId`: the hub a `Project` workspace belongs to."""
+        return _get(self.props, "hubResourceId")
+
+    container_registry_input = "containerRegistry"
+    """The input naming the workspace's container registry (a property dependency names it at preview)."""
+
+    @property
+    def container_registry(self) -> str | None:
+        """`containerRegistry`: the ARM id of the workspace's registry; None: Azure creates one on first build."""
+        return _get(self.props, "containerRegistry")
+
+    @property
+    def image_build_compute(self) -> str | None:
+        """`imageBuildCompute`: the compute that builds environment images; None: the registry builds them."""
+        return _get(self.props, "imageBuildCompute")
+
+    @property
     def user_assigned_identities(self) -> list[str]:
         """azure-native 3.x sends a LIST of ARM ids (a map in older/other shapes: its keys)."""
         value = _get(_get(self.props, "identity", {}), "userAssignedIdentities", [])
@@ -647,6 +665,16 @@ class ClassicWorkspaceView(WorkspaceView):
     @property
     def user_assigned_identities(self) -> list[str]:
         return list(_get(_get(self.props, "identity", {}), "identityIds", []))
+
+    container_registry_input = "containerRegistryId"
+
+    @property
+    def container_registry(self) -> str | None:
+        return _get(self.props, "containerRegistryId")
+
+    @property
+    def image_build_compute(self) -> str | None:
+        return _get(self.props, "imageBuildComputeName")
 
 
 class DeploymentView:
@@ -915,3 +943,90 @@ class ClassicPrivateEndpointView(PrivateEndpointView):
         connection = _get(self.props, "privateServiceConnection", {})
         names = [str(name).lower() for name in _get(connection, "subresourceNames", []) or []]
         return [_get(connection, "privateConnectionResourceId")] if WORKSPACE_GROUP_ID in names else []
+
+
+def hub_of(project: Any, workspaces: Mapping[tuple[str, str], Any]) -> Any | None:
+    """The stack's hub a `Project` workspace (a StackResource) belongs to: the workspace its `hubResourceId` was
+    built from (a property dependency) or names; None when the hub is not in the stack."""
+    view = workspace_props(project)
+    for workspace in workspaces.values():
+        if _depends_on(project, "hubResourceId", workspace.urn):
+            return workspace
+    hub = view.hub_resource_id
+    return next((w for w in workspaces.values() if names_workspace(hub, w)), None) if hub else None
+
+
+def managed_network_of(workspace: Any, workspaces: Mapping[tuple[str, str], Any]) -> Any | None:
+    """The workspace whose managed network `workspace` (a StackResource) runs in: itself, or a project's hub;
+    None without a managed network (or when a project's hub is not in the stack)."""
+    if workspace_props(workspace).kind.lower() == "project":
+        workspace = hub_of(workspace, workspaces)
+        if workspace is None:
+            return None
+    mode = workspace_props(workspace).managed_network_isolation_mode
+    return None if same_value(mode, facts.MANAGED_NETWORK_ISOLATION_DEFAULT) else workspace
+
+
+# --- container registries ----------------------------------------------------------------------------
+
+REGISTRY = "containerregistry:Registry"
+CLASSIC_REGISTRY = "azure:containerservice/registry:Registry"
+
+
+def registry_view(type_token: str, props: Mapping[str, Any]) -> RegistryView | None:
+    """The container registry view of a resource of any mapped provider; None when it is not one."""
+    if is_type(type_token, REGISTRY):
+        return RegistryView(props)
+    if type_token == CLASSIC_REGISTRY:
+        return ClassicRegistryView(props)
+    return None
+
+
+class RegistryView:
+    """An azure-native `containerregistry:Registry`'s inputs, with Azure's defaults (public access Enabled, network
+    rule set Allow)."""
+
+    def __init__(self, props: Mapping[str, Any]) -> None:
+        self.props = props
+
+    @property
+    def name(self) -> str | None:
+        return _get(self.props, "registryName")
+
+    @property
+    def resource_group_name(self) -> str | None:
+        return _get(self.props, "resourceGroupName")
+
+    @property
+    def public_network_access(self) -> str:
+        return _get(self.props, "publicNetworkAccess", "Enabled")
+
+    @property
+    def default_action(self) -> str:
+        """`networkRuleSet.defaultAction`; Allow when omitted."""
+        return _get(_get(self.props, "networkRuleSet", {}), "defaultAction", "Allow")
+
+    @property
+    def is_private(self) -> bool:
+        """Public network access disabled, or every network denied unless a rule allows it (behind a VNet)."""
+        return same_value(self.public_network_access, "Disabled") or same_value(self.default_action, "Deny")
+
+    def has_id(self, arm_id: Any) -> bool:
+        """True when `arm_id` names this registry (resource group and name, case-insensitive)."""
+        from amlkit.policies.arm import parse_arm_id, same_name
+
+        parsed = parse_arm_id(arm_id)
+        return (parsed is not None and parsed.is_resource("Microsoft.ContainerRegistry", "registries")
+                and same_name(parsed.resource_group, self.resource_group_name) and same_name(parsed.name, self.name))
+
+
+class ClassicRegistryView(RegistryView):
+    """A classic-provider `azure:containerservice/registry:Registry` (`publicNetworkAccessEnabled`, default true)."""
+
+    @property
+    def name(self) -> str | None:
+        return _get(self.props, "name")
+
+    @property
+    def public_network_access(self) -> str:
+        return "Enabled" if _get(self.props, "publicNetworkAccessEnabled", True) else "Disabled"

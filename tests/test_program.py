@@ -167,7 +167,9 @@ def test_prod_is_private_locked_and_protected():
     result = sample("prod")
     workspace = by_type(result, WORKSPACE)["prod-workspace-workspace"]
     assert workspace["inputs"]["publicNetworkAccess"] == "Disabled"
-    assert workspace["inputs"]["managedNetwork"]["isolationMode"] == "AllowOnlyApprovedOutbound"
+    # prod runs in its customer VNet (subnets, attached AKS): no managed network, a private endpoint instead
+    assert workspace["inputs"]["managedNetwork"]["isolationMode"] == "Disabled"
+    assert workspace["inputs"]["imageBuildCompute"] == "cpu-cluster"
     assert workspace["protect"] is True
     assert by_type(result, RG)["prod-rg"]["protect"] is True
     locks = by_type(result, LOCK).values()

@@ -97,7 +97,7 @@ FAILING = [
      "or digit"),
     ("workspace-unknown-key", changed("workspace.public_access", "disabled"),
      "amlkit:workspace.public_access: unknown key; allowed keys: name, kind, hub_id, display_name, description, "
-     "public_network_access, managed_network, private_endpoints, serverless_compute, identity, "
+     "public_network_access, managed_network, image_build_compute, private_endpoints, serverless_compute, identity, "
      "primary_user_assigned_identity, "
      "hbi_workspace, customer_managed_key, storage_account, key_vault, application_insights, "
      "log_analytics_workspace, container_registry, locks, tags"),
@@ -274,6 +274,9 @@ FAILING = [
     ("pem-private-key", changed("workspace.description", "-----BEGIN RSA PRIVATE KEY-----\nMIIE"),
      "amlkit:workspace.description: a plain-text credential is not allowed in stack config; store it as a "
      "Pulumi secret: pulumi config set --secret --path 'amlkit:workspace.description' <value>"),
+    ("image-build-compute-names-no-compute", changed("workspace.image_build_compute", "gpu-cluster"),
+     "amlkit:workspace.image_build_compute: got 'gpu-cluster'; allowed: the name of one of amlkit:clusters or "
+     "amlkit:instances (cpu-cluster, ci-alice)"),
     ("private-endpoint-bad-key", changed("workspace.private_endpoints", {"a b": {"subnet_resource_id": SUBNET}}),
      "amlkit:workspace.private_endpoints.a b.[key]: got 'a b'; allowed: 1-32 letters, digits, '-' or '_', starting "
      "with a letter or digit"),
@@ -297,6 +300,12 @@ FAILING = [
 @pytest.mark.parametrize(("raw", "expected"), [c[1:] for c in FAILING], ids=[c[0] for c in FAILING])
 def test_schema_rejects(raw, expected):
     assert error_of(raw) == f"{FILE}: {expected}"
+
+
+def test_image_build_compute_may_name_a_cluster_or_an_instance_in_any_casing():
+    for name in ("cpu-cluster", "CI-Alice"):
+        spec = validate_environment(changed("workspace.image_build_compute", name), FILE)
+        assert spec.workspace.image_build_compute == name
 
 
 def test_private_endpoints_keep_their_keys_and_default_dns_zone_group():

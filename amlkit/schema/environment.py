@@ -81,10 +81,17 @@ class EnvironmentSpec(Model):
           must say `enable_node_public_ip: true` (nodes without public IPs need a network).
         - Cluster, instance and attached compute names are unique across the three lists (case-insensitive).
         - An instance's `location` must be the stack's location.
+        - `workspace.image_build_compute` names one of the stack's clusters or instances.
         - `protectData` unset: true when `environment` is one of `prodLikeEnvironments`.
         """
         self._check_networks()
         self._check_unique_names()
+        builder = self.workspace.image_build_compute
+        names = [compute.name for compute in [*self.clusters, *self.instances]]
+        if builder is not None and builder.lower() not in {name.lower() for name in names}:
+            listed = f" ({', '.join(names)})" if names else " (there are none)"
+            _bad(builder, "the name of one of amlkit:clusters or amlkit:instances" + listed,
+                 at=("workspace", "image_build_compute"))
         for index, instance in enumerate(self.instances):
             if instance.location and instance.location != self.location:
                 _bad(instance.location, f"the workspace's location ({self.location}): an instance cannot "

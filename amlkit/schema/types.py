@@ -234,6 +234,8 @@ WorkspaceName = text(facts.WORKSPACE_NAME.pattern, facts.WORKSPACE_NAME.allowed)
 ResourceGroupName = text(r"[-\w.()]{0,89}[-\w()]", "1-90 letters, digits, '-', '_', '.', '(' or ')', "
                          "not ending with '.'")
 ClusterName = text(facts.COMPUTE_NAME.pattern, facts.COMPUTE_NAME.allowed)
+ComputeName = text(r"[A-Za-z][A-Za-z0-9-]{1,23}", "2-24 letters, digits and hyphens, starting with a letter (the "
+                   "name of a cluster or an instance)")
 PrivateEndpointName = text(facts.PRIVATE_ENDPOINT_NAME.pattern, facts.PRIVATE_ENDPOINT_NAME.allowed)
 InstanceName = text(facts.INSTANCE_NAME.pattern, facts.INSTANCE_NAME.allowed)
 AdminUsername = text(r"[a-z_][a-z0-9_-]{0,31}", "a Linux user name: 1-32 lowercase letters, digits, '-' or '_'")

@@ -10,6 +10,7 @@ from amlkit.schema.types import (
     PRIVATE_ENDPOINT_KEY_ALLOWED,
     AppInsightsId,
     Bool,
+    ComputeName,
     ContainerRegistry,
     Description,
     IdentityId,
@@ -128,6 +129,9 @@ class WorkspaceSpec(Model):
     """Access to the workspace from public networks."""
     managed_network: ManagedNetworkSpec = ManagedNetworkSpec(isolation_mode="allow_only_approved_outbound")
     """The workspace's managed virtual network (`isolation_mode`)."""
+    image_build_compute: ComputeName | None = None
+    """Compute cluster or instance (of `amlkit:clusters` or `amlkit:instances`) that builds environment images;
+    needed when the container registry is private (it cannot build images itself)."""
     private_endpoints: map_of(PrivateEndpointKey, PrivateEndpointSpec, PRIVATE_ENDPOINT_KEY_ALLOWED) = {}
     """Inbound private endpoints of the workspace, by key (a managed network isolates outbound traffic only)."""
     serverless_compute: ServerlessComputeSpec | None = None

@@ -404,6 +404,9 @@ INVALID = [
     ({"key_vault_name": "kv--x"}, W + "key_vault_name: invalid Azure name 'kv--x': allowed is 3-24 letters, "
                                       "digits and single hyphens, starting with a letter, ending with a letter or "
                                       "digit"),
+    ({"image_build_compute": "cpu_cluster"}, W + "image_build_compute: invalid compute name 'cpu_cluster': allowed is "
+     "a cluster's name (2-16 letters, digits and hyphens, starting with a letter) or an instance's (3-24 letters, "
+     "digits and hyphens, starting with a letter, ending with a letter or digit) of this workspace"),
     ({"location": ""}, W + "location: is required"),
     ({"location": None}, W + "location: is required"),
     ({"log_retention_days": "30"}, W + "log_retention_days: must be a whole number, got '30'"),
@@ -457,6 +460,7 @@ ARM_INPUTS = [
     ({"application_insights": APPI_ID + "x"}, "applicationInsights", APPI_ID + "x"),
     ({"container_registry": True}, "containerRegistry", CR_ID),
     ({"hbi_workspace": False}, "hbiWorkspace", False),
+    ({"image_build_compute": "cpu-cluster"}, "imageBuildCompute", "cpu-cluster"),
     ({"location": "swedencentral"}, "location", "swedencentral"),
 ]
 

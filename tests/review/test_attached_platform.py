@@ -16,7 +16,7 @@ PLATFORM = FIXTURES / "attached_platform"
 SUB = "/subscriptions/00000000-0000-0000-0000-000000000000"
 VM = f"{SUB}/resourceGroups/rg-vm/providers/Microsoft.Compute/virtualMachines/dsvm"
 WORKSPACE_ADVISORIES = ["aml-workspace-cmk", "aml-workspace-diagnostics", "aml-workspace-hbi",
-                        "aml-workspace-private-endpoint",
+                        "aml-workspace-managed-network", "aml-workspace-private-endpoint",
                         "aml-workspace-user-assigned-identity"]  # the raw workspace's own, under the pack defaults
 
 
