@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from amlkit import azure_facts as facts
@@ -590,11 +591,6 @@ class WorkspaceView:
     def primary_user_assigned_identity(self) -> str | None:
         return _get(self.props, "primaryUserAssignedIdentity")
 
-    @property
-    def hub_resource_id(self) -> str | None:
-        """`hubResourceId`: the hub a `Project` workspace belongs to."""
-        return _get(self.props, "hubResourceId")
-
     container_registry_input = "containerRegistry"
     """The input naming the workspace's container registry (a property dependency names it at preview)."""
 
@@ -945,28 +941,6 @@ class ClassicPrivateEndpointView(PrivateEndpointView):
         return [_get(connection, "privateConnectionResourceId")] if WORKSPACE_GROUP_ID in names else []
 
 
-def hub_of(project: Any, workspaces: Mapping[tuple[str, str], Any]) -> Any | None:
-    """The stack's hub a `Project` workspace (a StackResource) belongs to: the workspace its `hubResourceId` was
-    built from (a property dependency) or names; None when the hub is not in the stack."""
-    view = workspace_props(project)
-    for workspace in workspaces.values():
-        if _depends_on(project, "hubResourceId", workspace.urn):
-            return workspace
-    hub = view.hub_resource_id
-    return next((w for w in workspaces.values() if names_workspace(hub, w)), None) if hub else None
-
-
-def managed_network_of(workspace: Any, workspaces: Mapping[tuple[str, str], Any]) -> Any | None:
-    """The workspace whose managed network `workspace` (a StackResource) runs in: itself, or a project's hub;
-    None without a managed network (or when a project's hub is not in the stack)."""
-    if workspace_props(workspace).kind.lower() == "project":
-        workspace = hub_of(workspace, workspaces)
-        if workspace is None:
-            return None
-    mode = workspace_props(workspace).managed_network_isolation_mode
-    return None if same_value(mode, facts.MANAGED_NETWORK_ISOLATION_DEFAULT) else workspace
-
-
 # --- container registries ----------------------------------------------------------------------------
 
 REGISTRY = "containerregistry:Registry"
@@ -1030,3 +1004,36 @@ class ClassicRegistryView(RegistryView):
     @property
     def public_network_access(self) -> str:
         return "Enabled" if _get(self.props, "publicNetworkAccessEnabled", True) else "Disabled"
+
+
+# --- what runs on a VM size: clusters, instances, managed online deployments ---------------------------
+
+
+@dataclass(frozen=True)
+class Sized:
+    """What the VM-size rules read of a resource that runs on Azure VM sizes: a compute cluster or instance
+    (`vmSize`) or a managed online deployment (`instanceType`, the VM size of each instance)."""
+
+    subject: str
+    """How messages name it: `AmlCompute cluster 'cpu'`, `Managed online deployment 'blue'`."""
+    vm_size: str | None
+    size_input: str
+    """The input that names the size (`vmSize`, `instanceType`)."""
+    size_required: bool
+    """False for a compute instance, which gets Azure's default size without one."""
+    compute: ComputeView | None = None
+    deployment: DeploymentView | None = None
+
+
+def sized_of(type_token: str, name: str, props: Mapping[str, Any], kinds: tuple[str, ...] = MANAGED) -> Sized | None:
+    """The VM-size view of a compute whose computeType is one of `kinds`, or of a managed online deployment
+    (a Kubernetes deployment's instance type names a Kubernetes resource profile, not a VM size); else None."""
+    compute = compute_of(type_token, props, kinds)
+    if compute is not None:
+        return Sized(compute_subject(name, compute), compute.vm_size, "vmSize", not compute.is_instance,
+                     compute=compute)
+    deployment = deployment_view(type_token, props)
+    if deployment is not None and deployment.is_managed:
+        return Sized(f"Managed online deployment '{name}'", deployment.instance_type, "instanceType", True,
+                     deployment=deployment)
+    return None

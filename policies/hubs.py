@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from amlkit import azure_facts as facts
 from amlkit.policies.arm import parse_arm_id, same_name
 from amlkit.policies.azure import read_known, same_value, workspace_props, workspace_view
 from amlkit.policies.framework import Finding, StackResource, cannot_tell
@@ -41,6 +42,18 @@ def hub_of(project: StackResource, resources: Sequence[StackResource]) -> StackR
         if same_name(parsed.resource_group, view.resource_group_name) and same_name(parsed.name, view.name):
             return workspace
     return None
+
+
+def managed_network_of(workspace: StackResource, resources: Sequence[StackResource]) -> StackResource | None:
+    """The workspace whose managed network `workspace` runs in: itself, or a project's hub (in the stack); None
+    without a managed network or when a project's hub is not in the stack (see `hub_of`)."""
+    if is_project(workspace):
+        hub = hub_of(workspace, resources)
+        if hub is None:
+            return None
+        workspace = hub
+    mode = workspace_props(workspace).managed_network_isolation_mode
+    return None if same_value(mode, facts.MANAGED_NETWORK_ISOLATION_DEFAULT) else workspace
 
 
 def hub_text(project: StackResource) -> str:

@@ -7,7 +7,7 @@ from typing import Any
 
 from amlkit.errors import ConfigError, UnknownVmSize
 from amlkit.policies import catalogue as catalogue_schema
-from amlkit.policies.azure import MANAGED, compute_of, compute_subject
+from amlkit.policies.azure import sized_of
 from amlkit.policies.framework import Change, Finding, ResourceInput, Rule, alz, must
 from amlkit.policies.rules.aml_compute_retired_vm_series import as_of
 from amlkit.vmsizes import (
@@ -24,15 +24,15 @@ NAME = "aml-compute-approved-vm-family"
 
 
 def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
-    compute = compute_of(resource.type, resource.props, MANAGED)
-    if compute is None:
+    sized = sized_of(resource.type, resource.name, resource.props)
+    if sized is None:
         return
-    subject = compute_subject(resource.name, compute)
+    subject = sized.subject
     catalogue = catalogue_schema.catalogue(config, NAME)
-    raw = compute.vm_size
+    raw = sized.vm_size
     if raw is None:
-        if compute.is_cluster:  # an instance without vmSize gets Azure's default size
-            yield Finding(must(subject, "set vmSize to a size from an allowed series", "none"))
+        if sized.size_required:  # an instance without vmSize gets Azure's default size
+            yield Finding(must(subject, f"set {sized.size_input} to a size from an allowed series", "none"))
         return
     try:
         size = parse_vm_size(raw, catalogue)
@@ -97,7 +97,8 @@ RULE = Rule(
         alz("Deny-MachineLearning-Compute-VmSize"),
     ),
     stack_key="size",
-    description="AmlCompute clusters and compute instances must use a known VM size whose series is in "
+    description="AmlCompute clusters, compute instances and managed online deployments (instanceType) must "
+    "use a known VM size whose series is in "
     "allowedSeries. The default is derived from the VM catalogue's facts: the modern (Current or Extended "
     "lifecycle stage) x86 general purpose, memory and compute optimised v5, v6 and v7 series and the current "
     "NVIDIA NC, NV and ND GPU series, large 8-GPU ND nodes included (their cost is aml-quota-budget's), without "

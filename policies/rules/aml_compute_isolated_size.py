@@ -8,7 +8,7 @@ from typing import Any
 
 from amlkit.errors import ConfigError
 from amlkit.policies import catalogue as catalogue_schema
-from amlkit.policies.azure import MANAGED, compute_of, compute_subject
+from amlkit.policies.azure import sized_of
 from amlkit.policies.framework import Finding, ResourceInput, Rule, must
 from amlkit.policies.rules.aml_compute_retired_vm_series import as_of, known_size
 from amlkit.vmsizes import Catalogue, all_sizes, status
@@ -25,11 +25,11 @@ def findings(resource: ResourceInput, today: datetime.date, catalogue: Catalogue
     """Pure: a finding unless the size is an isolated size still offered on `today`.
 
     A missing or unknown size is left to aml-compute-approved-vm-family."""
-    compute = compute_of(resource.type, resource.props, MANAGED)
-    size = known_size(compute.vm_size, catalogue) if compute is not None else None
+    sized = sized_of(resource.type, resource.name, resource.props)
+    size = known_size(sized.vm_size, catalogue) if sized is not None else None
     if size is None:
         return
-    subject = compute_subject(resource.name, compute)
+    subject = sized.subject
     if not size.isolated:
         yield Finding(must(subject, "use an isolated VM size", f"{size.name}, which shares its host; "
                            f"isolated sizes offered: {', '.join(offered(today, catalogue))}"))
@@ -56,7 +56,8 @@ RULE = Rule(
     since="0.1.0",
     display_name="Isolated VM size when required",
     group="compute",
-    description="When required is true (default false), AmlCompute clusters and compute instances must use an "
+    description="When required is true (default false), AmlCompute clusters, compute instances and managed online "
+    "deployments must use an "
     "isolated VM size (dedicated to one customer) that is not retired: Azure ML's list (Standard_M128ms, "
     "Standard_F72s_v2; NC24s_v3 and NC24rs_v3 retired 2025-09-30) and the isolated E and M v2 sizes of the "
     "Azure VM docs.",

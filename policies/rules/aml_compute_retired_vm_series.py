@@ -13,7 +13,7 @@ from typing import Any
 
 from amlkit.errors import ConfigError, UnknownVmSize
 from amlkit.policies import catalogue as catalogue_schema
-from amlkit.policies.azure import MANAGED, compute_of, compute_subject
+from amlkit.policies.azure import sized_of
 from amlkit.policies.framework import Finding, ResourceInput, Rule, must, review_date
 from amlkit.vmsizes import Catalogue, VmSize, parse_vm_size
 
@@ -30,13 +30,13 @@ def findings(resource: ResourceInput, today: datetime.date, catalogue: Catalogue
     A missing or unknown size is left to aml-compute-approved-vm-family, which reports both; an announced
     retirement still ahead is aml-compute-vm-series-retiring's.
     """
-    compute = compute_of(resource.type, resource.props, MANAGED)
-    size = known_size(compute.vm_size, catalogue) if compute is not None else None
+    sized = sized_of(resource.type, resource.name, resource.props)
+    size = known_size(sized.vm_size, catalogue) if sized is not None else None
     if size is None or size.retirement is None or size.retirement.date > today:
         return
     found = (f"{size.name} of series {size.family.series}, retired on {size.retirement.text}"
              f"{successors(size, catalogue)}")
-    yield Finding(must(compute_subject(resource.name, compute), "not use a VM series retired for Azure ML compute",
+    yield Finding(must(sized.subject, "not use a VM series retired for Azure ML compute",
                        found))
 
 
@@ -74,7 +74,8 @@ RULE = Rule(
     display_name="No retired VM series",
     group="compute",
     stack_key="size",
-    description="AmlCompute clusters and compute instances must not use a VM series (or size) already retired "
+    description="AmlCompute clusters, compute instances and managed online deployments (instanceType) must not "
+    "use a VM series (or size) already retired "
     "on the review date, per the amlkit VM catalogue: e.g. A8-A11 (March 2021), H (2022-08-31), NC, NCv2, ND, "
     "NV (2023-08-31), Av1 and HB (2024-08-31), NCv3 (2025-09-30), NVv3 and NVv4 (2026-09-30). The message "
     "names the successors from Microsoft's migration guidance. Announced retirements still ahead are "

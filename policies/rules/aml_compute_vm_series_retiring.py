@@ -12,7 +12,7 @@ from typing import Any
 
 from amlkit.errors import ConfigError
 from amlkit.policies import catalogue as catalogue_schema
-from amlkit.policies.azure import MANAGED, compute_of, compute_subject
+from amlkit.policies.azure import sized_of
 from amlkit.policies.framework import Finding, ResourceInput, Rule, must
 from amlkit.policies.rules.aml_compute_retired_vm_series import as_of, known_size, successors
 from amlkit.vmsizes import Catalogue
@@ -28,15 +28,15 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
 def findings(resource: ResourceInput, today: datetime.date, lead: int,
              catalogue: Catalogue | None = None) -> Iterator[Finding]:
     """Pure: a finding when the size's retirement falls after `today` and within `lead` days of it."""
-    compute = compute_of(resource.type, resource.props, MANAGED)
-    size = known_size(compute.vm_size, catalogue) if compute is not None else None
+    sized = sized_of(resource.type, resource.name, resource.props)
+    size = known_size(sized.vm_size, catalogue) if sized is not None else None
     retirement = size.retirement if size is not None else None
     if retirement is None or not today < retirement.date <= today + datetime.timedelta(days=lead):
         return
     days = (retirement.date - today).days
     found = (f"{size.name} of series {size.family.series}, which retires on {retirement.text} "  # type: ignore[union-attr]
              f"(in {days} days){successors(size, catalogue)}")  # type: ignore[arg-type]
-    yield Finding(must(compute_subject(resource.name, compute),
+    yield Finding(must(sized.subject,
                        f"not use a VM series that retires within {lead} days", found))
 
 
@@ -53,7 +53,8 @@ RULE = Rule(
     since="0.1.0",
     display_name="No VM series retiring soon",
     group="compute",
-    description="AmlCompute clusters and compute instances should not use a VM series (or size) whose announced "
+    description="AmlCompute clusters, compute instances and managed online deployments (instanceType) should "
+    "not use a VM series (or size) whose announced "
     "retirement falls within leadDays (default 365) of the review date; the message gives the date and the "
     "successors from Microsoft's migration guidance. Already retired sizes are aml-compute-retired-vm-series'.",
     severity="medium",

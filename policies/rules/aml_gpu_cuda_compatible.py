@@ -12,7 +12,7 @@ from typing import Any
 
 from amlkit.errors import ConfigError
 from amlkit.policies import catalogue as catalogue_schema
-from amlkit.policies.azure import MANAGED, compute_of, compute_subject
+from amlkit.policies.azure import sized_of
 from amlkit.policies.framework import Finding, ResourceInput, Rule, must
 from amlkit.policies.rules.aml_compute_retired_vm_series import known_size
 from amlkit.vmsizes import VmSize, cuda_tuple, gpu_architecture, min_cuda
@@ -25,13 +25,13 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
     cuda = cuda_version(config)
     if cuda is None:
         return
-    compute = compute_of(resource.type, resource.props, MANAGED)
-    size = known_size(compute.vm_size, catalogue_schema.catalogue(config, NAME)) if compute is not None else None
+    sized = sized_of(resource.type, resource.name, resource.props)
+    size = known_size(sized.vm_size, catalogue_schema.catalogue(config, NAME)) if sized is not None else None
     if size is None or size.family.gpu_generation is None:
         return
     problem = incompatibility(size, cuda)
     if problem:
-        yield Finding(must(compute_subject(resource.name, compute), f"use a GPU that CUDA {cuda} supports",
+        yield Finding(must(sized.subject, f"use a GPU that CUDA {cuda} supports",
                            f"{size.name} ({size.family.gpu_model or size.family.series}, {problem})"))
 
 
@@ -64,7 +64,8 @@ RULE = Rule(
     display_name="GPU architecture supported by the CUDA version",
     group="compute",
     description="When cudaVersion (the CUDA version of the platform's training images) is configured, GPU "
-    "clusters and instances must use a size whose GPU architecture that CUDA supports: not older than the "
+    "clusters, instances and managed online deployments must use a size whose GPU architecture that CUDA "
+    "supports: not older than the "
     "architecture's first CUDA toolkit (e.g. Hopper 11.8, Blackwell 12.8), not dropped by it (Kepler in 12.0; "
     "Maxwell, Pascal, Volta in 13.0), and not an AMD GPU. Off unless cudaVersion is set.",
     severity="medium",

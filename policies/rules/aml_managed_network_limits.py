@@ -25,13 +25,13 @@ from amlkit.policies.azure import (
     ComputeView,
     compute_subject,
     compute_view,
-    managed_network_of,
     same_region,
     workspace_of,
     workspace_props,
     workspaces_by_key,
 )
-from amlkit.policies.framework import Finding, Rule, StackResource, must
+from amlkit.policies.framework import Finding, Rule, StackResource, cannot_tell, must
+from amlkit.policies.hubs import hub_of, hub_text, is_project, managed_network_of
 
 SOURCE = "how-to-managed-network.md, Limitations"
 REGION = "Creating a compute cluster in a different region than the workspace isn't supported when using a managed " \
@@ -46,10 +46,22 @@ def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -
     for resource in resources:
         compute = compute_view(resource.type, resource.props)
         workspace = workspace_of(resource, workspaces) if compute is not None else None
-        network = managed_network_of(workspace, workspaces) if workspace is not None else None
-        if compute is None or workspace is None or network is None:
+        if compute is None or workspace is None:
             continue
-        yield from (Finding(message, resource.urn) for message in _breaches(resource, compute, workspace, network))
+        network = managed_network_of(workspace, resources)
+        if network is not None:
+            yield from (Finding(message, resource.urn) for message in _breaches(resource, compute, workspace, network))
+        elif is_project(workspace) and hub_of(workspace, resources) is None:
+            # a project shares its hub's managed network; with the hub elsewhere, what would breach is unknown
+            would = list(_breaches(resource, compute, workspace, workspace))
+            if would:
+                yield cannot_tell(compute_subject(resource.name, compute), EXPECTATION,
+                                  f"its workspace '{workspace.name}' is a project, which shares its hub's managed "
+                                  f"network, and its hub {hub_text(workspace)} is not in this stack", resource.urn)
+
+
+EXPECTATION = ("stay within what a managed network supports (its workspace's region, no subnet, no attached "
+               "Kubernetes or VM)")
 
 
 def _breaches(resource: StackResource, compute: ComputeView, workspace: StackResource,

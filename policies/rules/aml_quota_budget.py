@@ -11,16 +11,23 @@ This limit is shared between training clusters, compute instances, and managed o
 deployments. A compute instance is considered a single-node cluster for quota purposes." So each
 AmlCompute cluster (whatever its maxNodeCount), each compute instance and each managed online deployment
 (`machinelearningservices:OnlineDeployment` with endpointComputeType Managed) counts once in its region.
-Kubernetes online deployments and attached computes do not count. (Managed online deployments are only
-counted against this limit; their cores are not added to the core quotas.)
+Kubernetes online deployments and attached computes do not count.
 
 A compute's region is its `computeLocation`, else its `location`, else its workspace's `location` when the
 workspace is in the stack: "The location for the compute. If omitted, defaults to the workspace location"
 (MicrosoftDocs/azure-ai-docs articles/machine-learning/reference-yaml-compute-aml.md).
+
+Managed online deployments also take dedicated cores of their instance type's family (since 0.2.0, config
+`onlineDeploymentCores`): Azure reserves 20% extra for upgrades, so a deployment of n instances needs
+`ceil(1.2 * n) * cores of the VM size` (azure-ai-docs articles/machine-learning/includes/
+quota-allocation-online-deployment.md; a few SKUs are exempt, reference-managed-online-endpoints-vm-sku-list.md,
+which amlkit does not model: the count errs on the safe side). n is `sku.capacity` (Azure's default 1), or
+`scaleSettings.maxInstances` when target-utilization autoscaling may go higher.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -39,7 +46,7 @@ from amlkit.policies.azure import (
     workspace_props,
     workspaces_by_key,
 )
-from amlkit.policies.framework import Finding, Rule, StackResource, must
+from amlkit.policies.framework import Change, Finding, Rule, StackResource, must
 from amlkit.vmsizes import VmFamily, VmSize, family_by_quota_family, family_by_series, parse_vm_size
 
 NAME = "aml-quota-budget"
@@ -58,6 +65,8 @@ class Demand:
     nodes: int
     size: VmSize | None
     low_priority: bool
+    requested: int | None = None
+    """A managed online deployment's requested instances (`nodes` is then ceil(1.2 x requested))."""
 
     @property
     def cores(self) -> int:
@@ -100,6 +109,11 @@ def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -
                 yield Finding(problem, resource.urn)
             if deployment is not None:
                 counted.append(deployment)
+                if config.get("onlineDeploymentCores", True):
+                    demand, problems = deployment_demand(resource, deployment.region)
+                    yield from (Finding(problem, resource.urn) for problem in problems)
+                    if demand is not None:
+                        demands.append(demand)
             continue
         demand, problems = demand_of(resource, compute, _workspace_location(resource, workspaces))
         yield from (Finding(problem, resource.urn) for problem in problems)
@@ -123,6 +137,30 @@ def managed_deployment(resource: StackResource) -> tuple[Counted | None, str | N
     if not location:
         return None, must(subject, "set location so its quota region is known", "none")
     return Counted(resource.name, resource.urn, region_key(location), "managed online deployment"), None
+
+
+UPGRADE_RESERVE = 1.2
+"""Managed online deployments reserve quota for ceil(1.2 x instances) (quota-allocation-online-deployment.md)."""
+
+
+def deployment_demand(resource: StackResource, region: str) -> tuple[Demand | None, list[str]]:
+    """A managed online deployment's reserved cores: ceil(1.2 x instances) nodes of its instance type."""
+    deployment = deployment_view(resource.type, resource.props)
+    assert deployment is not None
+    subject = f"Managed online deployment '{resource.name}'"
+    requested = deployment.instance_count or 1
+    if same_value(deployment.scale_type, "TargetUtilization") and deployment.max_instances:
+        requested = max(requested, deployment.max_instances)
+    raw = deployment.instance_type
+    if raw is None:
+        return None, [must(subject, "set instanceType so its cores can be counted against quota", "none")]
+    try:
+        size = parse_vm_size(raw)
+    except UnknownVmSize:
+        expectation = "use a known Azure VM size so its cores can be counted against quota"
+        return None, [must(subject, expectation, f"{raw!r}, which is not a known Azure VM size name")]
+    nodes = math.ceil(UPGRADE_RESERVE * requested - 1e-9)
+    return Demand(resource.name, resource.urn, region, nodes, size, False, requested), []
 
 
 def _workspace_location(resource: StackResource, workspaces: Mapping[tuple[str, str], StackResource]) -> str | None:
@@ -211,6 +249,9 @@ def _breach(subject: str, expectation: str, limit: int | None, members: list[Dem
 
 def _cores(demand: Demand) -> str:
     vcpus = demand.size.vcpus if demand.size else 0
+    if demand.requested is not None:
+        return (f"{demand.name} ceil(1.2 x {_plural(demand.requested, 'instance')}) = {demand.nodes} x {vcpus} vCPUs "
+                f"= {demand.cores}")
     return f"{demand.name} {_plural(demand.nodes, 'node')} x {vcpus} vCPUs = {demand.cores}"
 
 
@@ -310,8 +351,9 @@ RULE = Rule(
     since="0.1.0",
     display_name="Core quota budget",
     group="compute",
-    description="The worst-case cores of the stack's AmlCompute clusters (maxNodeCount x vCPUs) and "
-    "compute instances (1 node) must fit the configured quotas per region: dedicated cores per VM family "
+    description="The worst-case cores of the stack's AmlCompute clusters (maxNodeCount x vCPUs), "
+    "compute instances (1 node) and managed online deployments (ceil(1.2 x instances) x vCPUs) must fit the "
+    "configured quotas per region: dedicated cores per VM family "
     "(coreQuota) and low-priority cores (lowPriorityCoreQuota); and the number of compute resources per region "
     "(clusters, instances and managed online deployments, each counted once) must fit regionalComputeLimit. A "
     "compute's region is its computeLocation, else its location, else its workspace's location (Azure's default) "
@@ -327,7 +369,17 @@ RULE = Rule(
     "dedicated quota. The regional compute limit (default 500, up to 2,500 on request) counts clusters, "
     "instances and managed online deployments, not nodes: merge or remove computes, or request an increase.",
     check_stack=check_stack,
+    changed=(Change("0.2.0", "Managed online deployments' reserved cores, ceil(1.2 x instances) x vCPUs of their "
+                    "instance type, count against the dedicated core quotas (quota-allocation-online-deployment.md).",
+                    config={"onlineDeploymentCores": False}),),
     config={
+        "onlineDeploymentCores": {
+            "type": "boolean",
+            "default": True,
+            "description": "Count managed online deployments' reserved cores (ceil(1.2 x instances) x vCPUs of "
+            "their instanceType) against the dedicated core quotas (false: count them against the regional "
+            "compute limit only, as amlkit 0.1.0 did).",
+        },
         "coreQuota": {
             "type": "object",
             "additionalProperties": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}},

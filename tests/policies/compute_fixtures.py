@@ -118,3 +118,16 @@ def with_unknown(props: dict[str, Any], path: str, sentinel: str) -> Mapping[str
         target = target.setdefault(key, {})
     target[last] = sentinel
     return unknown_checking_proxy(result)
+
+
+DEPLOYMENT_TYPE = "azure-native:machinelearningservices:OnlineDeployment"
+
+
+def deployment_props(instance_type: str | None = "Standard_D4ds_v4", compute_type: str = "Managed",
+                     capacity: float = 2.0) -> dict[str, Any]:
+    """An online deployment's inputs (wire form): `instance_type` None leaves instanceType out."""
+    properties: dict[str, Any] = {"endpointComputeType": compute_type}
+    if instance_type is not None:
+        properties["instanceType"] = instance_type
+    return {"resourceGroupName": "rg-ml-prod", "workspaceName": "mlw-prod", "endpointName": "scoring",
+            "location": "westeurope", "properties": properties, "sku": {"name": "Default", "capacity": capacity}}

@@ -69,3 +69,17 @@ def test_bad_required_fails_closed():
         messages(RULE, HAPPY, {"required": "yes"})
     assert (caught.value.key_path, caught.value.problem) == (
         "aml-compute-isolated-size.required", "expected true or false")
+
+
+@pytest.mark.parametrize(("compute_type", "twin"), [("Managed", True), ("managed", True), ("Kubernetes", False)],
+                         ids=["managed", "managed-lowercase", "kubernetes-instance-type-is-no-vm-size"])
+def test_a_managed_online_deployment_is_judged_by_its_instance_type_like_a_cluster_of_that_size(compute_type, twin):
+    from tests.policies.compute_fixtures import DEPLOYMENT_TYPE, deployment_props
+
+    config = {"required": True, "asOf": "2026-11-24"}
+    size = "Standard_D4ds_v4"
+    cluster = messages(RULE, changed(cluster_props(), "properties.properties.vmSize", size), config, name="blue")
+    deployment = messages(RULE, deployment_props(size, compute_type), config, name="blue", type_=DEPLOYMENT_TYPE)
+    assert cluster, "the size must fail for a cluster"
+    expected = [m.replace("AmlCompute cluster 'blue'", "Managed online deployment 'blue'") for m in cluster]
+    assert deployment == (expected if twin else [])

@@ -134,3 +134,17 @@ def test_unknown_size_is_unknown_not_a_pass():
     props = with_unknown(HAPPY, SIZE, UNKNOWN_STRING_VALUE)
     with pytest.raises(UnknownValueError):
         RULE.evaluate(ResourceInput(COMPUTE_TYPE, "cpu-cluster", "urn", props), AS_OF)
+
+
+@pytest.mark.parametrize(("compute_type", "twin"), [("Managed", True), ("managed", True), ("Kubernetes", False)],
+                         ids=["managed", "managed-lowercase", "kubernetes-instance-type-is-no-vm-size"])
+def test_a_managed_online_deployment_is_judged_by_its_instance_type_like_a_cluster_of_that_size(compute_type, twin):
+    from tests.policies.compute_fixtures import DEPLOYMENT_TYPE, deployment_props
+
+    config = {"asOf": "2026-01-01"}
+    size = "Standard_NC24s_v3"
+    cluster = messages(RULE, changed(cluster_props(), "properties.properties.vmSize", size), config, name="blue")
+    deployment = messages(RULE, deployment_props(size, compute_type), config, name="blue", type_=DEPLOYMENT_TYPE)
+    assert cluster, "the size must fail for a cluster"
+    expected = [m.replace("AmlCompute cluster 'blue'", "Managed online deployment 'blue'") for m in cluster]
+    assert deployment == (expected if twin else [])

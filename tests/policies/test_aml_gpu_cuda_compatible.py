@@ -73,3 +73,17 @@ def test_bad_cuda_version_fails_closed(bad):
         messages(RULE, HAPPY, {"cudaVersion": bad})
     assert (caught.value.key_path, caught.value.problem) == (
         "aml-gpu-cuda-compatible.cudaVersion", "expected a CUDA version such as '12.4'")
+
+
+@pytest.mark.parametrize(("compute_type", "twin"), [("Managed", True), ("managed", True), ("Kubernetes", False)],
+                         ids=["managed", "managed-lowercase", "kubernetes-instance-type-is-no-vm-size"])
+def test_a_managed_online_deployment_is_judged_by_its_instance_type_like_a_cluster_of_that_size(compute_type, twin):
+    from tests.policies.compute_fixtures import DEPLOYMENT_TYPE, deployment_props
+
+    config = {"cudaVersion": "12.0"}
+    size = "Standard_NC6"
+    cluster = messages(RULE, changed(cluster_props(), "properties.properties.vmSize", size), config, name="blue")
+    deployment = messages(RULE, deployment_props(size, compute_type), config, name="blue", type_=DEPLOYMENT_TYPE)
+    assert cluster, "the size must fail for a cluster"
+    expected = [m.replace("AmlCompute cluster 'blue'", "Managed online deployment 'blue'") for m in cluster]
+    assert deployment == (expected if twin else [])

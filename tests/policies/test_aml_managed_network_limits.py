@@ -73,7 +73,14 @@ CASES = [
     ("workspace-not-in-the-stack", [cluster()], []),
     ("project-under-a-managed-network-hub", [HUB, PROJECT, PROJECT_CLUSTER],
      [subnet("proj-cpu", under="under the managed network of hub 'hub' (workspace 'project' is its project)")]),
-    ("project-whose-hub-is-elsewhere", [PROJECT, PROJECT_CLUSTER], []),
+    ("project-whose-hub-is-elsewhere", [PROJECT, PROJECT_CLUSTER],
+     [("proj-cpu", "AmlCompute cluster 'proj-cpu' must stay within what a managed network supports (its workspace's "
+                   "region, no subnet, no attached Kubernetes or VM); cannot tell: its workspace 'project' is a "
+                   "project, which shares its hub's managed network, and its hub '" + workspace_id(name="hub")
+       + "' is not in this stack.")]),
+    ("project-whose-hub-is-elsewhere-compliant-cluster",
+     [PROJECT, cluster("proj-ok", {**changed(cluster_props(), "properties.properties.subnet", DELETE),
+                                   "workspaceName": "project"})], []),
 ]
 
 EXAMPLE = Example.of_stacks(CASES, fails="cluster-in-a-customer-subnet", passes="cluster-in-the-managed-network")

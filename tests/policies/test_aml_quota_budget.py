@@ -167,6 +167,49 @@ def test_managed_online_deployments_count_against_the_compute_limit(extra, expec
     assert found([cluster("cpu"), *extra], {"regionalComputeLimit": 1}) == expected
 
 
+DS_CORES = "Dedicated standardDSv2Family (DSv2) cores in westeurope must fit the core quota of {}; found {}."
+
+
+def scaled(name, capacity=None, max_instances=None, instance_type="Standard_DS3_v2"):
+    props = dict(deployment(name).props)
+    props["properties"] = {**props["properties"], "instanceType": instance_type}
+    props["sku"] = {"name": "Default"} if capacity is None else {"name": "Default", "capacity": float(capacity)}
+    if max_instances is not None:
+        props["properties"]["scaleSettings"] = {"scaleType": "TargetUtilization", "maxInstances": float(max_instances)}
+    return resource(name, props, ONLINE_DEPLOYMENT_TYPE)
+
+
+@pytest.mark.parametrize(("stack", "quota", "expected"), [
+    # ceil(1.2 x 10) = 12 instances x 4 vCPUs = 48 (the docs' example: 10 x Standard_DS3_v2 needs 48 cores)
+    ([scaled("blue", 10)], 48, []),
+    ([scaled("blue", 10)], 47, [DS_CORES.format(47, "48: blue ceil(1.2 x 10 instances) = 12 x 4 vCPUs = 48")]),
+    # capacity omitted: Azure's 1 instance, ceil(1.2) = 2 instances x 4 = 8
+    ([scaled("blue")], 7, [DS_CORES.format(7, "8: blue ceil(1.2 x 1 instance) = 2 x 4 vCPUs = 8")]),
+    # target-utilization autoscaling to 5: ceil(6.0) = 6 x 4 = 24
+    ([scaled("blue", 2, max_instances=5)], 23, [DS_CORES.format(23, "24: blue ceil(1.2 x 5 instances) = 6 x 4 vCPUs "
+                                                                   "= 24")]),
+    # shared with a cluster of the same family: 3 x 4 + ceil(3.6) x 4 = 12 + 16
+    ([scaled("blue", 3), cluster("cpu", size="Standard_DS3_v2", max_nodes=3)], 27,
+     [DS_CORES.format(27, "28: blue ceil(1.2 x 3 instances) = 4 x 4 vCPUs = 16, cpu 3 nodes x 4 vCPUs = 12")]),
+], ids=["docs-example-fits", "docs-example-one-short", "capacity-omitted", "autoscale-max", "shared-with-a-cluster"])
+def test_managed_online_deployments_reserve_ceil_1_2_x_instances_of_cores(stack, quota, expected):
+    config = {"coreQuota": {"westeurope": {"DSv2": quota}}}
+    assert [message for _, message in found(stack, config)] == expected
+
+
+def test_online_deployment_cores_off_is_amlkit_0_1_0_and_a_baseline_restores_it():
+    config = {"coreQuota": {"westeurope": {"DSv2": 1}}}
+    assert found([scaled("blue", 10)], {**config, "onlineDeploymentCores": False}) == []
+    (change,) = RULE.changed
+    assert (change.version, dict(change.config)) == ("0.2.0", {"onlineDeploymentCores": False})
+
+
+def test_a_deployment_with_an_unknown_instance_type_is_reported():
+    assert found([scaled("blue", 1, instance_type="Standard_Bogus9")]) == [
+        (urn(ONLINE_DEPLOYMENT_TYPE, "blue"), "Managed online deployment 'blue' must use a known Azure VM size so its "
+         "cores can be counted against quota; found 'Standard_Bogus9', which is not a known Azure VM size name.")]
+
+
 def test_managed_online_deployment_without_location_is_reported():
     props = {"properties": {"endpointComputeType": "Managed"}}
     stack = [resource("blue", props, ONLINE_DEPLOYMENT_TYPE)]
@@ -317,7 +360,8 @@ def test_unknown_max_nodes_is_unknown_not_a_pass():
 # --- config ----------------------------------------------------------------------------------------------
 
 def test_defaults():
-    assert RULE.defaults() == {"coreQuota": {}, "lowPriorityCoreQuota": {}, "regionalComputeLimit": 500}
+    assert RULE.defaults() == {"coreQuota": {}, "lowPriorityCoreQuota": {}, "regionalComputeLimit": 500,
+                               "onlineDeploymentCores": True}
     assert (RULE.config["regionalComputeLimit"]["minimum"], RULE.config["regionalComputeLimit"]["maximum"]) == (
         1, 2500)
 
