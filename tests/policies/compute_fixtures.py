@@ -123,7 +123,7 @@ def with_unknown(props: dict[str, Any], path: str, sentinel: str) -> Mapping[str
 DEPLOYMENT_TYPE = "azure-native:machinelearningservices:OnlineDeployment"
 
 
-def deployment_props(instance_type: str | None = "Standard_D4ds_v4", compute_type: str = "Managed",
+def deployment_props(instance_type: str | None = "Standard_D4ds_v5", compute_type: str = "Managed",
                      capacity: float = 2.0) -> dict[str, Any]:
     """An online deployment's inputs (wire form): `instance_type` None leaves instanceType out."""
     properties: dict[str, Any] = {"endpointComputeType": compute_type}

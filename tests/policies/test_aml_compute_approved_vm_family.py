@@ -176,7 +176,7 @@ def test_a_managed_online_deployment_is_judged_by_its_instance_type_like_a_clust
     from tests.policies.compute_fixtures import DEPLOYMENT_TYPE, deployment_props
 
     config = None
-    size = "Standard_NC6"
+    size = "Standard_D4ds_v4"  # Ddsv4: not in the default allowedSeries, not retired
     cluster = messages(RULE, changed(cluster_props(), "properties.properties.vmSize", size), config, name="blue")
     deployment = messages(RULE, deployment_props(size, compute_type), config, name="blue", type_=DEPLOYMENT_TYPE)
     assert cluster, "the size must fail for a cluster"

@@ -3,9 +3,9 @@ and a managed online deployment, reviewed by the real engine over the analyzer p
 the same platform under a 0.1.0 rule baseline, where the rules that arrived in 0.2.0 run as advisory and a changed
 default (aml-quota-budget's onlineDeploymentCores) keeps its 0.1.0 value.
 
-The fixture is tests/fixtures/private_hub_platform (its docstring says what each resource is for). The project
-workspace's own findings (aml-workspace-managed-network, aml-compute-network-isolated on its clusters) are what
-the 0.1.0 workspace rules report for a project; they change when those rules learn Hub/Project inheritance.
+The fixture is tests/fixtures/private_hub_platform (its docstring says what each resource is for). The project takes
+its managed network and public access from its hub, so the workspace rules judge the hub for both (policies/hubs.py),
+and its computes are judged under the hub's managed network.
 """
 
 from __future__ import annotations
@@ -25,9 +25,6 @@ LIMITS = "how-to-managed-network.md, Limitations"
 UNDER_HUB = "under the managed network of hub 'hub-workspace' (workspace 'team-a-workspace' is its project)"
 SUBNET = ("/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-net/providers/Microsoft.Network/"
           "virtualNetworks/vnet-hub/subnets/snet-compute")
-NOT_ISOLATED = ("AmlCompute cluster '{}' must have a subnet or belong to a workspace whose managed network is isolated "
-                "(isolationMode AllowInternetOutbound or AllowOnlyApprovedOutbound); found no subnet, and workspace "
-                "'team-a-workspace' has isolationMode Disabled.")
 UAI = ("Workspace '{}' must use a user-assigned identity (identity type including UserAssigned and "
        "primaryUserAssignedIdentity set to one of identity.userAssignedIdentities); found identity type "
        "SystemAssigned.")
@@ -42,18 +39,15 @@ FINDINGS = {
      f"Managed virtual network, you can't deploy compute resources inside your custom virtual network\", {LIMITS})."),
     ("aml-compute-retired-vm-series", M, "scoring-blue",
      "Managed online deployment 'scoring-blue' must not use a VM series retired for Azure ML compute; found "
-     "Standard_NC24s_v3 of series NCv3, retired on 2025-09-30; successors: NCads_H100_v5, NCasT4_v3, NVadsA10_v5, "
-     "NVads_V710_v5."),
+     "Standard_NC24s_v3 of series NCv3, retired on 2025-09-30; successors in the default allowedSeries: "
+     "NCads_H100_v5, NCasT4_v3, NVadsA10_v5; AMD successors (no CUDA: aml-gpu-cuda-compatible refuses them once "
+     "cudaVersion is set): NVads_V710_v5."),
     ("aml-quota-budget", A, "scoring-blue",
      "Dedicated standardNCSv3Family (NCv3) cores in westeurope must fit the core quota of 72; found 96: scoring-blue "
      "ceil(1.2 x 3 instances) = 4 x 24 vCPUs = 96."),
     ("aml-cluster-same-region", A, "far-compute",
      "AmlCompute cluster 'far-compute' must run in its workspace's region westeurope (workspace 'team-a-workspace'); "
      "found eastus."),
-    ("aml-compute-network-isolated", A, "cpu-compute", NOT_ISOLATED.format("cpu-compute")),
-    ("aml-compute-network-isolated", A, "far-compute", NOT_ISOLATED.format("far-compute")),
-    ("aml-workspace-managed-network", A, "team-a-workspace",
-     "Workspace 'team-a-workspace' must have managedNetwork.isolationMode AllowOnlyApprovedOutbound; found Disabled."),
     ("aml-workspace-cmk", A, "hub-workspace",
      "Workspace 'hub-workspace' must be encrypted with a customer-managed key; found no "
      "encryption.keyVaultProperties.keyIdentifier."),
@@ -100,8 +94,12 @@ def test_under_a_0_1_0_baseline_the_new_mandatory_rule_runs_as_advisory(reviews)
     limits = {(v.resource, v.message) for v in current.violations if v.policy == "aml-managed-network-limits"}
     assert {(v.resource, v.message) for v in baseline.violations if v.policy == "aml-managed-network-limits"
             and v.level == A} == limits
-    # and the quota rule keeps 0.1.0's default (onlineDeploymentCores false): the deployment's cores are not counted
-    assert findings(baseline) == {
+    # changed defaults keep their 0.1.0 value: aml-quota-budget's onlineDeploymentCores (false: the deployment's
+    # cores are not counted) and aml-compute-approved-vm-family's allowedSeries (0.1.0's list has no Ddsv5)
+    unapproved = {("aml-compute-approved-vm-family", M, name, f"AmlCompute cluster '{name}' must use a VM size from "
+                   "an allowed series; found Standard_D4ds_v5 of series Ddsv5 (not in allowedSeries).")
+                  for name in ("builder-compute", "cpu-compute", "far-compute", "in-subnet-compute")}
+    assert findings(baseline) == unapproved | {
         (p, A if p == "aml-managed-network-limits" else level, resource, message)
         for p, level, resource, message in FINDINGS if p != "aml-quota-budget"}
-    assert [v.policy for v in baseline.violations if v.level == M] == ["aml-compute-retired-vm-series"]
+    assert "aml-managed-network-limits" not in {v.policy for v in baseline.violations if v.level == M}
