@@ -159,6 +159,8 @@ ARM_ID_TYPES: dict[str, tuple[str, str]] = {
     "log_analytics_workspace": ("Microsoft.OperationalInsights", "workspaces"),
     "container_registry": ("Microsoft.ContainerRegistry", "registries"),
     "hub_id": ("Microsoft.MachineLearningServices", "workspaces"),
+    "subnet_resource_id": ("Microsoft.Network", "virtualNetworks/vnet-x/subnets"),
+    "private_dns_zone_resource_ids": ("Microsoft.Network", "privateDnsZones"),
 }
 """ARM id fields by key name: (provider, resource type path)."""
 
