@@ -172,7 +172,12 @@ def test_sample_stacks_differ_where_they_should():
     assert prod.workspace.locks and not dev.workspace.locks and not staging.workspace.locks
     assert (dev.protect_data, staging.protect_data, prod.protect_data) == (False, False, True)
     assert all(c.network_settings and c.enable_node_public_ip is False for c in prod.clusters)
-    assert prod.workspace.managed_network.isolation_mode == "allow_only_approved_outbound"
+    # staging isolates computes with the managed network, prod with its customer VNet (subnets, attached AKS)
+    assert staging.workspace.managed_network.isolation_mode == "allow_only_approved_outbound"
+    assert all(c.network_settings is None for c in [*staging.clusters, *staging.instances])
+    assert prod.workspace.managed_network.isolation_mode == "disabled" and prod.attached
+    assert prod.workspace.private_endpoints and staging.workspace.private_endpoints
+    assert prod.workspace.image_build_compute == staging.workspace.image_build_compute == "cpu-cluster"
     assert not prod.instances
 
 
