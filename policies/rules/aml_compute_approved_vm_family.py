@@ -39,7 +39,7 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
     except UnknownVmSize:
         yield Finding(must(subject, "use a known Azure VM size", f"{raw!r}, which is not a known Azure VM size name"))
         return
-    if compute.is_instance and size.family.clusters_only:
+    if sized.compute is not None and sized.compute.is_instance and size.family.clusters_only:
         found = f"{size.name} of series {size.family.series}, which Azure ML runs on clusters only"
         yield Finding(must(subject, "use a VM size that compute instances support", found))
         return

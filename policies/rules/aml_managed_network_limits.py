@@ -85,7 +85,7 @@ def _breaches(resource: StackResource, compute: ComputeView, workspace: StackRes
 
 RULE = Rule(
     name="aml-managed-network-limits",
-    ref="AMLK-0035",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
+    ref="AMLK-0036",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
     since="0.2.0",
     display_name="Computes within managed network limits",
     group="compute",

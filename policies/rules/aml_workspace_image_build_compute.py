@@ -89,7 +89,7 @@ def _registry_privacy(workspace: StackResource, registries: list[StackResource])
 
 RULE = Rule(
     name="aml-workspace-image-build-compute",
-    ref="AMLK-0034",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
+    ref="AMLK-0035",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
     since="0.2.0",
     display_name="Image builds behind a private registry",
     group="workspace",

@@ -91,7 +91,7 @@ def _served(workspace: StackResource, endpoints: list[StackResource], others: se
 
 RULE = Rule(
     name="aml-workspace-private-endpoint",
-    ref="AMLK-0033",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
+    ref="AMLK-0034",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
     since="0.2.0",
     display_name="Private endpoint for a closed workspace",
     group="workspace",

@@ -17,7 +17,7 @@ from tests.policies.examples import Example
 from tests.policies.helpers import Public, changed, cluster_props
 from tests.policies.workspace_fixtures import stack_messages, workspace_id
 
-PUBLIC = Public("AMLK-0035", "aml-managed-network-limits", level="mandatory", kind="stack")
+PUBLIC = Public("AMLK-0036", "aml-managed-network-limits", level="mandatory", kind="stack")
 
 SOURCE = "how-to-managed-network.md, Limitations"
 REGION = ("Creating a compute cluster in a different region than the workspace isn't supported when using a managed "

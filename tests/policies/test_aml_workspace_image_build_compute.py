@@ -6,7 +6,7 @@ from tests.policies.examples import Example
 from tests.policies.helpers import Public, cluster_props
 from tests.policies.workspace_fixtures import WORKSPACE_TYPE, res, rg_id, stack_messages, workspace_props
 
-PUBLIC = Public("AMLK-0034", "aml-workspace-image-build-compute", level="mandatory", kind="stack")
+PUBLIC = Public("AMLK-0035", "aml-workspace-image-build-compute", level="mandatory", kind="stack")
 
 REGISTRY_TYPE = "azure-native:containerregistry:Registry"
 REGISTRY_ID = f"{rg_id('rg-ml-prod')}/providers/Microsoft.ContainerRegistry/registries/crmlprod"

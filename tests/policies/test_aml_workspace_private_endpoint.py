@@ -14,7 +14,7 @@ from tests.policies.workspace_fixtures import (
     workspace_props,
 )
 
-PUBLIC = Public("AMLK-0033", "aml-workspace-private-endpoint", level="advisory", kind="stack")
+PUBLIC = Public("AMLK-0034", "aml-workspace-private-endpoint", level="advisory", kind="stack")
 
 ENDPOINT_TYPE = "azure-native:network:PrivateEndpoint"
 REFERENCE_TYPE = "pulumi:pulumi:StackReference"

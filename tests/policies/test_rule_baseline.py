@@ -127,8 +127,9 @@ def _documented_config() -> str:
     return re.search(r"```json\n(.*?)```", text, re.S).group(1)
 
 
-NEW_IN_0_2_0 = {"aml-managed-network-limits": "advisory", "aml-workspace-image-build-compute": "advisory",
-                "aml-workspace-private-endpoint": "advisory", "amlkit-unreviewed-resource": "advisory"}
+NEW_IN_0_2_0 = {"aml-compute-instance-identity": "advisory", "aml-managed-network-limits": "advisory",
+                "aml-workspace-image-build-compute": "advisory", "aml-workspace-private-endpoint": "advisory",
+                "amlkit-unreviewed-resource": "advisory"}
 
 
 def test_the_documented_baseline_runs_through_the_analyzer_protocol(tmp_path):
