@@ -268,7 +268,7 @@ BAD_CONFIGS = [
     ("cluster-extra-key", lambda c: c["clusters"][0].update(gpus=1), "acme-ml-platform:clusters[0].gpus",
      "unknown key; allowed keys: name, size, maxNodes, priority, idleSeconds"),
     ("network-extra-key", lambda c: c["network"].update(lock=True), "acme-ml-platform:network.lock",
-     "unknown key; allowed keys: addressSpace, computeSubnet, lockResourceGroup"),
+     "unknown key; allowed keys: addressSpace, computeSubnet, privateEndpointSubnet, lockResourceGroup"),
     ("instance-without-tenant", lambda c: c.update(instances=[
         {"name": "ci-bob", "size": "Standard_DS3_v2", "objectId": "3f2b6c1e-8d4a-4e7b-9c0d-1a2b3c4d5e6f"}]),
      "acme-ml-platform", "tenantId is required when instances are given (the Entra tenant of their users)"),

@@ -54,6 +54,16 @@ def build(config: PlatformConfig, environment: str, location: str) -> None:
         address_prefix=str(config.network.computeSubnet),
         default_outbound_access=False,
     )
+    endpoint_subnet = None
+    if config.network.privateEndpointSubnet is not None:
+        endpoint_subnet = network.Subnet(
+            "endpoint-subnet",
+            resource_group_name=network_rg.name,
+            virtual_network_name=vnet.name,
+            subnet_name="snet-aml-endpoints",
+            address_prefix=str(config.network.privateEndpointSubnet),
+            default_outbound_access=False,
+        )
     if config.network.lockResourceGroup:
         authorization.ManagementLockAtResourceGroupLevel(
             "network-rg-lock",
@@ -85,6 +95,8 @@ def build(config: PlatformConfig, environment: str, location: str) -> None:
         "public_network_access": "enabled" if config.workspace.publicNetworkAccess == "Enabled" else "disabled",
         # Computes join our subnet, so no managed network (Azure cannot switch one off again later).
         "managed_network": {"isolation_mode": "disabled"},
+        # Clients reach a closed workspace through a private endpoint in our spoke network.
+        "private_endpoints": {"spoke": {"subnet_resource_id": endpoint_subnet.id}} if endpoint_subnet else None,
         "serverless_compute": {"custom_subnet": subnet.id, "no_public_ip": True},
         "identity": {"type": "user_assigned", "user_assigned_identities": [{"resource_id": identity.id}]},
         "primary_user_assigned_identity": identity.id,

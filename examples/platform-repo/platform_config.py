@@ -30,12 +30,16 @@ class NetworkConfig(Strict):
 
     addressSpace: IPv4Network  # noqa: N815 - the stack file's key
     computeSubnet: IPv4Network  # noqa: N815
+    privateEndpointSubnet: IPv4Network | None = None  # noqa: N815 - the workspace's inbound private endpoint
     lockResourceGroup: bool = False  # noqa: N815
 
     @model_validator(mode="after")
     def _subnet_inside(self) -> NetworkConfig:
         if not self.computeSubnet.subnet_of(self.addressSpace):
             raise ValueError(f"computeSubnet {self.computeSubnet} must lie inside addressSpace {self.addressSpace}")
+        endpoints = self.privateEndpointSubnet
+        if endpoints is not None and not endpoints.subnet_of(self.addressSpace):
+            raise ValueError(f"privateEndpointSubnet {endpoints} must lie inside addressSpace {self.addressSpace}")
         return self
 
 

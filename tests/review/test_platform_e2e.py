@@ -28,8 +28,11 @@ BROKEN = ('stack broken: __main__.py:25: ComputeCluster "cpu": min_node: unknown
           "did you mean min_instances? (help(ComputeClusterArgs) lists every argument)")
 LOCK = ("aml-no-resource-group-lock", "network-lock")
 ADVISORY = {("aml-workspace-cmk", "advisory", "mlw-workspace"),
+            ("aml-workspace-private-endpoint", "advisory", "mlw-workspace"),
             ("aml-workspace-user-assigned-identity", "advisory", "mlw-workspace")}
-UNKNOWN = {"aml-cluster-same-region", "aml-quota-budget"}  # the cluster's region is a stack output
+# the cluster's region is a stack output; under the workspace's managed network its region and looked-up subnet
+# decide aml-managed-network-limits
+UNKNOWN = {"aml-cluster-same-region", "aml-managed-network-limits", "aml-quota-budget"}
 LOOKUPS = [
     {"token": "azure-native:network:getSubnet",
      "args": {"resourceGroupName": "rg-net", "subnetName": "snet", "virtualNetworkName": "vnet"}},
