@@ -35,7 +35,7 @@ def _findings(stack: dict[str, Any]) -> set[tuple[str, str, str, str]]:
 AMLKIT = "amlkit-guardrails"
 WORKSPACE_ADVISORIES = {(AMLKIT, policy, "advisory", "mlw") for policy in (
     "aml-workspace-cmk", "aml-workspace-diagnostics", "aml-workspace-hbi", "aml-workspace-managed-network",
-    "aml-workspace-user-assigned-identity")}
+    "aml-workspace-private-endpoint", "aml-workspace-user-assigned-identity")}
 
 
 @pytest.mark.parametrize("command", [["check", "--state"], ["analyze", "--file"]], ids=["check-state", "analyze"])
