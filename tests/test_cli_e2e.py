@@ -272,7 +272,7 @@ def test_e2e_sigterm_stops_the_program_and_pack_processes(project: Path) -> None
 # --- one broken stack among good ones (real engine, a component-based platform program) ---------------
 
 PLATFORM = Path(__file__).resolve().parent / "fixtures" / "platform_components"
-WRONGTYPE_ERROR = ("__main__.py:29: ComputeCluster \"cpu-cluster\": max_instances: must be a whole "
+WRONGTYPE_ERROR = ("__main__.py:32: ComputeCluster \"cpu-cluster\": max_instances: must be a whole "
                    "number, got 'four'")
 
 
@@ -308,7 +308,7 @@ def test_a_component_argument_error_is_that_stacks_error_and_the_others_are_revi
         "aml-cluster-min-nodes-zero"]
     assert stacks["wrongtype"]["error"] == f"stack wrongtype: {WRONGTYPE_ERROR}"
     assert stacks["wrongtype"]["error_detail"] == {  # every field of the component's ComponentArgError
-        "kind": "config", "stack": "wrongtype", "file": "__main__.py", "line": 29,
+        "kind": "config", "stack": "wrongtype", "file": "__main__.py", "line": 32,
         "component": 'ComputeCluster "cpu-cluster"', "arg": "max_instances", "allowed": "a whole number",
         "closest": None, "key_path": 'ComputeCluster "cpu-cluster": max_instances',
         "problem": "must be a whole number, got 'four'", "value": "four"}
