@@ -26,7 +26,9 @@ def findings(resource: ResourceInput, today: datetime.date, catalogue: Catalogue
 
     A missing or unknown size is left to aml-compute-approved-vm-family."""
     sized = sized_of(resource.type, resource.name, resource.props)
-    size = known_size(sized.vm_size, catalogue) if sized is not None else None
+    if sized is None:
+        return
+    size = known_size(sized.vm_size, catalogue)
     if size is None:
         return
     subject = sized.subject

@@ -31,7 +31,9 @@ def findings(resource: ResourceInput, today: datetime.date, catalogue: Catalogue
     retirement still ahead is aml-compute-vm-series-retiring's.
     """
     sized = sized_of(resource.type, resource.name, resource.props)
-    size = known_size(sized.vm_size, catalogue) if sized is not None else None
+    if sized is None:
+        return
+    size = known_size(sized.vm_size, catalogue)
     if size is None or size.retirement is None or size.retirement.date > today:
         return
     found = (f"{size.name} of series {size.family.series}, retired on {size.retirement.text}"

@@ -29,7 +29,9 @@ def findings(resource: ResourceInput, today: datetime.date, lead: int,
              catalogue: Catalogue | None = None) -> Iterator[Finding]:
     """Pure: a finding when the size's retirement falls after `today` and within `lead` days of it."""
     sized = sized_of(resource.type, resource.name, resource.props)
-    size = known_size(sized.vm_size, catalogue) if sized is not None else None
+    if sized is None:
+        return
+    size = known_size(sized.vm_size, catalogue)
     retirement = size.retirement if size is not None else None
     if retirement is None or not today < retirement.date <= today + datetime.timedelta(days=lead):
         return

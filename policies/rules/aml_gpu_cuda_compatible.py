@@ -26,7 +26,9 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
     if cuda is None:
         return
     sized = sized_of(resource.type, resource.name, resource.props)
-    size = known_size(sized.vm_size, catalogue_schema.catalogue(config, NAME)) if sized is not None else None
+    if sized is None:
+        return
+    size = known_size(sized.vm_size, catalogue_schema.catalogue(config, NAME))
     if size is None or size.family.gpu_generation is None:
         return
     problem = incompatibility(size, cuda)

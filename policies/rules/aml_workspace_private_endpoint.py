@@ -20,11 +20,13 @@ endpoint's target is unknown at preview.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from amlkit.policies.azure import (
     STACK_REFERENCE,
+    PrivateEndpointView,
     names_workspace,
     private_endpoint_view,
     read_known,
@@ -81,13 +83,17 @@ def _served(workspace: StackResource, endpoints: list[StackResource], others: se
             return True, []
         if any(endpoint.depends_on(prop, urn) for prop in view.connection_inputs for urn in others):
             continue
-        known, targets = read_known(lambda view=view: view.workspace_targets)
+        known, targets = read_known(functools.partial(_workspace_targets, view))
         if not known:
             unknown.append(endpoint.name)
         elif any(names_workspace(target, workspace) for target in targets):
             return True, []
     return False, unknown
 
+
+
+def _workspace_targets(view: PrivateEndpointView) -> list[Any]:
+    return view.workspace_targets
 
 RULE = Rule(
     name="aml-workspace-private-endpoint",
