@@ -15,8 +15,9 @@ from tests.review.helpers import FIXTURES
 
 DOCS = FIXTURES / "provider_docs"
 M, A = "mandatory", "advisory"
-DSV2 = ("found Standard_DS2_v2 of series DSv2 (retired or retiring on 2028-05-01; successors: Dsv5, Ddsv5, Dasv5, "
-        "Dadsv5, Dasv6, Dadsv6, Dsv6, Ddsv6, Dasv7, Dadsv7, Esv6, Edsv6, Easv6, Eadsv6, Easv7, Eadsv7).")
+DSV2 = ("found Standard_DS2_v2 of series DSv2 (not in allowedSeries: retiring on 2028-05-01, capacity-restricted "
+        "since 2026-07: new subscriptions cannot deploy it); successors in allowedSeries: Dsv5, Ddsv5, Dasv5, Dadsv5, "
+        "Dasv6, Dadsv6, Dsv6, Ddsv6, Dasv7, Dadsv7, Esv6, Edsv6, Easv6, Eadsv6, Easv7, Eadsv7.")
 WORKSPACE = [
     ("aml-workspace-cmk", A, "example", "Workspace 'example' must be encrypted with a customer-managed key; found no "
      "encryption.keyVaultProperties.keyIdentifier."),
@@ -48,8 +49,6 @@ CASES = [
          "to Disabled; found Enabled."),
         ("aml-compute-approved-vm-family", M, "example", f"Compute instance 'example' must use a VM size from an "
          f"allowed series; {DSV2}"),
-        ("aml-compute-identity", M, "example", "Compute instance 'example' must have a managed identity, either "
-         "SystemAssigned or UserAssigned; found none."),
         ("aml-compute-instance-idle-shutdown", A, "example", "Compute instance 'example' must shut down after 15 to "
          "4320 idle minutes (idleTimeBeforeShutdown); found none (the instance runs and bills until stopped)."),
         ("aml-compute-local-auth-disabled", A, "example", "Compute instance 'example' must set disableLocalAuth to "
