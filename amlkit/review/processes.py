@@ -69,11 +69,6 @@ def cancelled() -> bool:
     return _CANCELLED.is_set()
 
 
-def live_count() -> int:
-    with _LOCK:
-        return len(_LIVE)
-
-
 atexit.register(kill_all)
 
 
