@@ -341,23 +341,6 @@ class Session:
         return self.analysis
 
 
-def analyze(
-    pack: PackProcess,
-    project: str,
-    stack: str,
-    resources: Sequence[dict[str, Any]],
-    config_file: dict[str, PolicyConfig] | None,
-    config_file_name: str | None,
-    stack_config: dict[str, str],
-    secret_keys: Sequence[str],
-) -> Analysis:
-    """The whole conversation for resources already known (see Session for streaming)."""
-    session = Session(pack, project, stack, config_file, config_file_name, stack_config, secret_keys)
-    for resource in resources:
-        session.submit(resource)
-    return session.finish(resources)
-
-
 def handshake(pack: PackProcess) -> None:
     request = analyzer_pb2.AnalyzerHandshakeRequest(
         engine_address=ENGINE_ADDRESS, root_directory=str(pack.pack_dir), program_directory=str(pack.pack_dir))
