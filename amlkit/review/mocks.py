@@ -40,8 +40,6 @@ SUBSCRIPTION = "00000000-0000-0000-0000-000000000000"
 TENANT = "11111111-1111-1111-1111-111111111111"
 DEFAULT_LOCATION = "westeurope"
 ROOT_STACK_TYPE = "pulumi:pulumi:Stack"
-SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d"
-SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270"
 
 
 # type (module:Name) -> (ARM path under the resource group, input holding the resource's name).
