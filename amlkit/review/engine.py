@@ -472,9 +472,7 @@ class _Runner:
 
     def _failure(self, error: dict[str, Any]) -> Exception:
         if error["kind"] == "config":
-            fields = error.get("fields") or {"file": error.get("file"), "key_path": error.get("key_path"),
-                                             "problem": error.get("problem") or error["message"]}
-            return _ProgramConfigError(error["message"], fields, error.get("component"), error.get("source"))
+            return _ProgramConfigError(error["message"], error["fields"], error.get("component"), error.get("source"))
         component = error.get("component")
         where = f" (in component {component['name']} of type {component['type']})" if component else ""
         message = f"stack {self.stack}: the program failed{where}: {error['message']}"

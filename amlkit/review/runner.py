@@ -301,9 +301,7 @@ def describe(error: BaseException) -> dict[str, Any]:
     component = failing_component(root)
     if isinstance(root, ConfigError):
         return {"kind": "config", "message": str(root), "fields": error_fields(root), "component": component,
-                "source": program_source(root) if root.file is None else None,
-                # the three fields older parents read
-                "file": root.file, "key_path": root.key_path, "problem": root.problem}
+                "source": program_source(root) if root.file is None else None}
     line = traceback.format_exception_only(type(root), root)[-1].strip()
     frame = failing_program_line(root)
     if frame is not None:

@@ -159,6 +159,7 @@ def test_a_config_error_carries_every_public_field_and_the_component_being_built
         probe.validate()
     except ConfigError as error:
         described = describe(error)
+    assert set(described) == {"kind", "message", "fields", "component", "source"}  # the fields, once
     assert described["kind"] == "config"
     assert described["message"] == "min_node: unknown key; allowed: min_nodes, max_nodes"
     assert described["component"] == {"type": "platform:index:Probe", "name": "gpu"}
