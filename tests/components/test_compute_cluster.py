@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 import pulumi
@@ -164,8 +163,8 @@ def test_role_assignments_are_deterministic_guids_for_the_system_identity() -> N
         "scope": ACR_ID,
         "roleDefinitionId": "/subscriptions/0000/providers/Microsoft.Authorization/roleDefinitions/"
                             "7f951dda-4ed3-4680-a7ca-43fe172d538d",
-        "roleAssignmentName": str(uuid.uuid5(
-            uuid.NAMESPACE_URL, f"amlkit/cpu/{ACR_ID}/7f951dda-4ed3-4680-a7ca-43fe172d538d")),
+        # uuid5(NAMESPACE_URL, "amlkit/cpu/<ACR_ID>/<AcrPull's GUID>"): component, scope and role
+        "roleAssignmentName": "f44444a9-ee20-54ca-b5f0-3601af7106c5",
     }
     assert roles["cpu-role-blob-read"].inputs["roleDefinitionId"].endswith("2a2b9908-6ea1-4ae2-8e65-a410df84e7d1")
     assert all(r.parent == "cpu" for r in roles.values())
@@ -364,8 +363,10 @@ def test_role_scope_may_be_another_resources_output(preview: bool) -> None:
     role = rec.get(ROLE, "cpu-role-acr").inputs
     registry = rec.get("azure-native:containerregistry:Registry", "mlw-registry").id
     assert role["scope"] == registry
-    assert role["roleAssignmentName"] == str(uuid.uuid5(
-        uuid.NAMESPACE_URL, f"amlkit/cpu/{registry}/7f951dda-4ed3-4680-a7ca-43fe172d538d"))
+    assert registry == ("/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-ml/providers/"
+                        "Microsoft.ContainerRegistry/registries/crmlwb09487")
+    # uuid5(NAMESPACE_URL, "amlkit/cpu/<the registry's id>/<AcrPull's GUID>"): the resolved scope, up and preview
+    assert role["roleAssignmentName"] == "824821e8-fd32-5401-968e-5cd9ce26202e"
     assert rec.get(COMPUTE, "cpu-compute").inputs["workspaceName"] == "mlw"
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import uuid
 from typing import Any
 
 import pytest
@@ -18,8 +16,9 @@ SUBNET = "/subscriptions/0000/resourceGroups/rg-net/providers/Microsoft.Network/
 UAI = "/subscriptions/0000/resourceGroups/rg-id/providers/Microsoft.ManagedIdentity/userAssignedIdentities/uai"
 USER = "33333333-3333-3333-3333-333333333333"
 TENANT = "11111111-1111-1111-1111-111111111111"
-# derived: a hash of project/stack/component name, since instance names are unique per region
-CI_NAME = "ci-alice-" + hashlib.sha256(b"amlkit/test/alice").hexdigest()[:6]
+# "ci-" + the component name + "-" + sha256("amlkit/test/alice")[:6] (project/stack/component): instance
+# names are unique per region
+CI_NAME = "ci-alice-ff2151"
 
 REPLACE_PATHS = list(facts.INSTANCE_REPLACE_ON_CHANGES)  # the facts themselves: tests/test_azure_facts.py
 
@@ -276,7 +275,8 @@ def test_workspace_id_grants_the_system_identity_contributor_on_the_workspace() 
         "principalType": "ServicePrincipal",
         "scope": WORKSPACE_ID,
         "roleDefinitionId": f"/subscriptions/0000/providers/Microsoft.Authorization/roleDefinitions/{CONTRIBUTOR_GUID}",
-        "roleAssignmentName": str(uuid.uuid5(uuid.NAMESPACE_URL, f"amlkit/alice/{WORKSPACE_ID}/{CONTRIBUTOR_GUID}")),
+        # uuid5(NAMESPACE_URL, "amlkit/alice/<WORKSPACE_ID>/<CONTRIBUTOR_GUID>"): component, scope and role
+        "roleAssignmentName": "d1bc7939-1339-5236-93f8-246481b95dee",
     }
 
 
