@@ -16,6 +16,13 @@ known even at preview) or naming the workspace's ARM id (resource group and name
 *Cannot tell* (the third outcome) when no endpoint of this stack serves the workspace but the endpoint could
 live elsewhere: the stack reads another stack (a `pulumi:pulumi:StackReference`), or an `amlworkspace`
 endpoint's target is unknown at preview.
+
+A stack reference is a *read*, and only an audit of a deployed state passes reads to the pack: `pulumi policy
+analyze --file` (and `amlkit check --state`) sends every resource of the snapshot, where the engine keeps reads
+(pulumi/pulumi pkg/resource/deploy/analyze_snapshot.go). `pulumi preview`/`up` keeps reads apart from the
+registered resources and sends AnalyzeStack the registered ones only (step_executor.go, step_generator.go
+AnalyzeResources), and the offline review sends what the engine sends: there a workspace whose endpoint another
+stack owns is a finding, to be waived with that reason.
 """
 
 from __future__ import annotations
@@ -117,7 +124,7 @@ RULE = Rule(
     url="https://learn.microsoft.com/azure/machine-learning/how-to-configure-private-link",
     remediation="Give the workspace private_endpoints (subnet_resource_id, private_dns_zone_resource_ids for "
     "privatelink.api.azureml.ms and privatelink.notebooks.azure.net), or declare a network:PrivateEndpoint with a "
-    "private link service connection of group amlworkspace to it; an endpoint owned by a network stack makes "
-    "this unknown, waive it there with the reason.",
+    "private link service connection of group amlworkspace to it. When another stack (a network stack) owns the "
+    "endpoint, waive the finding on this workspace with that reason: a preview sees only this stack's resources.",
     check_stack=check_stack,
 )

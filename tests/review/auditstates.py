@@ -105,3 +105,17 @@ def write(path: Path, listed: list[dict[str, Any]]) -> Path:
         "secrets_providers": {"type": "passphrase"}, "resources": listed}}
     path.write_text(json.dumps(data, indent=2), encoding="utf-8")
     return path
+
+
+STACK_REFERENCE = "pulumi:pulumi:StackReference"
+
+
+def stack_reference(stack: str, referenced: str, outputs: dict[str, Any]) -> dict[str, Any]:
+    """A `pulumi.StackReference` as the engine keeps it in the state: a read (`external: true`, no provider
+    reference: the engine's builtin provider) whose id and input `name` are the referenced stack, and whose outputs
+    are `name`, `outputs` and `secretOutputNames` (pulumi/pulumi pkg/resource/deploy/builtins.go,
+    readStackReference; step_generator.go GenerateReadSteps)."""
+    return {"urn": urn(stack, STACK_REFERENCE, referenced), "type": STACK_REFERENCE, "custom": True,
+            "external": True, "id": referenced, "parent": urn(stack, "pulumi:pulumi:Stack", f"{PROJECT}-{stack}"),
+            "inputs": {"name": referenced},
+            "outputs": {"name": referenced, "outputs": outputs, "secretOutputNames": []}}

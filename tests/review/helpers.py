@@ -75,3 +75,19 @@ def normalized(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
         record["dependencies"] = sorted(record["dependencies"])
         record["propertyDependencies"] = {k: sorted(v) for k, v in record["propertyDependencies"].items()}
     return sorted(records, key=lambda r: r["urn"])
+
+
+def record_pack_calls(monkeypatch: Any) -> dict[str, list[Any]]:
+    """Every request the review sends a pack through `PackProcess.call` (ConfigureStack, GetAnalyzerInfo,
+    Configure, AnalyzeStack, Remediate...), by protocol method, as sent on the wire; the calls still go through."""
+    from amlkit.review import driver
+
+    sent: dict[str, list[Any]] = {}
+    call = driver.PackProcess.call
+
+    def recording(pack: driver.PackProcess, method: str, request: Any, what: str) -> Any:
+        sent.setdefault(method, []).append(request)
+        return call(pack, method, request, what)
+
+    monkeypatch.setattr(driver.PackProcess, "call", recording)
+    return sent

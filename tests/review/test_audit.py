@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 import pytest
+from google.protobuf import json_format
 from typer.testing import CliRunner
 
 from amlkit import cli
@@ -15,7 +16,7 @@ from amlkit.review.engine import default_pack_dir
 from amlkit.review.secrets import SECRET_SIG, SECRET_SIG_KEY
 from amlkit.review.state import ENCRYPTED
 from tests.review import auditstates as states
-from tests.review.helpers import PACKS
+from tests.review.helpers import PACKS, record_pack_calls
 
 runner = CliRunner()
 PASSWORD = "Hunter2-not-for-reports"
@@ -36,6 +37,11 @@ AMLKIT = "amlkit-guardrails"
 WORKSPACE_ADVISORIES = {(AMLKIT, policy, "advisory", "mlw") for policy in (
     "aml-workspace-cmk", "aml-workspace-diagnostics", "aml-workspace-hbi", "aml-workspace-managed-network",
     "aml-workspace-private-endpoint", "aml-workspace-user-assigned-identity")}
+UNKNOWN_ENDPOINT = (
+    "can't run policy 'aml-workspace-private-endpoint' from policy pack 'amlkit-guardrails@v0.2.0' during preview: "
+    "Workspace 'mlw' must have a private endpoint (group amlworkspace) when publicNetworkAccess is Disabled; cannot "
+    "tell: no private endpoint in this stack, and the stack reads another stack (StackReference 'acme/network/prod') "
+    "where one may be declared.")
 
 
 @pytest.mark.parametrize("command", [["check", "--state"], ["analyze", "--file"]], ids=["check-state", "analyze"])
@@ -62,6 +68,31 @@ def test_a_compliant_state_passes(tmp_path):
     state = states.write(tmp_path / "prod.json", states.resources(min_nodes=0, rg_lock=False))
     code, report, _ = _json(["check", "--state", str(state), "-C", str(tmp_path)])
     assert code == 0 and _findings(report["stacks"][0]) == WORKSPACE_ADVISORIES
+
+
+
+def test_a_stack_reference_of_the_state_reaches_analyze_stack_and_leaves_the_endpoint_rule_unknown(
+        tmp_path, monkeypatch):
+    # `pulumi policy analyze --file` sends AnalyzeStack every non-deleted resource of the snapshot, reads included
+    # (pkg/resource/deploy/analyze_snapshot.go): the stack reference is there, with its state outputs
+    sent = record_pack_calls(monkeypatch)
+    reference = states.stack_reference("prod", "acme/network/prod", {"endpointSubnetId": "snet-id"})
+    state = states.write(tmp_path / "prod.json", [*states.resources(min_nodes=0, rg_lock=False), reference])
+    code, report, _ = _json(["check", "--state", str(state), "-C", str(tmp_path)])
+    [stack] = report["stacks"]
+    [request] = sent["AnalyzeStack"]
+    [sent_reference] = [r for r in request.resources if r.type == states.STACK_REFERENCE]
+    assert json_format.MessageToDict(sent_reference) == {
+        "type": states.STACK_REFERENCE, "urn": reference["urn"], "name": "acme/network/prod",
+        "properties": {"name": "acme/network/prod", "outputs": {"endpointSubnetId": "snet-id"},
+                       "secretOutputNames": []},
+        "options": {"parent": reference["parent"]}, "parent": reference["parent"]}
+    # the closed workspace's endpoint may be in the network stack: unknown, and no rule judges the reference itself
+    assert code == 0
+    assert _findings(stack) == WORKSPACE_ADVISORIES - {(AMLKIT, "aml-workspace-private-endpoint", "advisory", "mlw")}
+    # (the protocol's unknown of a stack policy carries no URN: the root stack's, as in pulumi's report)
+    assert [(u["policy"], u["resource"], u["message"]) for u in stack["unknown"]] == [
+        ("aml-workspace-private-endpoint", "acme-ml-prod", UNKNOWN_ENDPOINT)]
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,7 @@ from amlkit.review import report_json, report_markdown, report_sarif, report_tab
 from amlkit.review.engine import review
 from amlkit.review.lookups import FILE_NAME
 from amlkit.review.model import Lookup
-from tests.review.helpers import FIXTURES
+from tests.review.helpers import FIXTURES, record_pack_calls
 
 PLATFORM = FIXTURES / "platform_lookups"
 SUBNET_LOOKUP = Lookup("azure-native:network:getSubnet",
@@ -26,7 +26,8 @@ VIOLATIONS = {
     ("aml-no-resource-group-lock", "mandatory", "network-lock"),
     ("aml-workspace-cmk", "advisory", "mlw-workspace"),
     ("aml-workspace-managed-network", "advisory", "mlw-workspace"),  # a customer VNet: its computes use subnets
-    # no endpoint in the stack; the StackReference that may hold one is a read the offline review does not analyze
+    # no endpoint in the stack. The StackReference that may hold one is a read, and `pulumi preview` sends the pack
+    # registered resources only (see the AnalyzeStack test below): a finding there too, never unknown
     ("aml-workspace-private-endpoint", "advisory", "mlw-workspace"),
     ("aml-workspace-user-assigned-identity", "advisory", "mlw-workspace"),
 }
@@ -161,3 +162,19 @@ def test_lookup_args_never_carry_a_secret_value():
     raw = [{"token": "azure-native:keyvault:getSecret", "args": args}]
     assert unanswered_lookups(raw, Secrets(["hunter2"])) == [
         Lookup("azure-native:keyvault:getSecret", {"a": REDACTED, "b": [f"x-{REDACTED}"], "vaultName": "kv"})]
+
+
+def test_a_stack_reference_is_not_sent_to_the_pack_as_in_pulumi_preview(monkeypatch):
+    # The engine keeps a read (the SDK reads a StackReference: ReadResource with the stack's name as id) in
+    # `deployment.reads`, not `news` (pulumi/pulumi pkg/resource/deploy/step_executor.go), calls Analyze from
+    # registrations only and sends AnalyzeStack the resources of `news` (step_generator.go AnalyzeResources).
+    # The offline review sends what the engine sends: the registrations, never the read.
+    sent = record_pack_calls(monkeypatch)
+    (result,) = review(PLATFORM, ["written"]).stacks
+    [stack_request] = sent["AnalyzeStack"]
+    sent_types = {r.type for r in stack_request.resources}
+    registered = {r.type for r in result.resources}
+    assert "pulumi:pulumi:StackReference" not in sent_types | registered
+    assert sent_types == registered
+    assert result.lookups == [STACK_REFERENCE]
+    assert findings(result) == (VIOLATIONS, UNKNOWN_POLICIES)
