@@ -12,12 +12,13 @@ unknown value would fail the result's type checks, and any unknown in an invoke 
 whole Output unknown, id included). The recording monitor turns every input string holding the mark
 into the engine's unknown sentinel, so policies see "can't be known during preview". A stack
 reference's outputs are left out of its state, which the SDK reads as unknown. Each unanswered
-lookup is reported once (`emit_lookup`).
+lookup is reported once per program line that called it (`emit_lookup`; the runner sets `CALLER`).
 """
 
 from __future__ import annotations
 
 import collections.abc
+import contextvars
 import functools
 import importlib
 import json
@@ -478,7 +479,7 @@ class RecordingMonitor(MockMonitor):
         args = json_format.MessageToDict(request.args)
         result, answered = self.azure.answer(request.tok, args)
         if not answered:
-            self.unanswered_lookup({"token": request.tok, "args": unmarked(args)})
+            self.unanswered_lookup(at_caller({"token": request.tok, "args": unmarked(args)}))
         if result is None:
             return resource_pb2.ResourceInvokeResponse(unknown=True)
         response = resource_pb2.ResourceInvokeResponse()
@@ -489,16 +490,27 @@ class RecordingMonitor(MockMonitor):
         if request.type == STACK_REFERENCE:
             stack = json_format.MessageToDict(request.properties).get("name", request.id)
             if self.azure.pins is None or self.azure.pins.stack_outputs(stack) is None:
-                self.unanswered_lookup({"token": STACK_REFERENCE, "args": {"name": stack}})
+                self.unanswered_lookup(at_caller({"token": STACK_REFERENCE, "args": {"name": stack}}))
         return super().ReadResource(request)  # type: ignore[no-untyped-call]
 
     def unanswered_lookup(self, lookup: dict[str, Any]) -> None:
-        """Keep (and emit) each distinct unanswered lookup once."""
+        """Keep (and emit) each distinct unanswered lookup once (per program line)."""
         key = json.dumps(lookup, sort_keys=True)
         if key not in self.unanswered:
             self.unanswered[key] = lookup
             if self.emit_lookup is not None:
                 self.emit_lookup(lookup)
+
+
+# the program line of the lookup being run ({"file", "line", "code"}, amlkit.review.runner.program_line),
+# or None (no program frame, or a lookup the runner did not wrap)
+CALLER: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar("amlkit_lookup_caller", default=None)
+
+
+def at_caller(lookup: dict[str, Any]) -> dict[str, Any]:
+    """The lookup with the `file` and `line` of the program line that called it, when there is one."""
+    caller = CALLER.get()
+    return lookup if caller is None else {**lookup, "file": caller["file"], "line": caller["line"]}
 
 
 UNKNOWN_ARG = "(unknown)"

@@ -6,6 +6,7 @@ field here is a breaking change of the documented JSON output.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -89,10 +90,17 @@ class Unknown:
 class Lookup:
     """A lookup the offline review could not answer: an invoke (`token` is the function) or a stack
     reference (`token` is `pulumi:pulumi:StackReference`, `args` is `{"name": <stack>}`). Whatever
-    the program derived from it is unknown; `args` never carries a secret value."""
+    the program derived from it is unknown; `args` never carries a secret value. `file` and `line`: the
+    program line that called it (`file` relative to the program's directory), None when not known."""
 
     token: str
     args: dict[str, Any] = field(default_factory=dict)
+    file: str | None = None
+    line: int | None = None
+
+    def order(self) -> tuple[str, str, str, int]:
+        """The reports' order: by token, then args, then the program line that called it."""
+        return self.token, json.dumps(self.args, sort_keys=True), self.file or "", self.line or 0
 
 
 @dataclass

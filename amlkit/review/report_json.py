@@ -27,7 +27,7 @@ Shape (format version 1; fields are only ever added, never renamed, within a ver
                            + {"replaceReasons", "replaceWhy", "deleteBeforeReplace"} when op is replace
                            + {"error"} when the engine refuses the step, {"notCompared"}],
           "changeSummary": null | {"create": 1, "update": 1, "replace": 1, "delete": 1, "same": 14},
-          "lookups": [{"token", "args"}],
+          "lookups": [{"token", "args", "file", "line"}],
           "warnings": ["a waiver that matches no resource of the stack, ..."]
         }
       ],
@@ -52,7 +52,9 @@ sorted by urn; `op` is create | update | replace | delete | same; `detailedDiff`
 leaves out zero counts.
 `lookups` lists each lookup the review could not answer (an invoke: `token` is the function, `args`
 its arguments; a stack reference: `token` is `pulumi:pulumi:StackReference`, `args` is
-`{"name": <stack>}`), sorted by token then args: whatever the program derived from them is unknown.
+`{"name": <stack>}`; `file` and `line`: the program line that called it, `file` relative to the program's
+directory, both null when no line of the program's own files called it), sorted by token, args, file, line:
+whatever the program derived from them is unknown. The same lookup called from two lines is listed twice.
 """
 
 from __future__ import annotations
@@ -79,13 +81,15 @@ def ordered_unknown(stack: StackReview) -> list[Unknown]:
 
 
 def ordered_lookups(stack: StackReview) -> list[Lookup]:
-    return sorted(stack.lookups, key=lambda lookup: (lookup.token, json.dumps(lookup.args, sort_keys=True)))
+    return sorted(stack.lookups, key=Lookup.order)
 
 
 def lookup_text(lookup: Lookup) -> str:
-    """`azure-native:network:getSubnet(resourceGroupName="rg-net", subnetName="snet")`: args sorted."""
+    """`azure-native:network:getSubnet(resourceGroupName="rg-net", subnetName="snet") (at __main__.py:7)`:
+    args sorted; the program line that called it when known."""
     args = ", ".join(f"{key}={json.dumps(lookup.args[key], ensure_ascii=False)}" for key in sorted(lookup.args))
-    return f"{lookup.token}({args})"
+    at = f" (at {lookup.file}:{lookup.line})" if lookup.file is not None else ""
+    return f"{lookup.token}({args}){at}"
 
 
 def ordered_stacks(review: Review) -> list[StackReview]:
@@ -171,7 +175,8 @@ def _stack(stack: StackReview) -> dict[str, Any]:
             for u in ordered_unknown(stack)
         ],
         **_plan(stack),
-        "lookups": [{"token": lookup.token, "args": lookup.args} for lookup in ordered_lookups(stack)],
+        "lookups": [{"token": lookup.token, "args": lookup.args, "file": lookup.file, "line": lookup.line}
+                    for lookup in ordered_lookups(stack)],
         "warnings": list(stack.warnings),
     }
 

@@ -22,7 +22,8 @@ Each result names its pack in `properties.pack`.
   `executionSuccessful: false` and a tool notification naming the stack: a failed review never uploads
   as a clean one. The invocation's `properties.policyConfig` names each stack's policy config.
 - each lookup the review could not answer -> a `note` notification of the invocation (descriptor
-  `amlkit-lookup-unanswered`, the stack, token and args in its properties).
+  `amlkit-lookup-unanswered`, the stack, token, args and the calling program line's file and line in its
+  properties).
 """
 
 from __future__ import annotations
@@ -175,7 +176,8 @@ def _lookup_notifications(stacks: list[StackReview]) -> list[dict[str, Any]]:
         {"level": "note", "descriptor": {"id": "amlkit-lookup-unanswered"},
          "message": {"text": f"stack {s.stack}: lookup not answered offline, what the program derived from it "
                              f"is unknown: {lookup_text(lookup)}"},
-         "properties": {"stack": s.stack, "token": lookup.token, "args": lookup.args}}
+         "properties": {"stack": s.stack, "token": lookup.token, "args": lookup.args, "file": lookup.file,
+                        "line": lookup.line}}
         for s in stacks for lookup in ordered_lookups(s)
     ]
 

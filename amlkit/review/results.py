@@ -4,7 +4,6 @@ in a stable order, unanswered lookups, the pack's policies, violations, unknowns
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Literal, cast
 
@@ -49,8 +48,9 @@ def _uri_path(uri: str | None) -> str | None:
 
 def unanswered_lookups(raw: list[dict[str, Any]], secrets: Secrets) -> list[Lookup]:
     """Unanswered lookups in a stable order, every secret value seen in the stack scrubbed from the args."""
-    lookups = [Lookup(item["token"], _scrubbed(item.get("args") or {}, secrets)) for item in raw]
-    return sorted(lookups, key=lambda lookup: (lookup.token, json.dumps(lookup.args, sort_keys=True)))
+    lookups = [Lookup(item["token"], _scrubbed(item.get("args") or {}, secrets), item.get("file"), item.get("line"))
+               for item in raw]
+    return sorted(lookups, key=Lookup.order)
 
 
 def _scrubbed(value: Any, secrets: Secrets) -> Any:

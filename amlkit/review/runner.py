@@ -10,9 +10,9 @@ dict>...]` (answer deployed resources from a state, see amlkit.review.statemocks
 <amlkit.review.lookups.Lookups JSON>` (a project's pinned lookups). The result is JSON lines on stdout,
 streamed as the
 program registers resources (so the policy pack can analyze them meanwhile, as the engine does):
-`{"resource": {...}}` per registration, `{"lookup": {"token", "args"}}` per distinct lookup the mocks
-could not answer (see amlkit.review.mocks), `{"stack_outputs": {...}}` when the program exports, then
-`{"done": true}` or
+`{"resource": {...}}` per registration, `{"lookup": {"token", "args", "file", "line"}}` per distinct lookup
+the mocks could not answer, at the program line that called it (see amlkit.review.mocks),
+`{"stack_outputs": {...}}` when the program exports, then `{"done": true}` or
 `{"error": {"kind": "program" | "config", "message": ..., "component": {"type", "name"} | null, ...}}`
 (a config error carries `fields`: every public field of the amlkit ConfigError; a program error its
 `traceback`).
@@ -21,13 +21,14 @@ Anything the program prints goes to stderr, so it can never corrupt the result.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import runpy
 import sys
 import threading
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -98,6 +99,7 @@ def run(request: dict[str, Any], emit: Callable[[dict[str, Any]], None] | None =
         monitor.emit_lookup = emit_lookup
     set_mocks(mocks, project=request["project"], stack=request["stack"], preview=True, monitor=monitor)
     apply_patches(request.get("patches"), request.get("alias_shortcut", True))
+    lookups_at_program_lines()
 
     def run_main() -> None:
         runpy.run_path(str(entry), run_name="__main__")
@@ -161,6 +163,38 @@ def apply_patches(names: list[str] | None = None, shortcut: bool = True) -> None
         _fast_alias_specs()
     if off_reason("source-positions") is None:
         declaring_line_positions(wanted("source-positions"))
+
+
+def lookups_at_program_lines() -> None:
+    """Every lookup (plain and `_output` invokes, reads such as a stack reference) runs with the program
+    line that called it in `amlkit.review.mocks.CALLER`, so the monitor can name that line when it
+    cannot answer. The SDK carries the context into its tasks and executor threads (`wrap_with_context`).
+    Wraps the functions the generated SDKs call (`pulumi.runtime.invoke`, `invoke_output`), the ones
+    `invoke_single`/`invoke_output_single` call, and `read_resource`; once per process."""
+    import pulumi.resource
+    import pulumi.runtime
+
+    from amlkit.review.mocks import CALLER
+
+    def at_program_line(function: Callable[..., Any]) -> Callable[..., Any]:
+        if getattr(function, "_amlkit_caller", False):
+            return function
+
+        @functools.wraps(function)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            token = CALLER.set(calling_program_line())
+            try:
+                return function(*args, **kwargs)
+            finally:
+                CALLER.reset(token)
+
+        wrapper._amlkit_caller = True  # type: ignore[attr-defined]
+        return wrapper
+
+    invoke_module = sys.modules["pulumi.runtime.invoke"]
+    for owner, name in ((pulumi.runtime, "invoke"), (pulumi.runtime, "invoke_output"), (invoke_module, "invoke"),
+                        (invoke_module, "invoke_output"), (pulumi.resource, "read_resource")):
+        setattr(owner, name, at_program_line(getattr(owner, name)))
 
 
 def skip_unused_alias_urns() -> None:
@@ -311,16 +345,27 @@ def describe(error: BaseException) -> dict[str, Any]:
 
 
 def failing_program_line(error: BaseException) -> dict[str, Any] | None:
-    """The innermost traceback frame in the user's own files, outside every installed package and Python
-    itself: {"file" (relative to the program's directory when inside it), "line", "code"}; None without one.
-    A crash inside an SDK or an apply callback is shown at the program's line that led to it."""
-    import sysconfig
+    """The program line of `error`'s traceback (`program_line`). A crash inside an SDK or an apply callback
+    is shown at the program's line that led to it."""
+    return program_line(traceback.extract_tb(error.__traceback__))
 
-    excluded = _library_dirs() + tuple(os.path.join(str(Path(sysconfig.get_paths()[key]).resolve()), "")
-                                       for key in ("stdlib", "platstdlib", "purelib", "platlib"))
+
+def calling_program_line() -> dict[str, Any] | None:
+    """The program line of the current call stack (`program_line`): the user's line that called into the
+    SDK, e.g. a lookup. Source lines are read only for that frame."""
+    frames = traceback.StackSummary.extract(traceback.walk_stack(sys._getframe(1)), lookup_lines=False)
+    frames.reverse()
+    return program_line(frames)
+
+
+def program_line(frames: Iterable[traceback.FrameSummary]) -> dict[str, Any] | None:
+    """The innermost of `frames` (outermost first) in the user's own files, outside every installed package
+    and Python itself: {"file" (relative to the program's directory when inside it), "line", "code"}; None
+    without one."""
+    excluded = _outside_the_program()
     found = None
-    for summary in traceback.extract_tb(error.__traceback__):
-        filename = str(Path(summary.filename).resolve()) if not summary.filename.startswith("<") else ""
+    for summary in frames:
+        filename = _resolved(summary.filename) if not summary.filename.startswith("<") else ""
         if filename and not filename.startswith(excluded):
             found = summary
     if found is None:
@@ -331,6 +376,21 @@ def failing_program_line(error: BaseException) -> dict[str, Any] | None:
     except ValueError:
         shown = str(path)
     return {"file": shown, "line": found.lineno, "code": (found.line or "").strip()}
+
+
+@functools.cache
+def _outside_the_program() -> tuple[str, ...]:
+    """The libraries' directories (`_library_dirs`) and Python's own, resolved; once per process (the runner
+    runs one program, after `use_packages`)."""
+    import sysconfig
+
+    return _library_dirs() + tuple(os.path.join(str(Path(sysconfig.get_paths()[key]).resolve()), "")
+                                   for key in ("stdlib", "platstdlib", "purelib", "platlib"))
+
+
+@functools.lru_cache(maxsize=4096)
+def _resolved(filename: str) -> str:
+    return str(Path(filename).resolve())
 
 
 def error_fields(error: BaseException) -> dict[str, Any]:

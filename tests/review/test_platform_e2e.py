@@ -33,10 +33,19 @@ ADVISORY = {("aml-workspace-cmk", "advisory", "mlw-workspace"),
 # the cluster's region is a stack output; under the workspace's managed network its region and looked-up subnet
 # decide aml-managed-network-limits
 UNKNOWN = {"aml-cluster-same-region", "aml-managed-network-limits", "aml-quota-budget"}
-LOOKUPS = [
+
+
+def line_of(text: str) -> int:
+    lines = (PROJECT / "__main__.py").read_text(encoding="utf-8").splitlines()
+    return next(i for i, line in enumerate(lines, start=1) if text in line)
+
+
+LOOKUPS = [  # each at the program line that called it
     {"token": "azure-native:network:getSubnet",
-     "args": {"resourceGroupName": "rg-net", "subnetName": "snet", "virtualNetworkName": "vnet"}},
-    {"token": "pulumi:pulumi:StackReference", "args": {"name": "acme/shared/prod"}},
+     "args": {"resourceGroupName": "rg-net", "subnetName": "snet", "virtualNetworkName": "vnet"},
+     "file": "__main__.py", "line": line_of("subnet = network.get_subnet_output(")},
+    {"token": "pulumi:pulumi:StackReference", "args": {"name": "acme/shared/prod"},
+     "file": "__main__.py", "line": line_of("shared = pulumi.StackReference(")},
 ]
 
 

@@ -19,9 +19,19 @@ from amlkit.review.model import Lookup
 from tests.review.helpers import FIXTURES, record_pack_calls
 
 PLATFORM = FIXTURES / "platform_lookups"
+
+
+def line_of(text: str) -> int:
+    lines = (PLATFORM / "__main__.py").read_text(encoding="utf-8").splitlines()
+    return next(i for i, line in enumerate(lines, start=1) if text in line)
+
+
+SUBNET_LINE = line_of("subnet = network.get_subnet_output(")
+REFERENCE_LINE = line_of('shared = pulumi.StackReference("acme/shared/prod")')
 SUBNET_LOOKUP = Lookup("azure-native:network:getSubnet",
-                       {"resourceGroupName": "rg-net", "subnetName": "snet", "virtualNetworkName": "vnet"})
-STACK_REFERENCE = Lookup("pulumi:pulumi:StackReference", {"name": "acme/shared/prod"})
+                       {"resourceGroupName": "rg-net", "subnetName": "snet", "virtualNetworkName": "vnet"},
+                       "__main__.py", SUBNET_LINE)
+STACK_REFERENCE = Lookup("pulumi:pulumi:StackReference", {"name": "acme/shared/prod"}, "__main__.py", REFERENCE_LINE)
 VIOLATIONS = {
     ("aml-no-resource-group-lock", "mandatory", "network-lock"),
     ("aml-workspace-cmk", "advisory", "mlw-workspace"),
@@ -81,22 +91,25 @@ def test_every_format_lists_the_unanswered_lookups(platform):
     assert (
         "    Lookups not answered offline (what the program derived from them is unknown):\n"
         '        - azure-native:network:getSubnet(resourceGroupName="rg-net", subnetName="snet", '
-        'virtualNetworkName="vnet")\n'
-        '        - pulumi:pulumi:StackReference(name="acme/shared/prod")\n'
+        f'virtualNetworkName="vnet") (at __main__.py:{SUBNET_LINE})\n'
+        f'        - pulumi:pulumi:StackReference(name="acme/shared/prod") (at __main__.py:{REFERENCE_LINE})\n'
         "    1 mandatory, 4 advisory, 0 waived, 2 unknown\n"
     ) in table
     stacks = {s["stack"]: s for s in json.loads(report_json.render(platform))["stacks"]}
     assert stacks["lookup"]["lookups"] == [
         {"token": "azure-native:network:getSubnet",
-         "args": {"resourceGroupName": "rg-net", "subnetName": "snet", "virtualNetworkName": "vnet"}},
-        {"token": "pulumi:pulumi:StackReference", "args": {"name": "acme/shared/prod"}},
+         "args": {"resourceGroupName": "rg-net", "subnetName": "snet", "virtualNetworkName": "vnet"},
+         "file": "__main__.py", "line": SUBNET_LINE},
+        {"token": "pulumi:pulumi:StackReference", "args": {"name": "acme/shared/prod"},
+         "file": "__main__.py", "line": REFERENCE_LINE},
     ]
     assert stacks["written"]["lookups"] == [{"token": "pulumi:pulumi:StackReference",
-                                             "args": {"name": "acme/shared/prod"}}]
+                                             "args": {"name": "acme/shared/prod"},
+                                             "file": "__main__.py", "line": REFERENCE_LINE}]
     markdown = report_markdown.render(platform)
     assert markdown.count("❔ **Lookups not answered offline** (what the program derived from them is unknown):") == 2
     assert ('- `azure-native:network:getSubnet(resourceGroupName="rg-net", subnetName="snet", '
-            'virtualNetworkName="vnet")`') in markdown
+            f'virtualNetworkName="vnet") (at __main__.py:{SUBNET_LINE})`') in markdown
     notes = report_sarif.to_sarif(platform, PLATFORM)["runs"][0]["invocations"][0]["toolExecutionNotifications"]
     assert [(n["level"], n["descriptor"]["id"], n["properties"]["stack"], n["properties"]["token"]) for n in notes] == [
         ("note", "amlkit-lookup-unanswered", "lookup", "azure-native:network:getSubnet"),
@@ -104,12 +117,8 @@ def test_every_format_lists_the_unanswered_lookups(platform):
         ("note", "amlkit-lookup-unanswered", "written", "pulumi:pulumi:StackReference"),
     ]
     assert notes[1]["message"]["text"] == ('stack lookup: lookup not answered offline, what the program derived from '
-                                           'it is unknown: pulumi:pulumi:StackReference(name="acme/shared/prod")')
-
-
-def line_of(text: str) -> int:
-    lines = (PLATFORM / "__main__.py").read_text(encoding="utf-8").splitlines()
-    return next(i for i, line in enumerate(lines, start=1) if text in line)
+                                           'it is unknown: pulumi:pulumi:StackReference(name="acme/shared/prod") '
+                                           f'(at __main__.py:{REFERENCE_LINE})')
 
 
 def test_sarif_locates_findings_at_the_program_line_that_declared_the_resource(platform):

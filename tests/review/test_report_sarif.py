@@ -262,18 +262,27 @@ def test_a_stack_file_driven_program_keeps_its_stack_file_lines(project: Path) -
 
 def test_unanswered_lookups_are_notes_of_a_successful_run(schema: dict, project: Path) -> None:
     stack = dev_stack()
-    stack.lookups = [Lookup("azure-native:network:getSubnet", {"resourceGroupName": "rg", "subnetName": "s"})]
+    stack.lookups = [Lookup("azure-native:network:getSubnet", {"resourceGroupName": "rg", "subnetName": "s"},
+                            "__main__.py", 7),
+                     Lookup("pulumi:pulumi:StackReference", {"name": "acme/shared/prod"})]  # no program line known
     log = to_sarif(Review(stacks=[stack]), project)
     _validate(schema, log)
     assert log["runs"][0]["invocations"] == [{
         "executionSuccessful": True, "properties": {"policyConfig": {"dev": "pack defaults"}},
         "toolExecutionNotifications": [{
-        "level": "note", "descriptor": {"id": "amlkit-lookup-unanswered"},
-        "message": {"text": "stack dev: lookup not answered offline, what the program derived from it is unknown: "
-                            'azure-native:network:getSubnet(resourceGroupName="rg", subnetName="s")'},
-        "properties": {"stack": "dev", "token": "azure-native:network:getSubnet",
-                       "args": {"resourceGroupName": "rg", "subnetName": "s"}},
-    }]}]
+            "level": "note", "descriptor": {"id": "amlkit-lookup-unanswered"},
+            "message": {"text": "stack dev: lookup not answered offline, what the program derived from it is unknown: "
+                                'azure-native:network:getSubnet(resourceGroupName="rg", subnetName="s") '
+                                "(at __main__.py:7)"},
+            "properties": {"stack": "dev", "token": "azure-native:network:getSubnet",
+                           "args": {"resourceGroupName": "rg", "subnetName": "s"}, "file": "__main__.py", "line": 7},
+        }, {
+            "level": "note", "descriptor": {"id": "amlkit-lookup-unanswered"},
+            "message": {"text": "stack dev: lookup not answered offline, what the program derived from it is unknown: "
+                                'pulumi:pulumi:StackReference(name="acme/shared/prod")'},
+            "properties": {"stack": "dev", "token": "pulumi:pulumi:StackReference",
+                           "args": {"name": "acme/shared/prod"}, "file": None, "line": None},
+        }]}]
 
 
 def test_each_pack_is_a_tool_extension_and_each_result_names_its_pack(project: Path) -> None:

@@ -98,14 +98,20 @@ def test_lookups_answer_what_their_arguments_determine_and_nothing_else(forms, n
     assert resources[name]["inputs"]["tags"] == tags
 
 
-def test_each_unanswered_lookup_is_reported_once(forms):
+def test_each_unanswered_lookup_is_reported_once_per_program_line_that_called_it(forms):
     _, lookups = forms
-    assert sorted(lookups, key=lambda lookup: lookup["token"]) == [
-        {"token": "azure-native:network:getSubnet",
-         "args": {"resourceGroupName": "rg-net", "subnetName": "snet", "virtualNetworkName": "vnet"}},
+    main = FORMS / "__main__.py"
+    subnet = {"resourceGroupName": "rg-net", "subnetName": "snet", "virtualNetworkName": "vnet"}
+    assert sorted(lookups, key=lambda lookup: (lookup["token"], lookup["line"])) == [
+        {"token": "azure-native:network:getSubnet", "args": subnet,
+         "file": "__main__.py", "line": line_in(main, "output_form = network.get_subnet_output(")},
+        {"token": "azure-native:network:getSubnet", "args": subnet,
+         "file": "__main__.py", "line": line_in(main, "plain_form = network.get_subnet(")},
         {"token": "azure-native:network:getVirtualNetwork",
-         "args": {"resourceGroupName": "(unknown)", "virtualNetworkName": "vnet"}},
-        {"token": "pulumi:pulumi:StackReference", "args": {"name": "acme/shared/prod"}},
+         "args": {"resourceGroupName": "(unknown)", "virtualNetworkName": "vnet"},
+         "file": "__main__.py", "line": line_in(main, "chained = network.get_virtual_network_output(")},
+        {"token": "pulumi:pulumi:StackReference", "args": {"name": "acme/shared/prod"},
+         "file": "__main__.py", "line": line_in(main, "shared = pulumi.StackReference(")},
     ]
 
 
@@ -222,7 +228,9 @@ def test_plain_and_output_lookups_of_any_provider_run_offline(provider_lookups, 
 
 def test_unpinned_lookups_of_other_providers_are_reported(provider_lookups):
     _, lookups = provider_lookups
-    assert lookups == [{"token": "azuread:index/getUser:getUser", "args": {"userPrincipalName": "someone@example.com"}}]
+    assert lookups == [{"token": "azuread:index/getUser:getUser", "args": {"userPrincipalName": "someone@example.com"},
+                        "file": "__main__.py",
+                        "line": line_in(PROVIDERS / "__main__.py", "other_user = azuread.get_user(")}]
 
 
 def test_output_only_nested_properties_are_unknown_so_programs_indexing_them_run():
