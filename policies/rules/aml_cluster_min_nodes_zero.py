@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from typing import Any
+from amlkit.policies.azure import CLUSTER
+from amlkit.policies.framework import Rule, alz, checkov
+from amlkit.policies.value_check import ValueCheck, compute_check
 
-from amlkit.policies.azure import CLUSTER, compute_of
-from amlkit.policies.framework import Finding, ResourceInput, Rule, alz, checkov, must
-
-
-def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
-    compute = compute_of(resource.type, resource.props, CLUSTER)
-    if compute is not None and compute.min_nodes != 0:
-        yield Finding(
-            must(f"AmlCompute cluster '{resource.name}'", "have minNodeCount 0", str(compute.min_nodes))
-        )
+check = compute_check(CLUSTER, ValueCheck(
+    read=lambda compute: compute.min_nodes, equals=0, expectation="have minNodeCount 0"))
 
 
 RULE = Rule(

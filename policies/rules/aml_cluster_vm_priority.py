@@ -2,30 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from typing import Any
+from collections.abc import Sequence
 
 from amlkit import azure_facts as facts
-from amlkit.policies.azure import CLUSTER, compute_of, compute_subject
-from amlkit.policies.framework import Finding, ResourceInput, Rule, must
+from amlkit.policies.azure import CLUSTER
+from amlkit.policies.framework import Rule
+from amlkit.policies.value_check import ValueCheck, compute_check
 
 PRIORITIES = facts.VM_PRIORITIES
 
 
-def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
-    compute = compute_of(resource.type, resource.props, CLUSTER)
-    if compute is None:
-        return
-    allowed = list(config["allowedPriorities"])
-    priority = compute.vm_priority
-    if not isinstance(priority, str) or priority.lower() not in {p.lower() for p in allowed}:
-        expectation = f"have vmPriority {_one_of(allowed)}" if allowed else (
-            "have an allowed vmPriority (allowedPriorities is empty)")
-        yield Finding(must(compute_subject(resource.name, compute), expectation, str(priority)))
+def _expectation(allowed: Sequence[str]) -> str:
+    if not allowed:
+        return "have an allowed vmPriority (allowedPriorities is empty)"
+    return f"have vmPriority {allowed[0] if len(allowed) == 1 else 'one of ' + ', '.join(allowed)}"
 
 
-def _one_of(allowed: list[str]) -> str:
-    return allowed[0] if len(allowed) == 1 else "one of " + ", ".join(allowed)
+check = compute_check(CLUSTER, ValueCheck(
+    read=lambda compute: compute.vm_priority, one_of="allowedPriorities", expectation=_expectation))
 
 
 RULE = Rule(

@@ -20,34 +20,14 @@ Omitted means false (local auth on).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from typing import Any
-
 from amlkit import azure_facts as facts
-from amlkit.policies.azure import MANAGED, compute_of, compute_subject
-from amlkit.policies.framework import (
-    Finding,
-    ResourceInput,
-    Rule,
-    as_written,
-    azure_policy,
-    checkov,
-    mcsb,
-    must,
-    psrule,
-)
+from amlkit.policies.azure import MANAGED
+from amlkit.policies.framework import Rule, azure_policy, checkov, mcsb, psrule
+from amlkit.policies.value_check import ValueCheck, compute_check
 
-FIELD = "disableLocalAuth"
-
-
-def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
-    compute = compute_of(resource.type, resource.props, MANAGED)
-    if compute is None:
-        return
-    given = compute.disable_local_auth_given
-    if given is not True:
-        found = as_written(given, facts.LOCAL_AUTH_DISABLED_DEFAULT)
-        yield Finding(must(compute_subject(resource.name, compute), f"set {FIELD} to true", found))
+check = compute_check(MANAGED, ValueCheck(
+    read=lambda compute: compute.disable_local_auth_given, equals=True,
+    expectation="set disableLocalAuth to true", default=facts.LOCAL_AUTH_DISABLED_DEFAULT))
 
 
 RULE = Rule(

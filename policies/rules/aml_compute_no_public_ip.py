@@ -2,24 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from typing import Any
-
 from amlkit import azure_facts as facts
-from amlkit.policies.azure import MANAGED, compute_of, compute_subject
-from amlkit.policies.framework import Finding, ResourceInput, Rule, as_written, must
+from amlkit.policies.azure import MANAGED
+from amlkit.policies.framework import Rule
+from amlkit.policies.value_check import ValueCheck, compute_check
 
-FIELD = "enableNodePublicIp"
-
-
-def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
-    compute = compute_of(resource.type, resource.props, MANAGED)
-    if compute is None:
-        return
-    given = compute.enable_node_public_ip_given
-    if given is not False:
-        found = as_written(given, facts.NODE_PUBLIC_IP_DEFAULT)
-        yield Finding(must(compute_subject(resource.name, compute), f"set {FIELD} to false", found))
+check = compute_check(MANAGED, ValueCheck(
+    read=lambda compute: compute.enable_node_public_ip_given, equals=False,
+    expectation="set enableNodePublicIp to false", default=facts.NODE_PUBLIC_IP_DEFAULT))
 
 
 RULE = Rule(

@@ -9,22 +9,11 @@ A project workspace takes its security and encryption settings, HBI among them, 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from amlkit.policies.framework import Change, Rule, alz
+from amlkit.policies.value_check import ValueCheck, workspace_stack_check
 
-from amlkit.policies.azure import workspace_props
-from amlkit.policies.framework import Change, Finding, Rule, StackResource, alz, must
-from amlkit.policies.hubs import deciding_workspaces
-
-EXPECTATION = "have hbiWorkspace true"
-
-
-def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -> Iterator[Finding]:
-    for workspace, unknown in deciding_workspaces(resources, "HBI setting", EXPECTATION):
-        if unknown is not None:
-            yield unknown
-        elif not workspace_props(workspace).hbi_workspace:
-            yield Finding(must(f"Workspace '{workspace.name}'", EXPECTATION, "false"), workspace.urn)
+check_stack = workspace_stack_check("HBI setting", ValueCheck(
+    read=lambda workspace: workspace.hbi_workspace, equals=True, expectation="have hbiWorkspace true"))
 
 
 RULE = Rule(

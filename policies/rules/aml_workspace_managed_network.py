@@ -11,27 +11,14 @@ hub is in the stack, and cannot be told otherwise.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
-
 from amlkit import azure_facts as facts
-from amlkit.policies.azure import workspace_props
-from amlkit.policies.framework import Change, Finding, Rule, StackResource, azure_policy, mcsb, must
-from amlkit.policies.hubs import deciding_workspaces
+from amlkit.policies.framework import Change, Rule, azure_policy, mcsb
+from amlkit.policies.value_check import ValueCheck, workspace_stack_check
 
 MODES = list(facts.MANAGED_NETWORK_ISOLATION_MODES)
-
-
-def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -> Iterator[Finding]:
-    allowed = list(config["allowedIsolationModes"])
-    expectation = f"have managedNetwork.isolationMode {' or '.join(allowed) or '(none allowed)'}"
-    for workspace, unknown in deciding_workspaces(resources, "managed network", expectation):
-        if unknown is not None:
-            yield unknown
-            continue
-        mode = workspace_props(workspace).managed_network_isolation_mode
-        if mode.lower() not in {value.lower() for value in allowed}:
-            yield Finding(must(f"Workspace '{workspace.name}'", expectation, mode), workspace.urn)
+check_stack = workspace_stack_check("managed network", ValueCheck(
+    read=lambda workspace: workspace.managed_network_isolation_mode, one_of="allowedIsolationModes",
+    expectation=lambda allowed: f"have managedNetwork.isolationMode {' or '.join(allowed) or '(none allowed)'}"))
 
 
 RULE = Rule(

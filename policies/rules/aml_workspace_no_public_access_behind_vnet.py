@@ -7,19 +7,12 @@ internet; omitted means false.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from typing import Any
+from amlkit.policies.framework import Rule, alz, mcsb, psrule
+from amlkit.policies.value_check import ValueCheck, workspace_check
 
-from amlkit.policies.azure import workspace_view
-from amlkit.policies.framework import Finding, ResourceInput, Rule, alz, mcsb, must, psrule
-
-
-def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
-    workspace = workspace_view(resource.type, resource.props)
-    if workspace is None:
-        return
-    if workspace.allow_public_access_when_behind_vnet:
-        yield Finding(must(f"Workspace '{resource.name}'", "have allowPublicAccessWhenBehindVnet false", "true"))
+check = workspace_check(ValueCheck(
+    read=lambda workspace: workspace.allow_public_access_when_behind_vnet, equals=False,
+    expectation="have allowPublicAccessWhenBehindVnet false"))
 
 
 RULE = Rule(

@@ -10,24 +10,12 @@ the hub is in the stack, and cannot be told otherwise.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from amlkit.policies.framework import Change, Rule, azure_policy, checkov, mcsb, psrule
+from amlkit.policies.value_check import ValueCheck, workspace_stack_check
 
-from amlkit.policies.azure import workspace_props
-from amlkit.policies.framework import Change, Finding, Rule, StackResource, azure_policy, checkov, mcsb, must, psrule
-from amlkit.policies.hubs import deciding_workspaces
-
-EXPECTATION = "have publicNetworkAccess Disabled"
-
-
-def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -> Iterator[Finding]:
-    for workspace, unknown in deciding_workspaces(resources, "public network access", EXPECTATION):
-        if unknown is not None:
-            yield unknown
-            continue
-        access = workspace_props(workspace).public_network_access
-        if access.lower() != "disabled":
-            yield Finding(must(f"Workspace '{workspace.name}'", EXPECTATION, access), workspace.urn)
+check_stack = workspace_stack_check("public network access", ValueCheck(
+    read=lambda workspace: workspace.public_network_access, equals="Disabled",
+    expectation="have publicNetworkAccess Disabled"))
 
 
 RULE = Rule(

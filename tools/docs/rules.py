@@ -83,13 +83,15 @@ def _waiver_keys() -> str:
 
 
 def _kinds() -> list[tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]]]:
-    """(kind, names a rule module uses to read it, azure-native types, classic pulumi-azure types)."""
+    """(kind, names a rule module uses to read it, azure-native types, classic pulumi-azure types). The
+    `amlkit.policies.value_check` runners (`compute_check`, ...) read their kind's view."""
     from amlkit.policies import azure
 
     return [
-        ("computes", ("compute_of", "compute_view", "ComputeView", "subnet_groups"),
+        ("computes", ("compute_of", "compute_view", "ComputeView", "subnet_groups", "compute_check"),
          (azure.COMPUTE,), tuple(azure.CLASSIC_COMPUTES)),
-        ("workspaces", ("workspace_view", "workspaces_by_key", "workspace_props", "WorkspaceView", "workspace_groups"),
+        ("workspaces", ("workspace_view", "workspaces_by_key", "workspace_props", "WorkspaceView", "workspace_groups",
+                        "workspace_check", "workspace_stack_check"),
          (azure.WORKSPACE,), (azure.CLASSIC_WORKSPACE,)),
         ("management locks", ("LockView", "is_lock"), azure.NATIVE_LOCKS, azure.CLASSIC_LOCKS),
         ("online deployments", ("deployment_view",), (azure.ONLINE_DEPLOYMENT,), ()),
