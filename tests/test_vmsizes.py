@@ -131,6 +131,13 @@ SIZES = [
     ("Standard_EC96ads_cc_v5", "ECads_cc_v5", 96),
     ("Standard_D160alds_v7", "Daldsv7", 160), ("Standard_F1ads_v7", "Fadsv7", 1),
     ("Standard_F80alds_v7", "Faldsv7", 80), ("Standard_F48amds_v7", "Famdsv7", 48),
+    # M-series v3 (issue 21, size pages): medium memory's 4_v3 sizes, high memory, very high memory
+    ("Standard_M176s_4_v3", "Msv3", 176), ("Standard_M176ds_4_v3", "Mdsv3", 176),
+    ("Standard_M416s_6_v3", "Msv3 High Memory", 416), ("Standard_M624s_12_v3", "Msv3 High Memory", 624),
+    ("Standard_M832is_16_v3", "Msv3 High Memory", 832), ("Standard_M416ds_8_v3", "Mdsv3 High Memory", 416),
+    ("Standard_M832ds_12_v3", "Mdsv3 High Memory", 832), ("Standard_M832ids_16_v3", "Mdsv3 High Memory", 832),
+    ("Standard_M896ixds_24_v3", "Mdsv3 Very High Memory", 896),
+    ("Standard_M1792ixds_32_v3", "Mdsv3 Very High Memory", 1792),
 ]
 
 
@@ -167,6 +174,9 @@ UNKNOWN = [
     "Standard_E2-1s_v3",  # Esv3 has no constrained E2
     "Standard_NC4as_T4_v4",  # the T4 series is v3 only
     "Standard_ND96isr_H100_v4",
+    "Standard_M176s_2_v3",  # msv3-mm-series: the 176-vCPU sizes are M176s_3_v3 and M176s_4_v3
+    "Standard_M176ds_2_v3",
+    "Standard_M832s_16_v3",  # msv3-hm-series: the 16_v3 size is the isolated M832is_16_v3
     "Premium_DS3_v2",
     "DS3_v2",  # the tier prefix is part of the name
     " Standard_DS3_v2",

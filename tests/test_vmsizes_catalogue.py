@@ -69,7 +69,9 @@ SUCCESSORS = {
     "DSv2": ("Dsv5", "Ddsv5", "Dasv5", "Dadsv5", "Dasv6", "Dadsv6", "Dsv6", "Ddsv6", "Dasv7", "Dadsv7", "Esv6",
              "Edsv6", "Easv6", "Eadsv6", "Easv7", "Eadsv7"),
 }
-ISOLATED = {  # isolation.md (2026-04-28); its M832i*_16_v3 sizes are not in the catalogue (M-series v3 HM)
+ISOLATED = {  # isolation.md (2026-04-28), and the sizes the Mdsv3 Very High Memory page calls isolated
+    "Standard_M832is_16_v3", "Standard_M832ids_16_v3",  # msv3-hm-series, mdsv3-hm-series
+    "Standard_M896ixds_32_v3", "Standard_M896ixds_24_v3", "Standard_M1792ixds_32_v3",  # mdsv3-vhm-series
     "Standard_E192is_v6", "Standard_E192ids_v6", "Standard_E104i_v5", "Standard_E104id_v5", "Standard_E104is_v5",
     "Standard_E104ids_v5", "Standard_E112ias_v5", "Standard_E112iads_v5", "Standard_E80is_v4", "Standard_E80ids_v4",
     "Standard_E96ias_v4", "Standard_E112ibs_v5", "Standard_E112ibds_v5", "Standard_EC96ias_v5", "Standard_EC96iads_v5",
@@ -220,7 +222,7 @@ def test_catalogue_as_of():
 
 
 def test_catalogue_size_counts():
-    assert (len(all_families()), len(all_sizes())) == (159, 1260)  # before issue 11: 116 families, 877 sizes
+    assert (len(all_families()), len(all_sizes())) == (162, 1273)  # before issue 11: 116 families, 877 sizes
 
 
 def test_every_gpu_family_has_a_generation_and_no_other_does():

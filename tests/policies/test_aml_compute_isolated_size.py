@@ -15,11 +15,13 @@ ON = {"required": True, "asOf": "2026-11-24"}
 OFFERED = ("Standard_E96ias_v4, Standard_E80is_v4, Standard_E80ids_v4, Standard_E104i_v5, Standard_E104is_v5, "
            "Standard_E104id_v5, Standard_E104ids_v5, Standard_E112ias_v5, Standard_E112iads_v5, Standard_E112ibs_v5, "
            "Standard_E112ibds_v5, Standard_E192is_v6, Standard_E192ids_v6, Standard_M192is_v2, Standard_M192ims_v2, "
-           "Standard_M192ids_v2, Standard_M192idms_v2, Standard_HB120rs_v3, Standard_HB176rs_v4, Standard_HB368rs_v5, "
+           "Standard_M192ids_v2, Standard_M192idms_v2, Standard_M832is_16_v3, Standard_M832ids_16_v3, "
+           "Standard_M896ixds_32_v3, Standard_M1792ixds_32_v3, Standard_M896ixds_24_v3, "
+           "Standard_HB120rs_v3, Standard_HB176rs_v4, Standard_HB368rs_v5, "
            "Standard_HX176rs, Standard_NC64as_T4_v3, Standard_NC96ads_A100_v4, Standard_NC80adis_H100_v5, "
            "Standard_ND96isr_H100_v5, Standard_ND96isr_H200_v5, Standard_ND96isr_MI300X_v5, Standard_NV72ads_A10_v5, "
            "Standard_EC96ias_v5, Standard_EC96iads_v5, Standard_NG32ads_V620_v1, Standard_NG32adms_V620_v1, "
-           "Standard_ND128isr_NDR_GB200_v6, Standard_ND128isr_GB300_v6")  # isolation.md
+           "Standard_ND128isr_NDR_GB200_v6, Standard_ND128isr_GB300_v6")  # isolation.md, mdsv3-vhm-series
 
 
 def size(value):
