@@ -66,6 +66,11 @@ SUCCESSORS = {
     "NV Promo": ("NVadsA10_v5", "NC_RTXPRO6000BSE_v6", "NCasT4_v3", "NVads_V710_v5"),  # the guide's NVv3 and
     # NVv4 retired on 2026-09-30: NVv3's successors
     "Ls": ("Lsv3", "Lasv3", "Lsv4", "Lasv4"),
+    # dcsv2-series-retirement.md, in its order; its first option, DCdsv3, retires on 2029-10-31
+    "DCsv2": ("DCasv5", "DCadsv5", "ECasv5", "ECadsv5", "DCasv6", "ECasv6", "DCesv6", "ECesv6"),
+    # dcccv5-series-retirement.md and ecccv5-series-retirement.md, in their order
+    **{s: ("Dasv5", "Dadsv5", "Easv5", "Eadsv5", "DCasv6", "ECasv6", "DCesv6")
+       for s in ("DCas_cc_v5", "DCads_cc_v5", "ECas_cc_v5", "ECads_cc_v5")},
     "DSv2": ("Dsv5", "Ddsv5", "Dasv5", "Dadsv5", "Dasv6", "Dadsv6", "Dsv6", "Ddsv6", "Dasv7", "Dadsv7", "Esv6",
              "Edsv6", "Easv6", "Eadsv6", "Easv7", "Eadsv7"),
 }
@@ -139,7 +144,7 @@ def test_successors_follow_microsofts_migration_guidance(series, successors):
 
 
 def test_every_retiring_or_restricted_series_names_successors_unless_unsourced():
-    unsourced = {"A8-A11", "HB", "DCsv2", "DCas_cc_v5", "DCads_cc_v5", "ECas_cc_v5", "ECads_cc_v5"}  # guides not read
+    unsourced = {"A8-A11", "HB"}  # no migration guidance found
     for family in all_families():
         if (family.retirement or family.capacity_restricted) and family.series not in unsourced:
             assert family.successors, family.series
@@ -222,7 +227,7 @@ def test_catalogue_as_of():
 
 
 def test_catalogue_size_counts():
-    assert (len(all_families()), len(all_sizes())) == (162, 1273)  # before issue 11: 116 families, 877 sizes
+    assert (len(all_families()), len(all_sizes())) == (163, 1281)  # before issue 11: 116 families, 877 sizes
 
 
 def test_every_gpu_family_has_a_generation_and_no_other_does():

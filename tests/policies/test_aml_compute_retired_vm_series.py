@@ -76,6 +76,13 @@ CASES = [
      [f"{CLUSTER} {MUST}; found Standard_M192ids_v2 of series Mdsv2, retired on 2027-03-31."]),
     ("default-asOf-is-the-review-date-and-past-dates-are-retired", size("Standard_NC6"), None,
      [f"{CLUSTER} {MUST}; found Standard_NC6 of series NC, retired on 2023-08-31; {IN}NCasT4_v3."]),
+    ("DCsv2-retired-2026-06-30", size("Standard_DC8_v2"), {"asOf": "2026-06-30"},  # dcsv2-series-retirement
+     [f"{CLUSTER} {MUST}; found Standard_DC8_v2 of series DCsv2, retired on 2026-06-30; "
+      f"{ADD}DCasv5, DCadsv5, ECasv5, ECadsv5, DCasv6, ECasv6, DCesv6, ECesv6."]),
+    ("ECas_cc_v5-retired-2026-09-01", size("Standard_EC20as_cc_v5"), {"asOf": "2026-09-01"},  # ecccv5 guide
+     [f"{CLUSTER} {MUST}; found Standard_EC20as_cc_v5 of series ECas_cc_v5, retired on 2026-09-01; "
+      f"{IN}Dasv5, Dadsv5, Easv5, Eadsv5; {ADD}DCasv6, ECasv6, DCesv6."]),
+    ("DCads_cc_v5-day-before", size("Standard_DC4ads_cc_v5"), {"asOf": "2026-08-31"}, []),
     ("HBv2-announced-not-retired", size("Standard_HB120-32rs_v2"), AS_OF, []),
     ("missing-size-left-to-approved-family-rule", size(DELETE), AS_OF, []),
     ("unknown-size-left-to-approved-family-rule", size("Standard_NC6_v9"), AS_OF, []),
