@@ -42,6 +42,12 @@ WAIVED_RESOURCE = "gpu-cluster-compute"
 WAIVED_MESSAGE = "AmlCompute cluster 'gpu-cluster-compute' must have vmPriority LowPriority; found Dedicated."
 LOCK_POLICY = "aml-no-resource-group-lock"
 CMK_FINDING = ("aml-workspace-cmk", "mlw-workspace", "advisory")
+# prod's online deployment: 2 T4 instances reserve ceil(1.2 x 2) = 3 instances' cores (azure-ai-docs
+# includes/quota-allocation-online-deployment.md), 12 with the GPU cluster's 8 over the T4 quota of 16
+QUOTA_FINDING = ("aml-quota-budget", "scoring-blue", "advisory")
+QUOTA_MESSAGE = (
+    "Dedicated standardNCASv3_T4Family (NCasT4_v3) cores in westeurope must fit the core quota of 16; found 20: "
+    "scoring-blue ceil(1.2 x 2 instances) = 3 x 4 vCPUs = 12, gpu-cluster-compute 2 nodes x 4 vCPUs = 8.")
 
 
 def lock_message(compute: str) -> str:
@@ -181,15 +187,29 @@ def test_prod_fails_on_the_lock_of_the_network_resource_group(reviews: dict[str,
         (LOCK_POLICY, "network-rg-lock", "mandatory"),
         (LOCK_POLICY, "network-rg-lock", "mandatory"),
         CMK_FINDING,
+        QUOTA_FINDING,
     ])
     messages = sorted(v["message"] for v in result.stack["violations"] if v["policy"] == LOCK_POLICY)
     assert messages == [lock_message("cpu-cluster-compute"), lock_message("gpu-cluster-compute")]
+    [quota] = [v for v in result.stack["violations"] if v["policy"] == QUOTA_FINDING[0]]
+    assert (quota["type"], quota["message"]) == ("azure-native:machinelearningservices:OnlineDeployment", QUOTA_MESSAGE)
 
 
-def test_prod_has_only_the_advisory_finding_once_the_lock_is_gone(reviews: dict[str, Result]) -> None:
+def test_prod_deploys_a_managed_online_deployment_that_passes_the_vm_size_rules(reviews: dict[str, Result]) -> None:
+    # the deployment's Standard_NC4as_T4_v3 is approved, current, not isolated-only: only the quota rule speaks
+    result = reviews["prod"]
+    by_name = {r["name"]: r["type"] for r in result.stack["resources"]}
+    assert (by_name["scoring-endpoint"], by_name["scoring-blue"]) == (
+        "azure-native:machinelearningservices:OnlineEndpoint", "azure-native:machinelearningservices:OnlineDeployment")
+    assert [v["policy"] for v in result.stack["violations"] if v["resource"] in ("scoring-endpoint", "scoring-blue")] \
+        == [QUOTA_FINDING[0]]
+    assert "scoring-blue" not in {r["name"] for r in reviews["nonprod"].stack["resources"]}
+
+
+def test_prod_has_only_the_advisory_findings_once_the_lock_is_gone(reviews: dict[str, Result]) -> None:
     result = reviews["prod-unlocked"]
     assert result.code == 0, result.stderr
-    assert result.findings() == [CMK_FINDING]
+    assert result.findings() == sorted([CMK_FINDING, QUOTA_FINDING])
 
 
 def test_an_expired_waiver_no_longer_covers_the_finding(reviews: dict[str, Result]) -> None:
@@ -216,7 +236,7 @@ def test_a_misspelt_platform_key_is_refused_not_ignored(reviews: dict[str, Resul
     assert result.code == 2
     assert result.stderr.strip() == (
         "amlkit: stack nonprod was NOT reviewed: stacks/Pulumi.nonprod.yaml: acme-ml-platform:tenantID: unknown "
-        "key; allowed keys: tags, network, workspace, clusters, instances, tenantId"
+        "key; allowed keys: tags, network, workspace, clusters, instances, scoring, tenantId"
     )
 
 
@@ -269,6 +289,13 @@ BAD_CONFIGS = [
      "unknown key; allowed keys: name, size, maxNodes, priority, idleSeconds"),
     ("network-extra-key", lambda c: c["network"].update(lock=True), "acme-ml-platform:network.lock",
      "unknown key; allowed keys: addressSpace, computeSubnet, privateEndpointSubnet, lockResourceGroup"),
+    ("scoring-model", lambda c: c.update(scoring={"model": "fraud-scorer", "size": "Standard_NC4as_T4_v3"}),
+     "acme-ml-platform:scoring.model",
+     "got 'fraud-scorer'; allowed: String should match pattern '^[A-Za-z0-9][A-Za-z0-9_.-]*:[0-9]+$'"),
+    ("scoring-instances", lambda c: c.update(scoring={"model": "m:1", "size": "Standard_NC4as_T4_v3", "instances": 0}),
+     "acme-ml-platform:scoring.instances", "got 0; allowed: Input should be greater than or equal to 1"),
+    ("scoring-extra-key", lambda c: c.update(scoring={"model": "m:1", "size": "Standard_NC4as_T4_v3", "gpus": 1}),
+     "acme-ml-platform:scoring.gpus", "unknown key; allowed keys: model, size, instances"),
     ("instance-without-tenant", lambda c: c.update(instances=[
         {"name": "ci-bob", "size": "Standard_DS3_v2", "objectId": "3f2b6c1e-8d4a-4e7b-9c0d-1a2b3c4d5e6f"}]),
      "acme-ml-platform", "tenantId is required when instances are given (the Entra tenant of their users)"),

@@ -7,6 +7,9 @@ Per stack (`stacks/Pulumi.<stack>.yaml`, keys `acme-ml-platform:*`, see platform
 - amlkit's Workspace (storage, key vault, monitoring, registry created for it with secure defaults),
   one ComputeCluster per `clusters` entry and one personal ComputeInstance per `instances` entry, all
   in the subnet, without public IPs;
+- with `scoring`, a managed online endpoint and its deployment (azure-native, no amlkit component): a model of the
+  workspace served on `instances` instances of `size`; the pack judges the deployment's size like a cluster's and
+  counts its reserved quota, ceil(1.2 x instances) x the size's vCPUs;
 - with `network.lockResourceGroup: true`, a CanNotDelete lock on the network resource group, which
   the policy pack refuses (aml-no-resource-group-lock): Azure ML puts each compute's load balancer,
   public IP and NSG in the subnet's resource group, and a lock there breaks scaling and deletion.
@@ -18,8 +21,9 @@ import uuid
 
 import platform_config
 import pulumi
-from platform_config import ClusterConfig, InstanceConfig, PlatformConfig
+from platform_config import ClusterConfig, InstanceConfig, PlatformConfig, ScoringConfig
 from pulumi_azure_native import authorization, managedidentity, network, resources
+from pulumi_azure_native import machinelearningservices as ml
 
 from amlkit.components import ComputeCluster, ComputeInstance, Workspace
 
@@ -110,6 +114,8 @@ def build(config: PlatformConfig, environment: str, location: str) -> None:
         cluster_of(cluster, environment, workspace, subnet.id, tags, after_role)
     for instance in config.instances:
         instance_of(instance, str(config.tenantId), workspace, subnet.id, tags, after_role)
+    if config.scoring is not None:
+        scoring_of(config.scoring, environment, workspace, location, config.workspace.publicNetworkAccess, tags)
 
     pulumi.export("resource_group_name", ml_rg.name)
     pulumi.export("workspace_name", workspace.workspace_name)
@@ -146,6 +152,40 @@ def instance_of(instance: InstanceConfig, tenant_id: str, workspace: Workspace, 
         "network_settings": {"subnet": subnet_id},
         "tags": tags,
     }, opts)
+
+
+def scoring_of(scoring: ScoringConfig, environment: str, workspace: Workspace, location: str,
+               public_network_access: str, tags: dict[str, str]) -> ml.OnlineDeployment:
+    """A managed online endpoint, as open as the workspace (a closed one is scored through its private endpoint),
+    and one managed deployment of the model on `scoring.instances` instances of `scoring.size`."""
+    endpoint_name = f"acme-scoring-{environment}"  # unique in the Azure region
+    endpoint = ml.OnlineEndpoint(
+        "scoring-endpoint",
+        endpoint_name=endpoint_name,
+        resource_group_name=workspace.resource_group_name,
+        workspace_name=workspace.workspace_name,
+        location=location,
+        identity=ml.ManagedServiceIdentityArgs(type="SystemAssigned"),
+        properties=ml.OnlineEndpointPropertiesArgs(auth_mode="Key", public_network_access=public_network_access),
+        tags=tags,
+    )
+    model, version = scoring.model.split(":")
+    return ml.OnlineDeployment(
+        "scoring-blue",
+        deployment_name="blue",
+        endpoint_name=endpoint_name,
+        resource_group_name=workspace.resource_group_name,
+        workspace_name=workspace.workspace_name,
+        location=location,
+        properties=ml.ManagedOnlineDeploymentArgs(
+            endpoint_compute_type="Managed",
+            instance_type=scoring.size,
+            model=workspace.workspace_id.apply(lambda ws: f"{ws}/models/{model}/versions/{version}"),
+        ),
+        sku=ml.SkuArgs(name="Default", capacity=scoring.instances),
+        tags=tags,
+        opts=pulumi.ResourceOptions(depends_on=[endpoint]),
+    )
 
 
 build(platform_config.load(), pulumi.get_stack(), platform_config.location())

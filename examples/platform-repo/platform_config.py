@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from amlkit.program import StackConfigError
 
 NAMESPACE = "acme-ml-platform"
-KEYS = ("tags", "network", "workspace", "clusters", "instances", "tenantId")
+KEYS = ("tags", "network", "workspace", "clusters", "instances", "scoring", "tenantId")
 
 
 class Strict(BaseModel):
@@ -67,12 +67,21 @@ class InstanceConfig(Strict):
     idleMinutes: int = Field(default=60, ge=15, le=4320)  # noqa: N815
 
 
+class ScoringConfig(Strict):
+    """A managed online endpoint with one deployment serving a model registered in the workspace."""
+
+    model: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*:[0-9]+$")  # `<name>:<version>` of a registered model
+    size: str = Field(pattern=r"^Standard_[A-Za-z0-9_-]+$")  # the VM size of each instance
+    instances: int = Field(default=1, ge=1)
+
+
 class PlatformConfig(Strict):
     tags: dict[str, str] = {}
     network: NetworkConfig
     workspace: WorkspaceConfig = WorkspaceConfig()
     clusters: list[ClusterConfig] = Field(min_length=1)
     instances: list[InstanceConfig] = []
+    scoring: ScoringConfig | None = None
     tenantId: UUID | None = None  # noqa: N815
 
     @model_validator(mode="after")

@@ -65,8 +65,8 @@ def test_unchanged_program_plans_nothing(tmp_path: Path) -> None:
     principalId comes from the identity's deployed output (the runner answers from the state)."""
     result, plan = plan_of(PLATFORM, "prod", deployed(PLATFORM, "prod"), tmp_path)
     assert changed(plan) == {}
-    # 24: prod's private endpoint and its subnet included
-    assert plan.summary() == {"create": 0, "update": 0, "replace": 0, "delete": 0, "same": 24}
+    # 26: prod's private endpoint and its subnet, its online endpoint and deployment included
+    assert plan.summary() == {"create": 0, "update": 0, "replace": 0, "delete": 0, "same": 26}
     assert plan.errors == []
     assert result.plan.stack_op == "same"
 
@@ -91,7 +91,7 @@ def test_platform_edits_give_exact_ops_reasons_and_diffs(tmp_path: Path) -> None
     assert changed(plan) == {"cpu-cluster-compute": "replace", "ml-rg": "update", "mlw-workspace": "replace",
                              "network-rg-lock": "create", "old-cluster-compute": "delete",
                              "mlw-old-keyvault": "delete"}
-    assert plan.summary() == {"create": 1, "update": 1, "replace": 2, "delete": 2, "same": 20}
+    assert plan.summary() == {"create": 1, "update": 1, "replace": 2, "delete": 2, "same": 22}
     steps = by_name(plan)
     assert steps["cpu-cluster-compute"].changes == (diff.Change(
         "properties.properties.vmSize", "update", "Standard_D2ds_v4", "Standard_D4ds_v5",
