@@ -20,9 +20,6 @@ import importlib
 import os
 import signal
 import sys
-import traceback
-from collections.abc import Iterator
-from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
 from types import ModuleType
@@ -34,7 +31,8 @@ from rich.text import Text
 
 from amlkit import __version__, sizes_cmd
 from amlkit.commands import register, stacks_from_files
-from amlkit.errors import AmlkitError, UsageError
+from amlkit.errors import UsageError
+from amlkit.guard import guarded
 from amlkit.review.model import PackInfo, Review
 
 app = typer.Typer(
@@ -133,7 +131,7 @@ def server_start(
     """Start this user's review server (Unix socket in a 0700 directory; never TCP)."""
     from amlkit import server
 
-    with _guarded(False):
+    with guarded(False):
         try:
             state = server.start(directories or [Path(".")], idle_timeout)
         except server.ServerError as error:
@@ -301,7 +299,7 @@ def rules(
     """List every policy of the pack with its effective level, severity, description and remediation.
 
     With a policy config directory: the listing each of its `<name>.json` files gives (one per file)."""
-    with _guarded(verbose):
+    with guarded(verbose):
         if policy_pack_config is not None and policy_pack_config.is_dir():
             files = sorted(policy_pack_config.glob("*.json"))
             if not files:
@@ -317,7 +315,7 @@ def _audit_and_report(states: list[Path], project_dir: Path, policy_packs: list[
                       configs: list[Path] | None, fmt: ReportFormat, output: Path | None, jobs: int | None,
                       timeout: float, verbose: bool) -> None:
     """`check --state` and `analyze --file`: the packs over each deployed state, then the same reports."""
-    with _guarded(verbose):
+    with guarded(verbose):
         _check_pairing(policy_packs, configs)
         review = importlib.import_module("amlkit.review.audit").audit(
             states, project_dir, policy_pack=_one_or_many(policy_packs), policy_pack_config=_one_or_many(configs),
@@ -377,7 +375,7 @@ def _review_and_report(stack_files: list[Path] | None, project_dir: Path, stacks
                        output: Path | None, jobs: int | None, timeout: float, verbose: bool, with_plan: bool,
                        plan_against: dict[str, Any] | None = None, strict: bool = False) -> None:
     """`preview` (with_plan) and `check`: review the stack files or the project's stacks, then report."""
-    with _guarded(verbose):
+    with guarded(verbose):
         _check_pairing(policy_packs, configs)
         policy_pack, config = _one_or_many(policy_packs), _one_or_many(configs)
         if stack_files:
@@ -545,31 +543,6 @@ def _uri_root(project_dir: Path) -> Path:
     """SARIF URIs are relative to the working directory (the repository root in CI) when possible."""
     cwd = Path.cwd()
     return cwd if Path(os.path.abspath(project_dir)).is_relative_to(cwd) else project_dir
-
-
-@contextmanager
-def _guarded(verbose: bool) -> Iterator[None]:
-    """Turn every failure into one message on stderr and its exit code; tracebacks only with --verbose."""
-    try:
-        yield
-    except typer.Exit:
-        raise
-    except AmlkitError as exc:
-        _fail(str(exc), exc.exit_code, verbose)
-    except KeyboardInterrupt:
-        _fail("interrupted", 130, verbose)
-    except Exception as exc:  # fail closed: an unexpected error is never a clean review
-        detail = str(exc).splitlines()[0] if str(exc) else ""
-        _fail(f"internal error: {type(exc).__name__}{': ' + detail if detail else ''}", 3, verbose)
-
-
-def _fail(message: str, code: int, verbose: bool) -> NoReturn:
-    if verbose:
-        traceback.print_exc(file=sys.stderr)
-    typer.echo(f"amlkit: error: {message}", err=True)
-    if not verbose and code == 3:
-        typer.echo("amlkit: run again with --verbose to see the traceback", err=True)
-    raise typer.Exit(code)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -14,40 +14,19 @@ from __future__ import annotations
 
 import sys
 import tempfile
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any
 
 import typer
 
-from amlkit.errors import AmlkitError, ConfigError, UsageError
+from amlkit.errors import ConfigError, UsageError
+from amlkit.guard import guarded
 from amlkit.review.lookups import FILE_NAME as LOOKUPS_FILE
 from amlkit.review.project import PROJECT_FILES, find_project_file, list_stacks, load_project
 from amlkit.stackfile import stack_name
 
 # --- shared ----------------------------------------------------------------------------------------
-
-
-@contextmanager
-def _guarded() -> Iterator[None]:
-    """One message on stderr and the error's exit code; never a traceback for an expected failure."""
-    try:
-        yield
-    except (KeyboardInterrupt, typer.Abort):  # Ctrl-C (a prompt turns it into Abort): 130, as everywhere
-        _fail("interrupted", 130)
-    except (typer.Exit, typer.TyperException):
-        raise
-    except AmlkitError as error:
-        _fail(str(error), error.exit_code)
-    except Exception as error:  # fail closed: an unexpected error is never a success
-        detail = str(error).splitlines()[0] if str(error) else ""
-        _fail(f"internal error: {type(error).__name__}{': ' + detail if detail else ''}", 3)
-
-
-def _fail(message: str, code: int) -> NoReturn:
-    typer.echo(f"amlkit: error: {message}", err=True)
-    raise typer.Exit(code)
 
 
 # --- pack-path -------------------------------------------------------------------------------------
@@ -62,7 +41,7 @@ def policy_pack_dir() -> Path:
 
 def pack_path() -> None:
     """Print the directory of amlkit's policy pack, for `pulumi preview --policy-pack "$(amlkit pack-path)"`."""
-    with _guarded():
+    with guarded():
         typer.echo(str(policy_pack_dir()))
 
 
@@ -88,7 +67,7 @@ def import_az_ml(
     """
     from amlkit.importer import DEFAULT, import_files
 
-    with _guarded():
+    with guarded():
         result = import_files(files, vnet_scope=vnet_scope)
         for note in result.notes:
             what = "default written out" if note.kind == DEFAULT else "not imported as is"
@@ -158,7 +137,7 @@ def init(
     """Create a stack file `Pulumi.<stack>.yaml` with secure defaults, asking for each value."""
     from amlkit import scaffold
 
-    with _guarded():
+    with guarded():
         ask = not non_interactive
         name = _answer("stack", stack, "Stack name", "dev", ask)
         path = scaffold.stack_file_path(project_dir, name)

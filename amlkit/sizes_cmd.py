@@ -19,8 +19,8 @@ from typing import Annotated, Any
 
 import typer
 
-from amlkit.commands import _guarded
 from amlkit.errors import UnknownVmSize, UsageError
+from amlkit.guard import guarded
 from amlkit.vmsizes import (
     Catalogue,
     VmFamily,
@@ -66,7 +66,7 @@ def sizes(
     format: Annotated[SizesFormat, typer.Option("--format", "-f", help="Output format.")] = SizesFormat.table,
 ) -> None:
     """Show what amlkit's VM catalogue knows about sizes: lifecycle, successors, approval, GPU and CUDA facts."""
-    with _guarded():
+    with guarded():
         today = _day(as_of)
         catalogue, allowed = _allowed(policy_pack_config)
         selected = _named(names, catalogue) if names else list(all_sizes(catalogue))
