@@ -1,4 +1,5 @@
-"""What one review produces. The engine fills it; the report formats only read it.
+"""What one review produces, and the one order every report shows it in. The engine fills it; the report
+formats only read it (in the order the `ordered_*` methods give).
 
 The JSON format is `asdict`-shaped from these classes (see amlkit.review.report_json), so renaming a
 field here is a breaking change of the documented JSON output.
@@ -14,6 +15,7 @@ from amlkit.policies.framework import Equivalent
 
 Level = Literal["mandatory", "advisory", "waived"]
 PACK_DEFAULTS = "pack defaults"  # what a stack reviewed without a policy pack config file is told
+LEVEL_ORDER = {"mandatory": 0, "advisory": 1, "waived": 2}  # violations in reports: mandatory first
 
 
 @dataclass(frozen=True)
@@ -102,6 +104,13 @@ class Lookup:
         """The reports' order: by token, then args, then the program line that called it."""
         return self.token, json.dumps(self.args, sort_keys=True), self.file or "", self.line or 0
 
+    def text(self) -> str:
+        """`azure-native:network:getSubnet(resourceGroupName="rg-net", subnetName="snet") (at __main__.py:7)`:
+        args sorted; the program line that called it when known."""
+        args = ", ".join(f"{key}={json.dumps(self.args[key], ensure_ascii=False)}" for key in sorted(self.args))
+        at = f" (at {self.file}:{self.line})" if self.file is not None else ""
+        return f"{self.token}({args}){at}"
+
 
 @dataclass
 class StackReview:
@@ -134,6 +143,20 @@ class StackReview:
     def count(self, level: Level) -> int:
         return sum(1 for v in self.violations if v.level == level)
 
+    def ordered_violations(self) -> list[Violation]:
+        """The violations in report order (every format uses it): level (mandatory, advisory, waived),
+        policy, type, resource name, urn, message."""
+        return sorted(self.violations,
+                      key=lambda v: (LEVEL_ORDER.get(v.level, 9), v.policy, v.type, v.resource, v.urn, v.message))
+
+    def ordered_unknown(self) -> list[Unknown]:
+        """The unknowns in report order: policy, type, resource name, urn, message."""
+        return sorted(self.unknown, key=lambda u: (u.policy, u.type, u.resource, u.urn, u.message))
+
+    def ordered_lookups(self) -> list[Lookup]:
+        """The unanswered lookups in report order (`Lookup.order`)."""
+        return sorted(self.lookups, key=Lookup.order)
+
     @property
     def outcome(self) -> Literal["mandatory", "warnings", "passed"]:
         """The pack's verdict: mandatory violations, warnings (advisory or unknown), or passed.
@@ -151,6 +174,20 @@ class Review:
 
     def count(self, level: Level) -> int:
         return sum(s.count(level) for s in self.stacks)
+
+    def ordered_stacks(self) -> list[StackReview]:
+        """The stacks in report order: by name."""
+        return sorted(self.stacks, key=lambda s: s.stack)
+
+    def summary(self) -> dict[str, int]:
+        """Findings by level over every stack, and the stacks whose review failed (never a clean review)."""
+        return {
+            "mandatory": self.count("mandatory"),
+            "advisory": self.count("advisory"),
+            "waived": self.count("waived"),
+            "unknown": sum(len(s.unknown) for s in self.stacks),
+            "failed": sum(1 for s in self.stacks if s.error),
+        }
 
     @property
     def failed(self) -> bool:

@@ -1,4 +1,4 @@
-"""The JSON report: stable, for scripts and CI. Also the one place that fixes the order of findings.
+"""The JSON report: stable, for scripts and CI (in the order amlkit.review.model gives).
 
 Shape (format version 1; fields are only ever added, never renamed, within a version)::
 
@@ -62,55 +62,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from amlkit.review.model import Lookup, PackInfo, Review, StackReview, Unknown, Violation
+from amlkit.review.model import PackInfo, Review, StackReview, Violation
 
 FORMAT_VERSION = 1
-LEVEL_ORDER = {"mandatory": 0, "advisory": 1, "waived": 2}
-
-
-def ordered_violations(stack: StackReview) -> list[Violation]:
-    """The stack's violations in report order (every format uses this order)."""
-    return sorted(
-        stack.violations,
-        key=lambda v: (LEVEL_ORDER.get(v.level, 9), v.policy, v.type, v.resource, v.urn, v.message),
-    )
-
-
-def ordered_unknown(stack: StackReview) -> list[Unknown]:
-    return sorted(stack.unknown, key=lambda u: (u.policy, u.type, u.resource, u.urn, u.message))
-
-
-def ordered_lookups(stack: StackReview) -> list[Lookup]:
-    return sorted(stack.lookups, key=Lookup.order)
-
-
-def lookup_text(lookup: Lookup) -> str:
-    """`azure-native:network:getSubnet(resourceGroupName="rg-net", subnetName="snet") (at __main__.py:7)`:
-    args sorted; the program line that called it when known."""
-    args = ", ".join(f"{key}={json.dumps(lookup.args[key], ensure_ascii=False)}" for key in sorted(lookup.args))
-    at = f" (at {lookup.file}:{lookup.line})" if lookup.file is not None else ""
-    return f"{lookup.token}({args}){at}"
-
-
-def ordered_stacks(review: Review) -> list[StackReview]:
-    return sorted(review.stacks, key=lambda s: s.stack)
-
-
-def summary(review: Review) -> dict[str, int]:
-    return {
-        "mandatory": review.count("mandatory"),
-        "advisory": review.count("advisory"),
-        "waived": review.count("waived"),
-        "unknown": sum(len(s.unknown) for s in review.stacks),
-        "failed": sum(1 for s in review.stacks if s.error),
-    }
 
 
 def to_dict(review: Review) -> dict[str, Any]:
     return {
         "version": FORMAT_VERSION,
-        "stacks": [_stack(s) for s in ordered_stacks(review)],
-        "summary": summary(review),
+        "stacks": [_stack(s) for s in review.ordered_stacks()],
+        "summary": review.summary(),
     }
 
 
@@ -168,15 +129,15 @@ def _stack(stack: StackReview) -> dict[str, Any]:
             {"urn": r.urn, "type": r.type, "name": r.name, "parent": r.parent}
             for r in sorted(stack.resources, key=lambda r: r.urn)
         ],
-        "violations": [_violation(v) for v in ordered_violations(stack)],
+        "violations": [_violation(v) for v in stack.ordered_violations()],
         "unknown": [
             {"policy": u.policy, "pack": u.pack, "urn": u.urn, "type": u.type, "resource": u.resource,
              "message": u.message}
-            for u in ordered_unknown(stack)
+            for u in stack.ordered_unknown()
         ],
         **_plan(stack),
         "lookups": [{"token": lookup.token, "args": lookup.args, "file": lookup.file, "line": lookup.line}
-                    for lookup in ordered_lookups(stack)],
+                    for lookup in stack.ordered_lookups()],
         "warnings": list(stack.warnings),
     }
 

@@ -12,14 +12,6 @@ import re
 from collections.abc import Mapping
 
 from amlkit.review.model import PackInfo, PolicyInfo, Review, StackReview, Unknown, Violation
-from amlkit.review.report_json import (
-    lookup_text,
-    ordered_lookups,
-    ordered_stacks,
-    ordered_unknown,
-    ordered_violations,
-    summary,
-)
 
 TITLE = "## amlkit policy review"
 ICONS = {"mandatory": "❌", "advisory": "⚠️", "waived": "💤", "unknown": "❔"}
@@ -49,7 +41,7 @@ def render(review: Review, plans: Mapping[str, str] | None = None, max_chars: in
     Stays under `max_chars`: the headline, the overview and each stack's state always appear; plans,
     finding rows and details that do not fit are left out, and a closing note says how many.
     """
-    stacks = ordered_stacks(review)
+    stacks = review.ordered_stacks()
     parts = [TITLE, _headline(review), _overview(review)]
     fixed = sum(len(_stack_head(s)) + 300 + len("".join(_lookups(s))) for s in stacks)
     budget = _Budget(max_chars - len("\n\n".join(parts)) - fixed - 300)
@@ -72,7 +64,7 @@ def render_rules(pack: PackInfo) -> str:
 
 
 def _headline(review: Review) -> str:
-    counts = summary(review)
+    counts = review.summary()
     stacks = len(review.stacks)
     text = (f"{counts['mandatory']} mandatory, {counts['advisory']} advisory, {counts['waived']} waived, "
             f"{counts['unknown']} unknown across {stacks} stack{'s' if stacks != 1 else ''}")
@@ -87,7 +79,7 @@ def _headline(review: Review) -> str:
 
 def _overview(review: Review) -> str:
     rows = []
-    for s in ordered_stacks(review):
+    for s in review.ordered_stacks():
         if s.error:
             state = "❌ config error" if s.error_kind == "config" else "❌ review failed"
             rows.append([_cell(s.stack), _cell(s.environment), state, "-", "-", "-", "-"])
@@ -126,7 +118,7 @@ def _stack_section(stack: StackReview, plan: str | None, budget: _Budget) -> str
         what = "Config error" if stack.error_kind == "config" else "Review failed"
         parts.append(f"**{what}, this stack was NOT reviewed:**\n\n" + _fence(stack.error[:2000]))
         return "\n\n".join(parts)
-    violations, unknown = ordered_violations(stack), ordered_unknown(stack)
+    violations, unknown = stack.ordered_violations(), stack.ordered_unknown()
     if not violations and not unknown:
         parts.append("No findings.")
         parts += _lookups(stack) + _warnings(stack)
@@ -170,10 +162,10 @@ def _warnings(stack: StackReview) -> list[str]:
 
 def _lookups(stack: StackReview) -> list[str]:
     """The stack's unanswered lookups (always shown, like the stack's state)."""
-    lookups = ordered_lookups(stack)
+    lookups = stack.ordered_lookups()
     if not lookups:
         return []
-    lines = [f"- `{_code(lookup_text(lookup))}`" for lookup in lookups]
+    lines = [f"- `{_code(lookup.text())}`" for lookup in lookups]
     return [f"{ICONS['unknown']} **Lookups not answered offline** (what the program derived from them is "
             "unknown):\n\n" + "\n".join(lines)]
 

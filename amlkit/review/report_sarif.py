@@ -46,13 +46,6 @@ from amlkit.review.locate import (
     source_of,
 )
 from amlkit.review.model import PolicyInfo, Review, StackReview, Unknown, Violation
-from amlkit.review.report_json import (
-    lookup_text,
-    ordered_lookups,
-    ordered_stacks,
-    ordered_unknown,
-    ordered_violations,
-)
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 RESULT_LEVELS = {"mandatory": "error", "advisory": "warning", "waived": "note"}
@@ -70,7 +63,7 @@ FAILED_RULE = PolicyInfo(
 
 def to_sarif(review: Review, project_dir: Path = Path("."), uri_root: Path | None = None) -> dict[str, Any]:
     """The SARIF log. Stack-file URIs are relative to `uri_root` (default: `project_dir`)."""
-    stacks = ordered_stacks(review)
+    stacks = review.ordered_stacks()
     rules = _rules(stacks)
     index = {rule.name: (i, rule_id(rule)) for i, rule in enumerate(rules)}
     results = [r for stack in stacks for r in _results(stack, index, project_dir, uri_root or project_dir)]
@@ -175,10 +168,10 @@ def _lookup_notifications(stacks: list[StackReview]) -> list[dict[str, Any]]:
     return [
         {"level": "note", "descriptor": {"id": "amlkit-lookup-unanswered"},
          "message": {"text": f"stack {s.stack}: lookup not answered offline, what the program derived from it "
-                             f"is unknown: {lookup_text(lookup)}"},
+                             f"is unknown: {lookup.text()}"},
          "properties": {"stack": s.stack, "token": lookup.token, "args": lookup.args, "file": lookup.file,
                         "line": lookup.line}}
-        for s in stacks for lookup in ordered_lookups(s)
+        for s in stacks for lookup in s.ordered_lookups()
     ]
 
 
@@ -217,7 +210,7 @@ def _results(stack: StackReview, index: dict[str, tuple[int, str]], project_dir:
             "properties": {"stack": stack.stack, "environment": stack.environment, "errorKind": stack.error_kind,
                            "policyConfig": stack.policy_config},
         }
-    for v in ordered_violations(stack):
+    for v in stack.ordered_violations():
         result: dict[str, Any] = {
             "ruleId": index[v.policy][1], "ruleIndex": index[v.policy][0],
             "level": RESULT_LEVELS.get(v.level, "warning"),
@@ -231,7 +224,7 @@ def _results(stack: StackReview, index: dict[str, tuple[int, str]], project_dir:
         if v.level == "waived":
             result["suppressions"] = [_suppression(v.waiver_reason, v.waiver_expires)]
         yield result
-    for u in ordered_unknown(stack):
+    for u in stack.ordered_unknown():
         yield {
             "ruleId": index[u.policy][1], "ruleIndex": index[u.policy][0], "kind": "open", "level": "none",
             "message": {"text": f"Not evaluated at preview (not a pass): {u.message}"},

@@ -11,14 +11,6 @@ from collections.abc import Mapping
 from rich.text import Text
 
 from amlkit.review.model import PACK_DEFAULTS, PackInfo, PolicyInfo, Review, StackReview, Unknown, Violation
-from amlkit.review.report_json import (
-    lookup_text,
-    ordered_lookups,
-    ordered_stacks,
-    ordered_unknown,
-    ordered_violations,
-    summary,
-)
 
 INDENT = "    "
 PackSource = str | Mapping[str, str]  # one label for every pack, or one per pack name
@@ -29,7 +21,7 @@ def render(review: Review, pack_source: PackSource = "", plans: dict[str, Text] 
     """Every stack (sorted), each with its plan when `plans` has one, then the overall summary line.
     `pack_source` names where each pack was loaded from: one label (every pack) or one per pack name."""
     out = Text()
-    for stack in ordered_stacks(review):
+    for stack in review.ordered_stacks():
         out.append(stack_header(stack) + "\n\n", style="bold")
         if stack.audited_state is not None:
             out.append(f"Audit of the deployed state {stack.audited_state} (no program ran; every resource "
@@ -56,7 +48,7 @@ def render_policies(stack: StackReview, pack_source: PackSource = "") -> Text:
         out.append(f"{INDENT}{failure_kind(stack)}: this stack was NOT reviewed.\n", style=STYLES["error"])
         return out
     packs = stack.all_packs()
-    ordered, unknown = ordered_violations(stack), ordered_unknown(stack)
+    ordered, unknown = stack.ordered_violations(), stack.ordered_unknown()
     for pack in packs:
         if len(packs) > 1:
             mine = [v for v in ordered if v.pack == pack.name]
@@ -121,7 +113,7 @@ def pack_label(pack: PackInfo, pack_source: str = "") -> str:
 
 
 def summary_line(review: Review) -> str:
-    counts = summary(review)
+    counts = review.summary()
     stacks = len(review.stacks)
     text = f"Summary: {stacks} stack{'s' if stacks != 1 else ''}, " + _counts(
         counts["mandatory"], counts["advisory"], counts["waived"], counts["unknown"]
@@ -185,11 +177,11 @@ LOOKUPS_HEADING = "Lookups not answered offline (what the program derived from t
 
 
 def _lookups(out: Text, stack: StackReview) -> None:
-    lookups = ordered_lookups(stack)
+    lookups = stack.ordered_lookups()
     if lookups:
         out.append(f"{INDENT}{LOOKUPS_HEADING}\n", style=STYLES["unknown"])
         for lookup in lookups:
-            out.append(f"{INDENT * 2}- {lookup_text(lookup)}\n", style=STYLES["unknown"])
+            out.append(f"{INDENT * 2}- {lookup.text()}\n", style=STYLES["unknown"])
 
 
 def _indented(out: Text, text: str, prefix: str) -> None:
