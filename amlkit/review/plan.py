@@ -16,10 +16,8 @@ from rich.text import Text
 
 from amlkit import azure_facts as facts
 from amlkit.review.model import ResourceRecord, StackReview
+from amlkit.review.secrets import REDACTED, SECRET_SIG_KEY, UNKNOWN
 
-SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d"  # pulumi.runtime.rpc._special_sig_key
-UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"  # pulumi.runtime.rpc.UNKNOWN
-REDACTED = "[secret]"
 COMPUTE = "azure-native:machinelearningservices:Compute"
 WORKSPACE = "azure-native:machinelearningservices:Workspace"
 LOCK_PREFIX = "azure-native:authorization:ManagementLock"

@@ -19,6 +19,7 @@ from rich.text import Text
 from amlkit.review.diff import Change, Plan, Step
 from amlkit.review.model import StackReview
 from amlkit.review.plan import settings
+from amlkit.review.secrets import REDACTED, UNKNOWN_TEXT
 
 MARKERS = {"create": "+ ", "update": "~ ", "replace": "+-", "delete": "- ", "same": "  "}
 STYLES = {"create": "green", "update": "yellow", "replace": "magenta", "delete": "red", "same": ""}
@@ -166,8 +167,8 @@ def _values_text(change: Change) -> str:
 
 def value_text(value: Any) -> str:
     """A redacted value as pulumi prints it: strings quoted, `[secret]` and `[unknown]` bare."""
-    if value in ("[secret]", "[unknown]"):
-        return value if value == "[secret]" else "output<unknown>"
+    if value in (REDACTED, UNKNOWN_TEXT):
+        return value if value == REDACTED else "output<unknown>"
     return json.dumps(_numbers(value), ensure_ascii=False, sort_keys=True)
 
 

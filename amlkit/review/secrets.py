@@ -1,12 +1,19 @@
-"""Secrets in a review: redacted from recorded inputs, scrubbed from every message amlkit produces."""
+"""Secrets in a review: redacted from recorded inputs, scrubbed from every message amlkit produces.
+
+Also the one home of the engine's wire sentinels (pulumi.runtime.rpc's): a secret is
+`{SECRET_SIG_KEY: SECRET_SIG, "value": ...}`, a value unknown at preview is the string UNKNOWN; reports
+show them as REDACTED and UNKNOWN_TEXT.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any
 
-SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d"
-SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270"
+__all__ = ["REDACTED", "SECRET_SIG", "SECRET_SIG_KEY", "UNKNOWN", "UNKNOWN_TEXT", "Secrets", "is_secret"]
+
+SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d"  # pulumi.runtime.rpc._special_sig_key
+SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270"  # pulumi.runtime.rpc._special_secret_sig
 UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"  # the engine's "unknown during preview" sentinel
 REDACTED = "[secret]"
 UNKNOWN_TEXT = "[unknown]"

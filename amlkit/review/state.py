@@ -16,9 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from amlkit.errors import ConfigError
+from amlkit.review.secrets import SECRET_SIG, SECRET_SIG_KEY, is_secret
 
-SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d"
-SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270"
 ENCRYPTED = "amlkit:encrypted-secret"  # the value of a secret amlkit cannot decrypt
 DEPLOYMENT_VERSION = 3
 STACK_TYPE = "pulumi:pulumi:Stack"
@@ -161,7 +160,7 @@ def _resource(raw: dict[str, Any]) -> StateResource:
 def wire(value: Any) -> Any:
     """A state property value in the engine's wire form: secrets carry their value (or ENCRYPTED)."""
     if isinstance(value, dict):
-        if value.get(SECRET_SIG_KEY) == SECRET_SIG:
+        if is_secret(value):
             return {SECRET_SIG_KEY: SECRET_SIG, "value": _secret_value(value)}
         return {key: wire(item) for key, item in value.items()}
     if isinstance(value, list):

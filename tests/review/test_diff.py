@@ -16,8 +16,8 @@ import pytest
 
 from amlkit.review import diff, engine
 from amlkit.review.project import load_project, load_stack_config
-from amlkit.review.secrets import UNKNOWN, Secrets
-from amlkit.review.state import SECRET_SIG, SECRET_SIG_KEY, StateResource
+from amlkit.review.secrets import SECRET_SIG, SECRET_SIG_KEY, UNKNOWN, Secrets
+from amlkit.review.state import StateResource
 from tests.review.helpers import RAW, SECRET, normalized, run_runner
 from tests.review.statefiles import find, state_resources, write_state
 

@@ -12,7 +12,8 @@ from typer.testing import CliRunner
 
 from amlkit import cli
 from amlkit.errors import ConfigError
-from amlkit.review.state import ENCRYPTED, SECRET_SIG, SECRET_SIG_KEY, check_owner, load_state, wire
+from amlkit.review.secrets import SECRET_SIG, SECRET_SIG_KEY
+from amlkit.review.state import ENCRYPTED, check_owner, load_state, wire
 from tests.review.helpers import RAW
 from tests.review.statefiles import MANIFEST, write_state
 
