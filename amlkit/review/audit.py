@@ -41,7 +41,8 @@ from amlkit.review.model import PACK_DEFAULTS, ResourceRecord, Review, StackRevi
 from amlkit.review.packconfig import load_config_file
 from amlkit.review.project import Project, find_project_file, load_project
 from amlkit.review.secrets import REDACTED, SECRET_SIG, SECRET_SIG_KEY, Secrets, is_secret
-from amlkit.review.state import ENCRYPTED, STACK_TYPE, State, StateResource, load_state
+from amlkit.review.state import ENCRYPTED, State, StateResource, load_state
+from amlkit.review.urns import STACK_TYPE, stack_urn
 
 WARNING = "amlkit: warning: could not decrypt secrets in {file}; analyzing with secret values redacted"
 
@@ -297,7 +298,7 @@ def root_stack_urn(state: State) -> str:
     for resource in state.resources:
         if resource.type == STACK_TYPE and not resource.parent:
             return resource.urn
-    return f"urn:pulumi:{state.stack}::{state.project}::{STACK_TYPE}::{state.project}-{state.stack}"
+    return stack_urn(state.project, state.stack)
 
 
 def blind(value: Any) -> Any:

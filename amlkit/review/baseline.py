@@ -25,10 +25,6 @@ class Baseline:
     error: str | None = None  # the program at the base revision failed: the stack is not reviewed
 
 
-def stack_urn(project: str, stack: str) -> str:
-    return f"urn:pulumi:{stack}::{project}::pulumi:pulumi:Stack::{project}-{stack}"
-
-
 def from_state_files(paths: Sequence[Path], project: str, stacks: Sequence[str]) -> dict[str, Baseline]:
     """One state per stack; each must be a state of this project and of a reviewed stack."""
     found: dict[str, Baseline] = {}

@@ -25,13 +25,14 @@ keeps encrypted cannot be compared and is listed in `Step.not_compared`, never r
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from amlkit.azure_facts import ATTACHED_KINDS, REPLACE_ON_CHANGES
 from amlkit.review.secrets import REDACTED, UNKNOWN, Secrets, is_secret
-from amlkit.review.state import ENCRYPTED, STACK_TYPE, StateResource, urn_owner
+from amlkit.review.state import ENCRYPTED, StateResource
+from amlkit.review.urns import STACK_TYPE, alias_urns, urn_owner
 
 OPS = ("create", "update", "replace", "delete", "same")
 DESTRUCTIVE = ("replace", "delete")
@@ -150,25 +151,11 @@ def find_deployed(record: Mapping[str, Any], deployed: Mapping[str, StateResourc
     deployed and not registered itself (as the engine matches a renamed or retyped resource)."""
     if record["urn"] in deployed:
         return deployed[record["urn"]]
-    for urn in alias_urns(record, stack_urn):
+    project, stack = urn_owner(stack_urn)
+    for urn in alias_urns(record, stack, project):
         if urn in deployed and urn not in taken:
             return deployed[urn]
     return None
-
-
-def alias_urns(record: Mapping[str, Any], stack_urn: str) -> Iterator[str]:
-    """The URNs a registration's aliases name (specs: unset fields are the resource's own; an empty
-    `parentUrn` keeps its parent)."""
-    from amlkit.review.mocks import engine_urn
-
-    project, stack = urn_owner(stack_urn)
-    for alias in (record.get("options") or {}).get("aliases") or []:
-        if "urn" in alias:
-            yield alias["urn"]
-            continue
-        parent = "" if alias.get("noParent") else (alias.get("parentUrn") or record.get("parent") or "")
-        yield engine_urn(alias.get("stack") or stack, alias.get("project") or project, parent,
-                         alias.get("type") or record["type"], alias.get("name") or record["name"])
 
 
 def _plannable(old: StateResource) -> bool:

@@ -47,6 +47,7 @@ from amlkit.review.project import (
 from amlkit.review.project import list_stacks as _list_stacks
 from amlkit.review.results import pack_info_of, resource_record, stable, unanswered_lookups
 from amlkit.review.secrets import Secrets
+from amlkit.review.urns import stack_urn
 
 __all__ = ["POLICY_PACK_FILES", "default_pack_dir", "list_stacks", "pack_info", "review"]
 
@@ -313,7 +314,7 @@ def _base_of(tree: baseline.Checkout, project_name: str, stack: str, options: _O
                         error=f"stack {stack}: at {tree.label}: internal error: {type(error).__name__}: {error}")
     finally:
         runner.close()
-    base = diff.base_from_records(records, baseline.stack_urn(project_name, stack), runner.stack_outputs)
+    base = diff.base_from_records(records, stack_urn(project_name, stack), runner.stack_outputs)
     return Baseline(tree.label, tuple(base), answer=False)
 
 
@@ -328,7 +329,7 @@ def _plan(records: list[dict[str, Any]], outputs: dict[str, Any], base: Baseline
           stack: str) -> diff.Plan:
     values = [r["inputs"] for r in records] + [outputs] + [v for r in base.resources for v in (r.inputs, r.outputs)]
     secrets = Secrets.from_inputs(values, extra=[SECRET_PLACEHOLDER])
-    return diff.make_plan(records, base.resources, base.label, baseline.stack_urn(project, stack), secrets,
+    return diff.make_plan(records, base.resources, base.label, stack_urn(project, stack), secrets,
                           outputs)
 
 

@@ -15,6 +15,7 @@ from amlkit.review import driver
 from amlkit.review.model import Lookup, PackInfo, PolicyInfo, ResourceRecord, StackReview, Unknown, Violation
 from amlkit.review.packconfig import PolicyConfig
 from amlkit.review.secrets import Secrets
+from amlkit.review.urns import STACK_TYPE, stack_urn, urn_name, urn_type
 
 
 def stable(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -104,16 +105,16 @@ def _ours(pack_name: str, policy: str) -> Rule:
 def add_findings(result: StackReview, analysis: driver.Analysis, records: list[dict[str, Any]], secrets: Secrets,
               project: str) -> None:
     by_urn = {r["urn"]: r for r in records}
-    stack_urn = f"urn:pulumi:{result.stack}::{project}::pulumi:pulumi:Stack::{project}-{result.stack}"
+    root = stack_urn(project, result.stack)
 
     def where(urn: str) -> tuple[str, str, str]:
-        urn = urn or stack_urn
+        urn = urn or root
         record = by_urn.get(urn)
         if record is not None:
             return urn, record["type"], record["name"]
-        if urn == stack_urn:
-            return urn, "pulumi:pulumi:Stack", f"{project}-{result.stack}"
-        return urn, urn.split("::")[2].split("$")[-1] if urn.count("::") >= 3 else "", urn.rsplit("::", 1)[-1]
+        if urn == root:
+            return urn, STACK_TYPE, urn_name(root)
+        return urn, urn_type(urn), urn_name(urn)
 
     for diag in analysis.diagnostics:
         urn, type_, name = where(diag.urn)

@@ -17,10 +17,10 @@ from typing import Any
 
 from amlkit.errors import ConfigError
 from amlkit.review.secrets import SECRET_SIG, SECRET_SIG_KEY, is_secret
+from amlkit.review.urns import STACK_TYPE, urn_name, urn_owner
 
 ENCRYPTED = "amlkit:encrypted-secret"  # the value of a secret amlkit cannot decrypt
 DEPLOYMENT_VERSION = 3
-STACK_TYPE = "pulumi:pulumi:Stack"
 SCHEMA = Path(__file__).resolve().parent.parent / "data" / "pulumi_deployment_v3.schema.json"
 
 
@@ -48,7 +48,7 @@ class StateResource:
 
     @property
     def name(self) -> str:
-        return self.urn.split("::", 3)[3]
+        return urn_name(self.urn)
 
     def to_dict(self) -> dict[str, Any]:
         """The fields, for the runner's request (JSON)."""
@@ -127,12 +127,6 @@ def _key_path(parts: Any) -> str:
     for part in parts:
         text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
     return text
-
-
-def urn_owner(urn: str) -> tuple[str, str]:
-    """`urn:pulumi:<stack>::<project>::...` -> (project, stack)."""
-    head, project = urn.split("::", 2)[:2]
-    return project, head.removeprefix("urn:pulumi:")
 
 
 def _owner(file: str, resources: list[dict[str, Any]]) -> tuple[str, str]:

@@ -18,6 +18,7 @@ from amlkit.review.diff import answers_from_state, find_deployed
 from amlkit.review.mocks import AzureMocks, RecordingMonitor, record
 from amlkit.review.secrets import UNKNOWN, is_secret
 from amlkit.review.state import ENCRYPTED, StateResource
+from amlkit.review.urns import stack_urn
 
 
 class StateMocks(AzureMocks):
@@ -41,7 +42,7 @@ class StateMonitor(RecordingMonitor):
         super().__init__(mocks, stack, project, emit)
         self.state = {r["urn"]: StateResource.from_dict(r) for r in state}
         self.answers = mocks
-        self.stack_urn = f"urn:pulumi:{stack}::{project}::pulumi:pulumi:Stack::{project}-{stack}"
+        self.stack_urn = stack_urn(project, stack)
 
     def RegisterResource(self, request: Any) -> Any:  # noqa: N802 - the gRPC method name
         urn = self.make_urn(request.parent, request.type, request.name)
