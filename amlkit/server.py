@@ -333,9 +333,9 @@ class Server:
         total = sum(usage.ru_utime + usage.ru_stime for usage in (
             resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)))
         warm = sys.modules.get("amlkit.review.warm")
-        if warm is not None and warm._SERVER is not None and warm._SERVER.alive():
+        if warm is not None:
             with contextlib.suppress(Exception):
-                total += sum(warm._SERVER.status()["cpu"].values())
+                total += warm.server_cpu_seconds()
         return total
 
     def serve(self) -> str:

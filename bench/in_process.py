@@ -21,8 +21,7 @@ def tree_cpu() -> float:
 
     own = resource.getrusage(resource.RUSAGE_SELF)
     total = own.ru_utime + own.ru_stime
-    if warm._SERVER is not None and warm._SERVER.alive():
-        total += sum(warm._SERVER.status()["cpu"].values())
+    total += warm.server_cpu_seconds()
     for pool in driver.PackPool._shared.values():
         for pack in list(pool._idle):
             total += _proc_cpu(pack.process.pid)

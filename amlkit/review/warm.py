@@ -273,6 +273,17 @@ def stop() -> None:
 atexit.register(stop)
 
 
+def server_cpu_seconds() -> float:
+    """CPU seconds of this process's fork server and of the children it reaped; 0 when none runs."""
+    server = _SERVER
+    if server is None or not server.alive():
+        return 0.0
+    try:
+        return float(sum(server.status()["cpu"].values()))
+    except ReviewFailed:  # it died meanwhile
+        return 0.0
+
+
 @contextlib.contextmanager
 def session(program: Path | None, pack: Path | None, stacks: int) -> Iterator[ForkServer]:
     """The process's fork server (started on first use, or prestarted), told what this review will fork.
