@@ -223,7 +223,7 @@ def _analyze(pack: driver.PackProcess, state: State, live: list[StateResource],
             _remediations(pack, analysis, resource, request)
     pending = [(pack.stub.Analyze.future(request, timeout=pack.timeout), request) for request in requests]
     for future, request in pending:
-        driver._collect(analysis, driver._result(pack, future, request, analysis), request.urn)
+        driver.collect(analysis, driver.analyze_result(pack, future, request, analysis), request.urn)
     _analyze_stack(pack, analysis, state, live, providers)
     return analysis
 
@@ -251,7 +251,7 @@ def _remediations(pack: driver.PackProcess, analysis: driver.Analysis, resource:
                   request: analyzer_pb2.AnalyzeRequest) -> None:
     """What the pack would remediate on a resource: reported as advisory findings, never applied."""
     response = pack.call("Remediate", request, f"Remediate of {resource.urn}")
-    severities = {p.name: driver._SEVERITIES.get(p.severity, "unspecified") for p in analysis.policies}
+    severities = driver.policy_severities(analysis)
     before = json_format.MessageToDict(request.properties)
     for remediation in response.remediations:
         severity = severities.get(remediation.policyName, "unspecified")
@@ -285,7 +285,7 @@ def _analyze_stack(pack: driver.PackProcess, analysis: driver.Analysis, state: S
             message.propertyDependencies[key].urns.extend(urns)
         resources.append(message)
     first = len(analysis.diagnostics)
-    driver._collect(analysis, pack.call("AnalyzeStack", pb.AnalyzeStackRequest(resources=resources),
+    driver.collect(analysis, pack.call("AnalyzeStack", pb.AnalyzeStackRequest(resources=resources),
                                         "AnalyzeStack"), "")
     known = {r.urn for r in live}
     root = root_stack_urn(state)

@@ -32,6 +32,7 @@ from amlkit.policies.rule_baseline import BASELINE_POLICY
 from amlkit.review import processes, warm
 from amlkit.review.packconfig import PolicyConfig, PolicySchema, reconcile
 from amlkit.review.packinfo import pack_version, rule_baseline
+from amlkit.review.urns import alias_urns
 
 ENGINE_ADDRESS = "127.0.0.1:0"  # pulumi.policy accepts it and never dials it
 ANALYZE_WINDOW = 16  # Analyze calls in flight at once (the pack serves 4 threads)
@@ -40,7 +41,7 @@ VERBOSE_STDERR_LINES = 20  # the end of a failed pack's stderr that --verbose sh
 _LEVEL_NAMES = {analyzer_pb2.ADVISORY: "advisory", analyzer_pb2.MANDATORY: "mandatory",
                 analyzer_pb2.DISABLED: "disabled", analyzer_pb2.REMEDIATE: "remediate"}
 _LEVEL_VALUES = {name: value for value, name in _LEVEL_NAMES.items()}
-_SEVERITIES = {analyzer_pb2.POLICY_SEVERITY_LOW: "low", analyzer_pb2.POLICY_SEVERITY_MEDIUM: "medium",
+_SEVERITY_NAMES = {analyzer_pb2.POLICY_SEVERITY_LOW: "low", analyzer_pb2.POLICY_SEVERITY_MEDIUM: "medium",
                analyzer_pb2.POLICY_SEVERITY_HIGH: "high", analyzer_pb2.POLICY_SEVERITY_CRITICAL: "critical"}
 
 
@@ -328,16 +329,16 @@ class Session:
 
     def _settle(self) -> None:
         future, request = self.pending.popleft()
-        self.responses[request.urn] = _result(self.pack, future, request, self.analysis)
+        self.responses[request.urn] = analyze_result(self.pack, future, request, self.analysis)
 
     def finish(self, resources: Sequence[dict[str, Any]]) -> Analysis:
         while self.pending:
             self._settle()
         for resource in resources:
-            _collect(self.analysis, self.responses[resource["urn"]], resource["urn"])
+            collect(self.analysis, self.responses[resource["urn"]], resource["urn"])
         stack_request = analyzer_pb2.AnalyzeStackRequest(
             resources=[stack_resource(r, self.requests[r["urn"]]) for r in resources])
-        _collect(self.analysis, self.pack.call("AnalyzeStack", stack_request, "AnalyzeStack"), "")
+        collect(self.analysis, self.pack.call("AnalyzeStack", stack_request, "AnalyzeStack"), "")
         return self.analysis
 
 
@@ -404,7 +405,8 @@ def policy_config_message(entry: PolicyConfig) -> analyzer_pb2.PolicyConfig:
     return message
 
 
-def _result(pack: PackProcess, future: Any, request: analyzer_pb2.AnalyzeRequest, analysis: Analysis) -> Any:
+def analyze_result(pack: PackProcess, future: Any, request: analyzer_pb2.AnalyzeRequest, analysis: Analysis) -> Any:
+    """The answer of an Analyze call in flight; a failure is a ReviewFailed naming the policy that raised."""
     try:
         return future.result()
     except grpc.RpcError as error:
@@ -433,13 +435,25 @@ def find_failing_policy(pack: PackProcess, request: analyzer_pb2.AnalyzeRequest,
     return None
 
 
-def _collect(analysis: Analysis, response: analyzer_pb2.AnalyzeResponse, urn: str) -> None:
-    severities = {p.name: _SEVERITIES.get(p.severity, "unspecified") for p in analysis.policies}
+def severity_name(severity: int) -> str:
+    """A policy's or diagnostic's protocol severity as reports name it (`unspecified` when not set)."""
+    return _SEVERITY_NAMES.get(severity, "unspecified")
+
+
+def policy_severities(analysis: Analysis) -> dict[str, str]:
+    """Policy name -> its severity, as the pack described it (GetAnalyzerInfo)."""
+    return {p.name: severity_name(p.severity) for p in analysis.policies}
+
+
+def collect(analysis: Analysis, response: analyzer_pb2.AnalyzeResponse, urn: str) -> None:
+    """Add an Analyze or AnalyzeStack answer's diagnostics and not-applicable reasons to the analysis
+    (`urn`: the analyzed resource, which a resource policy's diagnostic leaves out; "" for the stack)."""
+    severities = policy_severities(analysis)
     for diag in response.diagnostics:
         unknown = is_unknown(diag)
         level = "mandatory" if diag.enforcementLevel in (analyzer_pb2.MANDATORY, analyzer_pb2.REMEDIATE) \
             else "advisory"
-        severity = _SEVERITIES.get(diag.severity) or severities.get(diag.policyName, "unspecified")
+        severity = _SEVERITY_NAMES.get(diag.severity) or severities.get(diag.policyName, "unspecified")
         analysis.diagnostics.append(Diagnostic(
             diag.policyName, level, severity, diag.urn or urn,
             one_version(analysis, diag.message) if unknown else reported_text(diag.message, diag.description),
@@ -506,21 +520,6 @@ def resource_options(resource: dict[str, Any], stack: str, project: str) -> anal
         aliases=alias_urns(resource, stack, project),
         parent=resource.get("parent") or "",
     )
-
-
-def alias_urns(resource: dict[str, Any], stack: str, project: str) -> list[str]:
-    """Alias specs resolved to URNs the way the engine resolves them (the analyzer takes URNs)."""
-    from amlkit.review.mocks import engine_urn
-
-    urns = []
-    for alias in resource["options"].get("aliases", []):
-        if "urn" in alias:
-            urns.append(alias["urn"])
-            continue
-        parent = "" if alias.get("noParent") else (alias.get("parentUrn") or resource.get("parent") or "")
-        urns.append(engine_urn(alias.get("stack") or stack, alias.get("project") or project, parent,
-                               alias.get("type") or resource["type"], alias.get("name") or resource["name"]))
-    return urns
 
 
 def provider_resource(resource: dict[str, Any], by_urn: dict[str, dict[str, Any]], stack: str,

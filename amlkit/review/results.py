@@ -74,7 +74,7 @@ def _policy_info(analysis: driver.Analysis, p: Any) -> PolicyInfo:
     return PolicyInfo(
         name=p.name, description=p.description,
         level=analysis.config.get(p.name, PolicyConfig()).level or "advisory",
-        severity=driver._SEVERITIES.get(p.severity, "unspecified"), remediation=p.remediation_steps,
+        severity=driver.severity_name(p.severity), remediation=p.remediation_steps,
         url=p.url, tags=tuple(p.tags), stack_policy=p.policy_type == analyzer_pb2.POLICY_TYPE_STACK,
         display_name=p.displayName, framework=_framework(p),
         ref=ours.ref, group=ours.group, equivalents=ours.equivalents, since=ours.since,
@@ -125,7 +125,7 @@ def add_findings(result: StackReview, analysis: driver.Analysis, records: list[d
             level = cast("Literal['mandatory', 'advisory']", diag.level)  # the driver sets only these two
             result.violations.append(Violation(diag.policy, level, diag.severity, urn, type_, name, message,
                                                pack=analysis.pack_name))
-    severities = {p.name: driver._SEVERITIES.get(p.severity, "unspecified") for p in analysis.policies}
+    severities = driver.policy_severities(analysis)
     for entry in analysis.not_applicable:
         for waived in _waived(entry):
             urn, type_, name = where(waived["urn"] or entry.urn)

@@ -8,12 +8,12 @@ import pytest
 
 from amlkit.review.driver import (
     MAX_ENV_VALUE,
-    alias_urns,
     config_env,
     default_provider_name,
     pack_version,
     provider_resource,
     reported_text,
+    resource_options,
 )
 from tests.review.helpers import PACKS
 
@@ -48,8 +48,8 @@ RESOURCE = {"type": "azure-native:machinelearningservices:Compute", "name": "cpu
             ]}}
 
 
-def test_alias_specs_resolve_to_engine_urns():
-    assert alias_urns(RESOURCE, "dev", "p") == [
+def test_alias_specs_reach_the_analyzer_as_engine_urns():
+    assert list(resource_options(RESOURCE, "dev", "p").aliases) == [
         "urn:pulumi:dev::p::azure-native:machinelearningservices:Workspace"
         "$azure-native:machinelearningservices/v20240401:Compute::cpu",
         "urn:pulumi:dev::p::azure-native:machinelearningservices:Compute::old-cpu",
