@@ -165,34 +165,30 @@ def _compute(inputs: Mapping[str, Any]) -> list[str]:
         if kind is None:  # neither kind's defaults would be true: only what the program set
             return ["no computeType", *_labelled(inputs, [("size", facts.VM_SIZE, None)])]
         found = [f"{kind} (no computeType; judged by its properties)"]
-    if kind == "ComputeInstance":
-        found += _labelled(inputs, [
-            ("size", facts.VM_SIZE, None),
-            ("idle shutdown", facts.IDLE_TIME_BEFORE_SHUTDOWN, None),
-        ])
-        found += _identity(inputs)
-        found += _subnet(_get(inputs, facts.SUBNET_ID))
-        found += _labelled(inputs, [
-            ("node public IP", facts.ENABLE_NODE_PUBLIC_IP, _PUBLIC_IP_DEFAULT),
-            ("SSH", facts.SSH_PUBLIC_ACCESS, facts.SSH_PUBLIC_ACCESS_DEFAULT),
-        ])
-        return found
-    found += _labelled(inputs, [
-        ("size", facts.VM_SIZE, None),
-        ("min nodes", facts.MIN_NODE_COUNT, str(facts.MIN_NODES_DEFAULT)),
-        ("max nodes", facts.MAX_NODE_COUNT, None),
-        ("priority", facts.VM_PRIORITY, facts.VM_PRIORITY_DEFAULT),
-        ("idle", facts.NODE_IDLE_TIME, None),
-        ("location", facts.COMPUTE_LOCATION, None),
-    ])
-    found += _identity(inputs)
-    found += _subnet(_get(inputs, facts.SUBNET_ID))
-    found += _labelled(inputs, [
-        ("node public IP", facts.ENABLE_NODE_PUBLIC_IP, _PUBLIC_IP_DEFAULT),
-        ("SSH", facts.REMOTE_LOGIN, facts.REMOTE_LOGIN_DEFAULT),
-        ("local auth disabled", facts.DISABLE_LOCAL_AUTH, None),
-    ])
-    return found
+    sizing, access = _INSTANCE if kind == "ComputeInstance" else _CLUSTER
+    return [*found, *_labelled(inputs, sizing), *_identity(inputs), *_subnet(_get(inputs, facts.SUBNET_ID)),
+            *_labelled(inputs, access)]
+
+
+# (sizing, access) settings of a compute instance and of a cluster, shown in this order around the identity
+# and the subnet: (label, input path, what a missing value means)
+_Fields = list[tuple[str, str, str | None]]
+_INSTANCE: tuple[_Fields, _Fields] = (
+    [("size", facts.VM_SIZE, None), ("idle shutdown", facts.IDLE_TIME_BEFORE_SHUTDOWN, None)],
+    [("node public IP", facts.ENABLE_NODE_PUBLIC_IP, _PUBLIC_IP_DEFAULT),
+     ("SSH", facts.SSH_PUBLIC_ACCESS, facts.SSH_PUBLIC_ACCESS_DEFAULT)],
+)
+_CLUSTER: tuple[_Fields, _Fields] = (
+    [("size", facts.VM_SIZE, None),
+     ("min nodes", facts.MIN_NODE_COUNT, str(facts.MIN_NODES_DEFAULT)),
+     ("max nodes", facts.MAX_NODE_COUNT, None),
+     ("priority", facts.VM_PRIORITY, facts.VM_PRIORITY_DEFAULT),
+     ("idle", facts.NODE_IDLE_TIME, None),
+     ("location", facts.COMPUTE_LOCATION, None)],
+    [("node public IP", facts.ENABLE_NODE_PUBLIC_IP, _PUBLIC_IP_DEFAULT),
+     ("SSH", facts.REMOTE_LOGIN, facts.REMOTE_LOGIN_DEFAULT),
+     ("local auth disabled", facts.DISABLE_LOCAL_AUTH, None)],
+)
 
 
 def _inferred_compute_type(inputs: Mapping[str, Any]) -> str | None:
