@@ -435,7 +435,7 @@ def find_failing_policy(pack: PackProcess, request: analyzer_pb2.AnalyzeRequest,
     return None
 
 
-def severity_name(severity: int) -> str:
+def severity_name(severity: analyzer_pb2.PolicySeverity.ValueType) -> str:
     """A policy's or diagnostic's protocol severity as reports name it (`unspecified` when not set)."""
     return _SEVERITY_NAMES.get(severity, "unspecified")
 
