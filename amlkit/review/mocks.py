@@ -35,12 +35,12 @@ from pulumi.runtime import rpc
 from pulumi.runtime.mocks import MockCallArgs, MockMonitor, MockResourceArgs, Mocks
 from pulumi.runtime.proto import resource_pb2
 
+from amlkit.review.urns import STACK_TYPE, engine_urn
 from amlkit.tokens import type_parts
 
 SUBSCRIPTION = "00000000-0000-0000-0000-000000000000"
 TENANT = "11111111-1111-1111-1111-111111111111"
 DEFAULT_LOCATION = "westeurope"
-ROOT_STACK_TYPE = "pulumi:pulumi:Stack"
 
 
 # type (module:Name) -> (ARM path under the resource group, input holding the resource's name).
@@ -430,15 +430,6 @@ class AzureMocks(Mocks):
         return self.answer(args.token, args.args)[0] or {}, []
 
 
-def engine_urn(stack: str, project: str, parent: str, type_: str, name: str) -> str:
-    """The URN the engine builds: the parent's full type chain, never the root Stack type."""
-    if parent:
-        parent_type = parent.split("::")[2]
-        if parent_type != ROOT_STACK_TYPE:
-            type_ = f"{parent_type}${type_}"
-    return f"urn:pulumi:{stack}::{project}::{type_}::{name}"
-
-
 class RecordingMonitor(MockMonitor):
     """A mock monitor that keeps every RegisterResource request in engine wire form."""
 
@@ -466,7 +457,7 @@ class RecordingMonitor(MockMonitor):
         self.seen.add(urn)
         mark_unknown(request.object)
         response = super().RegisterResource(request)  # type: ignore[no-untyped-call]
-        if request.type != ROOT_STACK_TYPE:
+        if request.type != STACK_TYPE:
             registration = record(request, response.urn)
             self.records.append(registration)
             if self.emit is not None:

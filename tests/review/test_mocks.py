@@ -16,7 +16,6 @@ from amlkit.review.mocks import (
     AzureMocks,
     arm_id,
     derived_fields,
-    engine_urn,
     lookup_type,
     mark_unknown,
     physical_name,
@@ -103,20 +102,6 @@ def test_system_identity_gets_a_principal_per_resource():
     shaped = shaped_identity({"type": "SystemAssigned"}, "cpu-compute")
     assert (shaped["principalId"], shaped["tenantId"]) == (principal_of("cpu-compute"), TENANT)
     assert principal_of("cpu-compute") != principal_of("gpu-compute")
-
-
-URN_CASES = [
-    ("top-level", "urn:pulumi:dev::p::pulumi:pulumi:Stack::p-dev", "t:m:A", "a", "urn:pulumi:dev::p::t:m:A::a"),
-    ("child", "urn:pulumi:dev::p::t:m:A::a", "t:m:B", "b", "urn:pulumi:dev::p::t:m:A$t:m:B::b"),
-    ("grandchild", "urn:pulumi:dev::p::t:m:A$t:m:B::b", "t:m:C", "c", "urn:pulumi:dev::p::t:m:A$t:m:B$t:m:C::c"),
-    ("no-parent", "", "pulumi:pulumi:Stack", "p-dev", "urn:pulumi:dev::p::pulumi:pulumi:Stack::p-dev"),
-]
-
-
-@pytest.mark.parametrize(("parent", "type_", "name", "expected"), [c[1:] for c in URN_CASES],
-                         ids=[c[0] for c in URN_CASES])
-def test_engine_urns_use_the_full_parent_chain_without_the_stack(parent, type_, name, expected):
-    assert engine_urn("dev", "p", parent, type_, name) == expected
 
 
 EXTENSION_NAME_CASES = [
