@@ -87,6 +87,27 @@ ISOLATED = {  # isolation.md (2026-04-28), and the sizes the Mdsv3 Very High Mem
     "Standard_ND96isr_H100_v5", "Standard_ND96isr_H200_v5", "Standard_ND96isr_MI300X_v5",
     "Standard_NG32ads_V620_v1", "Standard_NG32adms_V620_v1", "Standard_NV72ads_A10_v5",
 }
+QUOTA_FAMILIES = {  # aks-vm-sizes (microsoft/aspire AksNodeVmSizes.Generated.cs: the Compute SKUs' `family`)
+    "Msv3 High Memory": "standardMSHighMemoryv3Family", "Mdsv3 High Memory": "standardMDSHighMemoryv3Family",
+    "HBv3": "standardHBv3Family", "ND-MI300X-v5": "standardNDISv5MI300XFamily", "DCsv3": "standardDCSv3Family",
+    "DCasv5": "standardDCASv5Family", "DCadsv5": "standardDCADSv5Family", "ECasv5": "standardECASv5Family",
+    "ECadsv5": "standardECADSv5Family", "NGads_V620": "StandardNGADSV620v1Family",
+    "NVads_V710_v5": "StandardNVadsV710v5Family", "ND_GB200_v6": "standardNDISRGB200V6NDRFamily",
+    "ND_GB300_v6": "standardNDISRGB300V6Family", "Dsv7": "StandardDsv7Family", "Ddsv7": "StandardDdsv7Family",
+    "Dasv7": "StandardDasv7Family", "Dadsv7": "StandardDadsv7Family", "Esv7": "StandardEsv7Family",
+    "Edsv7": "StandardEdsv7Family", "Easv7": "StandardEasv7Family", "Eadsv7": "StandardEadsv7Family",
+    "Fasv7": "StandardFasv7Family", "Falsv7": "StandardFalsv7Family", "Famsv7": "StandardFamsv7Family",
+    "Lsv4": "standardLsv4Family", "Lasv4": "standardLasv4Family", "DCdsv3": "standardDDCSv3Family",
+    "DCasv6": "standardDCasv6Family", "DCadsv6": "standardDCadsv6Family", "DCesv6": "standardDCEV6Family",
+    "DCedsv6": "standardDCEDV6Family", "ECasv6": "standardECasv6Family", "ECadsv6": "standardECadsv6Family",
+    "ECesv6": "StandardECEV6Family", "ECedsv6": "StandardECEDV6Family", "Dlsv7": "StandardDlsv7Family",
+    "Dldsv7": "StandardDldsv7Family", "Dalsv7": "StandardDalsv7Family", "DCsv2": "standardDCSv2Family",
+    "DCas_cc_v5": "standardDCACCV5Family", "DCads_cc_v5": "standardDCADCCV5Family",
+    "ECas_cc_v5": "standardECACCV5Family", "ECads_cc_v5": "standardECADCCV5Family",
+    "Daldsv7": "StandardDaldsv7Family", "Fadsv7": "StandardFadsv7Family", "Faldsv7": "StandardFaldsv7Family",
+    "Famdsv7": "StandardFamdsv7Family",
+}
+UNPUBLISHED_QUOTA = {"Mdsv3 Very High Memory", "NC_RTXPRO6000BSE_v6"}  # not in aks-vm-sizes: left out
 GPU_GENERATIONS = {
     "NDasrA100_v4": "Ampere", "NCasT4_v3": "Turing", "NCv3": "Volta", "NDv2": "Volta", "NCv2": "Pascal",
     "ND": "Pascal", "NV": "Maxwell", "NVv3": "Maxwell", "NC": "Kepler", "ND-H100-v5": "Hopper",
@@ -233,6 +254,11 @@ def test_catalogue_size_counts():
 def test_every_gpu_family_has_a_generation_and_no_other_does():
     for family in all_families():
         assert (family.gpu_generation is not None) == (family.category == "gpu"), family.series
+
+
+def test_quota_families_match_the_sku_family_source():
+    assert {f.series: f.quota_family for f in all_families() if f.series in QUOTA_FAMILIES} == QUOTA_FAMILIES
+    assert {f.series for f in all_families() if not f.quota_family} == UNPUBLISHED_QUOTA
 
 
 def test_series_and_quota_families_are_unique():

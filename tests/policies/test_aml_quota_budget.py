@@ -419,12 +419,20 @@ def test_through_the_pack_edge():
 
 
 def test_a_family_without_a_published_quota_family_is_counted_by_series():
-    stack = [cluster("conf", size="Standard_DC4s_v3", max_nodes=3), cluster("cpu", max_nodes=1)]
-    assert found(stack, {"coreQuota": {"westeurope": {"DCsv3": 8, "DSv2": 0}}}) == [
-        (at("conf"), "Dedicated quota family unknown (DCsv3) cores in westeurope must fit the core quota of 8; "
-         "found 12: conf 3 nodes x 4 vCPUs = 12."),
+    stack = [cluster("rtx", size="Standard_NC128lds_xl_RTXPRO6000BSE_v6", max_nodes=1), cluster("cpu", max_nodes=1)]
+    assert found(stack, {"coreQuota": {"westeurope": {"NC_RTXPRO6000BSE_v6": 100, "DSv2": 0}}}) == [
+        (at("rtx"), "Dedicated quota family unknown (NC_RTXPRO6000BSE_v6) cores in westeurope must fit the core "
+         "quota of 100; found 128: rtx 1 node x 128 vCPUs = 128."),
         (at("cpu"), f"{DSV2} 0; found 4: cpu 1 node x 4 vCPUs = 4."),
     ]
+
+
+def test_a_2026_family_is_counted_by_its_sku_quota_family():  # aks-vm-sizes: the Compute SKUs' `family`
+    stack = [cluster("conf", size="Standard_DC4s_v3", max_nodes=3)]
+    expected = [(at("conf"), "Dedicated standardDCSv3Family (DCsv3) cores in westeurope must fit the core quota of 8; "
+                 "found 12: conf 3 nodes x 4 vCPUs = 12.")]
+    assert found(stack, {"coreQuota": {"westeurope": {"DCsv3": 8}}}) == expected
+    assert found(stack, {"coreQuota": {"westeurope": {"standardDCSv3Family": 8}}}) == expected
 
 
 # The example: the dedicated DSv2 breach above, and the same stack without cpu-b (44 cores) within the quota.
