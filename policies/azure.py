@@ -21,6 +21,11 @@ never reads a provider's property path itself.
 Accessors return the platform default where Azure has one for a missing property
 (docs/azure-facts.md, "Platform defaults"), so rules never re-implement "missing means ...". They
 read lazily: an unknown value raises only when the rule actually reads it.
+
+One view per kind: the azure-native class declares each accessor as an `Input` (path, default, conversion), and
+the classic class re-declares only the inputs its provider puts elsewhere (its field map); what derives from
+several inputs (an effective value from the value as written, a compute's kind) is a property of the base view,
+written once for both providers.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar, overload
 
 from amlkit import azure_facts as facts
 from amlkit.tokens import type_parts
@@ -173,6 +178,64 @@ def _get(mapping: Any, key: str, default: Any = None) -> Any:
     return default
 
 
+T = TypeVar("T", covariant=True)
+V = TypeVar("V")
+
+
+class Input(Generic[T]):
+    """A view accessor declared by where a provider puts the value: the input at `path` (dots separate nested
+    objects), `default` when it is omitted or null (Azure's default), and `convert` from the value as written to
+    what the accessor means (applied to the default too; never to None). Each view reads every input through
+    this one reader, one key at a time, so a value unknown at preview raises only when a rule reads it.
+
+    A view of another provider re-declares an accessor with its own `path` (and `convert`): the per-provider
+    field map. An accessor whose value needs more than one input stays a property of the view."""
+
+    def __init__(self, path: str, default: Any = None, convert: Callable[[Any], T] | None = None) -> None:
+        self.path, self.default, self.convert = path, default, convert
+
+    @overload
+    def __get__(self, view: None, owner: type) -> Input[T]: ...
+
+    @overload
+    def __get__(self, view: object, owner: type) -> T: ...
+
+    def __get__(self, view: Any, owner: type) -> Input[T] | T:
+        if view is None:
+            return self
+        value = _at(view.props, self.path, self.default) if self.path else self.default
+        return value if self.convert is None or value is None else self.convert(value)
+
+
+def _at(props: Any, path: str, default: Any = None) -> Any:
+    """The input at a dotted `path`, read one key at a time; `default` when it (or an object above it) is
+    omitted or null."""
+    *parents, last = path.split(".")
+    for key in parents:
+        props = _get(props, key, {})
+    return _get(props, last, default)
+
+
+def absent(value: V) -> Input[V]:
+    """An input the provider does not have: the accessor always reads `value`."""
+    return Input("", value)
+
+
+def _ids(value: Any) -> list[str]:
+    """User-assigned identities: azure-native 3.x sends a LIST of ARM ids (a map in older/other shapes: its keys)."""
+    return list(value.keys()) if isinstance(value, Mapping) else list(value)
+
+
+def _enabled(flag: Any) -> str:
+    """A classic-provider `...Enabled` flag as the ARM enum it sends."""
+    return "Enabled" if flag else "Disabled"
+
+
+CLASSIC_PUBLIC_NETWORK_ACCESS = Input[str]("publicNetworkAccessEnabled", True, _enabled)
+"""The classic provider's `publicNetworkAccessEnabled` (default true), sent as publicNetworkAccess (workspaces and
+container registries)."""
+
+
 INSTANCE_ONLY = ("sshSettings", "idleTimeBeforeShutdown", "schedules", "setupScripts",
                  "personalComputeInstanceSettings", "applicationSharingPolicy", "computeInstanceAuthorizationType",
                  "enableRootAccess", "enableSSO", "enableOSPatching", "customServices", "releaseQuotaOnStop",
@@ -182,10 +245,16 @@ CLUSTER_ONLY = ("scaleSettings", "vmPriority", "remoteLoginPortPublicAccess", "u
                 "isolatedNetwork", "osType", "virtualMachineImage", "propertyBag", "targetNodeCount")
 """Inner properties only an AmlCompute cluster has (AmlComputeProperties in the ARM schema)."""
 
+OUTER = "properties."
+INNER = "properties.properties."
+"""Where azure-native puts a compute's properties (`properties`) and its type's own (`properties.properties`)."""
+
 
 class ComputeView:
     """A compute's inputs: the azure-native `machinelearningservices:Compute` reader. `ClassicComputeView`
-    reads the classic provider's computes into the same accessors."""
+    re-declares the inputs the classic provider puts elsewhere, and the properties whose classic reading depends
+    on the compute's kind; the effective values (`enable_node_public_ip`, `remote_login_port_public_access`,
+    `disable_local_auth`) derive from the values as written, once for both providers."""
 
     provider = NATIVE
     workspace_input = "workspaceName"
@@ -194,14 +263,31 @@ class ComputeView:
     def __init__(self, props: Mapping[str, Any]) -> None:
         self.props = props
 
-    @property
-    def outer(self) -> Mapping[str, Any]:
-        return _get(self.props, "properties", {})
+    min_nodes = Input[int](f"{INNER}scaleSettings.minNodeCount", facts.MIN_NODES_DEFAULT, int)
+    """`minNodeCount`; Azure's default is 0."""
+    max_nodes = Input[int | None](f"{INNER}scaleSettings.maxNodeCount", None, int)
+    idle_time_before_scale_down = Input[str | None](f"{INNER}scaleSettings.nodeIdleTimeBeforeScaleDown")
+    """ISO-8601 duration; None when omitted (Azure then uses `facts.CLUSTER_IDLE_DEFAULT_ISO`)."""
+    vm_priority = Input[str](f"{INNER}vmPriority", facts.VM_PRIORITY_DEFAULT)
+    """`vmPriority`; omitted means `facts.VM_PRIORITY_DEFAULT`."""
+    subnet_id = Input[str | None](f"{INNER}subnet.id")
+    ssh_public_access = Input[str](f"{INNER}sshSettings.sshPublicAccess", facts.SSH_PUBLIC_ACCESS_DEFAULT)
+    """Instances: `sshSettings.sshPublicAccess`; the ARM default is Disabled."""
+    idle_time_before_shutdown = Input[str | None](f"{INNER}idleTimeBeforeShutdown")
+    """Instances: ISO-8601 `idleTimeBeforeShutdown`; None when omitted (no idle shutdown)."""
+    namespace = Input[str](f"{INNER}namespace", "default")
+    """Kubernetes: `properties.properties.namespace`; Azure's default is `default`."""
+    identity_type = Input[str | None]("identity.type")
+    user_assigned_identities = Input[list[str]]("identity.userAssignedIdentities", [], _ids)
+    """azure-native 3.x sends a LIST of ARM ids (a map in older/other shapes: its keys)."""
+    workspace_name = Input[str | None](workspace_input)
+    compute_name = Input[str | None]("computeName")
+    resource_group_name = Input[str | None]("resourceGroupName")
 
     @property
     def compute_type_given(self) -> str | None:
         """`properties.computeType` as written; None when the program left it out."""
-        return _get(self.outer, "computeType")
+        return _at(self.props, f"{OUTER}computeType")
 
     @property
     def compute_type(self) -> str | None:
@@ -213,7 +299,7 @@ class ComputeView:
 
     @property
     def inferred_compute_type(self) -> str | None:
-        inner = self.inner
+        inner = _at(self.props, "properties.properties", {})
         instance = any(key in inner for key in INSTANCE_ONLY)
         cluster = any(key in inner for key in CLUSTER_ONLY)
         if instance == cluster:
@@ -229,127 +315,55 @@ class ComputeView:
         return self.compute_type == "ComputeInstance"
 
     @property
-    def inner(self) -> Mapping[str, Any]:
-        return _get(self.outer, "properties", {})
-
-    @property
-    def scale_settings(self) -> Mapping[str, Any]:
-        return _get(self.inner, "scaleSettings", {})
-
-    @property
-    def min_nodes(self) -> int:
-        """`minNodeCount`; Azure's default is 0."""
-        return int(_get(self.scale_settings, "minNodeCount", facts.MIN_NODES_DEFAULT))
-
-    @property
-    def max_nodes(self) -> int | None:
-        value = _get(self.scale_settings, "maxNodeCount")
-        return None if value is None else int(value)
-
-    @property
-    def idle_time_before_scale_down(self) -> str | None:
-        """ISO-8601 duration; None when omitted (Azure then uses `facts.CLUSTER_IDLE_DEFAULT_ISO`)."""
-        return _get(self.scale_settings, "nodeIdleTimeBeforeScaleDown")
-
-    @property
     def vm_size(self) -> str | None:
-        return _get(self.inner, "vmSize")
-
-    @property
-    def vm_priority(self) -> str:
-        """`vmPriority`; omitted means `facts.VM_PRIORITY_DEFAULT`."""
-        return _get(self.inner, "vmPriority", facts.VM_PRIORITY_DEFAULT)
+        return _at(self.props, f"{INNER}vmSize")
 
     @property
     def location(self) -> str | None:
         """Where the compute runs: `properties.computeLocation`, else the resource's `location`."""
-        return _get(self.outer, "computeLocation") or _get(self.props, "location")
-
-    @property
-    def subnet_id(self) -> str | None:
-        return _get(_get(self.inner, "subnet", {}), "id")
-
-    @property
-    def enable_node_public_ip(self) -> bool:
-        """`enableNodePublicIp`; omitted means `facts.NODE_PUBLIC_IP_DEFAULT`."""
-        return bool(_get(self.inner, "enableNodePublicIp", facts.NODE_PUBLIC_IP_DEFAULT))
-
-    @property
-    def remote_login_port_public_access(self) -> str:
-        """`remoteLoginPortPublicAccess`; omitted means `facts.REMOTE_LOGIN_DEFAULT` (open on public nodes)."""
-        return _get(self.inner, "remoteLoginPortPublicAccess", facts.REMOTE_LOGIN_DEFAULT)
-
-    @property
-    def remote_login_port_public_access_given(self) -> str | None:
-        """`remoteLoginPortPublicAccess` as written; None when omitted (then `facts.REMOTE_LOGIN_DEFAULT`)."""
-        return _get(self.inner, "remoteLoginPortPublicAccess")
+        return _at(self.props, f"{OUTER}computeLocation") or _get(self.props, "location")
 
     @property
     def enable_node_public_ip_given(self) -> bool | None:
         """`enableNodePublicIp` as written; None when omitted (Azure then uses `facts.NODE_PUBLIC_IP_DEFAULT`)."""
-        return _get(self.inner, "enableNodePublicIp")
+        return _at(self.props, f"{INNER}enableNodePublicIp")
+
+    @property
+    def enable_node_public_ip(self) -> bool:
+        """`enableNodePublicIp`; omitted means `facts.NODE_PUBLIC_IP_DEFAULT`."""
+        given = self.enable_node_public_ip_given
+        return facts.NODE_PUBLIC_IP_DEFAULT if given is None else bool(given)
+
+    @property
+    def remote_login_port_public_access_given(self) -> str | None:
+        """`remoteLoginPortPublicAccess` as written; None when omitted (then `facts.REMOTE_LOGIN_DEFAULT`)."""
+        return _at(self.props, f"{INNER}remoteLoginPortPublicAccess")
+
+    @property
+    def remote_login_port_public_access(self) -> str:
+        """`remoteLoginPortPublicAccess`; omitted means `facts.REMOTE_LOGIN_DEFAULT` (open on public nodes)."""
+        given = self.remote_login_port_public_access_given
+        return facts.REMOTE_LOGIN_DEFAULT if given is None else given
 
     @property
     def disable_local_auth_given(self) -> bool | None:
         """`disableLocalAuth` as written; None when omitted (Azure then uses `facts.LOCAL_AUTH_DISABLED_DEFAULT`)."""
-        return _get(self.outer, "disableLocalAuth")
-
-    @property
-    def admin_password_set(self) -> bool:
-        """True when `userAccountCredentials.adminUserPassword` is set. Never returns the secret itself."""
-        credentials = _get(self.inner, "userAccountCredentials", {})
-        return bool(_get(credentials, "adminUserPassword"))
-
-    @property
-    def ssh_public_access(self) -> str:
-        """Instances: `sshSettings.sshPublicAccess`; the ARM default is Disabled."""
-        return _get(_get(self.inner, "sshSettings", {}), "sshPublicAccess", facts.SSH_PUBLIC_ACCESS_DEFAULT)
-
-    @property
-    def idle_time_before_shutdown(self) -> str | None:
-        """Instances: ISO-8601 `idleTimeBeforeShutdown`; None when omitted (no idle shutdown)."""
-        return _get(self.inner, "idleTimeBeforeShutdown")
-
-    @property
-    def resource_id(self) -> str | None:
-        """Attached computes: the ARM id of the existing compute (`properties.resourceId`)."""
-        return _get(self.outer, "resourceId")
-
-    @property
-    def namespace(self) -> str:
-        """Kubernetes: `properties.properties.namespace`; Azure's default is `default`."""
-        return _get(self.inner, "namespace", "default")
+        return _at(self.props, f"{OUTER}disableLocalAuth")
 
     @property
     def disable_local_auth(self) -> bool:
         """`disableLocalAuth`; Azure's default is false (local auth on)."""
-        return bool(_get(self.outer, "disableLocalAuth", False))
+        return bool(self.disable_local_auth_given)
 
     @property
-    def identity(self) -> Mapping[str, Any]:
-        return _get(self.props, "identity", {})
+    def admin_password_set(self) -> bool:
+        """True when `userAccountCredentials.adminUserPassword` is set. Never returns the secret itself."""
+        return bool(_at(self.props, f"{INNER}userAccountCredentials.adminUserPassword"))
 
     @property
-    def identity_type(self) -> str | None:
-        return _get(self.identity, "type")
-
-    @property
-    def user_assigned_identities(self) -> list[str]:
-        """azure-native 3.x sends a LIST of ARM ids (a map in older/other shapes: its keys)."""
-        value = _get(self.identity, "userAssignedIdentities", [])
-        return list(value.keys()) if isinstance(value, Mapping) else list(value)
-
-    @property
-    def workspace_name(self) -> str | None:
-        return _get(self.props, "workspaceName")
-
-    @property
-    def compute_name(self) -> str | None:
-        return _get(self.props, "computeName")
-
-    @property
-    def resource_group_name(self) -> str | None:
-        return _get(self.props, "resourceGroupName")
+    def resource_id(self) -> str | None:
+        """Attached computes: the ARM id of the existing compute (`properties.resourceId`)."""
+        return _at(self.props, f"{OUTER}resourceId")
 
 
 _WORKSPACE_ID = re.compile(r"/resourceGroups/([^/]+)/providers/Microsoft\.MachineLearningServices/workspaces/([^/]+)$",
@@ -380,25 +394,23 @@ class ClassicComputeView(ComputeView):
         super().__init__(props)
         self.kind = kind
 
-    @property
-    def outer(self) -> Mapping[str, Any]:
-        return self.props
-
-    @property
-    def inner(self) -> Mapping[str, Any]:
-        return self.props
+    min_nodes = Input[int]("scaleSettings.minNodeCount", facts.MIN_NODES_DEFAULT, int)
+    max_nodes = Input[int | None]("scaleSettings.maxNodeCount", None, int)
+    idle_time_before_scale_down = Input[str | None]("scaleSettings.scaleDownNodesAfterIdleDuration")
+    vm_priority = Input[str]("vmPriority", facts.VM_PRIORITY_DEFAULT)
+    subnet_id = Input[str | None]("subnetResourceId")
+    ssh_public_access = Input[str]("ssh", {}, _enabled)
+    idle_time_before_shutdown = absent(None)
+    """The classic provider has no idle shutdown input: the instance runs until stopped."""
+    namespace = absent("default")
+    user_assigned_identities = Input[list[str]]("identity.identityIds", [], list)
+    workspace_name = Input[str | None](workspace_input, None, lambda arm_id: _workspace_id_part(arm_id, 2))
+    compute_name = Input[str | None]("name")
+    resource_group_name = Input[str | None](workspace_input, None, lambda arm_id: _workspace_id_part(arm_id, 1))
 
     @property
     def compute_type_given(self) -> str | None:
         return self.kind
-
-    @property
-    def scale_settings(self) -> Mapping[str, Any]:
-        return _get(self.props, "scaleSettings", {})
-
-    @property
-    def idle_time_before_scale_down(self) -> str | None:
-        return _get(self.scale_settings, "scaleDownNodesAfterIdleDuration")
 
     @property
     def vm_size(self) -> str | None:
@@ -410,28 +422,16 @@ class ClassicComputeView(ComputeView):
         return None if self.is_instance else _get(self.props, "location")
 
     @property
-    def subnet_id(self) -> str | None:
-        return _get(self.props, "subnetResourceId")
-
-    @property
     def enable_node_public_ip_given(self) -> bool | None:
         if self.kind not in MANAGED:
             return None
         return bool(_get(self.props, "nodePublicIpEnabled", True))
 
     @property
-    def enable_node_public_ip(self) -> bool:
-        return bool(_get(self.props, "nodePublicIpEnabled", True))
-
-    @property
     def remote_login_port_public_access_given(self) -> str | None:
         if not self.is_cluster:
             return None
-        return "Enabled" if _get(self.props, "sshPublicAccessEnabled", False) else "Disabled"
-
-    @property
-    def remote_login_port_public_access(self) -> str:
-        return self.remote_login_port_public_access_given or facts.REMOTE_LOGIN_DEFAULT
+        return _enabled(_get(self.props, "sshPublicAccessEnabled", False))
 
     @property
     def disable_local_auth_given(self) -> bool | None:
@@ -440,45 +440,12 @@ class ClassicComputeView(ComputeView):
         return not _get(self.props, "localAuthEnabled", True)
 
     @property
-    def disable_local_auth(self) -> bool:
-        return bool(self.disable_local_auth_given)
-
-    @property
     def admin_password_set(self) -> bool:
         return self.is_cluster and bool(_get(_get(self.props, "ssh", {}), "adminPassword"))
 
     @property
-    def ssh_public_access(self) -> str:
-        return "Enabled" if _get(self.props, "ssh") else "Disabled"
-
-    @property
-    def idle_time_before_shutdown(self) -> str | None:
-        """The classic provider has no idle shutdown input: the instance runs until stopped."""
-        return None
-
-    @property
     def resource_id(self) -> str | None:
         return _get(self.props, {"AKS": "kubernetesClusterId", "SynapseSpark": "synapseSparkPoolId"}.get(self.kind, ""))
-
-    @property
-    def namespace(self) -> str:
-        return "default"
-
-    @property
-    def user_assigned_identities(self) -> list[str]:
-        return list(_get(self.identity, "identityIds", []))
-
-    @property
-    def workspace_name(self) -> str | None:
-        return _workspace_id_part(_get(self.props, "machineLearningWorkspaceId"), 2)
-
-    @property
-    def compute_name(self) -> str | None:
-        return _get(self.props, "name")
-
-    @property
-    def resource_group_name(self) -> str | None:
-        return _workspace_id_part(_get(self.props, "machineLearningWorkspaceId"), 1)
 
 
 def compute_subject(name: str, compute: ComputeView | None) -> str:
@@ -512,103 +479,47 @@ def same_value(value: Any, expected: str) -> bool:
 
 class WorkspaceView:
     """A workspace's inputs, with Azure's defaults: the azure-native `machinelearningservices:Workspace`
-    reader. `ClassicWorkspaceView` reads the classic provider's workspace into the same accessors."""
+    reader. `ClassicWorkspaceView` re-declares the inputs the classic provider puts elsewhere."""
 
     provider = NATIVE
 
     def __init__(self, props: Mapping[str, Any]) -> None:
         self.props = props
 
-    @property
-    def name(self) -> str | None:
-        return _get(self.props, "workspaceName")
-
-    @property
-    def resource_group_name(self) -> str | None:
-        return _get(self.props, "resourceGroupName")
-
-    @property
-    def location(self) -> str | None:
-        return _get(self.props, "location")
-
-    @property
-    def kind(self) -> str:
-        return _get(self.props, "kind", "Default")
-
-    @property
-    def hub_resource_id(self) -> str | None:
-        """A project's `hubResourceId`: the ARM id of the hub it belongs to."""
-        return _get(self.props, "hubResourceId")
-
-    @property
-    def public_network_access(self) -> str:
-        """`publicNetworkAccess`; Azure's default is Enabled."""
-        return _get(self.props, "publicNetworkAccess", "Enabled")
-
-    @property
-    def allow_public_access_when_behind_vnet(self) -> bool:
-        return bool(_get(self.props, "allowPublicAccessWhenBehindVnet", False))
-
-    @property
-    def managed_network_isolation_mode(self) -> str:
-        """`managedNetwork.isolationMode`; omitted means `facts.MANAGED_NETWORK_ISOLATION_DEFAULT` (none)."""
-        return _get(_get(self.props, "managedNetwork", {}), "isolationMode", facts.MANAGED_NETWORK_ISOLATION_DEFAULT)
-
-    @property
-    def serverless_settings(self) -> Mapping[str, Any]:
-        return _get(self.props, "serverlessComputeSettings", {})
+    name = Input[str | None]("workspaceName")
+    resource_group_name = Input[str | None]("resourceGroupName")
+    location = Input[str | None]("location")
+    kind = Input[str]("kind", "Default")
+    hub_resource_id = Input[str | None]("hubResourceId")
+    """A project's `hubResourceId`: the ARM id of the hub it belongs to."""
+    public_network_access = Input[str]("publicNetworkAccess", "Enabled")
+    """`publicNetworkAccess`; Azure's default is Enabled."""
+    allow_public_access_when_behind_vnet = Input[bool]("allowPublicAccessWhenBehindVnet", False, bool)
+    managed_network_isolation_mode = Input[str]("managedNetwork.isolationMode",
+                                                facts.MANAGED_NETWORK_ISOLATION_DEFAULT)
+    """`managedNetwork.isolationMode`; omitted means `facts.MANAGED_NETWORK_ISOLATION_DEFAULT` (none)."""
+    serverless_custom_subnet = Input[str | None]("serverlessComputeSettings.serverlessComputeCustomSubnet")
+    cmk_key_identifier = Input[str | None]("encryption.keyVaultProperties.keyIdentifier")
+    """`encryption.keyVaultProperties.keyIdentifier`; None without a customer-managed key."""
+    encryption_status = Input[str | None]("encryption.status")
+    """`encryption.status` (Enabled | Disabled); None when omitted."""
+    hbi_workspace = Input[bool]("hbiWorkspace", False, bool)
+    identity_type = Input[str | None]("identity.type")
+    primary_user_assigned_identity = Input[str | None]("primaryUserAssignedIdentity")
+    user_assigned_identities = Input[list[str]]("identity.userAssignedIdentities", [], _ids)
+    """azure-native 3.x sends a LIST of ARM ids (a map in older/other shapes: its keys)."""
+    container_registry_input = "containerRegistry"
+    """The input naming the workspace's container registry (a property dependency names it at preview)."""
+    container_registry = Input[str | None](container_registry_input)
+    """`containerRegistry`: the ARM id of the workspace's registry; None: Azure creates one on first build."""
+    image_build_compute = Input[str | None]("imageBuildCompute")
+    """`imageBuildCompute`: the compute that builds environment images; None: the registry builds them."""
 
     @property
     def serverless_no_public_ip_given(self) -> bool | None:
         """`serverlessComputeNoPublicIP` as written; None when omitted (Azure then uses
         `facts.SERVERLESS_NO_PUBLIC_IP_DEFAULT`)."""
-        return _get(self.serverless_settings, "serverlessComputeNoPublicIP")
-
-    @property
-    def serverless_custom_subnet(self) -> str | None:
-        return _get(self.serverless_settings, "serverlessComputeCustomSubnet")
-
-    @property
-    def cmk_key_identifier(self) -> str | None:
-        """`encryption.keyVaultProperties.keyIdentifier`; None without a customer-managed key."""
-        key_vault = _get(_get(self.props, "encryption", {}), "keyVaultProperties", {})
-        return _get(key_vault, "keyIdentifier")
-
-    @property
-    def encryption_status(self) -> str | None:
-        """`encryption.status` (Enabled | Disabled); None when omitted."""
-        return _get(_get(self.props, "encryption", {}), "status")
-
-    @property
-    def hbi_workspace(self) -> bool:
-        return bool(_get(self.props, "hbiWorkspace", False))
-
-    @property
-    def identity_type(self) -> str | None:
-        return _get(_get(self.props, "identity", {}), "type")
-
-    @property
-    def primary_user_assigned_identity(self) -> str | None:
-        return _get(self.props, "primaryUserAssignedIdentity")
-
-    container_registry_input = "containerRegistry"
-    """The input naming the workspace's container registry (a property dependency names it at preview)."""
-
-    @property
-    def container_registry(self) -> str | None:
-        """`containerRegistry`: the ARM id of the workspace's registry; None: Azure creates one on first build."""
-        return _get(self.props, "containerRegistry")
-
-    @property
-    def image_build_compute(self) -> str | None:
-        """`imageBuildCompute`: the compute that builds environment images; None: the registry builds them."""
-        return _get(self.props, "imageBuildCompute")
-
-    @property
-    def user_assigned_identities(self) -> list[str]:
-        """azure-native 3.x sends a LIST of ARM ids (a map in older/other shapes: its keys)."""
-        value = _get(_get(self.props, "identity", {}), "userAssignedIdentities", [])
-        return list(value.keys()) if isinstance(value, Mapping) else list(value)
+        return _at(self.props, "serverlessComputeSettings.serverlessComputeNoPublicIP")
 
 
 class ClassicWorkspaceView(WorkspaceView):
@@ -620,57 +531,22 @@ class ClassicWorkspaceView(WorkspaceView):
 
     provider = CLASSIC
 
-    @property
-    def name(self) -> str | None:
-        return _get(self.props, "name")
-
-    @property
-    def public_network_access(self) -> str:
-        return "Enabled" if _get(self.props, "publicNetworkAccessEnabled", True) else "Disabled"
-
-    @property
-    def allow_public_access_when_behind_vnet(self) -> bool:
-        return False
-
-    @property
-    def serverless_settings(self) -> Mapping[str, Any]:
-        return _get(self.props, "serverlessCompute", {})
+    name = Input[str | None]("name")
+    public_network_access = CLASSIC_PUBLIC_NETWORK_ACCESS
+    allow_public_access_when_behind_vnet = absent(False)
+    serverless_custom_subnet = Input[str | None]("serverlessCompute.subnetId")
+    cmk_key_identifier = Input[str | None]("encryption.keyId")
+    encryption_status = Input[str | None]("encryption", None, lambda encryption: "Enabled" if encryption else None)
+    hbi_workspace = Input[bool]("highBusinessImpact", False, bool)
+    user_assigned_identities = Input[list[str]]("identity.identityIds", [], list)
+    container_registry_input = "containerRegistryId"
+    container_registry = Input[str | None](container_registry_input)
+    image_build_compute = Input[str | None]("imageBuildComputeName")
 
     @property
     def serverless_no_public_ip_given(self) -> bool | None:
-        if not self.serverless_settings:
-            return None
-        return not _get(self.serverless_settings, "publicIpEnabled", False)
-
-    @property
-    def serverless_custom_subnet(self) -> str | None:
-        return _get(self.serverless_settings, "subnetId")
-
-    @property
-    def cmk_key_identifier(self) -> str | None:
-        return _get(_get(self.props, "encryption", {}), "keyId")
-
-    @property
-    def encryption_status(self) -> str | None:
-        return "Enabled" if _get(self.props, "encryption") else None
-
-    @property
-    def hbi_workspace(self) -> bool:
-        return bool(_get(self.props, "highBusinessImpact", False))
-
-    @property
-    def user_assigned_identities(self) -> list[str]:
-        return list(_get(_get(self.props, "identity", {}), "identityIds", []))
-
-    container_registry_input = "containerRegistryId"
-
-    @property
-    def container_registry(self) -> str | None:
-        return _get(self.props, "containerRegistryId")
-
-    @property
-    def image_build_compute(self) -> str | None:
-        return _get(self.props, "imageBuildComputeName")
+        settings = _get(self.props, "serverlessCompute", {})
+        return not _get(settings, "publicIpEnabled", False) if settings else None
 
 
 class DeploymentView:
@@ -681,69 +557,28 @@ class DeploymentView:
     def __init__(self, props: Mapping[str, Any]) -> None:
         self.props = props
 
-    @property
-    def inner(self) -> Mapping[str, Any]:
-        return _get(self.props, "properties", {})
-
-    @property
-    def compute_kind(self) -> str | None:
-        """`properties.endpointComputeType`: Managed, Kubernetes or AzureMLCompute."""
-        return _get(self.inner, "endpointComputeType")
+    compute_kind = Input[str | None]("properties.endpointComputeType")
+    """`properties.endpointComputeType`: Managed, Kubernetes or AzureMLCompute."""
+    instance_type = Input[str | None]("properties.instanceType")
+    """The VM size of each instance (`properties.instanceType`)."""
+    instance_count = Input[int | None]("sku.capacity", None, int)
+    """`sku.capacity`: the number of instances; None when omitted (Azure's default is 1)."""
+    scale_type = Input[str | None]("properties.scaleSettings.scaleType")
+    """`properties.scaleSettings.scaleType`: Default or TargetUtilization."""
+    max_instances = Input[int | None]("properties.scaleSettings.maxInstances", None, int)
+    """TargetUtilization scaling: `scaleSettings.maxInstances`; None when omitted."""
+    egress_public_network_access = Input[str | None]("properties.egressPublicNetworkAccess")
+    """`properties.egressPublicNetworkAccess` as written (Enabled | Disabled); None when omitted."""
+    app_insights_enabled = Input[bool | None]("properties.appInsightsEnabled")
+    location = Input[str | None]("location")
+    endpoint_name = Input[str | None]("endpointName")
+    workspace_name = Input[str | None]("workspaceName")
+    resource_group_name = Input[str | None]("resourceGroupName")
+    identity_type = Input[str | None]("identity.type")
 
     @property
     def is_managed(self) -> bool:
         return same_value(self.compute_kind, "Managed")
-
-    @property
-    def instance_type(self) -> str | None:
-        """The VM size of each instance (`properties.instanceType`)."""
-        return _get(self.inner, "instanceType")
-
-    @property
-    def instance_count(self) -> int | None:
-        """`sku.capacity`: the number of instances; None when omitted (Azure's default is 1)."""
-        value = _get(_get(self.props, "sku", {}), "capacity")
-        return None if value is None else int(value)
-
-    @property
-    def scale_type(self) -> str | None:
-        """`properties.scaleSettings.scaleType`: Default or TargetUtilization."""
-        return _get(_get(self.inner, "scaleSettings", {}), "scaleType")
-
-    @property
-    def max_instances(self) -> int | None:
-        """TargetUtilization scaling: `scaleSettings.maxInstances`; None when omitted."""
-        value = _get(_get(self.inner, "scaleSettings", {}), "maxInstances")
-        return None if value is None else int(value)
-
-    @property
-    def egress_public_network_access(self) -> str | None:
-        """`properties.egressPublicNetworkAccess` as written (Enabled | Disabled); None when omitted."""
-        return _get(self.inner, "egressPublicNetworkAccess")
-
-    @property
-    def app_insights_enabled(self) -> bool | None:
-        return _get(self.inner, "appInsightsEnabled")
-
-    @property
-    def location(self) -> str | None:
-        return _get(self.props, "location")
-
-    @property
-    def endpoint_name(self) -> str | None:
-        return _get(self.props, "endpointName")
-
-    @property
-    def workspace_name(self) -> str | None:
-        return _get(self.props, "workspaceName")
-
-    @property
-    def resource_group_name(self) -> str | None:
-        return _get(self.props, "resourceGroupName")
-
-    @property
-    def identity_type(self) -> str | None:
-        return _get(_get(self.props, "identity", {}), "type")
 
 
 ROLE_ASSIGNMENT = "authorization:RoleAssignment"
@@ -760,9 +595,7 @@ class RoleAssignmentView:
     def __init__(self, props: Mapping[str, Any]) -> None:
         self.props = props
 
-    @property
-    def scope(self) -> Any:
-        return _get(self.props, "scope")
+    scope = Input[Any]("scope")
 
     @property
     def role_guid(self) -> str:
@@ -811,9 +644,7 @@ class DiagnosticSettingView:
         entries = [log for log in (_get(self.props, "logs", []) or []) if isinstance(log, Mapping)]
         return [(_get(log, "enabled") is True, _retention_days(log)) for log in entries]
 
-    @property
-    def exports_to_storage(self) -> bool:
-        return bool(_get(self.props, "storageAccountId"))
+    exports_to_storage = Input[bool]("storageAccountId", False, bool)
 
 
 class ClassicDiagnosticSettingView(DiagnosticSettingView):
@@ -963,22 +794,11 @@ class RegistryView:
     def __init__(self, props: Mapping[str, Any]) -> None:
         self.props = props
 
-    @property
-    def name(self) -> str | None:
-        return _get(self.props, "registryName")
-
-    @property
-    def resource_group_name(self) -> str | None:
-        return _get(self.props, "resourceGroupName")
-
-    @property
-    def public_network_access(self) -> str:
-        return _get(self.props, "publicNetworkAccess", "Enabled")
-
-    @property
-    def default_action(self) -> str:
-        """`networkRuleSet.defaultAction`; Allow when omitted."""
-        return _get(_get(self.props, "networkRuleSet", {}), "defaultAction", "Allow")
+    name = Input[str | None]("registryName")
+    resource_group_name = Input[str | None]("resourceGroupName")
+    public_network_access = Input[str]("publicNetworkAccess", "Enabled")
+    default_action = Input[str]("networkRuleSet.defaultAction", "Allow")
+    """`networkRuleSet.defaultAction`; Allow when omitted."""
 
     @property
     def is_private(self) -> bool:
@@ -997,13 +817,8 @@ class RegistryView:
 class ClassicRegistryView(RegistryView):
     """A classic-provider `azure:containerservice/registry:Registry` (`publicNetworkAccessEnabled`, default true)."""
 
-    @property
-    def name(self) -> str | None:
-        return _get(self.props, "name")
-
-    @property
-    def public_network_access(self) -> str:
-        return "Enabled" if _get(self.props, "publicNetworkAccessEnabled", True) else "Disabled"
+    name = Input[str | None]("name")
+    public_network_access = CLASSIC_PUBLIC_NETWORK_ACCESS
 
 
 # --- what runs on a VM size: clusters, instances, managed online deployments ---------------------------

@@ -8,7 +8,9 @@ from amlkit.policies.azure import (
     MANAGED,
     WORKSPACE,
     ComputeView,
+    Input,
     WorkspaceView,
+    absent,
     compute_of,
     compute_subject,
     compute_view,
@@ -197,6 +199,42 @@ def test_unknown_value_propagates_from_accessor():
 def test_unknown_elsewhere_is_not_read():
     props = with_unknown(cluster_props(), f"{INNER}.vmSize", UNKNOWN_STRING_VALUE)
     assert view(props).enable_node_public_ip is False
+
+
+class View:
+    def __init__(self, props):
+        self.props = props
+
+
+def read(declared, props):
+    """What a view declaring `field = declared` reads from `props`."""
+    return type("OneInput", (View,), {"field": declared})(props).field
+
+
+INPUTS = [
+    ("top-level", Input("a"), {"a": "x"}, "x"),
+    ("nested", Input("a.b.c"), {"a": {"b": {"c": 3}}}, 3),
+    ("omitted-is-the-default", Input("a.b", "dflt"), {"a": {}}, "dflt"),
+    ("null-is-the-default", Input("a.b", "dflt"), {"a": {"b": None}}, "dflt"),
+    ("null-parent-is-the-default", Input("a.b", "dflt"), {"a": None}, "dflt"),
+    ("non-object-parent-is-the-default", Input("a.b", "dflt"), {"a": "text"}, "dflt"),
+    ("converted", Input("n", None, int), {"n": 2.0}, 2),
+    ("default-converted-too", Input("flag", True, lambda flag: "on" if flag else "off"), {}, "on"),
+    ("none-never-converted", Input("n", None, int), {}, None),
+    ("absent-never-reads", absent("fixed"), {"": "x"}, "fixed"),
+]
+
+
+@pytest.mark.parametrize(("declared", "props", "expected"), [c[1:] for c in INPUTS], ids=[c[0] for c in INPUTS])
+def test_input(declared, props, expected):
+    assert read(declared, props) == expected
+
+
+def test_input_reads_only_its_path():
+    props = with_unknown({"a": {"b": 1, "c": 2}}, "a.c", UNKNOWN_STRING_VALUE)
+    assert read(Input("a.b"), props) == 1
+    with pytest.raises(UnknownValueError):
+        read(Input("a.c"), props)
 
 
 # --- subjects and comparisons ----------------------------------------------------------------------
