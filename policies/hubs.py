@@ -18,7 +18,11 @@ from collections.abc import Iterator, Sequence
 from amlkit import azure_facts as facts
 from amlkit.policies.arm import parse_arm_id, same_name
 from amlkit.policies.azure import read_known, same_value, workspace_props, workspace_view
-from amlkit.policies.framework import Finding, StackResource, cannot_tell
+from amlkit.policies.framework import Change, Finding, StackResource, cannot_tell
+
+JUDGED_BY_HUB = Change("0.2.0", "a Project workspace is judged by its hub when the hub is in the stack, and unknown "
+                       "otherwise (concept-hub-workspace.md: projects obtain the hub's security settings)")
+"""The release note of every workspace rule that judges a project by its hub (its `Rule.changed`)."""
 
 
 def is_project(workspace: StackResource) -> bool:

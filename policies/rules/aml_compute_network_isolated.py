@@ -16,7 +16,6 @@ from amlkit.policies.azure import (
     workspaces_by_key,
 )
 from amlkit.policies.framework import (
-    Change,
     Finding,
     Rule,
     StackResource,
@@ -27,7 +26,7 @@ from amlkit.policies.framework import (
     must,
     psrule,
 )
-from amlkit.policies.hubs import hub_of, hub_text, is_project
+from amlkit.policies.hubs import JUDGED_BY_HUB, hub_of, hub_text, is_project
 
 ISOLATED_MODES = tuple(m for m in facts.MANAGED_NETWORK_ISOLATION_MODES if m != facts.MANAGED_NETWORK_ISOLATION_DEFAULT)
 EXPECTATION = ("have a subnet or belong to a workspace whose managed network is isolated (isolationMode "
@@ -82,10 +81,7 @@ RULE = Rule(
     display_name="Compute network isolation",
     group="compute",
     since="0.1.0",
-    changed=(
-        Change("0.2.0", "a Project workspace is judged by its hub when the hub is in the stack, and unknown otherwise "
-               "(concept-hub-workspace.md: projects obtain the hub's security settings)"),
-    ),
+    changed=(JUDGED_BY_HUB,),
     compliance=mcsb("NS-1", "Establish network segmentation boundaries", "mcsb-network-security"),
     equivalents=(
         azure_policy("7804b5c7-01dc-4723-969b-ae300cc07ff1",

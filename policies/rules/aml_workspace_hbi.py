@@ -9,7 +9,8 @@ A project workspace takes its security and encryption settings, HBI among them, 
 
 from __future__ import annotations
 
-from amlkit.policies.framework import Change, Rule, alz
+from amlkit.policies.framework import Rule, alz
+from amlkit.policies.hubs import JUDGED_BY_HUB
 from amlkit.policies.value_check import ValueCheck, workspace_stack_check
 
 check_stack = workspace_stack_check("HBI setting", ValueCheck(
@@ -22,10 +23,7 @@ RULE = Rule(
     display_name="High business impact workspace",
     group="workspace",
     since="0.1.0",
-    changed=(
-        Change("0.2.0", "a Project workspace is judged by its hub when the hub is in the stack, and unknown otherwise "
-               "(concept-hub-workspace.md: projects obtain the hub's security settings)"),
-    ),
+    changed=(JUDGED_BY_HUB,),
     equivalents=(
         alz("Deny-MachineLearning-HbiWorkspace"),
     ),

@@ -12,7 +12,8 @@ hub is in the stack, and cannot be told otherwise.
 from __future__ import annotations
 
 from amlkit import azure_facts as facts
-from amlkit.policies.framework import Change, Rule, azure_policy, mcsb
+from amlkit.policies.framework import Rule, azure_policy, mcsb
+from amlkit.policies.hubs import JUDGED_BY_HUB
 from amlkit.policies.value_check import ValueCheck, workspace_stack_check
 
 MODES = list(facts.MANAGED_NETWORK_ISOLATION_MODES)
@@ -27,10 +28,7 @@ RULE = Rule(
     display_name="Workspace managed network isolation",
     group="workspace",
     since="0.1.0",
-    changed=(
-        Change("0.2.0", "a Project workspace is judged by its hub when the hub is in the stack, and unknown otherwise "
-               "(concept-hub-workspace.md: projects obtain the hub's security settings)"),
-    ),
+    changed=(JUDGED_BY_HUB,),
     compliance=mcsb("NS-1", "Establish network segmentation boundaries", "mcsb-network-security"),
     equivalents=(
         azure_policy("6ddb1705-c8cf-450e-aa4b-19ad6703c440",

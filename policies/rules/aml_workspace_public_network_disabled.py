@@ -10,7 +10,8 @@ the hub is in the stack, and cannot be told otherwise.
 
 from __future__ import annotations
 
-from amlkit.policies.framework import Change, Rule, azure_policy, checkov, mcsb, psrule
+from amlkit.policies.framework import Rule, azure_policy, checkov, mcsb, psrule
+from amlkit.policies.hubs import JUDGED_BY_HUB
 from amlkit.policies.value_check import ValueCheck, workspace_stack_check
 
 check_stack = workspace_stack_check("public network access", ValueCheck(
@@ -24,10 +25,7 @@ RULE = Rule(
     display_name="Workspace public network access disabled",
     group="workspace",
     since="0.1.0",
-    changed=(
-        Change("0.2.0", "a Project workspace is judged by its hub when the hub is in the stack, and unknown otherwise "
-               "(concept-hub-workspace.md: projects obtain the hub's security settings)"),
-    ),
+    changed=(JUDGED_BY_HUB,),
     compliance=mcsb("NS-2", "Secure cloud services with network controls", "mcsb-network-security"),
     equivalents=(
         azure_policy("438c38d2-3772-465a-a9cc-7a6666a275ce",
