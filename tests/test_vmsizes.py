@@ -138,6 +138,8 @@ SIZES = [
     ("Standard_M832ds_12_v3", "Mdsv3 High Memory", 832), ("Standard_M832ids_16_v3", "Mdsv3 High Memory", 832),
     ("Standard_M896ixds_24_v3", "Mdsv3 Very High Memory", 896),
     ("Standard_M1792ixds_32_v3", "Mdsv3 Very High Memory", 1792),
+    ("Standard_M16bs_v3", "Mbsv3", 16), ("Standard_M176bs_v3", "Mbsv3", 176), ("Standard_M48bds_v3", "Mbdsv3", 48),
+    ("Standard_M64bds_1_v3", "Mbdsv3", 64), ("Standard_M176bds_4_v3", "Mbdsv3", 176),
     ("Standard_DC2ads_v5", "DCadsv5", 2), ("Standard_DC96ads_v5", "DCadsv5", 96),  # a DCsv2 successor
 ]
 

@@ -106,6 +106,7 @@ QUOTA_FAMILIES = {  # aks-vm-sizes (microsoft/aspire AksNodeVmSizes.Generated.cs
     "ECas_cc_v5": "standardECACCV5Family", "ECads_cc_v5": "standardECADCCV5Family",
     "Daldsv7": "StandardDaldsv7Family", "Fadsv7": "StandardFadsv7Family", "Faldsv7": "StandardFaldsv7Family",
     "Famdsv7": "StandardFamdsv7Family",
+    "Mbsv3": "StandardMBSMediumMemoryv3Family", "Mbdsv3": "StandardMBDSMediumMemoryv3Family",
 }
 UNPUBLISHED_QUOTA = {"Mdsv3 Very High Memory", "NC_RTXPRO6000BSE_v6"}  # not in aks-vm-sizes: left out
 GPU_GENERATIONS = {
@@ -248,7 +249,7 @@ def test_catalogue_as_of():
 
 
 def test_catalogue_size_counts():
-    assert (len(all_families()), len(all_sizes())) == (163, 1281)  # before issue 11: 116 families, 877 sizes
+    assert (len(all_families()), len(all_sizes())) == (165, 1299)  # before issue 11: 116 families, 877 sizes
 
 
 def test_every_gpu_family_has_a_generation_and_no_other_does():
