@@ -4,6 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from amlkit.policies import framework
 from amlkit.policies.framework import (
     REVIEW_DATE_ENV,
     Finding,
@@ -212,9 +213,18 @@ def test_review_date_is_the_environment_setting(monkeypatch):
     assert review_date() == date(2031, 2, 3)
 
 
+class _FrozenDate(date):
+    """`date` whose today() is TODAY: review_date reads today as `framework.date.today()`."""
+
+    @classmethod
+    def today(cls) -> date:
+        return TODAY
+
+
 def test_review_date_defaults_to_today(monkeypatch):
     monkeypatch.delenv(REVIEW_DATE_ENV)
-    assert review_date() == date.today()
+    monkeypatch.setattr(framework, "date", _FrozenDate)  # no race with midnight between two reads of the clock
+    assert review_date() == TODAY
 
 
 def test_a_malformed_review_date_fails_closed(monkeypatch):
