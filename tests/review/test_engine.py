@@ -330,14 +330,20 @@ def test_ctrl_c_leaves_no_pack_or_runner_process(tmp_path):
               "from pathlib import Path; from amlkit.review.engine import review; "
               f"review(Path({str(project)!r}), ['ok', 'hang'], policy_pack=Path({str(pack)!r}), jobs=2, "
               "timeout=600)")
-    parent = subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.PIPE)
+    stuck = tmp_path / "stuck"  # the hanging pack creates a file here when a policy is stuck in Analyze
+    stuck.mkdir()
+    parent = subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.PIPE,
+                              env={**os.environ, "HANGS_SIGNAL_DIR": str(stuck)})
     try:
         deadline = time.monotonic() + 60
         # two packs and the hanging runner (the ok stack's runner has finished)
         while len(_processes_under(tmp_path)) < 3 and time.monotonic() < deadline:
             time.sleep(0.2)
         assert len(_processes_under(tmp_path)) >= 3
-        time.sleep(1)  # let the ok stack reach the hanging Analyze call
+        deadline = time.monotonic() + 120  # the ok stack reaches the hanging Analyze call
+        while not (stuck / "ok-rg").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert (stuck / "ok-rg").exists()
         parent.send_signal(signal.SIGINT)
         _, err = parent.communicate(timeout=60)
     finally:
