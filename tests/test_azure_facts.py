@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import functools
+from typing import Any
+
 import pytest
 
 from amlkit import azure_facts as facts
+from amlkit.components import ComputeCluster, ComputeInstance
+from tests.components.harness import run
 
 
 @pytest.mark.parametrize(("kind", "path"), [
@@ -33,22 +38,49 @@ def test_what_azure_updates_in_place_is_not(kind: str, path: str) -> None:
     assert path not in facts.REPLACE_ON_CHANGES[kind]
 
 
-def test_wire_paths_are_the_engine_form_of_compute_inputs() -> None:
-    assert (facts.VM_SIZE, facts.NODE_IDLE_TIME, facts.SSH_PUBLIC_ACCESS) == (
-        "properties.properties.vmSize",
-        "properties.properties.scaleSettings.nodeIdleTimeBeforeScaleDown",
-        "properties.properties.sshSettings.sshPublicAccess",
-    )
+SUBNET = "/subscriptions/0000/resourceGroups/rg-net/providers/Microsoft.Network/virtualNetworks/vnet/subnets/aml"
+WIRE_PATHS = [  # (component, one argument, its wire path, the value the registered Compute holds there)
+    (ComputeCluster, {"size": "Standard_NC6s_v3"}, facts.VM_SIZE, "Standard_NC6s_v3"),
+    (ComputeCluster, {"idle_time_before_scale_down": 300}, facts.NODE_IDLE_TIME, "PT300S"),
+    (ComputeInstance, {"ssh_public_access_enabled": True, "ssh_settings": {"ssh_key_value": "ssh-rsa K"}},
+     facts.SSH_PUBLIC_ACCESS, "Enabled"),
+]
+
+
+@pytest.mark.parametrize(("component", "argument", "path", "value"), WIRE_PATHS,
+                         ids=["vm-size", "node-idle-time", "ssh-public-access"])
+def test_wire_paths_are_the_engine_form_of_compute_inputs(
+        component: Any, argument: dict[str, Any], path: str, value: Any) -> None:
+    """A wire path leads to the value in the inputs the engine (and so the pack and the plan) gets."""
+    args = {"resource_group_name": "rg-ml", "workspace_name": "mlw", "workspace_location": "westeurope",
+            "size": "Standard_DS3_v2", "max_instances": 4, "network_settings": {"subnet": SUBNET}, **argument}
+    if component is ComputeInstance:
+        del args["max_instances"]
+
+    def program() -> None:
+        component("c1", args)
+
+    [compute] = run(program).of_type("azure-native:machinelearningservices:Compute")
+    assert functools.reduce(lambda found, key: found[key], path.split("."), compute.inputs) == value
 
 
 def test_defaults_and_limits_as_azure_documents_them() -> None:
+    """Each value as its source writes it. The defaults that only matter through what they make the code do
+    are tested there, with literal values: NODE_PUBLIC_IP_DEFAULT by tests/policies/test_aml_compute_no_public_ip.py
+    (cluster-/instance-omitted-is-true), INSTANCE_IDLE_MINUTES_DEFAULT, ADMIN_USERNAME_DEFAULT and
+    SCHEDULE_TIME_ZONE_DEFAULT by the components' inputs (tests/components/test_compute_instance.py
+    test_default_instance_inputs_are_secure and the schedules test, test_compute_cluster.py
+    test_ssh_settings_turn_local_auth_on)."""
+    # MicrosoftDocs/azure-docs articles/machine-learning/reference-yaml-compute-aml.md: `idle_time_before_scale_down`,
+    # "Node idle time in seconds before scaling down the cluster", default `120`
     assert facts.CLUSTER_IDLE_DEFAULT_ISO == "PT120S"
+    # MicrosoftDocs/azure-ai-docs articles/machine-learning/how-to-create-compute-instance.md, Configure idle
+    # shutdown: "compute instance must be inactive for a minimum of 15 mins and a maximum of three days"
     assert (facts.INSTANCE_IDLE_MINUTES_MIN, facts.INSTANCE_IDLE_MINUTES_MAX) == (15, 3 * 24 * 60)
-    assert facts.NODE_PUBLIC_IP_DEFAULT is True
+    # MicrosoftDocs/azure-ai-docs articles/machine-learning/how-to-manage-quotas.md: "Total compute limit per region
+    # has a default limit of 500 [...] You can increase this limit up to a maximum value of 2,500 per region"
     assert (facts.REGIONAL_COMPUTE_LIMIT_DEFAULT, facts.REGIONAL_COMPUTE_LIMIT_MAX) == (500, 2500)
     assert facts.minutes_iso(60) == "PT60M"
-    assert (facts.INSTANCE_IDLE_MINUTES_DEFAULT, facts.ADMIN_USERNAME_DEFAULT, facts.SCHEDULE_TIME_ZONE_DEFAULT) == (
-        60, "azureuser", "UTC")
 
 
 @pytest.mark.parametrize(("explicit", "private", "sent"), [
