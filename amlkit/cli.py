@@ -168,16 +168,16 @@ def main() -> None:
     signal.signal(signal.SIGTERM, _terminate)
     if _reviews(sys.argv[1:]):
         # the warm-start server imports pulumi and azure-native while this process imports the engine
-        # (before any gRPC channel exists here: see amlkit.review.warm)
-        from amlkit.review import warm
+        # (before any gRPC channel exists here: see amlkit.review.proc.warm)
+        from amlkit.review.proc import warm
 
         # an audit runs no program: nothing of the project's to preload
         warm.prestart(None if _audits(sys.argv[1:]) else _project_hint(sys.argv[1:]), one_shot=True)
     try:
         app()
     finally:
-        if "amlkit.review.warm" in sys.modules:
-            sys.modules["amlkit.review.warm"].stop()  # the fork server ends with the command
+        if "amlkit.review.proc.warm" in sys.modules:
+            sys.modules["amlkit.review.proc.warm"].stop()  # the fork server ends with the command
 
 
 def _project_hint(args: list[str]) -> Path:
@@ -330,7 +330,7 @@ def _usage(message: str) -> typer.Exit:
 
 def _check_pairing(policy_packs: list[Path] | None, configs: list[Path] | None) -> None:
     """Pulumi's rule: no --policy-pack-config, or one per --policy-pack (exit 2 otherwise)."""
-    from amlkit.review.packs import pairing_error
+    from amlkit.review.pack.multi import pairing_error
 
     error = pairing_error(policy_packs or [], configs or [])
     if error:
@@ -350,9 +350,9 @@ def _engine() -> ModuleType:
 
 
 def _packs() -> ModuleType:
-    """What describes a pack without reviewing (`amlkit.review.packinfo`: amlkit's own pack from its rules'
+    """What describes a pack without reviewing (`amlkit.review.pack.info`: amlkit's own pack from its rules'
     metadata, without grpc, pulumi-policy or the engine), imported on first use (replaceable by tests)."""
-    return importlib.import_module("amlkit.review.packinfo")
+    return importlib.import_module("amlkit.review.pack.info")
 
 
 def _review(project_dir: Path, stacks: list[str] | None, policy_pack: Path | tuple[Path, ...] | None,
@@ -360,7 +360,7 @@ def _review(project_dir: Path, stacks: list[str] | None, policy_pack: Path | tup
             jobs: int | None, timeout: float, verbose: bool, plan_against: dict[str, Any] | None = None) -> Review:
     plan_against = {key: value for key, value in (plan_against or {}).items() if value}
     if plan_against.get("states") and not stacks:
-        from amlkit.review.state import load_state
+        from amlkit.review.plan.state import load_state
 
         stacks = sorted({load_state(path).stack for path in plan_against["states"]} - {""}) or None
     review: Review = _engine().review(project_dir, stacks or None, policy_pack=policy_pack, policy_pack_config=config,
@@ -412,10 +412,24 @@ def exit_code(review: Review) -> int:
 def render_report(review: Review, fmt: ReportFormat, project_dir: Path, pack_source: str | dict[str, str],
                   with_plan: bool) -> Text | str:
     """The report in `fmt`; the table is rich Text (coloured on a terminal only)."""
-    from amlkit.review import report_json, report_markdown, report_plan, report_sarif, report_table
-    from amlkit.review.plan import render_plan
+    from amlkit.review.report import (
+        changes,
+    )
+    from amlkit.review.report import (
+        json as report_json,
+    )
+    from amlkit.review.report import (
+        markdown as report_markdown,
+    )
+    from amlkit.review.report import (
+        sarif as report_sarif,
+    )
+    from amlkit.review.report import (
+        table as report_table,
+    )
+    from amlkit.review.report.resources import render_plan
 
-    plans = {s.stack: report_plan.render(s) if s.plan is not None else render_plan(s)
+    plans = {s.stack: changes.render(s) if s.plan is not None else render_plan(s)
              for s in review.stacks if with_plan and not s.error}
     if fmt is ReportFormat.table:
         return report_table.render(review, pack_source, plans)
@@ -428,7 +442,7 @@ def render_report(review: Review, fmt: ReportFormat, project_dir: Path, pack_sou
 
 def _report(review: Review, fmt: ReportFormat, output: Path | None, project_dir: Path,
             policy_packs: list[Path] | None, with_plan: bool, strict: bool = False) -> NoReturn:
-    from amlkit.review.report_table import summary_line
+    from amlkit.review.report.table import summary_line
 
     report = render_report(review, fmt, project_dir, _pack_sources(review, policy_packs or []), with_plan)
     if output is None:
@@ -454,7 +468,9 @@ def _report(review: Review, fmt: ReportFormat, output: Path | None, project_dir:
 
 
 def _emit_rules(pack: PackInfo, fmt: RulesFormat, output: Path | None, pack_source: str) -> None:
-    from amlkit.review import report_json, report_markdown, report_table
+    from amlkit.review.report import json as report_json
+    from amlkit.review.report import markdown as report_markdown
+    from amlkit.review.report import table as report_table
 
     rendered: Text | str
     if fmt is RulesFormat.table:
@@ -473,7 +489,9 @@ def _emit_rules(pack: PackInfo, fmt: RulesFormat, output: Path | None, pack_sour
 def _emit_rule_listings(listings: list[tuple[str, PackInfo]], fmt: RulesFormat, output: Path | None,
                         pack_source: str) -> None:
     """`amlkit rules` over a policy config directory: one listing per file, each headed by the file."""
-    from amlkit.review import report_json, report_markdown, report_table
+    from amlkit.review.report import json as report_json
+    from amlkit.review.report import markdown as report_markdown
+    from amlkit.review.report import table as report_table
 
     rendered: Text | str
     if fmt is RulesFormat.json:

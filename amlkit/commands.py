@@ -22,8 +22,8 @@ import typer
 
 from amlkit.errors import ConfigError, UsageError
 from amlkit.guard import guarded
-from amlkit.review.lookups import FILE_NAME as LOOKUPS_FILE
 from amlkit.review.project import PROJECT_FILES, find_project_file, list_stacks, load_project
+from amlkit.review.run.lookups import FILE_NAME as LOOKUPS_FILE
 from amlkit.stackfile import stack_name
 
 # --- shared ----------------------------------------------------------------------------------------
@@ -33,8 +33,8 @@ from amlkit.stackfile import stack_name
 
 
 def policy_pack_dir() -> Path:
-    """The installed policy pack (see `amlkit.review.packinfo.default_pack_dir`)."""
-    from amlkit.review.packinfo import default_pack_dir
+    """The installed policy pack (see `amlkit.review.pack.info.default_pack_dir`)."""
+    from amlkit.review.pack.info import default_pack_dir
 
     return default_pack_dir()
 

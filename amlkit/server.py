@@ -1,8 +1,8 @@
 """The opt-in persistent review server: `amlkit server start|stop|status`, for pre-commit hooks and editors.
 
 `amlkit server start [DIR]...` starts one server for this user (`python -m amlkit.server`, detached). It
-imports the review engine once and keeps its fork server and amlkit's packs warm (amlkit.review.warm,
-amlkit.review.driver.PackPool); later `amlkit check` / `amlkit preview` commands hand it their command
+imports the review engine once and keeps its fork server and amlkit's packs warm (amlkit.review.proc.warm,
+amlkit.review.pack.driver.PackPool); later `amlkit check` / `amlkit preview` commands hand it their command
 line (amlkit.launch) instead of starting cold, and print what it answers: the same bytes and the same
 exit code as a cold run (tests/test_server.py). Nothing uses it unless it was started.
 
@@ -332,7 +332,7 @@ class Server:
 
         total = sum(usage.ru_utime + usage.ru_stime for usage in (
             resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)))
-        warm = sys.modules.get("amlkit.review.warm")
+        warm = sys.modules.get("amlkit.review.proc.warm")
         if warm is not None:
             with contextlib.suppress(Exception):
                 total += warm.server_cpu_seconds()
@@ -341,7 +341,7 @@ class Server:
     def serve(self) -> str:
         """Answer requests until stopped, idle or stale; why it stopped."""
         assert self.sock is not None
-        from amlkit.review import warm
+        from amlkit.review.proc import warm
 
         warm.prestart(self.roots[0])  # import pulumi, azure-native and the pack now, not at the first request
         self.sock.settimeout(self.idle_timeout)
@@ -436,7 +436,7 @@ def main(argv: Sequence[str]) -> int:
         if server.sock is not None:
             server.sock.close()
     if outcome == "stale":  # start again on the new code, with the same arguments
-        from amlkit.review import warm
+        from amlkit.review.proc import warm
 
         warm.stop()
         os.execv(sys.executable, [sys.executable, "-m", "amlkit.server", *argv])

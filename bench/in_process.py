@@ -2,7 +2,7 @@
 API, amlkit.review.engine.review), one JSON line per review: wall seconds and CPU seconds of the whole tree
 (this process, its fork server, every child the server forked and reaped, and amlkit's packs still
 alive for the next review). The first review is cold; the later ones are what "second
-review in one process" measures (the fork server and amlkit's pack stay warm, amlkit.review.warm).
+review in one process" measures (the fork server and amlkit's pack stay warm, amlkit.review.proc.warm).
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from pathlib import Path
 
 def tree_cpu() -> float:
     """CPU seconds so far of this process, its fork server, the children that reaped, and the packs alive."""
-    from amlkit.review import driver, warm
+    from amlkit.review.pack import driver
+    from amlkit.review.proc import warm
 
     own = resource.getrusage(resource.RUSAGE_SELF)
     total = own.ru_utime + own.ru_stime

@@ -181,7 +181,7 @@ def amlkit_cmd(check: list[str], project_dir: Path, n: int) -> list[str]:
 
 
 def amlkit_findings(stdout: str) -> Findings:
-    """Violations per policy in `amlkit check --format json` (amlkit/review/report_json.py)."""
+    """Violations per policy in `amlkit check --format json` (amlkit/review/report/json.py)."""
     data = json.loads(stdout)
     stacks = data.get("stacks", [data]) if isinstance(data, dict) else []
     found: Counter[str] = Counter()

@@ -176,7 +176,7 @@ def convert_each_request_once() -> bool:
     dict and list into fresh proxies, so no policy ever sees an object another policy could have
     changed; policies receive exactly what they received before.
 
-    Installed only if pulumi-policy's servicer is the code it was verified on (amlkit.review.patches
+    Installed only if pulumi-policy's servicer is the code it was verified on (amlkit.review.run.patches
     `request-memo`) and contains the exact calls above (else untouched, and False is returned). The
     same code runs under `pulumi preview --policy-pack`: no offline fork.
     """
@@ -187,7 +187,7 @@ def convert_each_request_once() -> bool:
     servicer = getattr(servicer_module, "_PolicyAnalyzerServicer", None)
     if servicer is None or getattr(servicer, "_amlkit_memo", False) or not _servicer_as_expected(servicer):
         return False
-    # private names of pulumi-policy's module, replaced on purpose (guarded by amlkit.review.patches)
+    # private names of pulumi-policy's module, replaced on purpose (guarded by amlkit.review.run.patches)
     json_format = servicer_module.json_format  # type: ignore[attr-defined]
     servicer_module.json_format = _MemoJsonFormat(json_format)  # type: ignore[attr-defined,assignment]
     servicer_module.deserialize_properties = _memoized(  # type: ignore[attr-defined]
@@ -199,7 +199,7 @@ def convert_each_request_once() -> bool:
 
 
 def _servicer_as_expected(servicer: type) -> bool:
-    from amlkit.review.patches import off_reason
+    from amlkit.review.run.patches import off_reason
 
     if off_reason("request-memo") is not None:  # not the pulumi-policy code this memo was verified on
         return False

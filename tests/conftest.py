@@ -4,7 +4,7 @@ The review date is fixed (`AMLKIT_REVIEW_DATE`), so no outcome depends on the da
 waiver expiry and VM series retirement are judged as of REVIEW_DATE, in this process and in every
 child it starts (the runner, the policy pack, the CLI in a subprocess inherit the environment).
 
-The review engine's fork server (amlkit.review.warm) and amlkit's reused packs live as long as the
+The review engine's fork server (amlkit.review.proc.warm) and amlkit's reused packs live as long as the
 test process: every in-process review of the session forks from one server, which imports pulumi,
 azure-native and the pack once; `warm_server` stops it (and so every pack) when the session ends.
 """
@@ -28,6 +28,6 @@ def pytest_configure(config) -> None:  # noqa: ARG001 - pytest's hook signature
 def warm_server():
     """The session's fork server: started by the first review that needs it, stopped at the end."""
     yield
-    from amlkit.review import warm
+    from amlkit.review.proc import warm
 
     warm.stop()

@@ -18,9 +18,20 @@ from typer.testing import CliRunner
 
 from amlkit import cli
 from amlkit.errors import ConfigError, ReviewFailed, UsageError
-from amlkit.review import report_json, report_markdown, report_sarif, report_table
 from amlkit.review.model import Review
-from amlkit.review.plan import render_plan
+from amlkit.review.report import (
+    json as report_json,
+)
+from amlkit.review.report import (
+    markdown as report_markdown,
+)
+from amlkit.review.report import (
+    sarif as report_sarif,
+)
+from amlkit.review.report import (
+    table as report_table,
+)
+from amlkit.review.report.resources import render_plan
 from tests.data.reviews import PACK, SECRET_VALUE, dev_stack, failed_stack, full_review, prod_stack
 
 runner = CliRunner()
@@ -64,7 +75,7 @@ def fake(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
         engine = FakeEngine(result, tmp_path / "policies")
         module = engine.module()
         monkeypatch.setitem(sys.modules, "amlkit.review.engine", module)
-        monkeypatch.setitem(sys.modules, "amlkit.review.packinfo", module)  # `rules` describes the pack there
+        monkeypatch.setitem(sys.modules, "amlkit.review.pack.info", module)  # `rules` describes the pack there
         return engine
 
     return install

@@ -2,7 +2,7 @@
 
 Each command runs in a fresh interpreter (as the console script does) and reports, when it exits, which
 of those modules it loaded. `amlkit rules` describes amlkit's own pack from its rules' metadata
-(amlkit.review.packinfo); a review (`check`) still loads all of them.
+(amlkit.review.pack.info); a review (`check`) still loads all of them.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-HEAVY = ("grpc", "pulumi_policy", "amlkit.review.engine", "amlkit.review.driver", "pulumi")
+HEAVY = ("grpc", "pulumi_policy", "amlkit.review.engine", "amlkit.review.pack.driver", "pulumi")
 
 _PROBE = """
 import atexit, json, sys
@@ -66,4 +66,4 @@ def test_cli_imports_nothing_heavy_for_commands_that_review_nothing(tmp_path, ar
 def test_cli_imports_the_engine_for_a_review(tmp_path):
     code, loaded = _loaded(tmp_path, ["check", "-C", str(ROOT / "examples/platform-repo"), "-s", "nonprod"])
     assert code in (0, 1)
-    assert {"grpc", "amlkit.review.engine", "amlkit.review.driver"} <= set(loaded)
+    assert {"grpc", "amlkit.review.engine", "amlkit.review.pack.driver"} <= set(loaded)

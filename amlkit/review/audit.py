@@ -36,12 +36,13 @@ from google.protobuf import json_format
 from pulumi.runtime.proto import analyzer_pb2
 
 from amlkit.errors import ConfigError, ReviewFailed, UsageError
-from amlkit.review import canary, driver, packs, processes, warm
 from amlkit.review.model import PACK_DEFAULTS, ResourceRecord, Review, StackReview
-from amlkit.review.packconfig import load_config_file
+from amlkit.review.pack import canary, driver, multi
+from amlkit.review.pack.config import load_config_file
+from amlkit.review.plan.state import ENCRYPTED, State, StateResource, load_state
+from amlkit.review.proc import processes, warm
 from amlkit.review.project import Project, find_project_file, load_project
 from amlkit.review.secrets import REDACTED, SECRET_SIG, SECRET_SIG_KEY, Secrets, is_secret
-from amlkit.review.state import ENCRYPTED, State, StateResource, load_state
 from amlkit.review.urns import STACK_TYPE, stack_urn
 
 WARNING = "amlkit: warning: could not decrypt secrets in {file}; analyzing with secret values redacted"
@@ -68,8 +69,8 @@ def audit(
     jobs = usable_cpus() if jobs is None else jobs
     if jobs < 1:
         raise UsageError(f"--jobs must be at least 1, got {jobs}")
-    own = _own_pack(default_pack_dir) if packs.as_list(policy_pack) else default_pack_dir()
-    specs = packs.resolve(policy_pack, policy_pack_config, own)
+    own = _own_pack(default_pack_dir) if multi.as_list(policy_pack) else default_pack_dir()
+    specs = multi.resolve(policy_pack, policy_pack_config, own)
     canary.check_unknowns()  # an unknown must never turn into a finding unnoticed, in an audit either
     project = _project(Path(project_dir))
     base = project.dir if project else Path(project_dir).resolve()
@@ -77,7 +78,7 @@ def audit(
     for item in loaded:  # a missing per-stack config file is bad usage, before any work
         if isinstance(item, _Loaded):
             for spec in specs:
-                packs.config_path(spec, base, item.state.stack, _environment(project, item.state))
+                multi.config_path(spec, base, item.state.stack, _environment(project, item.state))
     with warm.session(None, specs[0].directory, len(loaded)):
         run = _Audit(specs, project, base, timeout, verbose)
         if jobs == 1 or len(loaded) == 1:
@@ -148,7 +149,7 @@ def _environment(project: Project | None, state: State) -> str:
 
 
 class _Audit:
-    def __init__(self, specs: tuple[packs.PackSpec, ...], project: Project | None, base: Path, timeout: float,
+    def __init__(self, specs: tuple[multi.PackSpec, ...], project: Project | None, base: Path, timeout: float,
                  verbose: bool) -> None:
         self.specs, self.project, self.base, self.timeout, self.verbose = specs, project, base, timeout, verbose
 
@@ -165,7 +166,7 @@ class _Audit:
         secrets = Secrets.from_inputs(values)
         if _has_encrypted(values):
             print(WARNING.format(file=item.label), file=sys.stderr)
-        config_paths = [packs.config_path(spec, self.base, stack, result.environment) for spec in self.specs]
+        config_paths = [multi.config_path(spec, self.base, stack, result.environment) for spec in self.specs]
         labels = [_label(path, self.base) if path else PACK_DEFAULTS for path in config_paths]
         result.policy_config = labels[0]
         records = [_record(r) for r in live]
@@ -188,7 +189,7 @@ class _Audit:
             result.resources = []
             result.error, result.error_kind = secrets.scrub(f"stack {stack}: {failure}"), "pack"
             return result
-        return packs.add_results(result, analyses, self.specs, labels, records, secrets, state.project)
+        return multi.add_results(result, analyses, self.specs, labels, records, secrets, state.project)
 
 
 def _config_failure(result: StackReview, error: ConfigError, secrets: Secrets) -> StackReview:

@@ -23,18 +23,19 @@ from typing import Any
 
 from amlkit.errors import ConfigError, ReviewFailed, UsageError, show_value
 from amlkit.policies.framework import PACK_NAME
-from amlkit.review import baseline, canary, diff, driver, packs, processes, providers, warm
-from amlkit.review.baseline import Baseline
-from amlkit.review.identity import azure_ids
-from amlkit.review.lookups import Lookups, load_lookups
 from amlkit.review.model import (
     PACK_DEFAULTS,
     PackInfo,
     Review,
     StackReview,
 )
-from amlkit.review.packconfig import load_config_file, unmatched_waivers
-from amlkit.review.packinfo import POLICY_PACK_FILES, default_pack_dir
+from amlkit.review.pack import canary, driver, multi
+from amlkit.review.pack.config import load_config_file, unmatched_waivers
+from amlkit.review.pack.findings import pack_info_of, resource_record, stable, unanswered_lookups
+from amlkit.review.pack.info import POLICY_PACK_FILES, default_pack_dir
+from amlkit.review.plan import baseline, diff
+from amlkit.review.plan.baseline import Baseline
+from amlkit.review.proc import processes, warm
 from amlkit.review.project import (
     SECRET_PLACEHOLDER,
     Project,
@@ -45,7 +46,9 @@ from amlkit.review.project import (
     load_stack_config,
 )
 from amlkit.review.project import list_stacks as _list_stacks
-from amlkit.review.results import pack_info_of, resource_record, stable, unanswered_lookups
+from amlkit.review.run import providers
+from amlkit.review.run.identity import azure_ids
+from amlkit.review.run.lookups import Lookups, load_lookups
 from amlkit.review.secrets import Secrets
 from amlkit.review.urns import stack_urn
 
@@ -74,7 +77,7 @@ def review(
 
     stacks: None = every `Pulumi.<stack>.yaml` in the stack config dir, sorted. policy_pack: one pack
     directory or several (each runs on every stack); None = amlkit's own pack. policy_pack_config: none,
-    or one per pack, paired in order (see amlkit.review.packs): a Pulumi `--policy-pack-config` file for
+    or one per pack, paired in order (see amlkit.review.pack.multi): a Pulumi `--policy-pack-config` file for
     every stack, or a directory holding `<stack>.json` (else `<environment>.json`) per stack. A pack
     without one gets its defaults, except amlkit's own pack, which gets the project's own
     `policy-config/` directory by the same names when it exists (environment = the stack's
@@ -83,7 +86,7 @@ def review(
     program run, for the pack to print its port, and for EACH analyzer call. verbose: program failures
     carry the traceback. alias_shortcut:
     False runs the SDK's unused alias-URN and stack-walk work too (for comparisons only).
-    states: `pulumi stack export` files, one per stack, to plan against (see amlkit.review.diff);
+    states: `pulumi stack export` files, one per stack, to plan against (see amlkit.review.plan.diff);
     base: a git revision whose program and stack files to plan against instead (`--base`).
     reuse_packs: False starts a fresh process of amlkit's own pack per stack, which is otherwise reused
     across stacks and reviews, one per worker (driver.PackPool; same result: for comparisons only).
@@ -92,7 +95,7 @@ def review(
     file error, a policy pack config error or an amlkit ConfigError the program raised is a config error
     (`error_kind` "config", exit 2, fields in `error_detail`); program and pack failures exit 3. Only bad
     usage (unknown stack, bad --jobs, missing project) raises, before any work, and so does a failed
-    start-up canary (`amlkit.review.canary`: the installed pulumi-policy no longer says "cannot tell" in
+    start-up canary (`amlkit.review.pack.canary`: the installed pulumi-policy no longer says "cannot tell" in
     the words amlkit reads as *unknown*; ReviewFailed, exit 3).
     """
     jobs = usable_cpus() if jobs is None else jobs
@@ -106,27 +109,27 @@ def review(
               f"Pulumi.<stack>.yaml (Pulumi ignores this one too)", file=sys.stderr)
     if not names:
         raise UsageError(f"{project.dir}: no stacks (no Pulumi.<stack>.yaml in {project.stack_config_dir})")
-    own = _own_pack_dir() if packs.as_list(policy_pack) else default_pack_dir()
-    specs = packs.resolve(policy_pack, policy_pack_config, own)
+    own = _own_pack_dir() if multi.as_list(policy_pack) else default_pack_dir()
+    specs = multi.resolve(policy_pack, policy_pack_config, own)
     # a bad stack file is that stack's error; an unknown stack name is a usage error, before any work
     configs = [_load_stack(project, name) for name in names]
     options = _Options(specs, timeout, verbose, alias_shortcut,
                        lookups=load_lookups(project.dir))
     canary.check_unknowns()  # before any work: unknowns must never turn into findings unnoticed
     if verbose:
-        from amlkit.review.patches import report
+        from amlkit.review.run.patches import report
 
         for line in report():
             print(f"amlkit: {line}", file=sys.stderr)
     for config in configs:  # a missing per-stack config file fails before any work too
         if isinstance(config, StackConfig):
             for spec in specs:
-                packs.config_path(spec, project.dir, config.stack, config.environment())
+                multi.config_path(spec, project.dir, config.stack, config.environment())
     # amlkit's own pack is reused across stacks and reviews, one per worker; any other is fresh per stack
     pools = tuple(driver.PackPool.shared(spec.directory, jobs) if reuse_packs and spec.own
                   else driver.PackPool(spec.directory, reuse=False) for spec in specs)
     options = replace(options, pools=pools)
-    with warm.session(project.main, specs[0].directory, len(configs)):  # the fork server: amlkit.review.warm
+    with warm.session(project.main, specs[0].directory, len(configs)):  # the fork server: amlkit.review.proc.warm
         if states or base is not None:
             options = replace(options, baselines=_baselines(project, names, states, base, options))
         return _review_all(project, configs, options, jobs)
@@ -170,12 +173,12 @@ def pack_info(policy_pack: Path | None = None, config: Path | None = None) -> Pa
 
 @dataclass(frozen=True)
 class _Options:
-    packs: tuple[packs.PackSpec, ...]  # in the order given; each with the config paired with it
+    packs: tuple[multi.PackSpec, ...]  # in the order given; each with the config paired with it
     timeout: float
     verbose: bool
     alias_shortcut: bool
     baselines: dict[str, Baseline] | None = None  # stack -> what its plan is made against
-    lookups: Lookups | None = None  # the project's lookups file (amlkit.review.lookups)
+    lookups: Lookups | None = None  # the project's lookups file (amlkit.review.run.lookups)
     pools: tuple[driver.PackPool, ...] = ()  # per pack: its processes, reused across stacks for amlkit's own
 
 
@@ -229,7 +232,7 @@ def _review_one(project: Project, config: StackConfig | _BadStackFile, options: 
         return _config_failure(result, config.error, None, _secrets([]), project)
     environment = config.environment()
     result = StackReview(config.stack, project.name, environment, stack_file)
-    config_paths = [packs.config_path(spec, project.dir, config.stack, environment) for spec in options.packs]
+    config_paths = [multi.config_path(spec, project.dir, config.stack, environment) for spec in options.packs]
     labels = [project.relative(Path(os.path.abspath(path))) if path else PACK_DEFAULTS for path in config_paths]
     result.policy_config = labels[0]
     baseline = (options.baselines or {}).get(config.stack)
@@ -242,7 +245,7 @@ def _review_one(project: Project, config: StackConfig | _BadStackFile, options: 
                         for path in config_paths]
         ids = azure_ids(config, stack_file, options.lookups)
         runner = _Runner(project, config, options, {**_state_request(baseline), "azure": ids.to_request()})
-        with packs.Sessions(options.packs, file_configs, project.name, config.stack, config.values,
+        with multi.Sessions(options.packs, file_configs, project.name, config.stack, config.values,
                             config.secret_keys, options.timeout, options.verbose, options.pools) as session:
             for record in runner.records():
                 streamed.append(record)
@@ -266,7 +269,7 @@ def _review_one(project: Project, config: StackConfig | _BadStackFile, options: 
     finally:
         if runner is not None:
             runner.close()
-    result = packs.add_results(result, analyses, options.packs, labels, records, secrets, project.name)
+    result = multi.add_results(result, analyses, options.packs, labels, records, secrets, project.name)
     if result.error is None:  # waivers are amlkit's: the config of amlkit's pack (or a copy of it) is checked
         result.warnings = [warning for analysis, label in zip(analyses, labels, strict=True)
                            if analysis.pack_name == PACK_NAME
@@ -274,7 +277,7 @@ def _review_one(project: Project, config: StackConfig | _BadStackFile, options: 
     return result
 
 
-# --- plans (amlkit.review.baseline, amlkit.review.diff) -------------------------------------------------
+# --- plans (amlkit.review.plan.baseline, amlkit.review.plan.diff) -------------------------------------------------
 
 def _baselines(project: Project, names: Sequence[str], states: Sequence[Path], base: str | None,
                options: _Options) -> dict[str, Baseline]:
@@ -402,7 +405,7 @@ def _pack_dir(policy_pack: Path | None) -> Path:
 
 
 class _Runner:
-    """The program's child process: a JSON request on stdin, JSON lines back (see amlkit.review.runner)."""
+    """The program's child process: a JSON request on stdin, JSON lines back (see amlkit.review.run.runner)."""
 
     def __init__(self, project: Project, config: StackConfig, options: _Options,
                  extra: dict[str, Any] | None = None) -> None:
@@ -416,7 +419,7 @@ class _Runner:
             "lookups": options.lookups.to_json() if options.lookups else None,
         }
         self.lookups: list[dict[str, Any]] = []  # unanswered lookups, as the runner reports them
-        # `python -P -m amlkit.review.runner` (cwd = project dir), forked warm
+        # `python -P -m amlkit.review.run.runner` (cwd = project dir), forked warm
         self.process = warm.spawn_runner(project.dir, self.stderr)
         self.stack_outputs: dict[str, Any] = {}  # what the program exports, wire form
         self.deadline = time.monotonic() + options.timeout

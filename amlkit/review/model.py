@@ -1,7 +1,7 @@
 """What one review produces, and the one order every report shows it in. The engine fills it; the report
 formats only read it (in the order the `ordered_*` methods give).
 
-The JSON format is `asdict`-shaped from these classes (see amlkit.review.report_json), so renaming a
+The JSON format is `asdict`-shaped from these classes (see amlkit.review.report.json), so renaming a
 field here is a breaking change of the documented JSON output.
 """
 
@@ -129,8 +129,8 @@ class StackReview:
     # ConfigError carried (JSON-safe); None for other failures
     error_detail: dict[str, Any] | None = None
     policy_config: str = PACK_DEFAULTS  # the config file applied to the first pack, or PACK_DEFAULTS
-    plan: Any = None  # amlkit.review.diff.Plan with --state / --base, else None
-    lookups: list[Lookup] = field(default_factory=list)  # unanswered lookups (see amlkit.review.mocks)
+    plan: Any = None  # amlkit.review.plan.diff.Plan with --state / --base, else None
+    lookups: list[Lookup] = field(default_factory=list)  # unanswered lookups (see amlkit.review.run.mocks)
     # every pack run on the stack, in the order given (each with its policy_config); `pack` is the first
     packs: list[PackInfo] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # e.g. a waiver that matches no resource of the stack

@@ -1,7 +1,7 @@
 """Run components under Pulumi's mocks and record every registration with its options.
 
 `run(build)` sets fresh mocks, calls `build()` inside a Pulumi program and waits for every
-registration. The mocks are the review's (`amlkit.review.mocks.AzureMocks`, one implementation): ARM
+registration. The mocks are the review's (`amlkit.review.run.mocks.AzureMocks`, one implementation): ARM
 ids, names and identities shaped as outputs (a map of user-assigned identities, a principal id for a
 system identity).
 """
@@ -15,7 +15,7 @@ from typing import Any
 import pulumi
 from pulumi.runtime import mocks, rpc
 
-from amlkit.review.mocks import SUBSCRIPTION, TENANT, AzureMocks, principal_of
+from amlkit.review.run.mocks import SUBSCRIPTION, TENANT, AzureMocks, principal_of
 
 __all__ = ["RG", "RG_ID", "SUBSCRIPTION", "TENANT", "AzureMocks", "Recorded", "RecordingMonitor", "Registration",
            "arm_id", "principal_of", "run"]

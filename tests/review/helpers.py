@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from amlkit.review import processes, warm
+from amlkit.review.proc import processes, warm
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 RAW = FIXTURES / "raw_aml"
@@ -31,10 +31,10 @@ def _fork_server() -> warm.ForkServer:
 
 
 def runner_output(request: dict[str, Any]) -> bytes:
-    """The runner child's stdout, forked warm as the engine forks it (amlkit.review.warm: what `python -P
-    -m amlkit.review.runner` runs, cwd = the program's directory); the server preloads what the program
-    imports once, so many runs of the same programs stay cheap. tests/review/test_warm.py checks that a
-    cold `python -m amlkit.review.runner` records the same."""
+    """The runner child's stdout, forked warm as the engine forks it (amlkit.review.proc.warm: what `python -P
+    -m amlkit.review.run.runner` runs, cwd = the program's directory); the server preloads what the program
+    imports once, so many runs of the same programs stay cheap. tests/review/test_proc_warm.py checks that a
+    cold `python -m amlkit.review.run.runner` records the same."""
     program = Path(request["program"])
     server = _fork_server()
     if program.exists():
@@ -80,7 +80,7 @@ def normalized(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def record_pack_calls(monkeypatch: Any) -> dict[str, list[Any]]:
     """Every request the review sends a pack through `PackProcess.call` (ConfigureStack, GetAnalyzerInfo,
     Configure, AnalyzeStack, Remediate...), by protocol method, as sent on the wire; the calls still go through."""
-    from amlkit.review import driver
+    from amlkit.review.pack import driver
 
     sent: dict[str, list[Any]] = {}
     call = driver.PackProcess.call

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from amlkit.review import report_markdown
 from amlkit.review.engine import review
 from amlkit.review.model import Review
-from amlkit.review.plan import render_plan
+from amlkit.review.report import markdown as report_markdown
+from amlkit.review.report.resources import render_plan
 from tests.review.helpers import FIXTURES
 
 PLATFORM = FIXTURES / "attached_platform"

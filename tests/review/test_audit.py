@@ -13,8 +13,8 @@ from typer.testing import CliRunner
 from amlkit import cli
 from amlkit.review.audit import audit, blind
 from amlkit.review.engine import default_pack_dir
+from amlkit.review.plan.state import ENCRYPTED
 from amlkit.review.secrets import SECRET_SIG, SECRET_SIG_KEY
-from amlkit.review.state import ENCRYPTED
 from tests.review import auditstates as states
 from tests.review.helpers import PACKS, record_pack_calls
 

@@ -8,8 +8,19 @@ import json
 
 import pytest
 
-from amlkit.review import report_json, report_markdown, report_sarif, report_table
 from amlkit.review.engine import review
+from amlkit.review.report import (
+    json as report_json,
+)
+from amlkit.review.report import (
+    markdown as report_markdown,
+)
+from amlkit.review.report import (
+    sarif as report_sarif,
+)
+from amlkit.review.report import (
+    table as report_table,
+)
 from tests.review.helpers import FIXTURES
 
 PROGRAM = FIXTURES / "lookup_lines"

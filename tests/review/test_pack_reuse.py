@@ -17,8 +17,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from amlkit.review import driver, report_json, warm
 from amlkit.review.engine import review
+from amlkit.review.pack import driver
+from amlkit.review.proc import warm
+from amlkit.review.report import json as report_json
 from tests.review.helpers import FIXTURES, PACKS, RAW
 
 pytestmark = pytest.mark.slow

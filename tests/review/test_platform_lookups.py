@@ -12,10 +12,21 @@ from pathlib import Path
 import pytest
 
 from amlkit.errors import ConfigError
-from amlkit.review import report_json, report_markdown, report_sarif, report_table
 from amlkit.review.engine import review
-from amlkit.review.lookups import FILE_NAME
 from amlkit.review.model import Lookup
+from amlkit.review.report import (
+    json as report_json,
+)
+from amlkit.review.report import (
+    markdown as report_markdown,
+)
+from amlkit.review.report import (
+    sarif as report_sarif,
+)
+from amlkit.review.report import (
+    table as report_table,
+)
+from amlkit.review.run.lookups import FILE_NAME
 from tests.review.helpers import FIXTURES, record_pack_calls
 
 PLATFORM = FIXTURES / "platform_lookups"
@@ -164,7 +175,7 @@ def test_a_bad_lookups_file_stops_the_review_with_exit_2(pinned):
 
 
 def test_lookup_args_never_carry_a_secret_value():
-    from amlkit.review.results import unanswered_lookups
+    from amlkit.review.pack.findings import unanswered_lookups
     from amlkit.review.secrets import REDACTED, Secrets
 
     args = {"vaultName": "kv", "b": ["x-hunter2"], "a": "hunter2"}

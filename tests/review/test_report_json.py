@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from amlkit.review.model import Review
-from amlkit.review.report_json import FORMAT_VERSION, render, render_rules, to_dict
+from amlkit.review.report.json import FORMAT_VERSION, render, render_rules, to_dict
 from tests.data.reviews import (
     COMPUTE,
     PACK,

@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from amlkit.review.model import Review, Violation
-from amlkit.review.report_markdown import render, render_rules
+from amlkit.review.report.markdown import render, render_rules
 from tests.data.reviews import (
     PACK,
     SECRET_VALUE,
@@ -241,6 +241,6 @@ CELLS = [  # (text, as a table cell): HTML escaped outside code spans only (GitH
 
 @pytest.mark.parametrize(("text", "cell"), CELLS, ids=["code-span", "plain", "both", "unclosed"])
 def test_a_cell_escapes_html_outside_code_spans_only(text: str, cell: str) -> None:
-    from amlkit.review.report_markdown import _cell
+    from amlkit.review.report.markdown import _cell
 
     assert _cell(text) == cell

@@ -15,7 +15,7 @@ import jsonschema
 import pytest
 
 from amlkit.review.model import Lookup, Review, Unknown, Violation
-from amlkit.review.report_sarif import SCHEMA_URI, render, to_sarif
+from amlkit.review.report.sarif import SCHEMA_URI, render, to_sarif
 from tests.data.reviews import (
     COMPUTE,
     SECRET_VALUE,

@@ -10,7 +10,7 @@ import pytest
 from rich.console import Console
 
 from amlkit.review.model import Review
-from amlkit.review.report_table import pack_label, render, render_policies, render_rules, summary_line
+from amlkit.review.report.table import pack_label, render, render_policies, render_rules, summary_line
 from tests.data.reviews import (
     PACK,
     SECRET_VALUE,

@@ -43,7 +43,7 @@ def _flag(param: Any) -> list[str]:
 def cli_reference() -> str:
     """docs/cli.md: every command and flag of the typer app, the exit codes and the JSON format."""
     from amlkit import cli
-    from amlkit.review import report_json
+    from amlkit.review.report import json as report_json
 
     group = typer.main.get_command(cli.app)
     lines = [GENERATED, "", "# Command line", "", inline(group.help or ""), ""]

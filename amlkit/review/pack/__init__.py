@@ -1,0 +1,5 @@
+"""The policy pack, driven over the analyzer gRPC protocol as the Pulumi engine drives it: the
+conversation (`driver`), the `--policy-pack-config` reconciliation (`config`), several packs paired with
+their configs (`multi`), what a diagnostic becomes in the report (`findings`), amlkit's own pack
+described without starting it (`info`) and the start-up check that "cannot tell" still reads as
+unknown (`canary`)."""

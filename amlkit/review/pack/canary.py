@@ -1,0 +1,86 @@
+"""The start-up canary: pulumi-policy's "cannot tell" must still read as *unknown*, or the review fails.
+
+pulumi-policy says a policy could not run on a value unknown at preview only in the text of an advisory
+diagnostic ("can't run policy '<name>' from policy pack ... during preview: ..."); the protocol has no
+field for it, so `amlkit.review.pack.driver.is_unknown` recognises the wording. If a pulumi-policy release
+rewords it, every unknown would silently become an advisory finding. So before any stack is reviewed,
+the installed pulumi-policy's own servicer (in process: no gRPC server, channel or thread, so the review's
+parent stays safe to start children) analyzes one resource whose only property is unknown, with one
+resource policy and one stack policy that read it; each diagnostic must classify as unknown. Otherwise the
+review fails (exit 3) and says what pulumi-policy now sends.
+"""
+
+from __future__ import annotations
+
+import functools
+from importlib import metadata
+from typing import Any
+
+from amlkit.errors import ReviewFailed
+
+__all__ = ["check_unknowns", "unknown_canary"]
+
+POLICIES = ("amlkit-canary-resource", "amlkit-canary-stack")
+
+
+@functools.cache
+def unknown_canary() -> str | None:
+    """None when both of pulumi-policy's "cannot tell" diagnostics classify as unknown; else why not."""
+    from google.protobuf import struct_pb2
+    from pulumi.runtime import rpc
+    from pulumi.runtime.proto import analyzer_pb2
+    from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, StackValidationPolicy
+    from pulumi_policy.policy import _PolicyAnalyzerServicer
+
+    from amlkit.review.pack.driver import is_unknown
+
+    def read_resource(args: Any, report: Any) -> None:
+        report(f"decided on {args.props['value']}")  # reading the unknown raises pulumi-policy's UnknownValueError
+
+    def read_stack(args: Any, report: Any) -> None:
+        for resource in args.resources:
+            report(f"decided on {resource.props['value']}")
+
+    policies = [
+        ResourceValidationPolicy(name=POLICIES[0], description="canary", validate=read_resource,
+                                 enforcement_level=EnforcementLevel.MANDATORY),
+        StackValidationPolicy(name=POLICIES[1], description="canary", validate=read_stack,
+                              enforcement_level=EnforcementLevel.MANDATORY),
+    ]
+    try:
+        servicer = _PolicyAnalyzerServicer("amlkit-canary", "0.0.1", policies, EnforcementLevel.MANDATORY)
+        properties = struct_pb2.Struct()
+        properties.update({"value": rpc.UNKNOWN})
+        type_, name = "amlkit:canary:Resource", "canary"
+        urn = f"urn:pulumi:canary::canary::{type_}::{name}"
+        analyze: Any = servicer.Analyze  # pulumi-policy's servicer methods are untyped
+        analyze_stack: Any = servicer.AnalyzeStack
+        diagnostics = [
+            *analyze(analyzer_pb2.AnalyzeRequest(type=type_, name=name, urn=urn, properties=properties),
+                     None).diagnostics,
+            *analyze_stack(analyzer_pb2.AnalyzeStackRequest(resources=[analyzer_pb2.AnalyzerResource(
+                type=type_, name=name, urn=urn, properties=properties)]), None).diagnostics,
+        ]
+    except Exception as error:  # fail closed: a canary that cannot run proves nothing
+        return f"{_version()}: the canary could not run ({type(error).__name__}: {error})"
+    problems = [f"'{d.policyName}' sent {d.message!r}" for d in diagnostics if not is_unknown(d)]
+    missing = sorted(set(POLICIES) - {d.policyName for d in diagnostics})
+    problems += [f"'{name}' sent no diagnostic" for name in missing]
+    if not problems:
+        return None
+    return (f"{_version()} no longer says \"can't run policy ... during preview\" for a value unknown at "
+            f"preview ({'; '.join(problems)}); amlkit would report unknowns as findings")
+
+
+def check_unknowns() -> None:
+    """Raise ReviewFailed (exit 3) when the canary fails."""
+    reason = unknown_canary()
+    if reason is not None:
+        raise ReviewFailed(f"start-up canary: {reason}")
+
+
+def _version() -> str:
+    try:
+        return f"pulumi-policy {metadata.version('pulumi-policy')}"
+    except metadata.PackageNotFoundError:
+        return "pulumi-policy (not installed)"

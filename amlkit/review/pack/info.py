@@ -1,0 +1,132 @@
+"""What `amlkit rules` lists, without starting a pack: amlkit's own pack described from its rules' metadata.
+
+amlkit's pack is built from `amlkit.policies.ALL_RULES` (`policies/__main__.py`), so what its
+GetAnalyzerInfo would answer is known without a process, a gRPC channel or pulumi-policy: each
+policy's name, description, level, severity, remediation, url, tags, display name and compliance
+framework come from the rule, and the levels are reconciled with the config file exactly as the
+review does (`amlkit.review.pack.config.reconcile`, with each schema in the wire form the protocol
+carries: every number a float). tests/review/test_pack_info.py checks that this equals what the
+running pack answers, for the defaults and for config files. Any other pack is asked over the
+protocol (`amlkit.review.engine.pack_info`).
+
+This module imports neither grpc, nor pulumi-policy, nor the review engine.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from amlkit.errors import ReviewFailed, UsageError
+from amlkit.review.model import PackInfo, PolicyInfo
+
+__all__ = ["POLICY_PACK_FILES", "default_pack_dir", "own_pack_info", "pack_info", "pack_version", "rule_baseline"]
+
+POLICY_PACK_FILES = ("PulumiPolicy.yaml", "__main__.py")
+
+
+def default_pack_dir() -> Path:
+    """amlkit's own policy pack: the directory of `amlkit.policies`, checked to hold the pack's files."""
+    spec = importlib.util.find_spec("amlkit.policies")
+    if spec is None or spec.origin is None:
+        raise ReviewFailed("the amlkit.policies package is not installed")
+    directory = Path(spec.origin).resolve().parent
+    missing = [name for name in POLICY_PACK_FILES if not (directory / name).is_file()]
+    if missing:
+        raise ReviewFailed(f"{directory}: not a policy pack (missing {', '.join(missing)})")
+    return directory
+
+
+def pack_version(pack_dir: Path, reported: str) -> str:
+    """The version to display: PulumiPolicy.yaml's `version` (Python packs report 0.0.1 themselves)."""
+    path = pack_dir / "PulumiPolicy.yaml"
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError):
+        return reported
+    version = data.get("version") if isinstance(data, dict) else None
+    return str(version) if version else reported
+
+
+PYTHON_PACK_VERSION = "0.0.1"  # what pulumi-policy's PolicyPack reports as its version
+
+
+def pack_info(policy_pack: Path | None = None, config: Path | None = None) -> PackInfo:
+    """The pack's policies with their levels after reconciliation with `config` (for `amlkit rules`):
+    from the rules' metadata for amlkit's own pack, over the analyzer protocol for any other."""
+    if config is not None and Path(config).is_dir():
+        raise UsageError(f"{config}: a directory; `rules` takes one policy pack config file")
+    own = default_pack_dir()
+    if policy_pack is not None and Path(policy_pack).resolve() != own:
+        engine = importlib.import_module("amlkit.review.engine")
+        info: PackInfo = engine.pack_info(policy_pack, config)
+        return info
+    return own_pack_info(own, config)
+
+
+def own_pack_info(pack_dir: Path, config: Path | None = None) -> PackInfo:
+    """amlkit's pack as GetAnalyzerInfo and Configure would describe it, from the rules' metadata (and its
+    `baseline` entry, a policy of the pack that checks nothing: `amlkit.policies.rule_baseline`)."""
+    from amlkit.policies import all_rules
+    from amlkit.policies.framework import PACK_NAME, WAIVER_SCHEMA
+    from amlkit.policies.rule_baseline import BASELINE_POLICY, BASELINE_SCHEMA
+    from amlkit.review.pack.config import PolicyConfig, PolicySchema, load_config_file, reconcile
+
+    rules = all_rules()
+    schemas = [PolicySchema(rule.name, rule.level, _wire({**rule.config, "waivers": WAIVER_SCHEMA}))
+               for rule in rules]
+    schemas.append(PolicySchema(BASELINE_POLICY, "advisory", _wire(BASELINE_SCHEMA)))
+    file_config = load_config_file(config) if config else None
+    name = str(config) if config else None
+    levels = rule_baseline(reconcile(schemas, {}, file_config, name), name)
+    policies = tuple(
+        PolicyInfo(
+            name=rule.name, description=rule.description,
+            level=levels.get(rule.name, PolicyConfig()).level or "advisory", severity=rule.severity,
+            remediation=rule.remediation, url=rule.docs_url, tags=tuple(rule.tags),
+            stack_policy=rule.is_stack_rule, display_name=rule.display_name,
+            framework=_framework(rule.compliance), ref=rule.ref, group=rule.group, equivalents=rule.equivalents,
+            since=rule.since,
+        )
+        for rule in rules
+    )
+    return PackInfo(PACK_NAME, pack_version(pack_dir, PYTHON_PACK_VERSION), policies)
+
+
+def rule_baseline(config: dict[str, Any], file: str | None) -> dict[str, Any]:
+    """amlkit's pack config (name -> PolicyConfig) with its rule baseline applied, as the pack applies it (so
+    reports show the levels the pack runs with); a baseline naming no release of the pack is a ConfigError."""
+    from amlkit.errors import ConfigError
+    from amlkit.policies import all_rules
+    from amlkit.policies.rule_baseline import BASELINE_POLICY, BaselineError, rebase
+    from amlkit.review.pack.config import PolicyConfig
+
+    try:
+        rebased = rebase(all_rules(), {name: (entry.level, entry.properties) for name, entry in config.items()})
+    except BaselineError as error:
+        key, _, message = str(error).partition(": ")
+        raise ConfigError(file, key, message, (config[BASELINE_POLICY].properties or {}).get("version")) from None
+    return {name: PolicyConfig(level, properties) for name, (level, properties) in rebased.items()}
+
+
+def _framework(compliance: Any) -> tuple[str, str, str, str] | None:
+    if compliance is None:
+        return None
+    fields = (compliance.name, compliance.version, compliance.reference, compliance.specification)
+    return fields if any(fields) else None
+
+
+def _wire(value: Any) -> Any:
+    """A JSON value as a protobuf Struct carries it: every number a float (as `MessageToDict` gives it back)."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, dict):
+        return {key: _wire(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_wire(item) for item in value]
+    return value

@@ -1,0 +1,342 @@
+"""Warm start: pay the imports once per review, then fork a child per stack for the program and the pack.
+
+The review's parent talks gRPC to every pack, and gRPC is not fork-safe (a fork while another thread
+is inside gRPC leaves the child aborting with `epoll_wait error: Bad file descriptor`). So the parent
+never forks. It starts ONE fork server (`python -P -m amlkit.review.proc.warm_server`, an exec, no Python code
+between fork and exec) before it creates any gRPC channel; the server imports pulumi, the
+azure-native modules the programs use (forcing the lazy modules to load), amlkit's components and the
+pack's modules, and never creates a gRPC channel, server or thread: it checks that it is the only
+thread before every fork (`/proc/self/task`), and refuses to fork otherwise.
+
+Per stack, the parent asks the server (an AF_UNIX socket; the child's stdin/stdout/stderr travel as
+file descriptors, SCM_RIGHTS) to fork:
+- a program child, which runs exactly what `python -P -m amlkit.review.run.runner` runs (cwd = project
+  dir; -P: the project directory never shadows the installed amlkit);
+- a pack child, which runs exactly what the engine's `python -u -m pulumi.policy <engine> <pack dir>`
+  runs: cwd = pack dir, `sys.argv`, unbuffered stdout, PULUMI_PROJECT / PULUMI_STACK /
+  PULUMI_DRY_RUN / PULUMI_CONFIG in the environment. Its gRPC server starts in the child, after the
+  fork.
+Each child calls `setsid` (its own process group, which the parent kills with SIGKILL) and
+PR_SET_PDEATHSIG(SIGKILL); the server has PR_SET_PDEATHSIG too, so killing the parent, even with
+SIGKILL, kills the server and then every child. The server reaps the children and writes each exit
+status to a pipe the parent holds (`WarmChild.wait`), so the parent sees the same exit codes as
+with Popen.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import os
+import select
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from amlkit.errors import ReviewFailed
+from amlkit.review.proc import processes
+
+PIPE = subprocess.PIPE
+DEVNULL = subprocess.DEVNULL
+REPLY_TIMEOUT = 300.0  # seconds for the server to answer a fork request (it may be importing first)
+_PR_SET_PDEATHSIG = 1
+_HEADER = struct.Struct("!I")
+_MAX_FDS = 8
+
+# What both kinds of children need, imported before anything else (no gRPC object is created).
+BASE_MODULES = ("pulumi", "pulumi.runtime", "pulumi.runtime.mocks", "pulumi.runtime.stack",
+                "pulumi.runtime.sync_await", "amlkit.review.run.runner", "amlkit.review.run.mocks")
+PACK_MODULES = ("pulumi_policy", "pulumi_policy.policy", "google.protobuf.json_format", "argparse", "runpy")
+
+
+# --- the parent's side ----------------------------------------------------------------------------
+
+class WarmChild:
+    """A child the fork server started, with the part of Popen's interface the review uses."""
+
+    def __init__(self, pid: int, stdin: Any, stdout: Any, stderr: Any, status_fd: int) -> None:
+        self.pid, self.stdin, self.stdout, self.stderr = pid, stdin, stdout, stderr
+        self.returncode: int | None = None
+        self._status_fd: int | None = status_fd
+        self._lock = threading.Lock()
+
+    def poll(self) -> int | None:
+        return self._wait(0)
+
+    def wait(self, timeout: float | None = None) -> int:
+        code = self._wait(timeout)
+        if code is None:
+            raise subprocess.TimeoutExpired(f"pid {self.pid}", timeout or 0)
+        return code
+
+    def _wait(self, timeout: float | None) -> int | None:
+        with self._lock:
+            if self.returncode is not None or self._status_fd is None:
+                return self.returncode
+            ready, _, _ = select.select([self._status_fd], [], [], timeout)
+            if not ready:
+                return None
+            data = b""
+            while len(data) < 4:
+                chunk = os.read(self._status_fd, 4 - len(data))
+                if not chunk:
+                    break
+                data += chunk
+            if len(data) < 4 and not _gone(self.pid, timeout):
+                return None  # the server died (no status); the child dies with it (PR_SET_PDEATHSIG)
+            os.close(self._status_fd)
+            self._status_fd = None
+            self.returncode = struct.unpack("!i", data)[0] if len(data) == 4 else -signal.SIGKILL
+            return self.returncode
+
+    def __del__(self) -> None:
+        if self._status_fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._status_fd)
+
+
+def _gone(pid: int, timeout: float | None) -> bool:
+    """Whether the process has exited (a zombie holds no files), waiting up to `timeout` seconds."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while True:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as stat:
+                if stat.read().rsplit(b")", 1)[1].split()[0] == b"Z":
+                    return True
+        except FileNotFoundError:
+            return True
+        except OSError:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                return True
+        if deadline is not None and time.monotonic() >= deadline:
+            return False
+        time.sleep(0.01)
+
+
+class ForkServer:
+    """The parent's handle on the fork server process."""
+
+    def __init__(self, hint: Path | None = None) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 - closed in close()
+        self.lock = threading.Lock()
+        self.sock = ours
+        self.sock.settimeout(REPLY_TIMEOUT)
+        args = [sys.executable, "-P", "-m", "amlkit.review.proc.warm_server", str(theirs.fileno()), str(os.getpid()),
+                *([str(hint)] if hint else [])]
+        try:
+            # no preexec_fn: Popen then execs straight away (no Python code, no fork handlers run)
+            self.process = processes.adopt(lambda: subprocess.Popen(
+                args, pass_fds=[theirs.fileno()], start_new_session=True, stdin=DEVNULL, stdout=DEVNULL,
+                stderr=self.stderr))
+        except OSError as error:
+            raise ReviewFailed(f"cannot start the warm-start process: {error.strerror}") from None
+        finally:
+            theirs.close()
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def plan(self, program: Path | None, pack: Path | None, stacks: int) -> None:
+        """Tell the server what it will fork (it preloads the modules those need, unless `eager`)."""
+        eager = _ONE_SHOT and stacks <= 1
+        self._request({"op": "plan", "program": str(program) if program else None,
+                       "pack": str(pack) if pack else None, "stacks": stacks, "eager": eager})
+
+    def status(self) -> dict[str, Any]:
+        return self._request({"op": "status"})
+
+    def fork(self, kind: str, cwd: Path, stdio: tuple[Any, Any, Any], env: dict[str, str] | None = None,
+             argv: list[str] | None = None) -> WarmChild:
+        """Fork a child of `kind` ("runner" | "pack"); stdio entries: PIPE, DEVNULL or a file object."""
+        child_fds: list[int] = []
+        parent_ends: list[Any] = []  # the parent's file object per stream, or None
+        opened: list[int] = []
+        try:
+            for index, spec in enumerate(stdio):
+                if spec == PIPE:
+                    read, write = os.pipe()
+                    child, parent = (read, write) if index == 0 else (write, read)
+                    opened.append(child)
+                    child_fds.append(child)
+                    parent_ends.append(open(parent, "wb" if index == 0 else "rb"))  # noqa: SIM115
+                elif spec == DEVNULL:
+                    fd = os.open(os.devnull, os.O_RDWR)
+                    opened.append(fd)
+                    child_fds.append(fd)
+                    parent_ends.append(None)
+                else:
+                    child_fds.append(spec.fileno())
+                    parent_ends.append(None)
+            status_read, status_write = os.pipe()
+            opened.append(status_write)
+            try:
+                reply = self._request({"op": "fork", "kind": kind, "cwd": str(cwd), "env": env or {},
+                                       "argv": argv or []}, [*child_fds, status_write])
+            except BaseException:
+                os.close(status_read)
+                raise
+        except BaseException:
+            for end in parent_ends:
+                if end is not None:
+                    end.close()
+            raise
+        finally:
+            for fd in opened:
+                os.close(fd)
+        if "error" in reply:
+            os.close(status_read)
+            for end in parent_ends:
+                if end is not None:
+                    end.close()
+            raise ReviewFailed(f"warm start: {reply['error']}")
+        stdin, stdout, stderr = parent_ends
+        return WarmChild(reply["pid"], stdin, stdout, stderr, status_read)
+
+    def _request(self, message: dict[str, Any], fds: list[int] | None = None) -> dict[str, Any]:
+        with self.lock:
+            try:
+                _send(self.sock, message, fds or [])
+                reply, _ = _receive(self.sock)
+            except (OSError, EOFError, ValueError) as error:
+                raise ReviewFailed(f"the warm-start process failed ({error or 'it exited'}): "
+                                   f"{self._stderr_tail()}") from None
+        return reply
+
+    def _stderr_tail(self) -> str:
+        with contextlib.suppress(OSError, ValueError):
+            self.stderr.seek(0)
+            lines = [line.strip() for line in self.stderr.read().decode(errors="replace").splitlines() if line.strip()]
+            if lines:
+                return lines[-1]
+        return "no output"
+
+    def close(self) -> None:
+        processes.kill(self.process)
+        self.sock.close()
+        self.stderr.close()
+
+
+_SERVER: ForkServer | None = None
+_SERVER_LOCK = threading.Lock()
+
+
+_ONE_SHOT = False
+
+
+def prestart(project_dir: Path | None = None, one_shot: bool = False) -> None:
+    """Start the fork server now (the CLI calls this before its heavy imports and any gRPC channel).
+
+    project_dir: where the review will probably run; the server preloads what its program imports,
+    then amlkit's pack, while the caller is still importing. one_shot: this process runs one review and
+    exits (the CLI): a review of one stack then forks its two children at once, and each imports what
+    it lacks, in parallel on two cores, instead of the server importing both (measured faster cold,
+    bench/README.md); a process that reviews again (the library, the persistent server) preloads, so its
+    later reviews fork warm.
+    """
+    global _ONE_SHOT
+    _ONE_SHOT = one_shot
+    _server(project_dir)
+
+
+def _server(hint: Path | None = None) -> ForkServer:
+    global _SERVER
+    with _SERVER_LOCK:
+        if _SERVER is None or not _SERVER.alive():
+            if _SERVER is not None:
+                _SERVER.close()
+            _SERVER = ForkServer(hint)
+        return _SERVER
+
+
+def stop() -> None:
+    """Stop the fork server, if one is running: at exit (atexit, and the CLI when its command ends). A
+    review still running in another thread starts a new one for its next child."""
+    global _SERVER
+    with _SERVER_LOCK:
+        server, _SERVER = _SERVER, None
+    if server is not None:
+        server.close()
+
+
+atexit.register(stop)
+
+
+def server_cpu_seconds() -> float:
+    """CPU seconds of this process's fork server and of the children it reaped; 0 when none runs."""
+    server = _SERVER
+    if server is None or not server.alive():
+        return 0.0
+    try:
+        return float(sum(server.status()["cpu"].values()))
+    except ReviewFailed:  # it died meanwhile
+        return 0.0
+
+
+@contextlib.contextmanager
+def session(program: Path | None, pack: Path | None, stacks: int) -> Iterator[ForkServer]:
+    """The process's fork server (started on first use, or prestarted), told what this review will fork.
+
+    It lives as long as this process (stopped at exit), so a second review in the same process forks from
+    a server that has imported everything already; no review ever stops it under another one running
+    at the same time.
+    """
+    server = _server()
+    server.plan(program, pack, stacks)
+    yield server
+
+
+def spawn_runner(cwd: Path, stderr: Any) -> WarmChild:
+    """The program's child: what `python -P -m amlkit.review.run.runner` (cwd = project dir) runs."""
+    return _fork("runner", cwd, (PIPE, PIPE, stderr))
+
+
+def spawn_pack(pack_dir: Path, engine_address: str, env: dict[str, str]) -> WarmChild:
+    """The pack's child: what `python -u -m pulumi.policy <engine> <pack dir>` (cwd = pack dir) runs."""
+    return _fork("pack", pack_dir, (DEVNULL, PIPE, PIPE), env=env, argv=[engine_address, str(pack_dir)])
+
+
+def _fork(kind: str, cwd: Path, stdio: tuple[Any, Any, Any], env: dict[str, str] | None = None,
+          argv: list[str] | None = None) -> WarmChild:
+    server = _server()
+    return processes.adopt(lambda: server.fork(kind, cwd, stdio, env, argv))
+
+
+# --- wire format -----------------------------------------------------------------------------------
+
+def _send(sock: socket.socket, message: dict[str, Any], fds: list[int]) -> None:
+    data = json.dumps(message).encode()
+    frame = _HEADER.pack(len(data)) + data
+    sent = socket.send_fds(sock, [frame[:65536]], fds) if fds else sock.send(frame[:65536])
+    sock.sendall(frame[sent:])
+
+
+def _receive(sock: socket.socket) -> tuple[dict[str, Any], list[int]]:
+    data, fds, _, _ = socket.recv_fds(sock, 65536, _MAX_FDS)
+    if not data:
+        raise EOFError("")
+    while len(data) < _HEADER.size:
+        data += _recv_some(sock)
+    (size,) = _HEADER.unpack(data[:_HEADER.size])
+    body = data[_HEADER.size:]
+    while len(body) < size:
+        body += _recv_some(sock)
+    return json.loads(body), list(fds)
+
+
+def _recv_some(sock: socket.socket) -> bytes:
+    chunk = sock.recv(65536)
+    if not chunk:
+        raise EOFError("")
+    return chunk

@@ -1,0 +1,146 @@
+"""The preview's plan: a tree under each parent with the settings people review, secrets never shown."""
+
+from __future__ import annotations
+
+import pytest
+
+from amlkit.review.model import ResourceRecord, StackReview
+from amlkit.review.report.resources import render_plan, settings, show
+from tests.data.reviews import COMPUTE, SECRET_SIG, SECRET_VALUE, UNKNOWN, WORKSPACE, prod_stack
+
+PROD_PLAN = """\
+     Type                                                    Name           Plan    Info
+ +   amlkit:index:Environment                                prod           create
+ +   ├─ amlkit:index:ComputeCluster                          cpu-cluster    create
+ +   │  └─ azure-native:machinelearningservices:Compute      cpu-cluster    create  AmlCompute; size Standard_DS3_v2; min nodes 2; max nodes 4; priority Dedicated; identity SystemAssigned; subnet vnet-prod/aml; node public IP false; SSH NotSpecified (default)
+ +   └─ amlkit:index:Workspace                               mlw-prod       create
+ +      ├─ azure-native:authorization:ManagementLockByScope  mlw-prod-lock  create  lock CanNotDelete on scope (unknown)
+ +      └─ azure-native:machinelearningservices:Workspace    mlw-prod       create  public network access Disabled; managed network AllowOnlyApprovedOutbound; identity SystemAssigned; protect
+
+Resources:
+    + 6 to create
+"""  # noqa: E501
+
+
+def test_plan_of_a_stack() -> None:
+    assert render_plan(prod_stack()).plain == PROD_PLAN
+
+
+def test_plan_does_not_depend_on_registration_order() -> None:
+    stack = prod_stack()
+    stack.resources.reverse()
+    assert render_plan(stack).plain == PROD_PLAN
+
+
+def test_empty_plan() -> None:
+    stack = StackReview(stack="s", project="p", environment="e", stack_file="f")
+    assert render_plan(stack).plain == "     Type  Name  Plan    Info\n\nResources:\n    + 0 to create\n"
+
+
+def test_orphans_and_cycles_are_shown_once_as_roots() -> None:
+    a = ResourceRecord(urn="a", type="t:a", name="a", parent="missing")
+    b = ResourceRecord(urn="b", type="t:b", name="b", parent="b")
+    stack = StackReview(stack="s", project="p", environment="e", stack_file="f", resources=[b, a])
+    assert [line.split()[1] for line in render_plan(stack).plain.splitlines()[1:3]] == ["t:a", "t:b"]
+
+
+def _cluster(**inner) -> dict:
+    return {"properties": {"computeType": "AmlCompute", "properties": inner}}
+
+
+@pytest.mark.parametrize(
+    ("type_", "inputs", "options", "expected"),
+    [
+        pytest.param(COMPUTE, _cluster(), {}, ["AmlCompute", "min nodes 0 (default)", "priority Dedicated (default)",
+                                             "node public IP true (default)", "SSH NotSpecified (default)"],
+                     id="cluster-defaults-are-spelled-out"),
+        pytest.param(COMPUTE, _cluster(vmSize={SECRET_SIG: "x", "value": SECRET_VALUE}, vmPriority="LowPriority",
+                                       scaleSettings={"maxNodeCount": 10.0, "nodeIdleTimeBeforeScaleDown": "PT120S"},
+                                       enableNodePublicIp=UNKNOWN, remoteLoginPortPublicAccess="Disabled"),
+                     {}, ["AmlCompute", "size [secret]", "min nodes 0 (default)", "max nodes 10",
+                          "priority LowPriority", "idle PT120S", "node public IP (unknown)", "SSH Disabled"],
+                     id="secret-and-unknown-values"),
+        pytest.param(COMPUTE, {"identity": {"type": "UserAssigned", "userAssignedIdentities": ["/id/1", "/id/2"]},
+                               "properties": {"computeType": "AmlCompute", "disableLocalAuth": True,
+                                              "computeLocation": "northeurope",
+                                              "properties": {"subnet": {"id": "[secret]"}}}},
+                     {"protect": True, "retainOnDelete": True},
+                     ["AmlCompute", "min nodes 0 (default)", "priority Dedicated (default)", "location northeurope",
+                      "identity UserAssigned (2 user-assigned)", "subnet [secret]", "node public IP true (default)",
+                      "SSH NotSpecified (default)", "local auth disabled true", "protect", "retain on delete"],
+                     id="identity-location-options"),
+        pytest.param(COMPUTE, {"properties": {"computeType": "ComputeInstance", "properties": {
+            "vmSize": "Standard_DS3_v2", "idleTimeBeforeShutdown": "PT60M", "enableNodePublicIp": False,
+            "sshSettings": {"sshPublicAccess": "Enabled"}}}}, {},
+                     ["ComputeInstance", "size Standard_DS3_v2", "idle shutdown PT60M", "node public IP false",
+                      "SSH Enabled"], id="instance"),
+        pytest.param(WORKSPACE, {}, {},
+                     ["public network access Enabled (default)", "managed network Disabled (default)"],
+                     id="workspace-defaults"),
+        pytest.param(WORKSPACE, {"kind": "Hub", "hbiWorkspace": True, "serverlessComputeSettings": {
+            "serverlessComputeCustomSubnet": "/s/rg/providers/Microsoft.Network/virtualNetworks/v/subnets/sl",
+            "serverlessComputeNoPublicIP": True}}, {},
+                     ["kind Hub", "public network access Enabled (default)", "managed network Disabled (default)",
+                      "serverless subnet /s/rg/providers/Microsoft.Network/virtualNetworks/v/subnets/sl",
+                      "serverless no public IP true", "HBI true"], id="workspace-serverless-hbi"),
+        pytest.param("azure-native:authorization:ManagementLockAtResourceGroupLevel",
+                     {"level": "CanNotDelete", "resourceGroupName": "rg-ml"}, {},
+                     ["lock CanNotDelete on resource group rg-ml"], id="resource-group-lock"),
+        pytest.param("azure-native:authorization:ManagementLockAtResourceLevel",
+                     {"level": "ReadOnly", "resourceName": "st1", "resourceGroupName": "rg-ml"}, {},
+                     ["lock ReadOnly on resource st1"], id="resource-lock"),
+        pytest.param("azure-native:authorization:ManagementLockAtSubscriptionLevel", {}, {},
+                     ["lock (unset) on the subscription"], id="subscription-lock"),
+        pytest.param("azure-native:storage:StorageAccount", {"accountName": "x"}, {"protect": True}, ["protect"],
+                     id="other-types-only-options"),
+    ],
+)
+def test_settings(type_: str, inputs: dict, options: dict, expected: list[str]) -> None:
+    record = ResourceRecord(urn="u", type=type_, name="n", inputs=inputs, options=options)
+    assert settings(record) == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [(4.0, "4"), (0.5, "0.5"), (True, "true"), ("[secret]", "[secret]"), ({SECRET_SIG: "x", "value": "p"}, "[secret]"),
+     (UNKNOWN, "(unknown)"), ({"a": 1}, "(set)"), ([1], "(set)"), ("West Europe", "West Europe")],
+)
+def test_show(value, text: str) -> None:
+    assert show(value) == text
+
+
+def test_secret_plaintext_never_in_the_plan() -> None:
+    assert SECRET_VALUE not in render_plan(prod_stack()).plain
+
+
+AKS_ID = "/subscriptions/0000/resourceGroups/rg-aks/providers/Microsoft.ContainerService/managedClusters/aks-ml"
+POOL_ID = "/subscriptions/0000/resourceGroups/rg-syn/providers/Microsoft.Synapse/workspaces/syn/bigDataPools/pool1"
+
+
+def _attached(kind: str, resource_id: object, inner: dict | None = None, **outer: object) -> dict:
+    properties = {"computeType": kind, "resourceId": resource_id, **outer}
+    if inner is not None:
+        properties["properties"] = inner
+    return {"properties": properties}
+
+
+@pytest.mark.parametrize(
+    ("inputs", "expected"),
+    [
+        pytest.param({**_attached("Kubernetes", AKS_ID, {"namespace": "team-a"}, disableLocalAuth=True),
+                      "identity": {"type": "SystemAssigned"}},
+                     ["Kubernetes", "attaches managedClusters/aks-ml in rg-aks", "namespace team-a",
+                      "identity SystemAssigned", "local auth disabled true"], id="kubernetes"),
+        pytest.param(_attached("Kubernetes", AKS_ID), ["Kubernetes", "attaches managedClusters/aks-ml in rg-aks",
+                                                       "namespace default (default)"], id="kubernetes-default-ns"),
+        pytest.param(_attached("SynapseSpark", POOL_ID), ["SynapseSpark",
+                                                          "attaches workspaces/syn/bigDataPools/pool1 in rg-syn"],
+                     id="synapse-pool"),
+        pytest.param(_attached("VirtualMachine", UNKNOWN, {"administratorAccount": {SECRET_SIG: "x", "value": "pw"}}),
+                     ["VirtualMachine", "attaches (unknown)"], id="vm-unknown-target-credentials-not-shown"),
+        pytest.param(_attached("AKS", "aks-by-name"), ["AKS", "attaches aks-by-name"], id="not-an-arm-id"),
+    ],
+)
+def test_attached_compute_shows_its_target(inputs: dict, expected: list[str]) -> None:
+    record = ResourceRecord(urn="u", type=COMPUTE, name="k8s", inputs=inputs)
+    assert settings(record) == expected
