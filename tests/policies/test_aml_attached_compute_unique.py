@@ -109,10 +109,4 @@ def test_unknown_resource_id_is_unknown_not_a_pass():
         stack_findings(RULE, [known, unknown])
 
 
-def test_kubernetes_is_the_one_multi_attach_kind():
-    from amlkit import azure_facts
-
-    assert azure_facts.MULTI_ATTACH_KINDS == ("Kubernetes",)
-
-
 EXAMPLE = Example.of_builders(CASES, fails="vm-attached-twice-under-two-names", passes="unique-pair-passes")

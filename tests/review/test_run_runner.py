@@ -173,7 +173,8 @@ def test_a_config_error_carries_every_public_field_and_the_component_being_built
         "file": None, "key_path": "min_node", "problem": "unknown key; allowed: min_nodes, max_nodes", "value": 2,
         "component_name": "probe", "allowed": ["min_nodes", "max_nodes"], "closest": "min_nodes",
         "output": "an Output (known only after deployment)"}
-    assert described["source"] == {"file": __file__, "line": described["source"]["line"]}  # this test's frame
+    raise_line = _Probe.validate.__code__.co_firstlineno + 1  # the innermost frame of this file: the raise
+    assert described["source"] == {"file": __file__, "line": raise_line}
     json.dumps(described)  # the parent reads it as one JSON line
 
 
