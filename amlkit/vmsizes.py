@@ -27,7 +27,7 @@ _TOP_KEYS = {"as_of", "sources", "gpu_architectures", "families"}
 _FAMILY_KEYS = {
     "series", "aliases", "category", "quota_family", "aml_supported", "gpu_generation", "gpu_model", "retired",
     "capacity_restricted", "approval_required", "isolated_sizes", "sizes", "source", "lifecycle", "preview",
-    "default_excluded", "cuda_min", "gpu_memory_gb_per_gpu", "clusters_only",
+    "default_excluded", "cuda_min", "gpu_memory_gb_per_gpu", "clusters_only", "skip_online_reserve",
 }
 _SIZE_KEYS = {"template", "vcpus", "constrained", "gpus", "gpu_memory_gb_total", "retired"}
 CATEGORIES = (
@@ -78,6 +78,14 @@ class CudaMin:
 
 
 @dataclass(frozen=True)
+class SizeSet:
+    """Sizes of one family that a sourced fact names (e.g. the sizes without an online upgrade reserve)."""
+
+    sizes: tuple[str, ...]
+    source: Source
+
+
+@dataclass(frozen=True)
 class GpuArchitecture:
     name: str
     vendor: str
@@ -109,6 +117,7 @@ class VmFamily:
     cuda_min: CudaMin | None = None  # a GPU that needs a later CUDA than its architecture's first (A10 sm_86: 11.1)
     gpu_memory_gb_per_gpu: int | None = None  # one physical GPU's memory (None: its page publishes only totals)
     clusters_only: bool = False  # Azure ML runs the series on clusters, not on compute instances (FX)
+    skip_online_reserve: SizeSet | None = None  # sizes whose managed online deployments take no 20% upgrade reserve
 
 
 @dataclass(frozen=True)
@@ -132,6 +141,13 @@ class VmSize:
     @property
     def isolated(self) -> bool:
         return self.name in self.family.isolated_sizes
+
+    @property
+    def skips_online_reserve(self) -> bool:
+        """A managed online deployment of this size reserves no extra 20% of quota for upgrades ("Skip 20%
+        Reservation" in reference-managed-online-endpoints-vm-sku-list.md)."""
+        exempt = self.family.skip_online_reserve
+        return exempt is not None and self.name in exempt.sizes
 
 
 @dataclass(frozen=True)
@@ -361,10 +377,12 @@ def build_catalogue(data: Any, file: str | None = DATA_FILE) -> Catalogue:
             _add_unique(file, f"{path}.aliases", by_key, series_key(key), family, f"series name {key!r}")
         for size in _sizes(file, path, entry, family, sources):
             _add_unique(file, f"{path}.sizes", sizes, size.name.casefold(), size, f"size {size.name!r}")
-        for isolated in family.isolated_sizes:
-            found = sizes.get(isolated.casefold())
-            if found is None or found.family is not family or found.name != isolated:
-                raise ConfigError(file, f"{path}.isolated_sizes", f"{isolated!r} is not a size of this family")
+        exempt = family.skip_online_reserve.sizes if family.skip_online_reserve else ()
+        for key, named in (("isolated_sizes", family.isolated_sizes), ("skip_online_reserve.sizes", exempt)):
+            for name in named:
+                found = sizes.get(name.casefold())
+                if found is None or found.family is not family or found.name != name:
+                    raise ConfigError(file, f"{path}.{key}", f"{name!r} is not a size of this family")
     for index, family in enumerate(families):
         for successor in family.successors:
             if series_key(successor) not in by_key:
@@ -486,7 +504,18 @@ def _family(file: str | None, path: str, entry: Any, sources: Mapping[str, Sourc
         cuda_min=_cuda_min(file, f"{path}.cuda_min", entry.get("cuda_min"), sources),
         gpu_memory_gb_per_gpu=_positive(file, f"{path}.gpu_memory_gb_per_gpu", entry.get("gpu_memory_gb_per_gpu")),
         clusters_only=_flag(file, f"{path}.clusters_only", entry.get("clusters_only", False)),
+        skip_online_reserve=_size_set(file, f"{path}.skip_online_reserve", entry.get("skip_online_reserve"), sources),
     )
+
+
+def _size_set(file: str | None, path: str, raw: Any, sources: Mapping[str, Source]) -> SizeSet | None:
+    """{sizes: [names], source}; the sizes are checked against the family's once its sizes are known."""
+    if raw is None:
+        return None
+    if not isinstance(raw, Mapping) or set(raw) != {"sizes", "source"}:
+        raise ConfigError(file, path, "expected {sizes: [size names], source: <id or URL>}", raw)
+    return SizeSet(tuple(_strings(file, f"{path}.sizes", raw["sizes"])),
+                   _source(file, f"{path}.source", raw["source"], sources))
 
 
 def _cuda_min(file: str | None, path: str, raw: Any, sources: Mapping[str, Source]) -> CudaMin | None:

@@ -65,7 +65,7 @@ def test_filters_combine():
     names = [row["name"] for row in as_json("--gpu", "--aml-supported", "--approved", "--status", "current")["sizes"]]
     assert names == ["Standard_NC4as_T4_v3", "Standard_NC8as_T4_v3", "Standard_NC16as_T4_v3",
                      "Standard_NC64as_T4_v3", "Standard_ND96asr_v4", "Standard_ND96isr_H100_v5",
-                     "Standard_ND96isr_H200_v5"]
+                     "Standard_ND96is_H100_v5", "Standard_ND96isr_H200_v5"]
 
 
 def test_approved_lists_the_packs_default_allowed_series():

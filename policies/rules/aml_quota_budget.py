@@ -20,8 +20,10 @@ workspace is in the stack: "The location for the compute. If omitted, defaults t
 Managed online deployments also take dedicated cores of their instance type's family (since 0.2.0, config
 `onlineDeploymentCores`): Azure reserves 20% extra for upgrades, so a deployment of n instances needs
 `ceil(1.2 * n) * cores of the VM size` (azure-ai-docs articles/machine-learning/includes/
-quota-allocation-online-deployment.md; a few SKUs are exempt, reference-managed-online-endpoints-vm-sku-list.md,
-which amlkit does not model: the count errs on the safe side). n is `sku.capacity` (Azure's default 1), or
+quota-allocation-online-deployment.md). The sizes whose "Skip 20% Reservation" column is Yes in azure-ai-docs
+articles/machine-learning/reference-managed-online-endpoints-vm-sku-list.md (the A100 and H100 NC sizes,
+ND96asr_v4, ND96amsr_A100_v4, ND40rs_v2, ND96is(r)_H100_v5; the catalogue's `skip_online_reserve`) take no
+reserve: `n * cores`, and the message says so. n is `sku.capacity` (Azure's default 1), or
 `scaleSettings.maxInstances` when target-utilization autoscaling may go higher.
 """
 
@@ -66,7 +68,8 @@ class Demand:
     size: VmSize | None
     low_priority: bool
     requested: int | None = None
-    """A managed online deployment's requested instances (`nodes` is then ceil(1.2 x requested))."""
+    """A managed online deployment's requested instances (`nodes` is then ceil(1.2 x requested), or `requested`
+    for a size without the upgrade reserve)."""
 
     @property
     def cores(self) -> int:
@@ -140,11 +143,13 @@ def managed_deployment(resource: StackResource) -> tuple[Counted | None, str | N
 
 
 UPGRADE_RESERVE = 1.2
-"""Managed online deployments reserve quota for ceil(1.2 x instances) (quota-allocation-online-deployment.md)."""
+"""Managed online deployments reserve quota for ceil(1.2 x instances) (quota-allocation-online-deployment.md),
+except on the sizes that skip the reserve (`VmSize.skips_online_reserve`)."""
 
 
 def deployment_demand(resource: StackResource, region: str) -> tuple[Demand | None, list[str]]:
-    """A managed online deployment's reserved cores: ceil(1.2 x instances) nodes of its instance type."""
+    """A managed online deployment's reserved cores: ceil(1.2 x instances) nodes of its instance type (instances
+    nodes for a size without the upgrade reserve)."""
     deployment = deployment_view(resource.type, resource.props)
     assert deployment is not None
     subject = f"Managed online deployment '{resource.name}'"
@@ -159,7 +164,7 @@ def deployment_demand(resource: StackResource, region: str) -> tuple[Demand | No
     except UnknownVmSize:
         expectation = "use a known Azure VM size so its cores can be counted against quota"
         return None, [must(subject, expectation, f"{raw!r}, which is not a known Azure VM size name")]
-    nodes = math.ceil(UPGRADE_RESERVE * requested - 1e-9)
+    nodes = requested if size.skips_online_reserve else math.ceil(UPGRADE_RESERVE * requested - 1e-9)
     return Demand(resource.name, resource.urn, region, nodes, size, False, requested), []
 
 
@@ -249,6 +254,9 @@ def _breach(subject: str, expectation: str, limit: int | None, members: list[Dem
 
 def _cores(demand: Demand) -> str:
     vcpus = demand.size.vcpus if demand.size else 0
+    if demand.requested is not None and demand.size is not None and demand.size.skips_online_reserve:
+        return (f"{demand.name} {_plural(demand.requested, 'instance')} (no upgrade reserve for {demand.size.name}) "
+                f"x {vcpus} vCPUs = {demand.cores}")
     if demand.requested is not None:
         return (f"{demand.name} ceil(1.2 x {_plural(demand.requested, 'instance')}) = {demand.nodes} x {vcpus} vCPUs "
                 f"= {demand.cores}")
@@ -352,7 +360,8 @@ RULE = Rule(
     display_name="Core quota budget",
     group="compute",
     description="The worst-case cores of the stack's AmlCompute clusters (maxNodeCount x vCPUs), "
-    "compute instances (1 node) and managed online deployments (ceil(1.2 x instances) x vCPUs) must fit the "
+    "compute instances (1 node) and managed online deployments (ceil(1.2 x instances) x vCPUs; instances x vCPUs "
+    "on the sizes Azure exempts from the 20% upgrade reserve) must fit the "
     "configured quotas per region: dedicated cores per VM family "
     "(coreQuota) and low-priority cores (lowPriorityCoreQuota); and the number of compute resources per region "
     "(clusters, instances and managed online deployments, each counted once) must fit regionalComputeLimit. A "

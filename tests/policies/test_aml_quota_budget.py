@@ -6,6 +6,7 @@ from pulumi_policy.proxy import UNKNOWN_NUMBER_VALUE, UnknownValueError, unknown
 from amlkit.errors import ConfigError
 from amlkit.policies.pack import build_policies
 from amlkit.policies.rules.aml_quota_budget import RULE
+from amlkit.vmsizes import all_sizes
 from tests.policies.compute_fixtures import (
     attached_props,
     instance_props,
@@ -195,6 +196,63 @@ def scaled(name, capacity=None, max_instances=None, instance_type="Standard_DS3_
 def test_managed_online_deployments_reserve_ceil_1_2_x_instances_of_cores(stack, quota, expected):
     config = {"coreQuota": {"westeurope": {"DSv2": quota}}}
     assert [message for _, message in found(stack, config)] == expected
+
+
+# "Skip 20% Reservation" = Yes in azure-ai-docs
+# articles/machine-learning/reference-managed-online-endpoints-vm-sku-list.md: size, series, quota family, vCPUs
+SKIP_RESERVE = [
+    ("Standard_NC24ads_A100_v4", "NC_A100_v4", "StandardNCADSA100v4Family", 24),
+    ("Standard_NC48ads_A100_v4", "NC_A100_v4", "StandardNCADSA100v4Family", 48),
+    ("Standard_NC96ads_A100_v4", "NC_A100_v4", "StandardNCADSA100v4Family", 96),
+    ("Standard_NC40ads_H100_v5", "NCads_H100_v5", "StandardNCadsH100v5Family", 40),
+    ("Standard_NC80adis_H100_v5", "NCads_H100_v5", "StandardNCadsH100v5Family", 80),
+    ("Standard_ND96amsr_A100_v4", "NDm_A100_v4", "standardNDAMSv4_A100Family", 96),
+    ("Standard_ND96asr_v4", "NDasrA100_v4", "standardNDASv4_A100Family", 96),
+    ("Standard_ND40rs_v2", "NDv2", "standardNDSv2Family", 40),
+    ("Standard_ND96is_H100_v5", "ND-H100-v5", "standardNDSH100v5Family", 96),
+    ("Standard_ND96isr_H100_v5", "ND-H100-v5", "standardNDSH100v5Family", 96),
+]
+
+
+def test_the_sizes_without_an_upgrade_reserve_are_the_sku_lists():
+    assert {s.name for s in all_sizes() if s.skips_online_reserve} == {row[0] for row in SKIP_RESERVE}
+
+
+@pytest.mark.parametrize(("size", "series", "quota_family", "vcpus"), SKIP_RESERVE, ids=[r[0] for r in SKIP_RESERVE])
+def test_sizes_that_skip_the_upgrade_reserve_count_instances_x_vcpus(size, series, quota_family, vcpus):
+    # 2 instances x vCPUs fit exactly (ceil(1.2 x 2) = 3 would need a third node's cores); one core fewer does not
+    assert found([scaled("scoring", 2, instance_type=size)], {"coreQuota": {"westeurope": {series: 2 * vcpus}}}) == []
+    assert [message for _, message in found([scaled("scoring", 2, instance_type=size)],
+                                            {"coreQuota": {"westeurope": {series: 2 * vcpus - 1}}})] == [
+        f"Dedicated {quota_family} ({series}) cores in westeurope must fit the core quota of {2 * vcpus - 1}; found "
+        f"{2 * vcpus}: scoring 2 instances (no upgrade reserve for {size}) x {vcpus} vCPUs = {2 * vcpus}."]
+
+
+@pytest.mark.parametrize(("stack", "quota", "expected"), [
+    # the SKU list's spelling: the size is still recognised (names are case-insensitive), no reserve
+    ([scaled("scoring", 1, instance_type="STANDARD_NC24ADS_A100_V4")], 23,
+     ["found 24: scoring 1 instance (no upgrade reserve for Standard_NC24ads_A100_v4) x 24 vCPUs = 24."]),
+    # autoscaling to 3: 3 x 24, no reserve
+    ([scaled("scoring", 1, max_instances=3, instance_type="Standard_NC24ads_A100_v4")], 71,
+     ["found 72: scoring 3 instances (no upgrade reserve for Standard_NC24ads_A100_v4) x 24 vCPUs = 72."]),
+    # shared with a cluster of the same family: 2 x 24 + 1 x 24
+    ([scaled("scoring", 2, instance_type="Standard_NC24ads_A100_v4"),
+      cluster("gpu", size="Standard_NC24ads_A100_v4", max_nodes=1)], 71,
+     ["found 72: scoring 2 instances (no upgrade reserve for Standard_NC24ads_A100_v4) x 24 vCPUs = 48, "
+      "gpu 1 node x 24 vCPUs = 24."]),
+], ids=["sku-list-casing", "autoscale-max", "shared-with-a-cluster"])
+def test_sizes_that_skip_the_upgrade_reserve_in_context(stack, quota, expected):
+    prefix = ("Dedicated StandardNCADSA100v4Family (NC_A100_v4) cores in westeurope must fit the core quota of "
+              f"{quota}; ")
+    config = {"coreQuota": {"westeurope": {"NC_A100_v4": quota}}}
+    assert [message for _, message in found(stack, config)] == [prefix + text for text in expected]
+
+
+def test_a_gpu_size_not_on_the_sku_lists_exemptions_keeps_the_reserve():
+    # Standard_NC4as_T4_v3: "Skip 20% Reservation" is "-" in the SKU list: ceil(1.2 x 2) = 3 x 4 vCPUs
+    assert [message for _, message in found([scaled("scoring", 2, instance_type="Standard_NC4as_T4_v3")],
+                                            {"coreQuota": {"westeurope": {"NCasT4_v3": 11}}})] == [
+        f"{T4} westeurope must fit the core quota of 11; found 12: scoring ceil(1.2 x 2 instances) = 3 x 4 vCPUs = 12."]
 
 
 def test_online_deployment_cores_off_is_amlkit_0_1_0_and_a_baseline_restores_it():
