@@ -275,6 +275,9 @@ class ComputeView:
     """Instances: `sshSettings.sshPublicAccess`; the ARM default is Disabled."""
     idle_time_before_shutdown = Input[str | None](f"{INNER}idleTimeBeforeShutdown")
     """Instances: ISO-8601 `idleTimeBeforeShutdown`; None when omitted (no idle shutdown)."""
+    start_stop_schedules = Input[list[Any]](f"{INNER}schedules.computeStartStop", [], list)
+    """Instances: `schedules.computeStartStop`, the start/stop schedules as written (ComputeStartStopSchedule:
+    action Start|Stop, status Enabled|Disabled, triggerType Cron|Recurrence); [] when omitted."""
     namespace = Input[str](f"{INNER}namespace", "default")
     """Kubernetes: `properties.properties.namespace`; Azure's default is `default`."""
     identity_type = Input[str | None]("identity.type")
@@ -402,6 +405,8 @@ class ClassicComputeView(ComputeView):
     ssh_public_access = Input[str]("ssh", {}, _enabled)
     idle_time_before_shutdown = absent(None)
     """The classic provider has no idle shutdown input: the instance runs until stopped."""
+    start_stop_schedules: Input[list[Any]] = absent([])
+    """The classic provider has no schedules input."""
     namespace = absent("default")
     user_assigned_identities = Input[list[str]]("identity.identityIds", [], list)
     workspace_name = Input[str | None](workspace_input, None, lambda arm_id: _workspace_id_part(arm_id, 2))

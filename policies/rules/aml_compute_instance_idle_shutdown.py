@@ -1,4 +1,12 @@
-"""aml-compute-instance-idle-shutdown: compute instances stop themselves when idle."""
+"""aml-compute-instance-idle-shutdown: compute instances stop themselves when idle.
+
+An instance without `idleTimeBeforeShutdown` is a finding whatever its schedules (Azure Policy 679ddf89 and
+PSRule AZR-000403 check idle shutdown only), but the message says what the instance does instead: an enabled
+start/stop schedule whose action is Stop (`schedules.computeStartStop`, azure-ai-docs
+articles/machine-learning/how-to-create-compute-instance.md, "Schedule automatic start and stop") stops it at fixed
+times and it bills while idle between them; without one it runs and bills until someone stops it. A schedule counts
+when its status is `Enabled` as written (the docs' templates always set it; the REST API publishes no default).
+"""
 
 from __future__ import annotations
 
@@ -6,12 +14,22 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from amlkit import azure_facts as facts
-from amlkit.policies.azure import INSTANCE, compute_of, compute_subject
+from amlkit.policies.azure import INSTANCE, ComputeView, compute_of, compute_subject, read_known, same_value
 from amlkit.policies.durations import FORMAT, DurationError, duration_seconds
 from amlkit.policies.framework import Finding, ResourceInput, Rule, azure_policy, must, psrule
 
 MIN_MINUTES = facts.INSTANCE_IDLE_MINUTES_MIN
 MAX_MINUTES = facts.INSTANCE_IDLE_MINUTES_MAX
+STOP, ENABLED = "Stop", "Enabled"
+"""ComputeStartStopSchedule's `action` (ComputePowerAction Start|Stop) and `status` (ScheduleStatus
+Enabled|Disabled) that make a schedule stop the instance (azure-native 3.29 machinelearningservices;
+how-to-create-compute-instance.md)."""
+NO_IDLE_SHUTDOWN = {
+    False: "none (the instance runs and bills until stopped)",
+    True: "none (a schedule stops it at fixed times; between them it bills while idle)",
+    None: "none (its schedules are unknown until apply; without a stop schedule it runs and bills until stopped)",
+}
+"""What an instance without idle shutdown does, by whether an enabled Stop schedule stops it (None: unknown)."""
 
 
 def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
@@ -23,7 +41,7 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
     expectation = f"shut down after {MIN_MINUTES} to {limit} idle minutes (idleTimeBeforeShutdown)"
     value = compute.idle_time_before_shutdown
     if value is None:
-        yield Finding(must(subject, expectation, "none (the instance runs and bills until stopped)"))
+        yield Finding(must(subject, expectation, NO_IDLE_SHUTDOWN[_stopped_by_schedule(compute)]))
         return
     try:
         minutes = duration_seconds(value) / 60
@@ -32,6 +50,17 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
         return
     if not MIN_MINUTES <= minutes <= limit:
         yield Finding(must(subject, expectation, f"{value} ({_minutes(minutes)} minutes)"))
+
+
+def _stopped_by_schedule(compute: ComputeView) -> bool | None:
+    """Whether an enabled Stop schedule stops the instance; None when its schedules are unknown at preview."""
+    known, stops = read_known(lambda: any(map(_stops, compute.start_stop_schedules)))
+    return bool(stops) if known else None
+
+
+def _stops(entry: Any) -> bool:
+    return (isinstance(entry, Mapping) and same_value(entry.get("action"), STOP)
+            and same_value(entry.get("status"), ENABLED))
 
 
 def _minutes(minutes: float) -> str:
@@ -58,8 +87,9 @@ RULE = Rule(
     tags=("cost",),
     url="https://learn.microsoft.com/azure/machine-learning/how-to-create-compute-instance#configure-idle-shutdown",
     remediation="Set properties.idle_time_before_shutdown to an ISO-8601 duration between PT15M and the "
-    "allowed maximum, e.g. PT60M. An instance without idle shutdown bills around the clock until someone "
-    "stops it; add start/stop schedules for predictable working hours.",
+    "allowed maximum, e.g. PT60M. An instance without idle shutdown bills while idle until someone, or a stop "
+    "schedule, stops it; start/stop schedules (schedules.computeStartStop) suit predictable working hours and "
+    "complement idle shutdown, they do not replace it.",
     check=check,
     config={
         "maxIdleMinutes": {

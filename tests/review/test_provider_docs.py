@@ -93,11 +93,16 @@ def cluster_defaults() -> list[tuple[str, str, str, str]]:
     ]
 
 
-def instance_defaults(subnet: bool) -> list[tuple[str, str, str, str]]:
-    """What a ComputeInstance example on Standard_NC6 without idle shutdown or local-auth/public-IP settings gets."""
+RUNS = "the instance runs and bills until stopped"
+SCHEDULED = "a schedule stops it at fixed times; between them it bills while idle"
+
+
+def instance_defaults(subnet: bool, idle: str = RUNS) -> list[tuple[str, str, str, str]]:
+    """What a ComputeInstance example on Standard_NC6 without idle shutdown or local-auth/public-IP settings gets;
+    `idle`: what the idle-shutdown finding says the instance does instead."""
     return [
         ("aml-compute-instance-idle-shutdown", A, "compute", f"{INSTANCE} must shut down after 15 to 4320 idle minutes "
-         "(idleTimeBeforeShutdown); found none (the instance runs and bills until stopped)."),
+         f"(idleTimeBeforeShutdown); found none ({idle})."),
         ("aml-compute-local-auth-disabled", A, "compute", f"{INSTANCE} must set disableLocalAuth to true; found none "
          "(Azure then uses false)."),
         *([] if subnet else [("aml-compute-network-isolated", A, "compute", f"{INSTANCE} {NO_SUBNET}")]),
@@ -142,9 +147,11 @@ NATIVE_CASES = [
      "8479d0af8c434c963994bb84b1d7c83a5bed41ae89f6d6a1b9a788d73f309f06", instance_defaults(subnet=True)),
     ("native_compute_instance_minimal", "ComputeInstanceMinimal",
      "cc036b57cdc1cf2166d43e39b18c0eddd247db495f309d764d28075d63bfdcdd", instance_defaults(subnet=False)),
-    # a daily stop schedule is not an idle shutdown
+    # a daily stop schedule (action Stop, status Enabled, cron 0 18 * * *) is not an idle shutdown: still a finding,
+    # which says the schedule stops it
     ("native_compute_instance_with_schedules", "ComputeInstanceWithSchedules",
-     "20b938b56399959bbbc36c496ea8688611ed2008054f12e098947d10b7679999", instance_defaults(subnet=False)),
+     "20b938b56399959bbbc36c496ea8688611ed2008054f12e098947d10b7679999",
+     instance_defaults(subnet=False, idle=SCHEDULED)),
     ("native_kubernetes_compute", "KubernetesCompute",
      "630b2079789d6f1a9aa1899940795a8c807232f9aa366f3f8514a906e2f593a9", [
          ("aml-compute-identity", M, "compute", "Kubernetes compute 'compute' must have a managed identity, either "
