@@ -7,15 +7,10 @@ What the program registered and the analyzer said becomes the report's records i
 from __future__ import annotations
 
 import contextlib
-import json
 import os
-import selectors
-import subprocess
 import sys
-import tempfile
-import time
 import traceback
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -47,6 +42,7 @@ from amlkit.review.project import (
 )
 from amlkit.review.project import list_stacks as _list_stacks
 from amlkit.review.run import providers
+from amlkit.review.run.client import ProgramFailed, Runner
 from amlkit.review.run.identity import azure_ids
 from amlkit.review.run.lookups import Lookups, load_lookups
 from amlkit.review.secrets import Secrets
@@ -239,12 +235,13 @@ def _review_one(project: Project, config: StackConfig | _BadStackFile, options: 
     if baseline is not None and baseline.error:
         result.error, result.error_kind = baseline.error, "program"
         return result
-    runner: _Runner | None = None
+    runner: Runner | None = None
     try:
         file_configs = [(load_config_file(path) if path else None, str(path) if path else None)
                         for path in config_paths]
         ids = azure_ids(config, stack_file, options.lookups)
-        runner = _Runner(project, config, options, {**_state_request(baseline), "azure": ids.to_request()})
+        runner = Runner(project, config, {**_runner_request(options), **_state_request(baseline),
+                                          "azure": ids.to_request()}, options.timeout, options.verbose)
         with multi.Sessions(options.packs, file_configs, project.name, config.stack, config.values,
                             config.secret_keys, options.timeout, options.verbose, options.pools) as session:
             for record in runner.records():
@@ -264,7 +261,7 @@ def _review_one(project: Project, config: StackConfig | _BadStackFile, options: 
     except ReviewFailed as failure:
         # a failing policy or program may quote input values: scrub every secret seen so far
         result.error = _secrets(streamed).scrub(str(failure))
-        result.error_kind = "program" if isinstance(failure, _ProgramFailed) else "pack"
+        result.error_kind = "program" if isinstance(failure, ProgramFailed) else "pack"
         return result
     finally:
         if runner is not None:
@@ -304,7 +301,7 @@ def _base_of(tree: baseline.Checkout, project_name: str, stack: str, options: _O
     try:
         config = load_stack_config(project, stack)
         extra["azure"] = azure_ids(config, project.relative(project.stack_file(stack)), options.lookups).to_request()
-        runner = _Runner(project, config, options, extra)
+        runner = Runner(project, config, {**_runner_request(options), **extra}, options.timeout, options.verbose)
     except ConfigError as failure:  # the stack file at the base is broken: this stack cannot be planned
         return Baseline(tree.label, (), answer=False, error=f"stack {stack}: at {tree.label}: {failure}")
     try:
@@ -321,6 +318,11 @@ def _base_of(tree: baseline.Checkout, project_name: str, stack: str, options: _O
     return Baseline(tree.label, tuple(base), answer=False)
 
 
+def _runner_request(options: _Options) -> dict[str, Any]:
+    """What every program run of this review is told besides its stack (see amlkit.review.run.runner)."""
+    return {"alias_shortcut": options.alias_shortcut, "lookups": options.lookups.to_json() if options.lookups else None}
+
+
 def _state_request(base: Baseline | None) -> dict[str, Any]:
     """The runner answers deployed resources from a real state (never from a `--base` run)."""
     if base is None or not base.answer:
@@ -334,26 +336,6 @@ def _plan(records: list[dict[str, Any]], outputs: dict[str, Any], base: Baseline
     secrets = Secrets.from_inputs(values, extra=[SECRET_PLACEHOLDER])
     return diff.make_plan(records, base.resources, base.label, stack_urn(project, stack), secrets,
                           outputs)
-
-
-class _ProgramFailed(ReviewFailed):
-    """The program (not the pack) failed: crashed, raised, or did not finish."""
-
-
-class _ProgramConfigError(ConfigError):
-    """A ConfigError the program raised, rebuilt from the runner's message: its text as the program's
-    ConfigError printed it, and every field it had (whatever fields that ConfigError type carries)."""
-
-    def __init__(self, message: str, fields: dict[str, Any], component: dict[str, str] | None,
-                 source: dict[str, Any] | None = None) -> None:
-        Exception.__init__(self, message)
-        self.source = source  # {file, line}: the program line that built the component
-        self.file = fields.get("file")
-        self.key_path = fields.get("key_path") or ""
-        self.problem = fields.get("problem") or message
-        self.value = fields.get("value")
-        self.fields = fields
-        self.component = component
 
 
 def _config_failure(result: StackReview, error: ConfigError, component: dict[str, str] | None,
@@ -402,91 +384,3 @@ def _pack_dir(policy_pack: Path | None) -> Path:
     if not (pack_dir / "PulumiPolicy.yaml").is_file():
         raise UsageError(f"{pack_dir}: not a policy pack (no PulumiPolicy.yaml)")
     return pack_dir
-
-
-class _Runner:
-    """The program's child process: a JSON request on stdin, JSON lines back (see amlkit.review.run.runner)."""
-
-    def __init__(self, project: Project, config: StackConfig, options: _Options,
-                 extra: dict[str, Any] | None = None) -> None:
-        self.stack = config.stack
-        self.options = options
-        self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 - closed in close(); a file never blocks
-        request = {
-            "program": str(project.main), "project": project.name, "stack": config.stack,
-            "config": config.values, "secret_keys": list(config.secret_keys),
-            "alias_shortcut": options.alias_shortcut, **(extra or {}),
-            "lookups": options.lookups.to_json() if options.lookups else None,
-        }
-        self.lookups: list[dict[str, Any]] = []  # unanswered lookups, as the runner reports them
-        # `python -P -m amlkit.review.run.runner` (cwd = project dir), forked warm
-        self.process = warm.spawn_runner(project.dir, self.stderr)
-        self.stack_outputs: dict[str, Any] = {}  # what the program exports, wire form
-        self.deadline = time.monotonic() + options.timeout
-        assert self.process.stdin is not None
-        self.process.stdin.write(json.dumps(request).encode())
-        self.process.stdin.close()
-
-    def close(self) -> None:
-        processes.kill(self.process)
-        self.stderr.close()
-
-    def records(self) -> Iterator[dict[str, Any]]:
-        """Registrations as the program makes them; then returns, or raises the program's failure."""
-        for message in self._messages():
-            if "resource" in message:
-                yield message["resource"]
-            elif "stack_outputs" in message:
-                self.stack_outputs = message["stack_outputs"]
-            elif "lookup" in message:
-                self.lookups.append(message["lookup"])
-            elif message.get("done"):
-                return
-            elif "error" in message:
-                raise self._failure(message["error"])
-        try:
-            code = self.process.wait(timeout=max(self.deadline - time.monotonic(), 1.0))
-        except subprocess.TimeoutExpired:
-            raise _ProgramFailed(f"stack {self.stack}: the program runner closed its output but did not exit "
-                                 f"within {self.options.timeout:g}s: {self._stderr_tail()}") from None
-        how = f"signal {-code}" if code < 0 else f"exit code {code}"
-        raise _ProgramFailed(f"stack {self.stack}: the program runner crashed ({how}): {self._stderr_tail()}")
-
-    def _messages(self) -> Iterator[dict[str, Any]]:
-        stdout = self.process.stdout
-        assert stdout is not None
-        buffer = b""
-        with selectors.DefaultSelector() as selector:
-            selector.register(stdout, selectors.EVENT_READ)
-            while True:
-                remaining = self.deadline - time.monotonic()
-                if remaining <= 0:
-                    raise _ProgramFailed(f"stack {self.stack}: the program did not finish within "
-                                       f"{self.options.timeout:g}s")
-                if not selector.select(min(remaining, 1.0)):
-                    if stdout.closed:  # killed and closed by another thread (Ctrl-C): epoll forgot it
-                        return
-                    continue
-                chunk = os.read(stdout.fileno(), 1 << 16)
-                if not chunk:
-                    return
-                *lines, buffer = (buffer + chunk).split(b"\n")
-                for line in lines:
-                    yield json.loads(line)
-
-    def _failure(self, error: dict[str, Any]) -> Exception:
-        if error["kind"] == "config":
-            return _ProgramConfigError(error["message"], error["fields"], error.get("component"), error.get("source"))
-        component = error.get("component")
-        where = f" (in component {component['name']} of type {component['type']})" if component else ""
-        message = f"stack {self.stack}: the program failed{where}: {error['message']}"
-        if self.options.verbose and error.get("traceback"):
-            message += "\n" + error["traceback"]
-        return _ProgramFailed(message)
-
-    def _stderr_tail(self) -> str:
-        """The last non-blank line of what the program and the runner wrote to stderr (read from its end)."""
-        size = self.stderr.seek(0, os.SEEK_END)
-        self.stderr.seek(max(0, size - processes.TAIL_BYTES))
-        lines = [line for line in self.stderr.read().decode(errors="replace").splitlines() if line.strip()]
-        return lines[-1].strip() if lines else "no output"
