@@ -30,9 +30,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from amlkit.azure_facts import ATTACHED_KINDS, REPLACE_ON_CHANGES
+from amlkit.review.plan.deployed import find_deployed
 from amlkit.review.plan.state import ENCRYPTED, StateResource
 from amlkit.review.secrets import REDACTED, UNKNOWN, Secrets, is_secret
-from amlkit.review.urns import STACK_TYPE, alias_urns, urn_owner
+from amlkit.review.urns import STACK_TYPE
 
 OPS = ("create", "update", "replace", "delete", "same")
 DESTRUCTIVE = ("replace", "delete")
@@ -145,19 +146,6 @@ def output_changes(old: Mapping[str, Any], new: Mapping[str, Any], secrets: Secr
     return tuple(found)
 
 
-def find_deployed(record: Mapping[str, Any], deployed: Mapping[str, StateResource], stack_urn: str,
-                  taken: Iterable[str] = ()) -> StateResource | None:
-    """The deployed resource of a registration: same URN, else the first of its aliases' URNs that is
-    deployed and not registered itself (as the engine matches a renamed or retyped resource)."""
-    if record["urn"] in deployed:
-        return deployed[record["urn"]]
-    project, stack = urn_owner(stack_urn)
-    for urn in alias_urns(record, stack, project):
-        if urn in deployed and urn not in taken:
-            return deployed[urn]
-    return None
-
-
 def _plannable(old: StateResource) -> bool:
     """Deployed resources a missing registration deletes: not the root Stack, not the engine's default
     providers (the program never registers those), not `external` (read) resources."""
@@ -201,11 +189,6 @@ def deleted(old: StateResource) -> Step:
                  f"`pulumi up` or use the command:\n`pulumi state unprotect '{old.urn}'`")
     return Step("delete", old.urn, old.type, old.name, old.parent, old.custom, protect=old.protect,
                 retain_on_delete=old.retain_on_delete, error=error)
-
-
-def answers_from_state(record: Mapping[str, Any], old: StateResource) -> bool:
-    """The engine answers a registration with the deployed outputs unless the resource is replaced."""
-    return step(record, old, Secrets()).op in ("same", "update")
 
 
 # --- property comparison -------------------------------------------------------------------------------

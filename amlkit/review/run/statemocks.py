@@ -14,7 +14,7 @@ from typing import Any
 
 from pulumi.runtime.mocks import MockResourceArgs
 
-from amlkit.review.plan.diff import answers_from_state, find_deployed
+from amlkit.review.plan.deployed import answers_from_state, find_deployed
 from amlkit.review.plan.state import ENCRYPTED, StateResource
 from amlkit.review.run.mocks import AzureMocks, RecordingMonitor, record
 from amlkit.review.secrets import UNKNOWN, is_secret
