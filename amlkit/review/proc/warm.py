@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import json
 import os
 import select
 import signal
@@ -44,13 +43,11 @@ from typing import Any
 
 from amlkit.errors import ReviewFailed
 from amlkit.review.proc import processes
+from amlkit.review.proc._wire import receive, send
 
 PIPE = subprocess.PIPE
 DEVNULL = subprocess.DEVNULL
 REPLY_TIMEOUT = 300.0  # seconds for the server to answer a fork request (it may be importing first)
-_PR_SET_PDEATHSIG = 1
-_HEADER = struct.Struct("!I")
-_MAX_FDS = 8
 
 # What both kinds of children need, imported before anything else (no gRPC object is created).
 BASE_MODULES = ("pulumi", "pulumi.runtime", "pulumi.runtime.mocks", "pulumi.runtime.stack",
@@ -207,8 +204,8 @@ class ForkServer:
     def _request(self, message: dict[str, Any], fds: list[int] | None = None) -> dict[str, Any]:
         with self.lock:
             try:
-                _send(self.sock, message, fds or [])
-                reply, _ = _receive(self.sock)
+                send(self.sock, message, fds or [])
+                reply, _ = receive(self.sock)
             except (OSError, EOFError, ValueError) as error:
                 raise ReviewFailed(f"the warm-start process failed ({error or 'it exited'}): "
                                    f"{self._stderr_tail()}") from None
@@ -311,32 +308,3 @@ def _fork(kind: str, cwd: Path, stdio: tuple[Any, Any, Any], env: dict[str, str]
           argv: list[str] | None = None) -> WarmChild:
     server = _server()
     return processes.adopt(lambda: server.fork(kind, cwd, stdio, env, argv))
-
-
-# --- wire format -----------------------------------------------------------------------------------
-
-def _send(sock: socket.socket, message: dict[str, Any], fds: list[int]) -> None:
-    data = json.dumps(message).encode()
-    frame = _HEADER.pack(len(data)) + data
-    sent = socket.send_fds(sock, [frame[:65536]], fds) if fds else sock.send(frame[:65536])
-    sock.sendall(frame[sent:])
-
-
-def _receive(sock: socket.socket) -> tuple[dict[str, Any], list[int]]:
-    data, fds, _, _ = socket.recv_fds(sock, 65536, _MAX_FDS)
-    if not data:
-        raise EOFError("")
-    while len(data) < _HEADER.size:
-        data += _recv_some(sock)
-    (size,) = _HEADER.unpack(data[:_HEADER.size])
-    body = data[_HEADER.size:]
-    while len(body) < size:
-        body += _recv_some(sock)
-    return json.loads(body), list(fds)
-
-
-def _recv_some(sock: socket.socket) -> bytes:
-    chunk = sock.recv(65536)
-    if not chunk:
-        raise EOFError("")
-    return chunk

@@ -23,20 +23,15 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from amlkit.review.proc._wire import PR_SET_PDEATHSIG, receive, send
 from amlkit.review.proc.preload import default_pack, pack_modules, program_modules, project_program
-from amlkit.review.proc.warm import (
-    _PR_SET_PDEATHSIG,
-    BASE_MODULES,
-    PACK_MODULES,
-    _receive,
-    _send,
-)
+from amlkit.review.proc.warm import BASE_MODULES, PACK_MODULES
 
 
 def _die_with_parent(parent: int) -> None:
     """SIGKILL when the parent dies; exit now if it already did (before prctl took effect)."""
     if sys.platform.startswith("linux"):
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != parent:
         os._exit(1)
 
@@ -123,10 +118,10 @@ class _Server:
             self.reap()
             if self.sock.fileno() in ready:
                 try:
-                    message, fds = _receive(self.sock)
+                    message, fds = receive(self.sock)
                 except (EOFError, OSError):
                     return  # the parent is gone
-                _send(self.sock, self.handle(message, fds), [])
+                send(self.sock, self.handle(message, fds), [])
 
     def handle(self, message: dict[str, Any], fds: list[int]) -> dict[str, Any]:
         op = message.get("op")
