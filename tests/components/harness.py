@@ -15,7 +15,8 @@ from typing import Any
 import pulumi
 from pulumi.runtime import mocks, rpc
 
-from amlkit.review.run.mocks import SUBSCRIPTION, TENANT, AzureMocks, principal_of
+from amlkit.review.run.arm import SUBSCRIPTION, TENANT
+from amlkit.review.run.mocks import AzureMocks, principal_of
 
 __all__ = ["RG", "RG_ID", "SUBSCRIPTION", "TENANT", "AzureMocks", "Recorded", "RecordingMonitor", "Registration",
            "arm_id", "principal_of", "run"]

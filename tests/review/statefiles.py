@@ -7,7 +7,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from amlkit.review.run.mocks import arm_id, physical_name, shaped_identity
+from amlkit.review.run.arm import arm_id, physical_name
+from amlkit.review.run.mocks import shaped_identity
 from amlkit.review.secrets import SECRET_SIG, SECRET_SIG_KEY, UNKNOWN
 
 PRINCIPAL = "22222222-2222-2222-2222-222222222222"  # what Azure returned as an identity's principalId

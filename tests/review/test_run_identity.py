@@ -11,7 +11,7 @@ import pytest
 from amlkit.errors import ConfigError
 from amlkit.review import engine
 from amlkit.review.project import StackConfig, load_project, load_stack_config
-from amlkit.review.run import mocks
+from amlkit.review.run import arm
 from amlkit.review.run.identity import AzureId, azure_ids
 from amlkit.review.run.lookups import Lookups, load_lookups
 from tests.review.helpers import normalized, run_runner
@@ -36,8 +36,8 @@ SOURCES = [  # (stack config, lookups stacks entry, (subscription, its source), 
      AzureId(TENANT, "amlkit-lookups.yaml (stacks.prod.tenantId)")),
     ({"azure-native:subscriptionId": SUB, "azure:subscriptionId": OTHER}, {"dev": {"tenantId": OTHER}},
      AzureId(SUB, "stacks/Pulumi.prod.yaml (azure-native:subscriptionId)"),
-     AzureId(mocks.TENANT, "placeholder")),
-    ({}, {}, AzureId(mocks.SUBSCRIPTION, "placeholder"), AzureId(mocks.TENANT, "placeholder")),
+     AzureId(arm.TENANT, "placeholder")),
+    ({}, {}, AzureId(arm.SUBSCRIPTION, "placeholder"), AzureId(arm.TENANT, "placeholder")),
 ]
 
 
@@ -51,7 +51,7 @@ def test_ids_come_from_the_stack_file_then_the_lookups_file_then_placeholders(va
 def test_the_plan_line_says_where_each_id_came_from_and_how_to_set_a_placeholder():
     ids = azure_ids(config(**{"azure-native:subscriptionId": SUB}), "stacks/Pulumi.prod.yaml", None)
     assert ids.describe("prod") == (
-        f"subscription {SUB} (from stacks/Pulumi.prod.yaml (azure-native:subscriptionId)); tenant {mocks.TENANT} "
+        f"subscription {SUB} (from stacks/Pulumi.prod.yaml (azure-native:subscriptionId)); tenant {arm.TENANT} "
         "(a placeholder: set azure-native:tenantId in the stack file or stacks.prod.tenantId in amlkit-lookups.yaml)")
 
 
@@ -111,8 +111,8 @@ def test_a_state_of_the_program_as_deployed_plans_every_resource_same(source, st
     request = {"program": str(project.main), "project": project.name, "stack": stack, "config": config.values,
                "secret_keys": list(config.secret_keys), "azure": ids.to_request()}
     records = normalized(run_runner(request)["resources"])
-    monkeypatch.setattr(mocks, "SUBSCRIPTION", ids.subscription.value)  # the deployed ids in the state
-    monkeypatch.setattr(mocks, "TENANT", ids.tenant.value)
+    monkeypatch.setattr(arm, "SUBSCRIPTION", ids.subscription.value)  # the deployed ids in the state
+    monkeypatch.setattr(arm, "TENANT", ids.tenant.value)
     state = write_state(tmp_path / f"{stack}.json", state_resources(records, project.name, stack))
     (result,) = engine.review(project_dir, [stack], states=[state]).stacks
     assert result.error is None

@@ -6,24 +6,19 @@ import pytest
 from google.protobuf import json_format, struct_pb2
 from pulumi.runtime import rpc
 
-from amlkit.review.run.mocks import (
+from amlkit.review.run.arm import (
     _ARM,
     _EXTENSIONS,
-    CLIENT_CONFIG,
     SUBSCRIPTION,
     TENANT,
-    UNKNOWN_MARK,
-    AzureMocks,
     arm_id,
     derived_fields,
     lookup_type,
-    mark_unknown,
     physical_name,
-    principal_of,
-    shaped_identity,
     type_key,
-    with_output_only_unknown,
 )
+from amlkit.review.run.mocks import CLIENT_CONFIG, UNKNOWN_MARK, AzureMocks, mark_unknown, principal_of, shaped_identity
+from amlkit.review.run.sdk import with_output_only_unknown
 from tests.components.harness import run
 
 SUB = f"/subscriptions/{SUBSCRIPTION}"

@@ -32,6 +32,7 @@ from typing import Any
 from amlkit.azure_facts import ATTACHED_KINDS, REPLACE_ON_CHANGES
 from amlkit.review.plan.deployed import find_deployed
 from amlkit.review.plan.state import ENCRYPTED, StateResource
+from amlkit.review.run.arm import path_parameters, type_key
 from amlkit.review.secrets import REDACTED, UNKNOWN, Secrets, is_secret
 from amlkit.review.urns import STACK_TYPE
 
@@ -292,28 +293,8 @@ def replace_reason(record: Mapping[str, Any], path: str) -> str | None:
     return None
 
 
-def path_parameters(type_token: str) -> tuple[str, ...]:
-    """The inputs that are ARM path parameters: resourceGroupName, parent names, the resource's name
-    (from the ARM path table of amlkit.review.run.mocks; for an extension resource such as a role assignment
-    or a lock by scope, its target (`scope`) and its name; `resourceGroupName` alone for other types)."""
-    from amlkit.review.run.mocks import _ARM, _EXTENSIONS, type_key
-
-    key = type_key(type_token)
-    if key == "resources:ResourceGroup":
-        return ("resourceGroupName",)
-    if key in _EXTENSIONS:  # `<target id>/providers/<path>/<name>`: the target and the name
-        target, _, name_input = _EXTENSIONS[key]
-        return tuple(part for part in (target, name_input) if part)
-    if key not in _ARM:
-        return ("resourceGroupName",)
-    path, name_input = _ARM[key]
-    return ("resourceGroupName", *re.findall(r"\{(\w+)\}", path), name_input)
-
-
 def _azure_reason(type_token: str, inputs: Mapping[str, Any], path: str) -> str | None:
     """The sourced table of properties Azure cannot change in place, per compute kind."""
-    from amlkit.review.run.mocks import type_key
-
     if type_key(type_token) != "machinelearningservices:Compute":
         return None
     properties = _plain(inputs.get("properties"))

@@ -4,7 +4,7 @@ The program builds ARM ids (`/subscriptions/<id>/...`), role definition ids and 
 them, so a plan against a deployed state compares equal only when the run uses the stack's own ids. In
 order: the stack file (`azure-native:subscriptionId` / `azure-native:tenantId`, else the classic
 provider's `azure:subscriptionId` / `azure:tenantId`), then the lookups file's `stacks.<stack>` entry
-(amlkit.review.run.lookups), else placeholders (amlkit.review.run.mocks.SUBSCRIPTION / TENANT).
+(amlkit.review.run.lookups), else placeholders (amlkit.review.run.arm.SUBSCRIPTION / TENANT).
 """
 
 from __future__ import annotations
@@ -14,14 +14,14 @@ from typing import Any
 
 from amlkit.errors import ConfigError
 from amlkit.review.project import StackConfig
-from amlkit.review.run import mocks
+from amlkit.review.run import arm
 from amlkit.review.run.lookups import FILE_NAME, GUID, Lookups
 
 STACK_KEYS = {  # the id -> the stack config keys that set it, first wins
     "subscriptionId": ("azure-native:subscriptionId", "azure:subscriptionId"),
     "tenantId": ("azure-native:tenantId", "azure:tenantId"),
 }
-PLACEHOLDERS = {"subscriptionId": mocks.SUBSCRIPTION, "tenantId": mocks.TENANT}
+PLACEHOLDERS = {"subscriptionId": arm.SUBSCRIPTION, "tenantId": arm.TENANT}
 
 
 @dataclass(frozen=True)

@@ -129,7 +129,7 @@ def _identities(file: str, value: Any) -> dict[str, dict[str, str]]:
 
 
 def _invoke(file: str, where: str, item: Any) -> dict[str, Any]:
-    from amlkit.review.run.mocks import function_parts, result_fields
+    from amlkit.review.run.sdk import function_parts, result_fields
 
     _mapping(file, where, item, INVOKE_KEYS, required=INVOKE_KEYS)
     token = _text(file, f"{where}.function", item["function"])

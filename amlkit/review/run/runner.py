@@ -83,10 +83,10 @@ def run(request: dict[str, Any], emit: Callable[[dict[str, Any]], None] | None =
 
     pulumi.runtime.set_all_config(request["config"], secret_keys=request["secret_keys"])
     if request.get("azure"):  # the stack's own subscription and tenant (amlkit.review.run.identity)
-        from amlkit.review.run import mocks as azure_mocks
+        from amlkit.review.run import arm
 
-        azure_mocks.SUBSCRIPTION = request["azure"]["subscriptionId"]
-        azure_mocks.TENANT = request["azure"]["tenantId"]
+        arm.SUBSCRIPTION = request["azure"]["subscriptionId"]
+        arm.TENANT = request["azure"]["tenantId"]
     use_packages(request.get("packages") or {})
     mocks = AzureMocks(Lookups.from_json(request.get("lookups")))
     monitor = RecordingMonitor(mocks, request["stack"], request["project"], emit, emit_lookup)

@@ -1,0 +1,161 @@
+"""What the installed provider SDKs say about their types, read without running anything: a function's
+typed result (`result_fields`, for lookups and the lookups file) and which fields of a resource's outputs
+are output-only (`with_output_only_unknown`: unknown at preview, as `pulumi preview` shows them).
+Works for any provider package installed next to amlkit (azure-native, azure, azuread, random...).
+"""
+
+from __future__ import annotations
+
+import collections.abc
+import functools
+import importlib
+import re
+import types
+import typing
+import warnings
+from typing import Any
+
+from pulumi.runtime import rpc
+
+from amlkit.tokens import type_parts
+
+
+def function_parts(token: str) -> tuple[str, str, str] | None:
+    """(package, module, function) of any provider's function token: `azure-native:network:getSubnet`,
+    `azure:core/getClientConfig:getClientConfig` (module `core`), `azuread:index/getUser:getUser` (module
+    `index`: the package itself); None when the token has another shape."""
+    parts = token.split(":")
+    if len(parts) != 3 or not all(parts):
+        return None
+    package, module, function = parts
+    return package, module.split("/", 1)[0], function
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()
+
+
+def _sdk_class(token: str, suffix: str = "") -> type | None:
+    """The installed SDK's class for a type or function token of any provider: the resource class
+    (`suffix` "") or a function's typed result (`suffix` "Result": `<Function>Result`)."""
+    parts = type_parts(token)
+    if parts is not None:  # azure-native, any spelling
+        module, version, member = parts
+        names = [f"pulumi_azure_native.{module}" + (f".{version}" if version else "")]
+    else:
+        found = function_parts(token)
+        if found is None:
+            return None
+        package, module, member = found
+        root = "pulumi_" + package.replace("-", "_")
+        base = root if module == "index" else f"{root}.{module.lower()}"
+        names = [base, f"{base}.{_snake(member)}"]
+    wanted = f"{member[:1].upper()}{member[1:]}{suffix}"
+    for name in names:
+        try:
+            with warnings.catch_warnings():  # pulumi-azure warns about its own deprecated modules on import
+                warnings.simplefilter("ignore", DeprecationWarning)
+                result = getattr(importlib.import_module(name), wanted, None)
+        except ImportError:
+            continue
+        if isinstance(result, type):
+            return result
+    return None
+
+
+@functools.cache
+def result_fields(token: str) -> dict[str, bool] | None:
+    """The fields of a function's typed result (wire name -> whether it is a string), from the installed
+    provider SDK's `<Function>Result` class (any provider: azure-native, azure, azuread, random...); None when
+    no installed SDK has such a class."""
+    result = _sdk_class(token, "Result")
+    if result is None:
+        return None
+    fields = {}
+    for prop in vars(result).values():
+        wire = getattr(getattr(prop, "fget", None), "_pulumi_name", None)
+        if isinstance(prop, property) and isinstance(wire, str):
+            fields[wire] = _is_str(prop.fget.__annotations__.get("return"))
+    return fields
+
+
+@functools.cache
+def _fields(cls: type) -> dict[str, Any]:
+    """Wire name -> type hint of each property of an SDK resource, output or args class."""
+    module = importlib.import_module(cls.__module__)
+    fields = {}
+    for prop in vars(cls).values():
+        wire = getattr(getattr(prop, "fget", None), "_pulumi_name", None)
+        if isinstance(prop, property) and isinstance(wire, str):
+            try:
+                fields[wire] = typing.get_type_hints(prop.fget, globalns=vars(module)).get("return")
+            except Exception:  # noqa: BLE001 - an unresolvable hint: that field is echoed as given
+                fields[wire] = None
+    return fields
+
+
+def _args_class(response: type) -> type | None:
+    """The input type of an output type (`PrivateDnsZoneConfigResponse` -> `PrivateDnsZoneConfigArgs`, the
+    classic `ComputeClusterIdentity` -> `ComputeClusterIdentityArgs`), from the package's inputs."""
+    base = response.__name__.removesuffix("Response")
+    package = importlib.import_module(response.__module__.rsplit(".", 1)[0])
+    found = getattr(package, f"{base}Args", None)
+    return found if isinstance(found, type) else None
+
+
+def _unwrap(hint: Any) -> Any:
+    """The type inside Output[...] and Optional[...]."""
+    while True:
+        origin = typing.get_origin(hint)
+        if origin is not None and getattr(origin, "__name__", "") == "Output":
+            hint = typing.get_args(hint)[0]
+        elif origin in (typing.Union, types.UnionType):
+            kept = [arg for arg in typing.get_args(hint) if arg is not type(None)]
+            if len(kept) != 1:
+                return hint
+            hint = kept[0]
+        else:
+            return hint
+
+
+def output_only_unknown(value: Any, hint: Any) -> Any:
+    """`value` (an echoed input) with every output-only field of its output type, nested ones included, set
+    to the engine's unknown, as `pulumi preview` gives them: a field of the output type its input type does
+    not have (a private DNS zone config's `recordSets`, a subnet's `provisioningState`)."""
+    hint = _unwrap(hint)
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if origin in (list, collections.abc.Sequence) and args and isinstance(value, list):
+        return [output_only_unknown(item, args[0]) for item in value]
+    if origin in (dict, collections.abc.Mapping) and len(args) == 2 and isinstance(value, dict):
+        return {key: output_only_unknown(item, args[1]) for key, item in value.items()}
+    if not isinstance(hint, type) or not isinstance(value, dict):
+        return value
+    fields = _fields(hint)
+    inputs = _args_class(hint)
+    given = set(_fields(inputs)) if inputs is not None else None
+    shaped = dict(value)
+    for wire, field_hint in fields.items():
+        if wire in shaped:
+            shaped[wire] = output_only_unknown(shaped[wire], field_hint)
+        elif given is not None and wire not in given:
+            shaped[wire] = rpc.UNKNOWN
+    return shaped
+
+
+def with_output_only_unknown(type_token: str, outputs: dict[str, Any]) -> dict[str, Any]:
+    """A resource's echoed inputs with the output-only fields nested in them unknown (`output_only_unknown`),
+    for a resource class of any installed SDK; unchanged when there is none. The identity is left as shaped."""
+    cls = _sdk_class(type_token)
+    if cls is None:
+        return outputs
+    fields = _fields(cls)
+    return {wire: value if wire == "identity" or wire not in fields else output_only_unknown(value, fields[wire])
+            for wire, value in outputs.items()}
+
+
+def _is_str(annotation: Any) -> bool:
+    if annotation is str:
+        return True
+    return typing.get_origin(annotation) in (typing.Union, types.UnionType) and set(
+        typing.get_args(annotation)) == {str, type(None)}
