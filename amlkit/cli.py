@@ -20,10 +20,11 @@ import importlib
 import os
 import signal
 import sys
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from types import ModuleType
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, NoReturn
 
 import typer
 from rich.console import Console
@@ -34,6 +35,7 @@ from amlkit.commands import register, stacks_from_files
 from amlkit.errors import UsageError
 from amlkit.guard import guarded
 from amlkit.review.model import PackInfo, Review
+from amlkit.review.options import ReviewOptions
 
 app = typer.Typer(
     name="amlkit",
@@ -238,9 +240,8 @@ def preview(
     or with --state / --base what it would create, update, replace and delete; then the policy review."""
     if no_color:
         os.environ["NO_COLOR"] = "1"
-    plan_against = {"states": state or [], "base": base}
-    _review_and_report(stack_files, project_dir, stack, policy_pack, policy_pack_config, format, output, jobs,
-                       timeout, verbose, with_plan=True, plan_against=plan_against, strict=strict)
+    options = _options(policy_pack, policy_pack_config, jobs, timeout, verbose, states=state, base=base)
+    _review_and_report(stack_files, project_dir, stack, options, _Report(format, output, with_plan=True, strict=strict))
 
 
 @app.command()
@@ -259,14 +260,13 @@ def check(
     strict: Strict = False,
 ) -> None:
     """Run only the policy review of each stack; with --state, audit deployed states instead (no program)."""
+    options = _options(policy_pack, policy_pack_config, jobs, timeout, verbose)
     if state:
         if stack_files or stack:
             raise _usage("--state audits the given state files (each names its stack): it takes no stack files "
                          "and no --stack")
-        return _audit_and_report(state, project_dir, policy_pack, policy_pack_config, format, output, jobs,
-                                 timeout, verbose)
-    _review_and_report(stack_files, project_dir, stack, policy_pack, policy_pack_config, format, output, jobs,
-                       timeout, verbose, with_plan=False, strict=strict)
+        return _audit_and_report(state, project_dir, options, _Report(format, output))
+    _review_and_report(stack_files, project_dir, stack, options, _Report(format, output, strict=strict))
 
 
 @app.command()
@@ -285,7 +285,8 @@ def analyze(
 ) -> None:
     """Audit deployed states without running the program, as `pulumi policy analyze --file` does (the same
     as `amlkit check --state FILE`)."""
-    _audit_and_report(file, project_dir, policy_pack, policy_pack_config, format, output, jobs, timeout, verbose)
+    _audit_and_report(file, project_dir, _options(policy_pack, policy_pack_config, jobs, timeout, verbose),
+                      _Report(format, output))
 
 
 @app.command()
@@ -311,16 +312,30 @@ def rules(
         _emit_rules(pack, format, output, _pack_source(policy_pack))
 
 
-def _audit_and_report(states: list[Path], project_dir: Path, policy_packs: list[Path] | None,
-                      configs: list[Path] | None, fmt: ReportFormat, output: Path | None, jobs: int | None,
-                      timeout: float, verbose: bool) -> None:
+@dataclass(frozen=True)
+class _Report:
+    """How a command reports: the format, the file (None: stdout), the plan before the policies
+    (`preview`), and whether warnings fail the command (`--strict`)."""
+
+    fmt: ReportFormat
+    output: Path | None
+    with_plan: bool = False
+    strict: bool = False
+
+
+def _options(policy_packs: list[Path] | None, configs: list[Path] | None, jobs: int | None, timeout: float,
+             verbose: bool, states: list[Path] | None = None, base: str | None = None) -> ReviewOptions:
+    """The flags every review command shares, as the engine takes them."""
+    return ReviewOptions(policy_pack=_one_or_many(policy_packs), policy_pack_config=_one_or_many(configs),
+                         jobs=jobs, timeout=timeout, verbose=verbose, states=tuple(states or ()), base=base or None)
+
+
+def _audit_and_report(states: list[Path], project_dir: Path, options: ReviewOptions, report: _Report) -> None:
     """`check --state` and `analyze --file`: the packs over each deployed state, then the same reports."""
-    with guarded(verbose):
-        _check_pairing(policy_packs, configs)
-        review = importlib.import_module("amlkit.review.audit").audit(
-            states, project_dir, policy_pack=_one_or_many(policy_packs), policy_pack_config=_one_or_many(configs),
-            jobs=jobs, timeout=timeout, verbose=verbose)
-        _report(review, fmt, output, project_dir, policy_packs, with_plan=False)
+    with guarded(options.verbose):
+        _check_pairing(options)
+        review = importlib.import_module("amlkit.review.audit").audit(states, project_dir, options)
+        _report(review, report, project_dir, options)
 
 
 def _usage(message: str) -> typer.Exit:
@@ -328,11 +343,11 @@ def _usage(message: str) -> typer.Exit:
     return typer.Exit(2)
 
 
-def _check_pairing(policy_packs: list[Path] | None, configs: list[Path] | None) -> None:
+def _check_pairing(options: ReviewOptions) -> None:
     """Pulumi's rule: no --policy-pack-config, or one per --policy-pack (exit 2 otherwise)."""
-    from amlkit.review.pack.multi import pairing_error
+    from amlkit.review.pack.multi import as_list, pairing_error
 
-    error = pairing_error(policy_packs or [], configs or [])
+    error = pairing_error(as_list(options.policy_pack), as_list(options.policy_pack_config))
     if error:
         raise UsageError(error)
 
@@ -355,47 +370,36 @@ def _packs() -> ModuleType:
     return importlib.import_module("amlkit.review.pack.info")
 
 
-def _review(project_dir: Path, stacks: list[str] | None, policy_pack: Path | tuple[Path, ...] | None,
-            config: Path | tuple[Path, ...] | None,
-            jobs: int | None, timeout: float, verbose: bool, plan_against: dict[str, Any] | None = None) -> Review:
-    plan_against = {key: value for key, value in (plan_against or {}).items() if value}
-    if plan_against.get("states") and not stacks:
+def _review(project_dir: Path, stacks: list[str] | None, options: ReviewOptions) -> Review:
+    if options.states and not stacks:
         from amlkit.review.plan.state import load_state
 
-        stacks = sorted({load_state(path).stack for path in plan_against["states"]} - {""}) or None
-    review: Review = _engine().review(project_dir, stacks or None, policy_pack=policy_pack, policy_pack_config=config,
-                              jobs=jobs, timeout=timeout, verbose=verbose, **plan_against)
+        stacks = sorted({load_state(path).stack for path in options.states} - {""}) or None
+    review: Review = _engine().review(project_dir, stacks or None, options=options)
     if not review.stacks:
         raise UsageError(f"{project_dir}: no stacks to review (no Pulumi.<stack>.yaml found, and no --stack given)")
     return review
 
 
 def _review_and_report(stack_files: list[Path] | None, project_dir: Path, stacks: list[str] | None,
-                       policy_packs: list[Path] | None, configs: list[Path] | None, fmt: ReportFormat,
-                       output: Path | None, jobs: int | None, timeout: float, verbose: bool, with_plan: bool,
-                       plan_against: dict[str, Any] | None = None, strict: bool = False) -> None:
+                       options: ReviewOptions, report: _Report) -> None:
     """`preview` (with_plan) and `check`: review the stack files or the project's stacks, then report."""
-    with guarded(verbose):
-        _check_pairing(policy_packs, configs)
-        policy_pack, config = _one_or_many(policy_packs), _one_or_many(configs)
+    with guarded(options.verbose):
+        _check_pairing(options)
         if stack_files:
-            if plan_against and any(plan_against.values()):
+            if options.states or options.base is not None:
                 raise UsageError("--state and --base take --project-dir and --stack, not stack files")
-            review = _review_files(stack_files, stacks, policy_pack, config, jobs, timeout, verbose)
+            review = _review_files(stack_files, stacks, options)
         else:
-            review = _review(project_dir, stacks, policy_pack, config, jobs, timeout, verbose, plan_against)
-        _report(review, fmt, output, project_dir, policy_packs, with_plan=with_plan, strict=strict)
+            review = _review(project_dir, stacks, options)
+        _report(review, report, project_dir, options)
 
 
-def _review_files(stack_files: list[Path], stacks: list[str] | None, policy_pack: Path | tuple[Path, ...] | None,
-                  config: Path | tuple[Path, ...] | None, jobs: int | None, timeout: float, verbose: bool) -> Review:
+def _review_files(stack_files: list[Path], stacks: list[str] | None, options: ReviewOptions) -> Review:
     """Review the given stack files, grouped by the Pulumi project each belongs to."""
     if stacks:
         raise UsageError("give stack files or --stack, not both")
-    reviews = [
-        _review(project, names, policy_pack, config, jobs, timeout, verbose)
-        for project, names in stacks_from_files(stack_files).items()
-    ]
+    reviews = [_review(project, names, options) for project, names in stacks_from_files(stack_files).items()]
     if not reviews:
         typer.echo("amlkit: nothing to review: none of the files belongs to a Pulumi project with stacks", err=True)
         raise typer.Exit(0)
@@ -440,15 +444,17 @@ def render_report(review: Review, fmt: ReportFormat, project_dir: Path, pack_sou
     return report_markdown.render(review, {name: text.plain for name, text in plans.items()})
 
 
-def _report(review: Review, fmt: ReportFormat, output: Path | None, project_dir: Path,
-            policy_packs: list[Path] | None, with_plan: bool, strict: bool = False) -> NoReturn:
+def _report(review: Review, report: _Report, project_dir: Path, options: ReviewOptions) -> NoReturn:
+    from amlkit.review.pack.multi import as_list
     from amlkit.review.report.table import summary_line
 
-    report = render_report(review, fmt, project_dir, _pack_sources(review, policy_packs or []), with_plan)
+    fmt, output, strict = report.fmt, report.output, report.strict
+    rendered = render_report(review, fmt, project_dir, _pack_sources(review, as_list(options.policy_pack)),
+                             report.with_plan)
     if output is None:
-        _print(report)
+        _print(rendered)
     else:
-        _write(output, report)
+        _write(output, rendered)
         typer.echo(f"{summary_line(review)}\nWrote the {fmt.value} report to {output}")
     failures: dict[str, list[str]] = {}  # one line per distinct failure (a program's error hits every stack)
     for stack in sorted(review.stacks, key=lambda s: s.stack):

@@ -34,6 +34,7 @@ from pathlib import Path
 import yaml
 
 from amlkit.review.engine import review
+from amlkit.review.options import ReviewOptions
 
 ROOT = Path(__file__).resolve().parent.parent
 RAW_FIXTURE = ROOT / "tests" / "fixtures" / "raw_aml"
@@ -79,7 +80,7 @@ def measure(project: Path, stack: str, repeat: int, alias_shortcut: bool) -> tup
     result = None
     for _ in range(repeat):
         cpu, start = cpu_seconds(), time.perf_counter()
-        result = review(project, [stack], timeout=600, alias_shortcut=alias_shortcut)
+        result = review(project, [stack], options=ReviewOptions(timeout=600, alias_shortcut=alias_shortcut))
         walls.append(time.perf_counter() - start)
         cpus.append(cpu_seconds() - cpu)
         if result.stacks[0].error:

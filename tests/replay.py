@@ -22,6 +22,7 @@ import pytest
 
 import amlkit.review.engine as real
 from amlkit.review.model import Review
+from amlkit.review.options import ReviewOptions
 
 
 class ReplayEngine:
@@ -35,11 +36,11 @@ class ReplayEngine:
         module.review = self.review
         return module
 
-    def review(self, project_dir: Path, stacks: Any = None, **kwargs: Any) -> Review:
-        key = repr((str(project_dir), stacks, sorted(kwargs.items())))
+    def review(self, project_dir: Path, stacks: Any = None, options: ReviewOptions | None = None) -> Review:
+        key = repr((str(project_dir), stacks, options))
         self.calls.append(key)
         if key not in self.reviews:
-            self.reviews[key] = real.review(project_dir, stacks, **kwargs)
+            self.reviews[key] = real.review(project_dir, stacks, options)
         return copy.deepcopy(self.reviews[key])
 
     @property

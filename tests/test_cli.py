@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 from amlkit import cli
 from amlkit.errors import ConfigError, ReviewFailed, UsageError
 from amlkit.review.model import Review
+from amlkit.review.options import ReviewOptions
 from amlkit.review.report import (
     json as report_json,
 )
@@ -188,15 +189,15 @@ def test_flags_are_passed_to_the_engine(fake, tmp_path: Path) -> None:
     args = ["check", "-C", "proj", "--stack", "dev", "--stack", "prod", "--policy-pack", "policies",
             "--policy-pack-config", "pack.json", "--jobs", "4", "--timeout", "30"]
     assert runner.invoke(cli.app, args).exit_code == 0
-    assert engine.calls == [{"project_dir": Path("proj"), "stacks": ["dev", "prod"], "policy_pack": Path("policies"),
-                             "policy_pack_config": Path("pack.json"), "jobs": 4, "timeout": 30.0, "verbose": False}]
+    assert engine.calls == [{"project_dir": Path("proj"), "stacks": ["dev", "prod"], "options": ReviewOptions(
+        policy_pack=Path("policies"), policy_pack_config=Path("pack.json"), jobs=4, timeout=30.0, verbose=False)}]
 
 
 def test_defaults_passed_to_the_engine(fake) -> None:
     engine = fake(Review(stacks=[dev_stack()]))
     assert runner.invoke(cli.app, ["preview"]).exit_code == 0
-    assert engine.calls == [{"project_dir": Path("."), "stacks": None, "policy_pack": None,
-                             "policy_pack_config": None, "jobs": None, "timeout": 120.0, "verbose": False}]
+    assert engine.calls == [{"project_dir": Path("."), "stacks": None, "options": ReviewOptions(
+        policy_pack=None, policy_pack_config=None, jobs=None, timeout=120.0, verbose=False)}]
 
 
 def test_check_prints_the_table_report(fake) -> None:
@@ -338,8 +339,8 @@ def test_repeated_packs_and_configs_reach_the_engine_in_order(fake, tmp_path: Pa
             "--policy-pack-config", "b.json"]
     assert runner.invoke(cli.app, args).exit_code == 0
     [call] = engine.calls
-    assert (call["policy_pack"], call["policy_pack_config"]) == ((Path("policies"), Path("other")),
-                                                                 (Path("a.json"), Path("b.json")))
+    assert (call["options"].policy_pack, call["options"].policy_pack_config) == (
+        (Path("policies"), Path("other")), (Path("a.json"), Path("b.json")))
 
 
 @pytest.mark.parametrize("command", [["check"], ["preview"], ["analyze", "--file", "state.json"]])

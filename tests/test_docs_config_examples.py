@@ -13,6 +13,7 @@ import pytest
 from amlkit.policies import ALL_RULES
 from amlkit.policies.rule_baseline import BASELINE_POLICY
 from amlkit.review.engine import review
+from amlkit.review.options import ReviewOptions
 
 ROOT = Path(__file__).resolve().parent.parent
 PLATFORM = ROOT / "examples" / "platform-repo"
@@ -61,7 +62,7 @@ def test_a_config_example_configures_the_real_pack_over_the_wire(name, tmp_path)
     project, stack, findings = EXPECTED[name]
     config = tmp_path / "pack.json"
     config.write_text(json.dumps(EXAMPLES[name]), encoding="utf-8")
-    result = review(project, [stack], policy_pack_config=config)
+    result = review(project, [stack], options=ReviewOptions(policy_pack_config=config))
     reviewed = result.stacks[0]
     assert reviewed.error is None
     assert reviewed.warnings == []  # every waiver of the example matches a resource of the sample stack

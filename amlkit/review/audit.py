@@ -37,6 +37,7 @@ from pulumi.runtime.proto import analyzer_pb2
 
 from amlkit.errors import ConfigError, ReviewFailed, UsageError
 from amlkit.review.model import PACK_DEFAULTS, ResourceRecord, Review, StackReview
+from amlkit.review.options import ReviewOptions
 from amlkit.review.pack import canary, driver, multi
 from amlkit.review.pack.config import load_config_file
 from amlkit.review.plan.state import ENCRYPTED, State, StateResource, load_state
@@ -48,29 +49,24 @@ from amlkit.review.urns import STACK_TYPE, stack_urn
 WARNING = "amlkit: warning: could not decrypt secrets in {file}; analyzing with secret values redacted"
 
 
-def audit(
-    files: Sequence[Path],
-    project_dir: Path = Path("."),
-    policy_pack: Path | Sequence[Path] | None = None,
-    policy_pack_config: Path | Sequence[Path] | None = None,
-    jobs: int | None = None,
-    timeout: float = 120.0,
-    verbose: bool = False,
-) -> Review:
+def audit(files: Sequence[Path], project_dir: Path = Path("."), options: ReviewOptions | None = None) -> Review:
     """Audit each state file (one stack each) with the packs; one StackReview per file, in file order.
 
     project_dir: where amlkit's own pack finds the project's `policy-config/<stack>.json` (and the
-    stack's `amlkit:environment`); no program of it runs. Bad usage (a pack/config count mismatch, a
-    config directory without the stack's file) raises before any pack starts."""
+    stack's `amlkit:environment`); no program of it runs. options: the packs and their configs, jobs,
+    timeout and verbose (what plans against, `states` and `base`, does not apply). Bad usage (a
+    pack/config count mismatch, a config directory without the stack's file) raises before any pack
+    starts."""
     from amlkit.review.engine import default_pack_dir, usable_cpus
 
     if not files:
         raise UsageError("no state file to audit")
-    jobs = usable_cpus() if jobs is None else jobs
+    options = options or ReviewOptions()
+    jobs = usable_cpus() if options.jobs is None else options.jobs
     if jobs < 1:
         raise UsageError(f"--jobs must be at least 1, got {jobs}")
-    own = _own_pack(default_pack_dir) if multi.as_list(policy_pack) else default_pack_dir()
-    specs = multi.resolve(policy_pack, policy_pack_config, own)
+    own = _own_pack(default_pack_dir) if multi.as_list(options.policy_pack) else default_pack_dir()
+    specs = multi.resolve(options.policy_pack, options.policy_pack_config, own)
     canary.check_unknowns()  # an unknown must never turn into a finding unnoticed, in an audit either
     project = _project(Path(project_dir))
     base = project.dir if project else Path(project_dir).resolve()
@@ -80,7 +76,7 @@ def audit(
             for spec in specs:
                 multi.config_path(spec, base, item.state.stack, _environment(project, item.state))
     with warm.session(None, specs[0].directory, len(loaded)):
-        run = _Audit(specs, project, base, timeout, verbose)
+        run = _Audit(specs, project, base, options.timeout, options.verbose)
         if jobs == 1 or len(loaded) == 1:
             with processes.cancel_on_interrupt():
                 return Review([run.stack(item) for item in loaded])

@@ -24,6 +24,7 @@ from amlkit.review.model import (
     Review,
     StackReview,
 )
+from amlkit.review.options import ReviewOptions
 from amlkit.review.pack import canary, driver, multi
 from amlkit.review.pack.config import load_config_file, unmatched_waivers
 from amlkit.review.pack.findings import pack_info_of, resource_record, stable, unanswered_lookups
@@ -48,7 +49,7 @@ from amlkit.review.run.lookups import Lookups, load_lookups
 from amlkit.review.secrets import Secrets
 from amlkit.review.urns import stack_urn
 
-__all__ = ["POLICY_PACK_FILES", "default_pack_dir", "list_stacks", "pack_info", "review"]
+__all__ = ["POLICY_PACK_FILES", "ReviewOptions", "default_pack_dir", "list_stacks", "pack_info", "review"]
 
 
 def list_stacks(project_dir: Path) -> list[str]:
@@ -56,45 +57,22 @@ def list_stacks(project_dir: Path) -> list[str]:
     return _list_stacks(project_dir)
 
 
-def review(
-    project_dir: Path,
-    stacks: Sequence[str] | None = None,
-    policy_pack: Path | Sequence[Path] | None = None,
-    policy_pack_config: Path | Sequence[Path] | None = None,
-    jobs: int | None = None,
-    timeout: float = 120.0,
-    verbose: bool = False,
-    alias_shortcut: bool = True,
-    states: Sequence[Path] = (),
-    base: str | None = None,
-    reuse_packs: bool = True,
-) -> Review:
+def review(project_dir: Path, stacks: Sequence[str] | None = None, options: ReviewOptions | None = None) -> Review:
     """Review stacks of a Pulumi Python project offline: program under mocks, pack over gRPC.
 
-    stacks: None = every `Pulumi.<stack>.yaml` in the stack config dir, sorted. policy_pack: one pack
-    directory or several (each runs on every stack); None = amlkit's own pack. policy_pack_config: none,
-    or one per pack, paired in order (see amlkit.review.pack.multi): a Pulumi `--policy-pack-config` file for
-    every stack, or a directory holding `<stack>.json` (else `<environment>.json`) per stack. A pack
-    without one gets its defaults, except amlkit's own pack, which gets the project's own
-    `policy-config/` directory by the same names when it exists (environment = the stack's
-    `amlkit:environment`, else the stack name). jobs: stacks reviewed in
-    parallel (same result as serial); None = the CPUs this process may use. timeout: seconds for the
-    program run, for the pack to print its port, and for EACH analyzer call. verbose: program failures
-    carry the traceback. alias_shortcut:
-    False runs the SDK's unused alias-URN and stack-walk work too (for comparisons only).
-    states: `pulumi stack export` files, one per stack, to plan against (see amlkit.review.plan.diff);
-    base: a git revision whose program and stack files to plan against instead (`--base`).
-    reuse_packs: False starts a fresh process of amlkit's own pack per stack, which is otherwise reused
-    across stacks and reviews, one per worker (driver.PackPool; same result: for comparisons only).
+    stacks: None = every `Pulumi.<stack>.yaml` in the stack config dir, sorted. options: the packs and
+    their configs, jobs, timeout, verbose, what to plan against (amlkit.review.options.ReviewOptions;
+    None = its defaults: amlkit's own pack with the project's `policy-config/`, one job per usable CPU).
 
     Every failure of one stack is that stack's `error`; the other stacks are still reviewed. A stack
     file error, a policy pack config error or an amlkit ConfigError the program raised is a config error
     (`error_kind` "config", exit 2, fields in `error_detail`); program and pack failures exit 3. Only bad
     usage (unknown stack, bad --jobs, missing project) raises, before any work, and so does a failed
-    start-up canary (`amlkit.review.pack.canary`: the installed pulumi-policy no longer says "cannot tell" in
-    the words amlkit reads as *unknown*; ReviewFailed, exit 3).
+    start-up canary (`amlkit.review.pack.canary`: the installed pulumi-policy no longer says "cannot tell"
+    in the words amlkit reads as *unknown*; ReviewFailed, exit 3).
     """
-    jobs = usable_cpus() if jobs is None else jobs
+    options = options or ReviewOptions()
+    jobs = usable_cpus() if options.jobs is None else options.jobs
     if jobs < 1:
         raise UsageError(f"--jobs must be at least 1, got {jobs}")
     project = load_project(project_dir)
@@ -105,14 +83,13 @@ def review(
               f"Pulumi.<stack>.yaml (Pulumi ignores this one too)", file=sys.stderr)
     if not names:
         raise UsageError(f"{project.dir}: no stacks (no Pulumi.<stack>.yaml in {project.stack_config_dir})")
-    own = _own_pack_dir() if multi.as_list(policy_pack) else default_pack_dir()
-    specs = multi.resolve(policy_pack, policy_pack_config, own)
+    own = _own_pack_dir() if multi.as_list(options.policy_pack) else default_pack_dir()
+    specs = multi.resolve(options.policy_pack, options.policy_pack_config, own)
     # a bad stack file is that stack's error; an unknown stack name is a usage error, before any work
     configs = [_load_stack(project, name) for name in names]
-    options = _Options(specs, timeout, verbose, alias_shortcut,
-                       lookups=load_lookups(project.dir))
+    setup = _Setup(options, specs, lookups=load_lookups(project.dir))
     canary.check_unknowns()  # before any work: unknowns must never turn into findings unnoticed
-    if verbose:
+    if options.verbose:
         from amlkit.review.run.patches import report
 
         for line in report():
@@ -122,23 +99,23 @@ def review(
             for spec in specs:
                 multi.config_path(spec, project.dir, config.stack, config.environment())
     # amlkit's own pack is reused across stacks and reviews, one per worker; any other is fresh per stack
-    pools = tuple(driver.PackPool.shared(spec.directory, jobs) if reuse_packs and spec.own
+    pools = tuple(driver.PackPool.shared(spec.directory, jobs) if options.reuse_packs and spec.own
                   else driver.PackPool(spec.directory, reuse=False) for spec in specs)
-    options = replace(options, pools=pools)
+    setup = replace(setup, pools=pools)
     with warm.session(project.main, specs[0].directory, len(configs)):  # the fork server: amlkit.review.proc.warm
-        if states or base is not None:
-            options = replace(options, baselines=_baselines(project, names, states, base, options))
-        return _review_all(project, configs, options, jobs)
+        if options.states or options.base is not None:
+            setup = replace(setup, baselines=_baselines(project, names, options.states, options.base, setup))
+        return _review_all(project, configs, setup, jobs)
 
 
-def _review_all(project: Project, configs: list[StackConfig | _BadStackFile], options: _Options, jobs: int) -> Review:
+def _review_all(project: Project, configs: list[StackConfig | _BadStackFile], setup: _Setup, jobs: int) -> Review:
     if jobs == 1 or len(configs) == 1:
         with processes.cancel_on_interrupt():
-            return Review([_review_stack(project, config, options) for config in configs])
+            return Review([_review_stack(project, config, setup) for config in configs])
     pool = ThreadPoolExecutor(max_workers=jobs)
     try:
         with processes.cancel_on_interrupt():
-            results = list(pool.map(lambda c: _review_stack(project, c, options), configs))
+            results = list(pool.map(lambda c: _review_stack(project, c, setup), configs))
     finally:
         # after an interrupt the children are dead, so the workers return at once
         pool.shutdown(wait=True, cancel_futures=True)
@@ -168,11 +145,11 @@ def pack_info(policy_pack: Path | None = None, config: Path | None = None) -> Pa
 # --- one stack ---------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class _Options:
+class _Setup:
+    """What every stack of one review shares: its options and what was resolved from them once."""
+
+    options: ReviewOptions
     packs: tuple[multi.PackSpec, ...]  # in the order given; each with the config paired with it
-    timeout: float
-    verbose: bool
-    alias_shortcut: bool
     baselines: dict[str, Baseline] | None = None  # stack -> what its plan is made against
     lookups: Lookups | None = None  # the project's lookups file (amlkit.review.run.lookups)
     pools: tuple[driver.PackPool, ...] = ()  # per pack: its processes, reused across stacks for amlkit's own
@@ -193,14 +170,14 @@ class _BadStackFile:
     error: ConfigError
 
 
-def _review_stack(project: Project, config: StackConfig | _BadStackFile, options: _Options) -> StackReview:
+def _review_stack(project: Project, config: StackConfig | _BadStackFile, setup: _Setup) -> StackReview:
     """One stack's review; anything unexpected raised on the way is that stack's error (`error_kind`
     "internal", exit 3), never the other stacks'. Only Ctrl-C (KeyboardInterrupt) goes through."""
     streamed: list[dict[str, Any]] = []
     try:
-        return _review_one(project, config, options, streamed)
+        return _review_one(project, config, setup, streamed)
     except Exception as error:  # noqa: BLE001 - isolated to this stack and reported, closed
-        return _internal_failure(project, config, error, _secrets(streamed), options.verbose)
+        return _internal_failure(project, config, error, _secrets(streamed), setup.options.verbose)
 
 
 def _internal_failure(project: Project, config: StackConfig | _BadStackFile, error: Exception, secrets: Secrets,
@@ -218,7 +195,7 @@ def _internal_failure(project: Project, config: StackConfig | _BadStackFile, err
     return result
 
 
-def _review_one(project: Project, config: StackConfig | _BadStackFile, options: _Options,
+def _review_one(project: Project, config: StackConfig | _BadStackFile, setup: _Setup,
                 streamed: list[dict[str, Any]]) -> StackReview:
     """Runner and pack start together; the pack analyzes each registration as the program makes it.
     `streamed` receives every registration as it arrives (to scrub secrets from any failure)."""
@@ -228,10 +205,10 @@ def _review_one(project: Project, config: StackConfig | _BadStackFile, options: 
         return _config_failure(result, config.error, None, _secrets([]), project)
     environment = config.environment()
     result = StackReview(config.stack, project.name, environment, stack_file)
-    config_paths = [multi.config_path(spec, project.dir, config.stack, environment) for spec in options.packs]
+    config_paths = [multi.config_path(spec, project.dir, config.stack, environment) for spec in setup.packs]
     labels = [project.relative(Path(os.path.abspath(path))) if path else PACK_DEFAULTS for path in config_paths]
     result.policy_config = labels[0]
-    baseline = (options.baselines or {}).get(config.stack)
+    baseline = (setup.baselines or {}).get(config.stack)
     if baseline is not None and baseline.error:
         result.error, result.error_kind = baseline.error, "program"
         return result
@@ -239,11 +216,12 @@ def _review_one(project: Project, config: StackConfig | _BadStackFile, options: 
     try:
         file_configs = [(load_config_file(path) if path else None, str(path) if path else None)
                         for path in config_paths]
-        ids = azure_ids(config, stack_file, options.lookups)
-        runner = Runner(project, config, {**_runner_request(options), **_state_request(baseline),
+        ids = azure_ids(config, stack_file, setup.lookups)
+        options = setup.options
+        runner = Runner(project, config, {**_runner_request(setup), **_state_request(baseline),
                                           "azure": ids.to_request()}, options.timeout, options.verbose)
-        with multi.Sessions(options.packs, file_configs, project.name, config.stack, config.values,
-                            config.secret_keys, options.timeout, options.verbose, options.pools) as session:
+        with multi.Sessions(setup.packs, file_configs, project.name, config.stack, config.values,
+                            config.secret_keys, options.timeout, options.verbose, setup.pools) as session:
             for record in runner.records():
                 streamed.append(record)
                 session.submit(record)
@@ -266,7 +244,7 @@ def _review_one(project: Project, config: StackConfig | _BadStackFile, options: 
     finally:
         if runner is not None:
             runner.close()
-    result = multi.add_results(result, analyses, options.packs, labels, records, secrets, project.name)
+    result = multi.add_results(result, analyses, setup.packs, labels, records, secrets, project.name)
     if result.error is None:  # waivers are amlkit's: the config of amlkit's pack (or a copy of it) is checked
         result.warnings = [warning for analysis, label in zip(analyses, labels, strict=True)
                            if analysis.pack_name == PACK_NAME
@@ -277,7 +255,7 @@ def _review_one(project: Project, config: StackConfig | _BadStackFile, options: 
 # --- plans (amlkit.review.plan.baseline, amlkit.review.plan.diff) -------------------------------------------------
 
 def _baselines(project: Project, names: Sequence[str], states: Sequence[Path], base: str | None,
-               options: _Options) -> dict[str, Baseline]:
+               setup: _Setup) -> dict[str, Baseline]:
     if states and base is not None:
         raise UsageError("give --state or --base, not both")
     if states:
@@ -286,11 +264,11 @@ def _baselines(project: Project, names: Sequence[str], states: Sequence[Path], b
     baselines: dict[str, Baseline] = {}
     with baseline.checkout(project.dir, base) as tree, processes.cancel_on_interrupt():
         for stack in names:
-            baselines[stack] = _base_of(tree, project.name, stack, options)
+            baselines[stack] = _base_of(tree, project.name, stack, setup)
     return baselines
 
 
-def _base_of(tree: baseline.Checkout, project_name: str, stack: str, options: _Options) -> Baseline:
+def _base_of(tree: baseline.Checkout, project_name: str, stack: str, setup: _Setup) -> Baseline:
     """The stack as the program at the base revision registers it; nothing when it did not exist."""
     if find_project_file(tree.project_dir) is None:
         return Baseline(tree.label, (), answer=False)
@@ -300,8 +278,9 @@ def _base_of(tree: baseline.Checkout, project_name: str, stack: str, options: _O
     extra: dict[str, Any] = {"packages": {"amlkit.components": str(tree.components)}} if tree.components else {}
     try:
         config = load_stack_config(project, stack)
-        extra["azure"] = azure_ids(config, project.relative(project.stack_file(stack)), options.lookups).to_request()
-        runner = Runner(project, config, {**_runner_request(options), **extra}, options.timeout, options.verbose)
+        extra["azure"] = azure_ids(config, project.relative(project.stack_file(stack)), setup.lookups).to_request()
+        runner = Runner(project, config, {**_runner_request(setup), **extra}, setup.options.timeout,
+                        setup.options.verbose)
     except ConfigError as failure:  # the stack file at the base is broken: this stack cannot be planned
         return Baseline(tree.label, (), answer=False, error=f"stack {stack}: at {tree.label}: {failure}")
     try:
@@ -318,9 +297,10 @@ def _base_of(tree: baseline.Checkout, project_name: str, stack: str, options: _O
     return Baseline(tree.label, tuple(base), answer=False)
 
 
-def _runner_request(options: _Options) -> dict[str, Any]:
+def _runner_request(setup: _Setup) -> dict[str, Any]:
     """What every program run of this review is told besides its stack (see amlkit.review.run.runner)."""
-    return {"alias_shortcut": options.alias_shortcut, "lookups": options.lookups.to_json() if options.lookups else None}
+    return {"alias_shortcut": setup.options.alias_shortcut,
+            "lookups": setup.lookups.to_json() if setup.lookups else None}
 
 
 def _state_request(base: Baseline | None) -> dict[str, Any]:

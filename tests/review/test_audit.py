@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from amlkit import cli
 from amlkit.review.audit import audit, blind
 from amlkit.review.engine import default_pack_dir
+from amlkit.review.options import ReviewOptions
 from amlkit.review.plan.state import ENCRYPTED
 from amlkit.review.secrets import SECRET_SIG, SECRET_SIG_KEY
 from tests.review import auditstates as states
@@ -132,7 +133,7 @@ def test_an_undecryptable_secret_is_the_string_secret_whatever_its_type():
 def test_analyze_gets_inputs_and_analyze_stack_gets_outputs_and_the_graph(tmp_path):
     """Remediations are reported, never applied; a stack finding on a URN outside the state is the root's."""
     state = states.write(tmp_path / "prod.json", states.resources())
-    [stack] = audit([state], tmp_path, policy_pack=PROBE).stacks
+    [stack] = audit([state], tmp_path, options=ReviewOptions(policy_pack=PROBE)).stacks
     root = states.urn("prod", "pulumi:pulumi:Stack", "acme-ml-prod")
     assert sorted((v.policy, v.level, v.urn.rsplit("::", 1)[-1], v.message) for v in stack.violations) == [
         ("probe-inputs", "advisory", "cpu", "keys=['computeName', 'identity', 'location', 'properties', "

@@ -19,6 +19,7 @@ import pytest
 
 from amlkit.errors import ConfigError, UsageError
 from amlkit.review.engine import default_pack_dir, list_stacks, pack_info, review
+from amlkit.review.options import ReviewOptions
 from amlkit.review.pack import driver, multi
 from amlkit.review.pack.driver import MAX_ENV_VALUE
 from amlkit.review.project import SECRET_PLACEHOLDER
@@ -47,7 +48,7 @@ def waiver_config(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def raw_waived_review(waiver_config):
-    return review(RAW, policy_pack_config=waiver_config)
+    return review(RAW, options=ReviewOptions(policy_pack_config=waiver_config))
 
 
 def named(violations, policy):
@@ -98,7 +99,7 @@ def test_resources_and_pack_info(raw_review):
 
 
 def test_jobs_give_the_same_result_as_serial(raw_review):
-    assert asdict(review(RAW, jobs=2)) == asdict(raw_review)
+    assert asdict(review(RAW, options=ReviewOptions(jobs=2))) == asdict(raw_review)
 
 
 def test_a_level_less_config_entry_keeps_mandatory_and_waivers_are_reported(raw_waived_review):
@@ -117,7 +118,7 @@ def test_all_downgrades_every_policy(tmp_path):
     config.write_text(json.dumps({"all": "advisory"}))
     info = pack_info(config=config)
     assert {p.level for p in info.policies} == {"advisory"}
-    assert review(RAW, ["prod"], policy_pack_config=config).count("mandatory") == 0
+    assert review(RAW, ["prod"], options=ReviewOptions(policy_pack_config=config)).count("mandatory") == 0
 
 
 def test_pack_info_levels_without_config():
@@ -151,7 +152,7 @@ def test_invalid_stack_file_is_that_stacks_config_error_and_the_others_are_revie
 
 
 def test_secrets_never_appear_in_results():
-    result = review(SECRET, policy_pack=PACKS / "echo")
+    result = review(SECRET, options=ReviewOptions(policy_pack=PACKS / "echo"))
     stack = result.stacks[0]
     assert stack.error is None
     text = json.dumps(asdict(result))
@@ -187,14 +188,14 @@ PROGRAM_FAULTS = [
 
 @pytest.mark.parametrize(("stack", "timeout", "message"), PROGRAM_FAULTS, ids=[c[0] for c in PROGRAM_FAULTS])
 def test_program_faults_fail_closed(stack, timeout, message):
-    result = review(FAULTY, [stack], timeout=timeout)
+    result = review(FAULTY, [stack], options=ReviewOptions(timeout=timeout))
     assert result.stacks[0].error == message
     assert "Traceback" not in message
     assert result.exit_code() == 3
 
 
 def test_verbose_program_failure_carries_the_traceback():
-    error = review(FAULTY, ["raise"], verbose=True).stacks[0].error
+    error = review(FAULTY, ["raise"], options=ReviewOptions(verbose=True)).stacks[0].error
     assert error.splitlines()[0].endswith("RuntimeError: storage account name 'stfaulty' is already taken "
                                           "(at __main__.py:17)")
     assert "Traceback (most recent call last)" in error
@@ -222,13 +223,13 @@ PACK_FAULTS = [
 
 @pytest.mark.parametrize(("pack", "timeout", "message"), PACK_FAULTS, ids=[c[0] for c in PACK_FAULTS])
 def test_pack_faults_fail_closed(pack, timeout, message):
-    result = review(FAULTY, ["ok"], policy_pack=PACKS / pack, timeout=timeout)
+    result = review(FAULTY, ["ok"], options=ReviewOptions(policy_pack=PACKS / pack, timeout=timeout))
     assert result.stacks[0].error == f"policy pack {PACKS / pack}: {message}"
     assert result.exit_code() == 3
 
 
 def test_verbose_pack_failure_carries_the_end_of_its_stderr():
-    result = review(FAULTY, ["ok"], policy_pack=PACKS / "exits", timeout=MARGIN, verbose=True)
+    result = review(FAULTY, ["ok"], options=ReviewOptions(policy_pack=PACKS / "exits", timeout=MARGIN, verbose=True))
     assert result.stacks[0].error == (
         f"policy pack {PACKS / 'exits'}: exited before it started (exit code 4): ModuleNotFoundError: No module "
         "named 'amlkit_missing_rules'\npack stderr (last 1 lines):\n"
@@ -237,7 +238,7 @@ def test_verbose_pack_failure_carries_the_end_of_its_stderr():
 
 def test_a_pack_that_logs_megabytes_is_reviewed_as_any_other():
     """2.5 MiB to stderr and 2.5 MiB to stdout from one Analyze: far more than a pipe holds, all read."""
-    result = review(FAULTY, ["ok"], policy_pack=PACKS / "noisy", timeout=MARGIN)
+    result = review(FAULTY, ["ok"], options=ReviewOptions(policy_pack=PACKS / "noisy", timeout=MARGIN))
     stack = result.stacks[0]
     assert stack.error is None
     assert named(stack.violations, "noisy-policy") == {("rg", "mandatory", "resource group rg-faulty")}
@@ -269,7 +270,7 @@ def test_an_unexpected_exception_in_one_stack_is_that_stacks_internal_error(tmp_
         return original(first, *args)
 
     monkeypatch.setattr(owner, name, injected)
-    result = review(_three_stacks(tmp_path), jobs=3, timeout=MARGIN)
+    result = review(_three_stacks(tmp_path), options=ReviewOptions(jobs=3, timeout=MARGIN))
     dev, prod, staging = result.stacks
     assert [s.stack for s in result.stacks] == ["dev", "prod", "staging"]
     assert (prod.error, prod.error_kind) == (f"stack prod: {message}", "internal")
@@ -327,9 +328,9 @@ def test_ctrl_c_leaves_no_pack_or_runner_process(tmp_path):
     # started in the background by a non-interactive shell inherits SIG_IGN, and Python then never raises
     # KeyboardInterrupt)
     script = ("import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
-              "from pathlib import Path; from amlkit.review.engine import review; "
-              f"review(Path({str(project)!r}), ['ok', 'hang'], policy_pack=Path({str(pack)!r}), jobs=2, "
-              "timeout=600)")
+              "from pathlib import Path; from amlkit.review.engine import ReviewOptions, review; "
+              f"review(Path({str(project)!r}), ['ok', 'hang'], ReviewOptions(policy_pack=Path({str(pack)!r}), "
+              "jobs=2, timeout=600))")
     stuck = tmp_path / "stuck"  # the hanging pack creates a file here when a policy is stuck in Analyze
     stuck.mkdir()
     parent = subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.PIPE,
@@ -360,8 +361,9 @@ def test_a_killed_parent_leaves_no_children(tmp_path):
     shutil.copytree(PACKS / "hangs", pack)
     project = tmp_path / "project"
     shutil.copytree(FAULTY, project)
-    script = ("from pathlib import Path; from amlkit.review.engine import review; "
-              f"review(Path({str(project)!r}), ['hang'], policy_pack=Path({str(pack)!r}), timeout=600)")
+    script = ("from pathlib import Path; from amlkit.review.engine import ReviewOptions, review; "
+              f"review(Path({str(project)!r}), ['hang'], ReviewOptions(policy_pack=Path({str(pack)!r}), "
+              "timeout=600))")
     parent = subprocess.Popen([sys.executable, "-c", script])
     try:
         deadline = time.monotonic() + 60
@@ -385,7 +387,7 @@ def test_a_stack_config_too_large_for_the_environment_is_still_reviewed(tmp_path
     clusters[7]["minNodes"] = 3
     assert len(json.dumps(clusters)) > MAX_ENV_VALUE  # the value cannot travel in PULUMI_CONFIG
     (project / "Pulumi.big.yaml").write_text(json.dumps({"config": {"raw-aml:clusters": clusters}}))
-    stack = review(project, timeout=600).stacks[0]
+    stack = review(project, options=ReviewOptions(timeout=600)).stacks[0]
     assert stack.error is None
     assert named(stack.violations, MIN_NODES) == {
         (clusters[7]["name"], "mandatory",
@@ -401,7 +403,7 @@ def _sdk_aliases(resource_class: type) -> int:
 def test_the_pack_sees_options_provider_and_the_stack_graph():
     from pulumi_azure_native import machinelearningservices
 
-    stack = review(RAW, ["prod"], policy_pack=PACKS / "graph").stacks[0]
+    stack = review(RAW, ["prod"], options=ReviewOptions(policy_pack=PACKS / "graph")).stacks[0]
     assert stack.error is None
     workspace = "urn:pulumi:prod::raw-aml::azure-native:machinelearningservices:Workspace::mlw"
     provider = "default_" + metadata.version("pulumi-azure-native").replace(".", "_")  # the engine's default name
@@ -429,7 +431,7 @@ def test_the_pack_sees_options_provider_and_the_stack_graph():
 def test_config_directory_gives_each_stack_its_own_file(tmp_path):
     (tmp_path / "dev.json").write_text(json.dumps({MIN_NODES: "disabled"}))
     (tmp_path / "prod.json").write_text(json.dumps({MIN_NODES: {"enforcementLevel": "advisory"}}))
-    dev, prod = review(RAW, policy_pack_config=tmp_path).stacks
+    dev, prod = review(RAW, options=ReviewOptions(policy_pack_config=tmp_path)).stacks
     assert named(dev.violations, MIN_NODES) == set()
     assert named(prod.violations, MIN_NODES) == {
         ("gpu-warm", "advisory", "AmlCompute cluster 'gpu-warm' must have minNodeCount 0; found 1.")}
@@ -438,7 +440,7 @@ def test_config_directory_gives_each_stack_its_own_file(tmp_path):
 def test_config_directory_without_a_file_for_a_stack_is_a_usage_error(tmp_path):
     (tmp_path / "dev.json").write_text("{}")
     with pytest.raises(UsageError) as error:
-        review(RAW, policy_pack_config=tmp_path)
+        review(RAW, options=ReviewOptions(policy_pack_config=tmp_path))
     assert str(error.value) == f"{tmp_path}: no policy pack config for stack prod (looked for prod.json)"
 
 
@@ -477,7 +479,7 @@ def test_amlkits_own_sample_project_keeps_its_configs_through_the_same_conventio
 def test_an_explicit_config_wins_over_the_projects_directory(tmp_path):
     config = tmp_path / "all-advisory.json"
     config.write_text(json.dumps({"all": "advisory"}))
-    [dev] = review(ROOT, ["dev"], policy_pack_config=config).stacks
+    [dev] = review(ROOT, ["dev"], options=ReviewOptions(policy_pack_config=config)).stacks
     assert dev.policy_config == str(config)
     assert dev.count("mandatory") == 0
 
@@ -486,7 +488,7 @@ def test_a_typo_in_one_stacks_policy_config_is_that_stacks_config_error(tmp_path
     (tmp_path / "dev.json").write_text(json.dumps({"aml-cluster-max-node": {"maxNodes": 2}}))
     (tmp_path / "min2.json").write_text(json.dumps({"aml-cluster-max-nodes": {"maxNode": 2}}))
     (tmp_path / "wrongtype.json").write_text("{}")
-    result = review(PLATFORM, ["dev", "min2"], policy_pack_config=tmp_path)
+    result = review(PLATFORM, ["dev", "min2"], options=ReviewOptions(policy_pack_config=tmp_path))
     dev, min2 = result.stacks
     assert dev.error == (f"stack dev: {tmp_path}/dev.json: aml-cluster-max-node: unknown policy (did you mean "
                          "'aml-cluster-max-nodes'?); allowed: `all` or a policy of the pack (listed by `amlkit rules`)")
@@ -502,7 +504,7 @@ def test_a_waiver_with_a_difficult_reason_is_reported_exactly(tmp_path):
     config.write_text(json.dumps({"aml-cluster-vm-priority": {
         "enforcementLevel": "mandatory", "allowedPriorities": ["LowPriority"],
         "waivers": [{"resource": "cpu-cluster-*", "reason": reason, "expires": "2999-12-31"}]}}))
-    [dev] = review(PLATFORM, ["dev"], policy_pack_config=config).stacks
+    [dev] = review(PLATFORM, ["dev"], options=ReviewOptions(policy_pack_config=config)).stacks
     [waived] = [v for v in dev.violations if v.level == "waived"]
     assert (waived.policy, waived.resource, waived.waiver_reason, waived.waiver_expires, waived.message) == (
         "aml-cluster-vm-priority", "cpu-cluster-compute", reason, "2999-12-31",
@@ -511,7 +513,7 @@ def test_a_waiver_with_a_difficult_reason_is_reported_exactly(tmp_path):
 
 
 def test_a_waiver_contract_this_review_cannot_read_fails_the_stack_closed():
-    [ok] = review(FAULTY, ["ok"], policy_pack=PACKS / "future_waivers").stacks
+    [ok] = review(FAULTY, ["ok"], options=ReviewOptions(policy_pack=PACKS / "future_waivers")).stacks
     assert ok.error == ("stack ok: policy future-waiver-policy: waived findings in format 'amlkit-waivers/v2'; this "
                         "amlkit reads amlkit-waivers/v1 (use the same amlkit version for the pack and the review)")
     assert (ok.error_kind, ok.pack, ok.violations) == ("pack", None, [])
@@ -567,15 +569,15 @@ def test_converting_each_request_once_gives_the_same_review(project, pack_withou
     assert fast.count("mandatory") + fast.count("advisory") + sum(len(s.unknown) for s in fast.stacks) > 0
     # a copy of amlkit's pack is a pack the user named: the project's policy-config/ is given explicitly
     config = ROOT / "policy-config" if project == ROOT else None
-    assert _ran_anywhere(fast) == _ran_anywhere(review(project, policy_pack=pack_without_memo,
-                                                       policy_pack_config=config))
+    assert _ran_anywhere(fast) == _ran_anywhere(review(project, options=ReviewOptions(
+        policy_pack=pack_without_memo, policy_pack_config=config)))
 
 
 def test_converting_each_request_once_keeps_waivers_and_unknowns(raw_waived_review, waiver_config, pack_without_memo):
     fast = raw_waived_review
     assert fast.count("waived") == 1 and fast.stacks[0].unknown
-    assert _ran_anywhere(fast) == _ran_anywhere(review(RAW, policy_pack_config=waiver_config,
-                                                       policy_pack=pack_without_memo))
+    assert _ran_anywhere(fast) == _ran_anywhere(review(RAW, options=ReviewOptions(
+        policy_pack_config=waiver_config, policy_pack=pack_without_memo)))
 
 
 def _ran_anywhere(result) -> dict:

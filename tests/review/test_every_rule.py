@@ -18,6 +18,7 @@ import pytest
 
 from amlkit.policies import ALL_RULES
 from amlkit.review.engine import review
+from amlkit.review.options import ReviewOptions
 from tests.review.helpers import FIXTURES
 
 EVERY = FIXTURES / "every_rule"
@@ -155,7 +156,7 @@ MESSAGES = {
 
 @pytest.fixture(scope="module")
 def result():
-    return review(EVERY, ["every"], policy_pack_config=PACK_CONFIG)
+    return review(EVERY, ["every"], options=ReviewOptions(policy_pack_config=PACK_CONFIG))
 
 
 @pytest.fixture(scope="module")

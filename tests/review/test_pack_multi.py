@@ -9,6 +9,7 @@ import pytest
 
 from amlkit.errors import UsageError
 from amlkit.review.engine import default_pack_dir, review
+from amlkit.review.options import ReviewOptions
 from amlkit.review.pack.multi import PackSpec, config_path, pairing_error, resolve
 from tests.review.helpers import PACKS, RAW
 
@@ -99,7 +100,8 @@ def test_two_packs_with_two_configs_give_both_packs_findings(tmp_path):
     ours, theirs = tmp_path / "ours.json", tmp_path / "theirs.json"
     ours.write_text(json.dumps({"all": "advisory"}), encoding="utf-8")
     theirs.write_text(json.dumps({"echo-inputs": "mandatory"}), encoding="utf-8")
-    [stack] = review(RAW, ["prod"], policy_pack=(default_pack_dir(), ECHO), policy_pack_config=(ours, theirs)).stacks
+    [stack] = review(RAW, ["prod"], options=ReviewOptions(
+        policy_pack=(default_pack_dir(), ECHO), policy_pack_config=(ours, theirs))).stacks
     assert stack.error is None
     assert sorted((v.pack, v.policy, v.level, v.resource) for v in stack.violations) == [
         ("amlkit-guardrails", policy, "advisory", resource) for policy, resource in (
@@ -122,7 +124,8 @@ def test_a_stale_waiver_of_amlkits_pack_is_a_warning_with_another_pack_alongside
     waiver = {"resource": "gpu-wram", "reason": "typo'd name"}
     ours.write_text(json.dumps({"aml-cluster-ssh-disabled": {"waivers": [waiver]}}), encoding="utf-8")
     theirs.write_text(json.dumps({"echo-inputs": "mandatory"}), encoding="utf-8")
-    [stack] = review(RAW, ["prod"], policy_pack=(default_pack_dir(), ECHO), policy_pack_config=(ours, theirs)).stacks
+    [stack] = review(RAW, ["prod"], options=ReviewOptions(
+        policy_pack=(default_pack_dir(), ECHO), policy_pack_config=(ours, theirs))).stacks
     assert stack.error is None
     assert stack.warnings == [f"{ours}: aml-cluster-ssh-disabled.waivers[0]: resource 'gpu-wram' matches no "
                               "resource of stack prod; closest: gpu-warm"]

@@ -18,6 +18,7 @@ import pytest
 import yaml
 
 from amlkit.review.engine import review
+from amlkit.review.options import ReviewOptions
 from amlkit.review.pack import driver
 from amlkit.review.proc import warm
 from amlkit.review.report import json as report_json
@@ -79,20 +80,20 @@ PROJECTS = {"every-rule": every_rule_project, "rule-examples": rule_examples_pro
 @pytest.mark.parametrize("make", PROJECTS.values(), ids=PROJECTS.keys())
 def test_pack_reuse_gives_the_report_of_a_fresh_pack_per_stack(tmp_path, spawned, make):
     project = make(tmp_path)
-    fresh = review(project, jobs=1, reuse_packs=False)
+    fresh = review(project, options=ReviewOptions(jobs=1, reuse_packs=False))
     stacks = len(fresh.stacks)
     assert stacks >= 2 and len(spawned) == stacks
     assert [s.error for s in fresh.stacks] == [None] * stacks
     spawned.clear()
-    reused = review(project, jobs=1)
+    reused = review(project, options=ReviewOptions(jobs=1))
     assert len(spawned) == 1  # one worker: one pack for every stack
     assert report_json.render(reused) == report_json.render(fresh)
     assert asdict(reused) == asdict(fresh)
     spawned.clear()
-    again = review(project, jobs=1)
+    again = review(project, options=ReviewOptions(jobs=1))
     assert spawned == []  # the next review in this process takes the idle pack
     assert report_json.render(again) == report_json.render(fresh)
-    parallel = review(project, jobs=2)
+    parallel = review(project, options=ReviewOptions(jobs=2))
     assert len(spawned) <= 1  # two workers: at most two packs, one of them idle already
     assert report_json.render(parallel) == report_json.render(fresh)
 
@@ -101,7 +102,7 @@ def test_a_pack_that_crashes_mid_way_fails_only_its_stack_and_is_replaced(tmp_pa
     project = tmp_path / "raw"
     shutil.copytree(RAW, project)
     shutil.copy(project / "Pulumi.dev.yaml", project / "Pulumi.m-crash.yaml")  # between dev and prod
-    fresh = {s.stack: s for s in review(project, jobs=1, reuse_packs=False).stacks}
+    fresh = {s.stack: s for s in review(project, options=ReviewOptions(jobs=1, reuse_packs=False)).stacks}
     submit = driver.Session.submit
 
     def crash_on_m_crash(session, resource):
@@ -112,7 +113,7 @@ def test_a_pack_that_crashes_mid_way_fails_only_its_stack_and_is_replaced(tmp_pa
 
     monkeypatch.setattr(driver.Session, "submit", crash_on_m_crash)
     spawned.clear()
-    result = {s.stack: s for s in review(project, jobs=1).stacks}
+    result = {s.stack: s for s in review(project, options=ReviewOptions(jobs=1)).stacks}
     assert spawned == ["dev", "prod"]  # m-crash got dev's pack, which died under it; prod got a new one
     assert result["m-crash"].error_kind == "pack"
     assert "exited during Analyze of" in result["m-crash"].error
@@ -121,6 +122,6 @@ def test_a_pack_that_crashes_mid_way_fails_only_its_stack_and_is_replaced(tmp_pa
 
 
 def test_another_pack_gets_a_fresh_process_per_stack(spawned):
-    result = review(RAW, policy_pack=PACKS / "echo", jobs=1)
+    result = review(RAW, options=ReviewOptions(policy_pack=PACKS / "echo", jobs=1))
     assert [s.stack for s in result.stacks] == ["dev", "prod"]
     assert spawned == ["dev", "prod"]

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from amlkit.review import engine
+from amlkit.review.options import ReviewOptions
 from amlkit.review.plan import diff
 from amlkit.review.plan.state import StateResource
 from amlkit.review.project import load_project, load_stack_config
@@ -45,7 +46,7 @@ def deployed(program: Path, stack: str) -> list[dict[str, Any]]:
 
 def plan_of(program: Path, stack: str, resources: list[dict[str, Any]], tmp_path: Path):
     state = write_state(tmp_path / f"{stack}.json", resources)
-    (result,) = engine.review(program, [stack], states=[state]).stacks
+    (result,) = engine.review(program, [stack], options=ReviewOptions(states=[state])).stacks
     assert result.error is None
     return result, result.plan
 

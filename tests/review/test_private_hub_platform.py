@@ -15,6 +15,7 @@ import json
 import pytest
 
 from amlkit.review.engine import review
+from amlkit.review.options import ReviewOptions
 from tests.review.helpers import FIXTURES
 
 pytestmark = pytest.mark.slow  # two reviews of a whole project
@@ -62,8 +63,9 @@ def reviews(tmp_path_factory):
     config = json.loads((PLATFORM / "pack-config.json").read_text(encoding="utf-8"))
     pinned = tmp_path_factory.mktemp("baseline") / "pack-config.json"
     pinned.write_text(json.dumps({**config, "baseline": {"version": "0.1.0"}}), encoding="utf-8")
-    (current,) = review(PLATFORM, ["dev"], policy_pack_config=PLATFORM / "pack-config.json").stacks
-    (baseline,) = review(PLATFORM, ["dev"], policy_pack_config=pinned).stacks
+    (current,) = review(PLATFORM, ["dev"], options=ReviewOptions(
+        policy_pack_config=PLATFORM / "pack-config.json")).stacks
+    (baseline,) = review(PLATFORM, ["dev"], options=ReviewOptions(policy_pack_config=pinned)).stacks
     return current, baseline
 
 

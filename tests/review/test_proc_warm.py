@@ -16,6 +16,7 @@ import pytest
 
 from amlkit.policies import ALL_RULES
 from amlkit.review.engine import default_pack_dir, review
+from amlkit.review.options import ReviewOptions
 from amlkit.review.pack import driver
 from amlkit.review.proc import preload, processes, warm
 from tests.review.helpers import PACKS, RAW, normalized, raw_request, runner_output
@@ -154,11 +155,11 @@ def twenty_stacks(tmp_path_factory):
 
 @pytest.mark.slow
 def test_twenty_stacks_with_four_jobs_are_all_reviewed_as_in_serial(twenty_stacks):
-    serial = review(twenty_stacks, jobs=1)
+    serial = review(twenty_stacks, options=ReviewOptions(jobs=1))
     assert [s.error for s in serial.stacks] == [None] * 20
     assert serial.count("mandatory") > 0
     for _ in range(3):
-        parallel = review(twenty_stacks, jobs=4)
+        parallel = review(twenty_stacks, options=ReviewOptions(jobs=4))
         assert [s.error for s in parallel.stacks] == [None] * 20
         assert asdict(parallel) == asdict(serial)
 
@@ -172,9 +173,9 @@ def test_the_fork_server_lives_as_long_as_its_process_and_serves_every_review():
 
 
 def test_two_concurrent_reviews_share_the_server_and_neither_closes_it_under_the_other():
-    serial = review(RAW, jobs=1)
+    serial = review(RAW, options=ReviewOptions(jobs=1))
     with ThreadPoolExecutor(max_workers=2) as pool:
-        results = list(pool.map(lambda _: review(RAW, jobs=1), range(2)))
+        results = list(pool.map(lambda _: review(RAW, options=ReviewOptions(jobs=1)), range(2)))
     assert [asdict(result) for result in results] == [asdict(serial)] * 2
     assert warm._server().alive()
 

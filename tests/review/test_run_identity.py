@@ -10,6 +10,7 @@ import pytest
 
 from amlkit.errors import ConfigError
 from amlkit.review import engine
+from amlkit.review.options import ReviewOptions
 from amlkit.review.project import StackConfig, load_project, load_stack_config
 from amlkit.review.run import arm
 from amlkit.review.run.identity import AzureId, azure_ids
@@ -114,7 +115,7 @@ def test_a_state_of_the_program_as_deployed_plans_every_resource_same(source, st
     monkeypatch.setattr(arm, "SUBSCRIPTION", ids.subscription.value)  # the deployed ids in the state
     monkeypatch.setattr(arm, "TENANT", ids.tenant.value)
     state = write_state(tmp_path / f"{stack}.json", state_resources(records, project.name, stack))
-    (result,) = engine.review(project_dir, [stack], states=[state]).stacks
+    (result,) = engine.review(project_dir, [stack], options=ReviewOptions(states=[state])).stacks
     assert result.error is None
     assert {step.name: (step.op, [(c.path, c.old, c.new) for c in step.changes]) for step in result.plan.steps
             if step.op != "same"} == {}

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from amlkit.review.engine import review
+from amlkit.review.options import ReviewOptions
 from amlkit.review.project import load_project, load_stack_config
 from amlkit.review.run import patches
 from tests.review.helpers import RAW, normalized, raw_request, run_runner
@@ -147,7 +148,7 @@ def test_verbose_review_names_the_patch_that_is_off(monkeypatch, capsys):
                         dataclasses.replace(patches.PATCHES["request-memo"], verified=frozenset()))
     patches.off_reason.cache_clear()
     try:
-        result = review(RAW, ["dev"], verbose=True)
+        result = review(RAW, ["dev"], options=ReviewOptions(verbose=True))
     finally:
         patches.off_reason.cache_clear()
     assert result.stacks[0].error is None
