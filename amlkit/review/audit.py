@@ -46,6 +46,8 @@ from amlkit.review.project import Project, find_project_file, load_project
 from amlkit.review.secrets import REDACTED, SECRET_SIG, SECRET_SIG_KEY, Secrets, is_secret
 from amlkit.review.urns import STACK_TYPE, stack_urn
 
+__all__ = ["WARNING", "audit", "blind", "root_stack_urn"]
+
 WARNING = "amlkit: warning: could not decrypt secrets in {file}; analyzing with secret values redacted"
 
 

@@ -13,6 +13,11 @@ from typing import Any, Literal
 
 from amlkit.policies.framework import Equivalent
 
+__all__ = [
+    "LEVEL_ORDER", "Level", "Lookup", "PACK_DEFAULTS", "PackInfo", "PolicyInfo", "ResourceRecord", "Review",
+    "StackReview", "Unknown", "Violation",
+]
+
 Level = Literal["mandatory", "advisory", "waived"]
 PACK_DEFAULTS = "pack defaults"  # what a stack reviewed without a policy pack config file is told
 LEVEL_ORDER = {"mandatory": 0, "advisory": 1, "waived": 2}  # violations in reports: mandatory first

@@ -14,6 +14,11 @@ from typing import Any
 from amlkit.errors import ConfigError, UsageError
 from amlkit.stackfile import namespace_problem, read_yaml
 
+__all__ = [
+    "PROJECT_FILES", "Project", "SECRET_PLACEHOLDER", "StackConfig", "find_project_file", "ignored_stack_files",
+    "list_stacks", "load_project", "load_stack_config",
+]
+
 # What a `secure:` value becomes: the review never decrypts, the program sees this placeholder.
 SECRET_PLACEHOLDER = "amlkit-review-secret-placeholder"
 PROJECT_FILES = ("Pulumi.yaml", "Pulumi.yml")

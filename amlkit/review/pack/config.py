@@ -30,6 +30,11 @@ import jsonschema
 from amlkit.errors import ConfigError
 from amlkit.policies.framework import WAIVER_KEYS, WaiverError, parse_waivers
 
+__all__ = [
+    "LEVELS", "PolicyConfig", "PolicySchema", "allowed", "check_known", "closest", "load_config_file",
+    "parse_config", "reconcile", "unmatched_waivers",
+]
+
 LEVELS = ("advisory", "mandatory", "remediate", "disabled")
 
 

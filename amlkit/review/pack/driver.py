@@ -34,6 +34,14 @@ from amlkit.review.pack.info import pack_version, rule_baseline
 from amlkit.review.proc import processes, warm
 from amlkit.review.urns import alias_urns
 
+__all__ = [
+    "ANALYZE_WINDOW", "Analysis", "Diagnostic", "ENGINE_ADDRESS", "MAX_ENV_VALUE", "NotApplicable", "PackPool",
+    "PackProcess", "Session", "VERBOSE_STDERR_LINES", "analyze_request", "analyze_result", "collect", "config_env",
+    "configure", "default_provider_name", "find_failing_policy", "handshake", "initial_config", "is_unknown",
+    "one_version", "policy_config_message", "policy_schema", "policy_severities", "provider_resource",
+    "reported_text", "resource_options", "severity_name", "stack_resource", "stack_tags", "to_struct",
+]
+
 ENGINE_ADDRESS = "127.0.0.1:0"  # pulumi.policy accepts it and never dials it
 ANALYZE_WINDOW = 16  # Analyze calls in flight at once (the pack serves 4 threads)
 VERBOSE_STDERR_LINES = 20  # the end of a failed pack's stderr that --verbose shows

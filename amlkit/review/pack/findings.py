@@ -17,6 +17,8 @@ from amlkit.review.pack.config import PolicyConfig
 from amlkit.review.secrets import Secrets
 from amlkit.review.urns import STACK_TYPE, stack_urn, urn_name, urn_type
 
+__all__ = ["add_findings", "pack_info_of", "resource_record", "stable", "unanswered_lookups"]
+
 
 def stable(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The SDK registers concurrently: order resources by URN and dependency lists, so runs are identical."""

@@ -28,6 +28,11 @@ from amlkit.errors import UsageError
 from amlkit.review.model import StackReview
 from amlkit.review.secrets import Secrets
 
+__all__ = [
+    "POLICY_CONFIG_DIR", "PackSpec", "Sessions", "add_results", "as_list", "config_path", "pairing_error",
+    "resolve",
+]
+
 POLICY_CONFIG_DIR = "policy-config"  # next to Pulumi.yaml: <stack>.json (else <environment>.json) per stack
 
 

@@ -14,6 +14,8 @@ from pathlib import Path
 from amlkit.errors import UsageError
 from amlkit.review.plan.state import StateResource, check_owner, load_state
 
+__all__ = ["Baseline", "Checkout", "checkout", "from_state_files", "resolve"]
+
 
 @dataclass(frozen=True)
 class Baseline:

@@ -36,6 +36,11 @@ from amlkit.review.run.arm import path_parameters, type_key
 from amlkit.review.secrets import REDACTED, UNKNOWN, Secrets, is_secret
 from amlkit.review.urns import STACK_TYPE
 
+__all__ = [
+    "AZURE_PREFIX", "Change", "DESTRUCTIVE", "OPS", "Plan", "REATTACH_SOURCE", "Step", "UPDATABLE_CLUSTER_SOURCE",
+    "base_from_records", "compare", "deleted", "make_plan", "output_changes", "replace_reason", "step",
+]
+
 OPS = ("create", "update", "replace", "delete", "same")
 DESTRUCTIVE = ("replace", "delete")
 AZURE_PREFIX = "azure-native:"

@@ -19,6 +19,8 @@ from amlkit.errors import ConfigError
 from amlkit.review.secrets import SECRET_SIG, SECRET_SIG_KEY, is_secret
 from amlkit.review.urns import STACK_TYPE, urn_name, urn_owner
 
+__all__ = ["DEPLOYMENT_VERSION", "ENCRYPTED", "SCHEMA", "State", "StateResource", "check_owner", "load_state", "wire"]
+
 ENCRYPTED = "amlkit:encrypted-secret"  # the value of a secret amlkit cannot decrypt
 DEPLOYMENT_VERSION = 3
 SCHEMA = Path(__file__).resolve().parents[2] / "data" / "pulumi_deployment_v3.schema.json"  # amlkit/data

@@ -10,6 +10,10 @@ import importlib.util
 import re
 from pathlib import Path
 
+__all__ = [
+    "AMLKIT_PROGRAM_MODULES", "azure_modules", "default_pack", "pack_modules", "program_modules", "project_program",
+]
+
 _SCANNED_FILES = 400  # program files read to find the azure-native modules it imports
 AMLKIT_PROGRAM_MODULES = ("amlkit.program", "amlkit.components", "amlkit.vmsizes")
 

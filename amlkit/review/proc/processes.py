@@ -11,6 +11,8 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
+__all__ = ["Drain", "HEAD_BYTES", "TAIL_BYTES", "adopt", "cancel_on_interrupt", "cancelled", "kill", "kill_all"]
+
 _LIVE: set[Any] = set()  # Popen, or warm.WarmChild
 _Child = TypeVar("_Child")
 _LOCK = threading.Lock()

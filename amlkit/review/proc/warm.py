@@ -45,6 +45,11 @@ from amlkit.errors import ReviewFailed
 from amlkit.review.proc import processes
 from amlkit.review.proc._wire import receive, send
 
+__all__ = [
+    "BASE_MODULES", "DEVNULL", "ForkServer", "PACK_MODULES", "PIPE", "REPLY_TIMEOUT", "WarmChild", "prestart",
+    "server_cpu_seconds", "session", "spawn_pack", "spawn_runner", "stop",
+]
+
 PIPE = subprocess.PIPE
 DEVNULL = subprocess.DEVNULL
 REPLY_TIMEOUT = 300.0  # seconds for the server to answer a fork request (it may be importing first)

@@ -27,6 +27,8 @@ from amlkit.review.proc._wire import PR_SET_PDEATHSIG, receive, send
 from amlkit.review.proc.preload import default_pack, pack_modules, program_modules, project_program
 from amlkit.review.proc.warm import BASE_MODULES, PACK_MODULES
 
+__all__ = ["cpu_seconds", "import_all", "main", "thread_count", "warm_caches"]
+
 
 def _die_with_parent(parent: int) -> None:
     """SIGKILL when the parent dies; exit now if it already did (before prctl took effect)."""

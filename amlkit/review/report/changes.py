@@ -21,6 +21,11 @@ from amlkit.review.plan.diff import Change, Plan, Step
 from amlkit.review.report.resources import settings
 from amlkit.review.secrets import REDACTED, UNKNOWN_TEXT
 
+__all__ = [
+    "CHANGE_MARKERS", "MARKERS", "STYLES", "SUMMARY_WORDS", "change_summary", "markdown_rows", "render",
+    "steps_json", "summary_text", "value_text",
+]
+
 MARKERS = {"create": "+ ", "update": "~ ", "replace": "+-", "delete": "- ", "same": "  "}
 STYLES = {"create": "green", "update": "yellow", "replace": "magenta", "delete": "red", "same": ""}
 CHANGE_MARKERS = {"add": "+", "delete": "-", "update": "~"}

@@ -64,6 +64,8 @@ from typing import Any
 
 from amlkit.review.model import PackInfo, Review, StackReview, Violation
 
+__all__ = ["FORMAT_VERSION", "render", "render_rules", "rules_to_dict", "to_dict"]
+
 FORMAT_VERSION = 1
 
 

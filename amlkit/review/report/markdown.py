@@ -13,6 +13,8 @@ from collections.abc import Mapping
 
 from amlkit.review.model import PackInfo, PolicyInfo, Review, StackReview, Unknown, Violation
 
+__all__ = ["ICONS", "MAX_CHARS", "STATES", "TITLE", "render", "render_rules"]
+
 TITLE = "## amlkit policy review"
 ICONS = {"mandatory": "❌", "advisory": "⚠️", "waived": "💤", "unknown": "❔"}
 

@@ -18,6 +18,8 @@ from amlkit import azure_facts as facts
 from amlkit.review.model import ResourceRecord, StackReview
 from amlkit.review.secrets import REDACTED, SECRET_SIG_KEY, UNKNOWN
 
+__all__ = ["COMPUTE", "LOCK_PREFIX", "WORKSPACE", "render_plan", "settings", "show"]
+
 COMPUTE = "azure-native:machinelearningservices:Compute"
 WORKSPACE = "azure-native:machinelearningservices:Workspace"
 LOCK_PREFIX = "azure-native:authorization:ManagementLock"

@@ -47,6 +47,11 @@ from amlkit.review.report.locate import (
     source_of,
 )
 
+__all__ = [
+    "FAILED_RULE", "RESULT_LEVELS", "RULE_LEVELS", "SCHEMA_URI", "SECURITY_SEVERITY", "config_error_line", "render",
+    "rule_id", "to_sarif",
+]
+
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 RESULT_LEVELS = {"mandatory": "error", "advisory": "warning", "waived": "note"}
 RULE_LEVELS = {"mandatory": "error", "advisory": "warning", "disabled": "none"}

@@ -12,6 +12,11 @@ from rich.text import Text
 
 from amlkit.review.model import PACK_DEFAULTS, PackInfo, PolicyInfo, Review, StackReview, Unknown, Violation
 
+__all__ = [
+    "INDENT", "LOOKUPS_HEADING", "PACK_STATES", "PackSource", "STYLES", "failure_kind", "outcome", "pack_label",
+    "render", "render_policies", "render_rules", "source_of", "stack_header", "summary_line",
+]
+
 INDENT = "    "
 PackSource = str | Mapping[str, str]  # one label for every pack, or one per pack name
 STYLES = {"mandatory": "bold red", "advisory": "yellow", "waived": "dim", "unknown": "cyan", "error": "bold red"}

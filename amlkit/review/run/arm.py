@@ -15,6 +15,11 @@ from typing import Any
 
 from amlkit.tokens import type_parts
 
+__all__ = [
+    "SUBSCRIPTION", "TENANT", "arm_id", "classic_arm_id", "derived_fields", "lookup_type", "path_parameters",
+    "physical_name", "type_key",
+]
+
 SUBSCRIPTION = "00000000-0000-0000-0000-000000000000"
 TENANT = "11111111-1111-1111-1111-111111111111"
 

@@ -17,6 +17,8 @@ from amlkit.review.project import StackConfig
 from amlkit.review.run import arm
 from amlkit.review.run.lookups import FILE_NAME, GUID, Lookups
 
+__all__ = ["AzureId", "AzureIds", "PLACEHOLDERS", "STACK_KEYS", "azure_ids"]
+
 STACK_KEYS = {  # the id -> the stack config keys that set it, first wins
     "subscriptionId": ("azure-native:subscriptionId", "azure:subscriptionId"),
     "tenantId": ("azure-native:tenantId", "azure:tenantId"),

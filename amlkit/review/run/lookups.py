@@ -39,6 +39,11 @@ import yaml
 
 from amlkit.errors import ConfigError
 
+__all__ = [
+    "CREDENTIAL_NAME", "FILE_NAME", "GUID", "IDENTITY_KEYS", "INVOKE_KEYS", "Lookups", "STACK_KEYS", "TOP_KEYS",
+    "VERSION", "load_lookups",
+]
+
 FILE_NAME = "amlkit-lookups.yaml"
 VERSION = 1
 TOP_KEYS = ("version", "invokes", "stack_references", "stacks")

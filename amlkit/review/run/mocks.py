@@ -33,6 +33,12 @@ from amlkit.review.run.arm import arm_id, derived_fields, physical_name
 from amlkit.review.run.sdk import result_fields, with_output_only_unknown
 from amlkit.review.urns import STACK_TYPE, engine_urn
 
+__all__ = [
+    "AzureMocks", "CALLER", "CLIENT_CONFIG", "CLIENT_CONFIGS", "DEFAULT_LOCATION", "RecordingMonitor",
+    "STACK_REFERENCE", "UNKNOWN_ARG", "UNKNOWN_MARK", "alias_dict", "at_caller", "has_unknown_mark", "mark_unknown",
+    "principal_of", "record", "shaped_identity", "source_position", "unmarked",
+]
+
 DEFAULT_LOCATION = "westeurope"
 CLIENT_CONFIG = "azure-native:authorization:getClientConfig"
 CLIENT_CONFIGS = (CLIENT_CONFIG, "azure:core/getClientConfig:getClientConfig")

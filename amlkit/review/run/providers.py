@@ -26,6 +26,8 @@ from packaging.version import Version
 
 from amlkit.errors import ConfigError
 
+__all__ = ["DOCS", "SUPPORTED", "check", "installed", "project_requirements"]
+
 SUPPORTED: dict[str, str] = {
     "pulumi-azure-native": ">=3.29,<4",
     "pulumi-azure": ">=6.0,<7",

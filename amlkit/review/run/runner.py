@@ -32,6 +32,13 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+__all__ = [
+    "Emitter", "LIBRARIES", "apply_patches", "calling_program_line", "declaring_line_positions", "describe",
+    "error_fields", "failing_component", "failing_program_line", "json_safe", "lookups_at_program_lines", "main",
+    "program_frame", "program_line", "program_source", "run", "skip_unused_alias_urns", "stack_outputs",
+    "use_packages",
+]
+
 
 class Emitter:
     """Writes one JSON line per message to the result fd; safe from the SDK's executor threads."""

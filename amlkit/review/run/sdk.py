@@ -19,6 +19,8 @@ from pulumi.runtime import rpc
 
 from amlkit.tokens import type_parts
 
+__all__ = ["function_parts", "output_only_unknown", "result_fields", "with_output_only_unknown"]
+
 
 def function_parts(token: str) -> tuple[str, str, str] | None:
     """(package, module, function) of any provider's function token: `azure-native:network:getSubnet`,

@@ -20,6 +20,8 @@ from amlkit.review.run.mocks import AzureMocks, RecordingMonitor, record
 from amlkit.review.secrets import UNKNOWN, is_secret
 from amlkit.review.urns import stack_urn
 
+__all__ = ["StateMocks", "StateMonitor", "answerable"]
+
 
 class StateMocks(AzureMocks):
     """AzureMocks, except while the monitor has put a deployed answer for the current registration."""
