@@ -49,7 +49,8 @@ from amlkit.review.run.lookups import Lookups, load_lookups
 from amlkit.review.secrets import Secrets
 from amlkit.review.urns import stack_urn
 
-__all__ = ["POLICY_PACK_FILES", "ReviewOptions", "default_pack_dir", "list_stacks", "pack_info", "review"]
+__all__ = ["POLICY_PACK_FILES", "ReviewOptions", "default_pack_dir", "list_stacks", "pack_info", "review",
+           "usable_cpus"]
 
 
 def list_stacks(project_dir: Path) -> list[str]:

@@ -18,7 +18,7 @@ from typing import Any
 
 from amlkit.errors import ReviewFailed
 
-__all__ = ["check_unknowns", "unknown_canary"]
+__all__ = ["POLICIES", "check_unknowns", "unknown_canary"]
 
 POLICIES = ("amlkit-canary-resource", "amlkit-canary-stack")
 

@@ -23,7 +23,8 @@ import yaml
 from amlkit.errors import ReviewFailed, UsageError
 from amlkit.review.model import PackInfo, PolicyInfo
 
-__all__ = ["POLICY_PACK_FILES", "default_pack_dir", "own_pack_info", "pack_info", "pack_version", "rule_baseline"]
+__all__ = ["POLICY_PACK_FILES", "PYTHON_PACK_VERSION", "default_pack_dir", "own_pack_info", "pack_info",
+           "pack_version", "rule_baseline"]
 
 POLICY_PACK_FILES = ("PulumiPolicy.yaml", "__main__.py")
 

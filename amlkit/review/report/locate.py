@@ -22,8 +22,8 @@ import yaml
 
 from amlkit.review.model import ResourceRecord
 
-__all__ = ["Entry", "ancestry", "children_index", "find_entry_line", "find_line", "index_stack_file", "locate",
-           "policy_keys", "related_names", "source_of"]
+__all__ = ["NAME_INPUTS", "SECTIONS", "Entry", "ancestry", "children_index", "find_entry_line", "find_line",
+           "index_stack_file", "locate", "policy_keys", "related_names", "source_of"]
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: same nodes and marks
 SECTIONS = ("amlkit:workspace", "amlkit:clusters", "amlkit:instances")
