@@ -1,7 +1,9 @@
 """The offline review: each stack's program under mocks (a child process), then the policy pack.
 
-Public API (used by the CLI): `review`, `pack_info`, `default_pack_dir`, `list_stacks`.
-What the program registered and the analyzer said becomes the report's records in `results`.
+Public API (used by the CLI): `review` (told how by a `ReviewOptions`), `pack_info`, `default_pack_dir`,
+`list_stacks`. The program runs through amlkit.review.run.client, the packs through amlkit.review.pack;
+what the program registered and the analyzer said becomes the report's records in
+amlkit.review.pack.findings.
 """
 
 from __future__ import annotations
