@@ -23,9 +23,8 @@ def tree_cpu() -> float:
     own = resource.getrusage(resource.RUSAGE_SELF)
     total = own.ru_utime + own.ru_stime
     total += warm.server_cpu_seconds()
-    for pool in driver.PackPool._shared.values():
-        for pack in list(pool._idle):
-            total += _proc_cpu(pack.process.pid)
+    for pid in driver.PackPool.shared_idle_pids():
+        total += _proc_cpu(pid)
     return total
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from pathlib import Path
@@ -40,6 +40,7 @@ from amlkit.review.model import PACK_DEFAULTS, ResourceRecord, Review, StackRevi
 from amlkit.review.options import ReviewOptions
 from amlkit.review.pack import canary, driver, multi
 from amlkit.review.pack.config import load_config_file
+from amlkit.review.pack.info import default_pack_dir, installed_pack_dir
 from amlkit.review.plan.state import ENCRYPTED, State, StateResource, load_state
 from amlkit.review.proc import processes, warm
 from amlkit.review.project import Project, find_project_file, load_project
@@ -59,15 +60,13 @@ def audit(files: Sequence[Path], project_dir: Path = Path("."), options: ReviewO
     timeout and verbose (what plans against, `states` and `base`, does not apply). Bad usage (a
     pack/config count mismatch, a config directory without the stack's file) raises before any pack
     starts."""
-    from amlkit.review.engine import default_pack_dir, usable_cpus
-
     if not files:
         raise UsageError("no state file to audit")
     options = options or ReviewOptions()
-    jobs = usable_cpus() if options.jobs is None else options.jobs
+    jobs = processes.usable_cpus() if options.jobs is None else options.jobs
     if jobs < 1:
         raise UsageError(f"--jobs must be at least 1, got {jobs}")
-    own = _own_pack(default_pack_dir) if multi.as_list(options.policy_pack) else default_pack_dir()
+    own = installed_pack_dir() if multi.as_list(options.policy_pack) else default_pack_dir()
     specs = multi.resolve(options.policy_pack, options.policy_pack_config, own)
     canary.check_unknowns()  # an unknown must never turn into a finding unnoticed, in an audit either
     project = _project(Path(project_dir))
@@ -88,14 +87,6 @@ def audit(files: Sequence[Path], project_dir: Path = Path("."), options: ReviewO
                 return Review(list(pool.map(run.stack, loaded)))
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _own_pack(default_pack_dir: Callable[[], Path]) -> Path | None:
-    try:
-        own: Path = default_pack_dir()
-        return own
-    except ReviewFailed:
-        return None
 
 
 def _project(project_dir: Path) -> Project | None:

@@ -30,7 +30,7 @@ from amlkit.review.options import ReviewOptions
 from amlkit.review.pack import canary, driver, multi
 from amlkit.review.pack.config import load_config_file, unmatched_waivers
 from amlkit.review.pack.findings import pack_info_of, resource_record, stable, unanswered_lookups
-from amlkit.review.pack.info import POLICY_PACK_FILES, default_pack_dir
+from amlkit.review.pack.info import POLICY_PACK_FILES, default_pack_dir, installed_pack_dir
 from amlkit.review.plan import baseline, diff
 from amlkit.review.plan.baseline import Baseline
 from amlkit.review.proc import processes, warm
@@ -51,8 +51,7 @@ from amlkit.review.run.lookups import Lookups, load_lookups
 from amlkit.review.secrets import Secrets
 from amlkit.review.urns import stack_urn
 
-__all__ = ["POLICY_PACK_FILES", "ReviewOptions", "default_pack_dir", "list_stacks", "pack_info", "review",
-           "usable_cpus"]
+__all__ = ["POLICY_PACK_FILES", "ReviewOptions", "default_pack_dir", "list_stacks", "pack_info", "review"]
 
 
 def list_stacks(project_dir: Path) -> list[str]:
@@ -75,7 +74,7 @@ def review(project_dir: Path, stacks: Sequence[str] | None = None, options: Revi
     in the words amlkit reads as *unknown*; ReviewFailed, exit 3).
     """
     options = options or ReviewOptions()
-    jobs = usable_cpus() if options.jobs is None else options.jobs
+    jobs = processes.usable_cpus() if options.jobs is None else options.jobs
     if jobs < 1:
         raise UsageError(f"--jobs must be at least 1, got {jobs}")
     project = load_project(project_dir)
@@ -86,7 +85,7 @@ def review(project_dir: Path, stacks: Sequence[str] | None = None, options: Revi
               f"Pulumi.<stack>.yaml (Pulumi ignores this one too)", file=sys.stderr)
     if not names:
         raise UsageError(f"{project.dir}: no stacks (no Pulumi.<stack>.yaml in {project.stack_config_dir})")
-    own = _own_pack_dir() if multi.as_list(options.policy_pack) else default_pack_dir()
+    own = installed_pack_dir() if multi.as_list(options.policy_pack) else default_pack_dir()
     specs = multi.resolve(options.policy_pack, options.policy_pack_config, own)
     # a bad stack file is that stack's error; an unknown stack name is a usage error, before any work
     configs = [_load_stack(project, name) for name in names]
@@ -123,14 +122,6 @@ def _review_all(project: Project, configs: list[StackConfig | _BadStackFile], se
         # after an interrupt the children are dead, so the workers return at once
         pool.shutdown(wait=True, cancel_futures=True)
     return Review(results)
-
-
-def usable_cpus() -> int:
-    """The CPUs this process may run on (its affinity mask, e.g. a CI container's cpuset)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
 
 
 def pack_info(policy_pack: Path | None = None, config: Path | None = None) -> PackInfo:
@@ -352,14 +343,6 @@ def _config_failure(result: StackReview, error: ConfigError, component: dict[str
 def _secrets(records: list[dict[str, Any]]) -> Secrets:
     """Every secret value in the recorded inputs, plus the placeholder standing for `secure:` config."""
     return Secrets.from_inputs([r["inputs"] for r in records], extra=[SECRET_PLACEHOLDER])
-
-
-def _own_pack_dir() -> Path | None:
-    """amlkit's own pack, when installed (a review of other packs does not need it)."""
-    try:
-        return default_pack_dir()
-    except ReviewFailed:
-        return None
 
 
 def _pack_dir(policy_pack: Path | None) -> Path:

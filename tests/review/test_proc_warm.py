@@ -184,9 +184,8 @@ def test_the_fork_server_and_its_children_stop_when_the_process_exits(tmp_path):
     script = ("import json, sys\nfrom amlkit.review.proc import warm\nfrom amlkit.review.engine import review\n"
               f"review(__import__('pathlib').Path({str(RAW)!r}), ['dev'])\n"
               "server = warm._server()\n"
-              "print(json.dumps([server.process.pid, *[p.process.pid for pool in "
-              "__import__('amlkit.review.pack.driver', fromlist=['x']).PackPool._shared.values() "
-              "for p in pool._idle]]))\n")
+              "from amlkit.review.pack.driver import PackPool\n"
+              "print(json.dumps([server.process.pid, *PackPool.shared_idle_pids()]))\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
     pids = json.loads(done.stdout)
     assert len(pids) == 2  # the server and the idle pack, alive until the interpreter exited

@@ -23,8 +23,8 @@ import yaml
 from amlkit.errors import ReviewFailed, UsageError
 from amlkit.review.model import PackInfo, PolicyInfo
 
-__all__ = ["POLICY_PACK_FILES", "PYTHON_PACK_VERSION", "default_pack_dir", "own_pack_info", "pack_info",
-           "pack_version", "rule_baseline"]
+__all__ = ["POLICY_PACK_FILES", "PYTHON_PACK_VERSION", "default_pack_dir", "installed_pack_dir", "own_pack_info",
+           "pack_info", "pack_version", "rule_baseline"]
 
 POLICY_PACK_FILES = ("PulumiPolicy.yaml", "__main__.py")
 
@@ -39,6 +39,14 @@ def default_pack_dir() -> Path:
     if missing:
         raise ReviewFailed(f"{directory}: not a policy pack (missing {', '.join(missing)})")
     return directory
+
+
+def installed_pack_dir() -> Path | None:
+    """amlkit's own pack when it is installed, else None (a review of other packs does not need it)."""
+    try:
+        return default_pack_dir()
+    except ReviewFailed:
+        return None
 
 
 def pack_version(pack_dir: Path, reported: str) -> str:

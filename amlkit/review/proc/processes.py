@@ -11,7 +11,8 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
-__all__ = ["Drain", "HEAD_BYTES", "TAIL_BYTES", "adopt", "cancel_on_interrupt", "cancelled", "kill", "kill_all"]
+__all__ = ["Drain", "HEAD_BYTES", "TAIL_BYTES", "adopt", "cancel_on_interrupt", "cancelled", "kill", "kill_all",
+           "usable_cpus"]
 
 _LIVE: set[Any] = set()  # Popen, or warm.WarmChild
 _Child = TypeVar("_Child")
@@ -64,6 +65,14 @@ def kill_all() -> None:
         live = list(_LIVE)
     for process in live:
         kill(process)
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask, e.g. a CI container's cpuset): the default --jobs."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
 
 
 def cancelled() -> bool:
