@@ -191,7 +191,7 @@ def _config_failure(result: StackReview, error: ConfigError, secrets: Secrets) -
 
 
 def _record(resource: StateResource) -> dict[str, Any]:
-    """What the report's findings need of a resource (see results.add_findings)."""
+    """What the report's findings need of a resource (see amlkit.review.pack.findings.add_findings)."""
     return {"urn": resource.urn, "type": resource.type, "name": resource.name}
 
 
