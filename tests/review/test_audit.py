@@ -11,9 +11,10 @@ from google.protobuf import json_format
 from typer.testing import CliRunner
 
 from amlkit import cli
-from amlkit.review.audit import audit, blind
+from amlkit.review.audit import audit
 from amlkit.review.engine import default_pack_dir
 from amlkit.review.options import ReviewOptions
+from amlkit.review.pack.snapshot import blind
 from amlkit.review.plan.state import ENCRYPTED
 from amlkit.review.secrets import SECRET_SIG, SECRET_SIG_KEY
 from tests.review import auditstates as states
