@@ -9,8 +9,8 @@ from typing import Annotated, Any
 from pydantic import BeforeValidator, model_validator
 
 from amlkit.schema.types import (
-    _RG,
-    _SUB,
+    RG_PATH,
+    SUB_PATH,
     AdminUsername,
     Allowed,
     Bool,
@@ -19,12 +19,12 @@ from amlkit.schema.types import (
     Model,
     SecretValue,
     Tags,
-    _bad,
-    _plain,
-    _problem,
     choice,
+    fail,
     integer,
     list_of,
+    refuse_secret,
+    reject,
     text,
 )
 from amlkit.schema.workspace import IdentitySpec
@@ -38,7 +38,7 @@ ATTACHED_TARGETS = {
     "synapsespark": (("Microsoft.Synapse", ("workspaces", "bigDataPools")),),
 }
 """The ARM resource types each attached compute type attaches (provider, resource type segments)."""
-_ANY_ARM_ID = text(rf"{_SUB}{_RG}/providers/[A-Za-z0-9.]+(/[^/\s]+/[^/\s]+)+",
+_ANY_ARM_ID = text(rf"{SUB_PATH}{RG_PATH}/providers/[A-Za-z0-9.]+(/[^/\s]+/[^/\s]+)+",
                    "the ARM id of the resource to attach; its type depends on `type` (see the cross-field rules)")
 Namespace = text(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?",
                  "a Kubernetes namespace name: 1-63 lowercase letters, digits and '-', starting and ending with a "
@@ -48,11 +48,11 @@ InstanceTypeName = text(r"[a-z0-9]([-a-z0-9.]{0,61}[a-z0-9])?",
 
 
 def _text_map(value: Any) -> dict[str, str]:
-    _plain(value)
+    refuse_secret(value)
     if not isinstance(value, Mapping) or not all(
         isinstance(key, str) and isinstance(item, str) for key, item in value.items()
     ):
-        _bad(value, _TEXT_MAP_ALLOWED)
+        reject(value, _TEXT_MAP_ALLOWED)
     return dict(value)
 
 
@@ -69,7 +69,7 @@ def attached_id_allowed(kind: str) -> str:
 
 def attached_id_ok(kind: str, value: str) -> bool:
     return any(
-        re.fullmatch(rf"{_SUB}{_RG}/providers/{re.escape(provider)}" + "".join(
+        re.fullmatch(rf"{SUB_PATH}{RG_PATH}/providers/{re.escape(provider)}" + "".join(
             rf"/{re.escape(segment)}/[^/\s]+" for segment in segments), value, re.IGNORECASE)
         for provider, segments in ATTACHED_TARGETS[kind]
     )
@@ -108,7 +108,7 @@ class AttachedSshSettings(Model):
         - `admin_password` or `ssh_private_key` (a Pulumi secret) is required.
         """
         if self.admin_password is None and self.ssh_private_key is None:
-            _problem("required: admin_password or ssh_private_key, as a Pulumi secret: pulumi config set --secret "
+            fail("required: admin_password or ssh_private_key, as a Pulumi secret: pulumi config set --secret "
                      "--path 'amlkit:attached[<index>].ssh_settings.ssh_private_key' < <key file>",
                      at=("ssh_private_key",))
         return self
@@ -162,24 +162,24 @@ class AttachedSpec(Model):
         - `identity.type` cannot be `none` (omit `identity` for a system-assigned identity).
         """
         if not attached_id_ok(self.type, self.resource_id):
-            _bad(self.resource_id, f"for type {self.type}: {attached_id_allowed(self.type)}", at=("resource_id",))
+            reject(self.resource_id, f"for type {self.type}: {attached_id_allowed(self.type)}", at=("resource_id",))
         for key, kind in _ONLY_FOR.items():
             if self.type != kind and getattr(self, key) not in (None, []):
-                _problem(f"only read when type is {kind}", at=(key,))
+                fail(f"only read when type is {kind}", at=(key,))
         names = [item.name for item in self.instance_types]
         for index, name in enumerate(names):
             if name in names[:index]:
-                _bad(name, "an instance type name not used before in this list", at=("instance_types", index, "name"))
+                reject(name, "an instance type name not used before in this list", at=("instance_types", index, "name"))
         if self.default_instance_type is not None and self.default_instance_type not in names:
-            _bad(self.default_instance_type, "one of instance_types[].name: " + (" | ".join(names) or "(none given)"),
+            reject(self.default_instance_type, "one of instance_types[].name: " + (" | ".join(names) or "(none given)"),
                  at=("default_instance_type",))
         if self.type == "virtualmachine":
             if self.ssh_settings is None:
-                _problem("required when type is virtualmachine ({admin_username, and admin_password or "
+                fail("required when type is virtualmachine ({admin_username, and admin_password or "
                          "ssh_private_key as a Pulumi secret})", at=("ssh_settings",))
             if self.identity is not None:
-                _problem("not read when type is virtualmachine (az ml attaches a VM without an identity)",
+                fail("not read when type is virtualmachine (az ml attaches a VM without an identity)",
                          at=("identity",))
         if self.identity and self.identity.type == "none":
-            _bad("none", "system_assigned | user_assigned", at=("identity", "type"))
+            reject("none", "system_assigned | user_assigned", at=("identity", "type"))
         return self

@@ -24,11 +24,11 @@ from amlkit.schema.types import (
     Tags,
     TimeZone,
     VmSize,
-    _bad,
-    _problem,
     choice,
+    fail,
     integer,
     list_of,
+    reject,
 )
 from amlkit.schema.workspace import IdentitySpec
 
@@ -56,7 +56,7 @@ class ClusterSshSettings(Model):
         - `ssh_key_value` or a secret `admin_password` is required.
         """
         if self.ssh_key_value is None and self.admin_password is None:
-            _problem("required: ssh_key_value (or a secret admin_password) when ssh_settings is given",
+            fail("required: ssh_key_value (or a secret admin_password) when ssh_settings is given",
                      at=("ssh_key_value",))
         return self
 
@@ -106,11 +106,11 @@ class ClusterSpec(Model):
         - `ssh_settings` needs local authentication (`local_auth_enabled` not false).
         """
         if self.min_instances > self.max_instances:
-            _bad(self.min_instances, f"at most max_instances ({self.max_instances})", at=("min_instances",))
+            reject(self.min_instances, f"at most max_instances ({self.max_instances})", at=("min_instances",))
         if self.ssh_settings is not None and self.local_auth_enabled is False:
-            _bad(False, "true or unset (ssh_settings logs in with local authentication)", at=("local_auth_enabled",))
+            reject(False, "true or unset (ssh_settings logs in with local authentication)", at=("local_auth_enabled",))
         if self.identity and self.identity.type == "none":
-            _bad("none", "system_assigned | user_assigned", at=("identity", "type"))
+            reject("none", "system_assigned | user_assigned", at=("identity", "type"))
         return self
 
     @property
@@ -155,16 +155,16 @@ class TriggerSpec(Model):
         """
         if self.type == "cron":
             if self.expression is None:
-                _problem("required when type is cron", at=("expression",))
+                fail("required when type is cron", at=("expression",))
             for key in ("frequency", "interval", "schedule"):
                 if getattr(self, key) is not None:
-                    _problem("only read when type is recurrence", at=(key,))
+                    fail("only read when type is recurrence", at=(key,))
         else:
             if self.expression is not None:
-                _problem("only read when type is cron", at=("expression",))
+                fail("only read when type is cron", at=("expression",))
             for key in ("frequency", "interval"):
                 if getattr(self, key) is None:
-                    _problem("required when type is recurrence", at=(key,))
+                    fail("required when type is recurrence", at=(key,))
         return self
 
 
@@ -238,10 +238,10 @@ class InstanceSpec(Model):
         - `identity.type` cannot be `none` (omit `identity` for no identity).
         """
         if self.ssh_settings and not self.ssh_public_access_enabled:
-            _problem("only read when ssh_public_access_enabled is true", at=("ssh_settings",))
+            fail("only read when ssh_public_access_enabled is true", at=("ssh_settings",))
         if self.ssh_public_access_enabled and not self.ssh_settings:
-            _problem("required when ssh_public_access_enabled is true ({ssh_key_value: <OpenSSH public key>})",
+            fail("required when ssh_public_access_enabled is true ({ssh_key_value: <OpenSSH public key>})",
                      at=("ssh_settings",))
         if self.identity and self.identity.type == "none":
-            _bad("none", "system_assigned | user_assigned", at=("identity", "type"))
+            reject("none", "system_assigned | user_assigned", at=("identity", "type"))
         return self

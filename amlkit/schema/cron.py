@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator
 
-from amlkit.schema.types import Allowed, _bad, _plain
+from amlkit.schema.types import Allowed, refuse_secret, reject
 
 # --- cron ------------------------------------------------------------------------------------------
 
@@ -61,9 +61,9 @@ _CRON_ALLOWED = "a five-field cron expression 'minute hour day-of-month month da
 
 
 def _cron(value: Any) -> str:
-    _plain(value)
+    refuse_secret(value)
     if not isinstance(value, str) or not cron_ok(value):
-        _bad(value, _CRON_ALLOWED)
+        reject(value, _CRON_ALLOWED)
     return value
 
 
@@ -73,11 +73,11 @@ _START_TIME_ALLOWED = "a local time 'yyyy-MM-ddTHH:mm:ss', e.g. '2026-01-05T08:0
 
 
 def _start_time(value: Any) -> str:
-    _plain(value)
+    refuse_secret(value)
     try:
         datetime.strptime(value, "%Y-%m-%dT%H:%M:%S")
     except (TypeError, ValueError):
-        _bad(value, _START_TIME_ALLOWED)
+        reject(value, _START_TIME_ALLOWED)
     return str(value)
 
 

@@ -19,12 +19,12 @@ from amlkit.schema.types import (
     Model,
     Region,
     Tags,
-    _bad,
-    _escaped,
-    _problem,
     credential_problem,
+    fail,
     find_plaintext_credential,
     list_of,
+    one_line,
+    reject,
     show,
 )
 from amlkit.schema.workspace import ResourceGroupSpec, WorkspaceSpec
@@ -90,11 +90,11 @@ class EnvironmentSpec(Model):
         names = [compute.name for compute in [*self.clusters, *self.instances]]
         if builder is not None and builder.lower() not in {name.lower() for name in names}:
             listed = f" ({', '.join(names)})" if names else " (there are none)"
-            _bad(builder, "the name of one of amlkit:clusters or amlkit:instances" + listed,
+            reject(builder, "the name of one of amlkit:clusters or amlkit:instances" + listed,
                  at=("workspace", "image_build_compute"))
         for index, instance in enumerate(self.instances):
             if instance.location and instance.location != self.location:
-                _bad(instance.location, f"the workspace's location ({self.location}): an instance cannot "
+                reject(instance.location, f"the workspace's location ({self.location}): an instance cannot "
                      "live in another region", at=("instances", index, "location"))
         if self.protect_data is None:
             self.protect_data = self.environment in self.prod_like_environments
@@ -111,10 +111,10 @@ class EnvironmentSpec(Model):
             if facts.node_public_ip(compute.enable_node_public_ip, has_network) is not None:
                 continue
             if compute.enable_node_public_ip is False:
-                _bad(False, "true, or false together with network_settings.subnet or a workspace "
+                reject(False, "true, or false together with network_settings.subnet or a workspace "
                      "managed_network (nodes without public IPs need a network)", at=at)
             else:
-                _problem("required when there is no network_settings.subnet and no workspace managed_network: "
+                fail("required when there is no network_settings.subnet and no workspace managed_network: "
                          "allowed: true (nodes then get public IPs), or add network_settings.subnet", at=at)
 
     def _check_unique_names(self) -> None:
@@ -125,7 +125,7 @@ class EnvironmentSpec(Model):
         for group, index, name in named:
             first = seen.setdefault(name.lower(), f"{group}[{index}]")
             if first != f"{group}[{index}]":
-                _bad(name, f"a compute name not used elsewhere in the workspace ({first} has it)",
+                reject(name, f"a compute name not used elsewhere in the workspace ({first} has it)",
                      at=(group, index, "name"))
 
 
@@ -143,9 +143,9 @@ def key_path(loc: Iterable[str | int]) -> str:
     if not parts:
         return "amlkit"
     head, rest = parts[0], parts[1:]
-    path = "azure-native:location" if head == "location" else f"amlkit:{_escaped(str(head))}"
+    path = "azure-native:location" if head == "location" else f"amlkit:{one_line(str(head))}"
     for part in rest:
-        path += f"[{part}]" if isinstance(part, int) else f".{_escaped(str(part))}"
+        path += f"[{part}]" if isinstance(part, int) else f".{one_line(str(part))}"
     return path
 
 

@@ -119,27 +119,29 @@ def show(value: Any) -> str:
         return "a list"
     if isinstance(value, int) and value.bit_length() > 128:
         return "a very large integer"
-    return _escaped(str(value))
+    return one_line(str(value))
 
 
-def _escaped(text: str) -> str:
+def one_line(text: str) -> str:
     """One line: control characters and line breaks escaped."""
     return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
 
 
-def _bad(value: Any, allowed: str, at: tuple[str | int, ...] = ()) -> NoReturn:
+def reject(value: Any, allowed: str, at: tuple[str | int, ...] = ()) -> NoReturn:
     """Fail with `got <value>; allowed: <allowed>` (optionally at a sub-key of the current location)."""
     raise PydanticCustomError("amlkit", "got {got}; allowed: {allowed}", {"got": show(value), "allowed": allowed,
                                                                           "at": at})
 
 
-def _problem(text: str, at: tuple[str | int, ...] = ()) -> NoReturn:
+def fail(text: str, at: tuple[str | int, ...] = ()) -> NoReturn:
+    """Fail with `text` as the problem (optionally at a sub-key of the current location)."""
     raise PydanticCustomError("amlkit", "{problem}", {"problem": text, "at": at})
 
 
-def _plain(value: Any) -> None:
+def refuse_secret(value: Any) -> None:
+    """Fail when `value` is a secret: amlkit reads secrets only at SECRET_PATHS."""
     if isinstance(value, Secret):
-        _problem(
+        fail(
             "holds a secret, which amlkit does not read here (offline it cannot be decrypted); allowed: a "
             f"plain value (secrets are read only at {', '.join(SECRET_PATHS)})"
         )
@@ -170,10 +172,10 @@ def choice(*values: str) -> Any:
     allowed = " | ".join(values)
 
     def check(value: Any) -> str:
-        _plain(value)
+        refuse_secret(value)
         if isinstance(value, str) and _snake(value) in values:
             return _snake(value)
-        _bad(value, allowed)
+        reject(value, allowed)
 
     return Annotated[str, BeforeValidator(check), Allowed(allowed, values)]
 
@@ -183,13 +185,13 @@ def integer(low: int, high: int | None, what: str) -> Any:
     allowed = f"{what} from {low} to {high}" if high is not None else f"{what} of at least {low}"
 
     def check(value: Any) -> int:
-        _plain(value)
+        refuse_secret(value)
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         if isinstance(value, bool) or not isinstance(value, int):
-            _bad(value, allowed)
+            reject(value, allowed)
         if value < low or (high is not None and value > high):
-            _bad(value, allowed)
+            reject(value, allowed)
         return value
 
     return Annotated[int, BeforeValidator(check), Allowed(allowed)]
@@ -199,9 +201,9 @@ _BOOL_ALLOWED = "true or false"
 
 
 def _boolean(value: Any) -> bool:
-    _plain(value)
+    refuse_secret(value)
     if not isinstance(value, bool):
-        _bad(value, _BOOL_ALLOWED)
+        reject(value, _BOOL_ALLOWED)
     return value
 
 
@@ -217,9 +219,9 @@ def _matching(pattern: re.Pattern[str], allowed: str) -> Any:
     """A string `pattern` matches in full; any other value is refused with `allowed`."""
 
     def check(value: Any) -> str:
-        _plain(value)
+        refuse_secret(value)
         if not isinstance(value, str) or not pattern.fullmatch(value):
-            _bad(value, allowed)
+            reject(value, allowed)
         return value
 
     return Annotated[str, BeforeValidator(check), Allowed(allowed)]
@@ -245,14 +247,14 @@ KeyUri = text(r"https://[A-Za-z0-9-]{3,24}\.vault\.azure\.net/keys/[A-Za-z0-9-]{
               "a key identifier, e.g. https://kv-name.vault.azure.net/keys/key-name[/version]")
 TimeZone = text(r"[A-Za-z][A-Za-z0-9 .()+:/_-]{0,79}", "a time zone name, e.g. UTC or W. Europe Standard Time")
 
-_SUB = r"/subscriptions/[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
-_RG = r"/resourceGroups/[-\w.()]{1,90}"
+SUB_PATH = r"/subscriptions/[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+RG_PATH = r"/resourceGroups/[-\w.()]{1,90}"
 
 
 def arm_id(provider: str, *types: str) -> Any:
     """An ARM resource id of the given provider type, e.g. arm_id("Microsoft.Network", "virtualNetworks", "subnets")."""
     segments = "".join(rf"/{re.escape(kind)}/[^/\s]+" for kind in types)
-    pattern = re.compile(rf"{_SUB}{_RG}/providers/{re.escape(provider)}{segments}", re.IGNORECASE)
+    pattern = re.compile(rf"{SUB_PATH}{RG_PATH}/providers/{re.escape(provider)}{segments}", re.IGNORECASE)
     example = f"/subscriptions/<guid>/resourceGroups/<rg>/providers/{provider}/" + "/".join(
         f"{kind}/<name>" for kind in types
     )
@@ -282,12 +284,12 @@ _REGISTRY_ALLOWED = ("true (create one), false (none) or an existing registry's 
 def _registry(value: Any) -> str | bool:
     if isinstance(value, bool):
         return value
-    _plain(value)
+    refuse_secret(value)
     if isinstance(value, str) and re.fullmatch(
-        rf"{_SUB}{_RG}/providers/Microsoft\.ContainerRegistry/registries/[^/\s]+", value, re.IGNORECASE
+        rf"{SUB_PATH}{RG_PATH}/providers/Microsoft\.ContainerRegistry/registries/[^/\s]+", value, re.IGNORECASE
     ):
         return value
-    _bad(value, _REGISTRY_ALLOWED)
+    reject(value, _REGISTRY_ALLOWED)
 
 
 ContainerRegistry = Annotated[str | bool, BeforeValidator(_registry), Allowed(_REGISTRY_ALLOWED)]
@@ -297,15 +299,15 @@ _VM_SIZE_ALLOWED = "a known Azure VM size name, e.g. Standard_D4ds_v5"
 
 
 def _vm_size(value: Any) -> str:
-    _plain(value)
+    refuse_secret(value)
     from amlkit.vmsizes import parse_vm_size  # the catalogue is large: load it on first use
 
     if not isinstance(value, str):
-        _bad(value, _VM_SIZE_ALLOWED)
+        reject(value, _VM_SIZE_ALLOWED)
     try:
         parse_vm_size(value)
     except UnknownVmSize:
-        _bad(value, _VM_SIZE_ALLOWED)
+        reject(value, _VM_SIZE_ALLOWED)
     return value
 
 
@@ -316,7 +318,7 @@ _SECRET_ALLOWED = "a Pulumi secret (a `secure:` value)"
 
 def _secret(value: Any) -> Secret:
     if not isinstance(value, Secret):
-        _problem(f"must be {_SECRET_ALLOWED}")
+        fail(f"must be {_SECRET_ALLOWED}")
     return value
 
 
@@ -329,17 +331,17 @@ _TAG_VALUE = "text of up to 256 characters (quote numbers: \"4711\")"
 
 
 def _tags(value: Any) -> dict[str, str]:
-    _plain(value)
+    refuse_secret(value)
     if not isinstance(value, Mapping):
-        _bad(value, _TAGS_ALLOWED)
+        reject(value, _TAGS_ALLOWED)
     if len(value) > 50:
-        _bad(f"{len(value)} tags", _TAGS_COUNT)
+        reject(f"{len(value)} tags", _TAGS_COUNT)
     for key, item in value.items():
         if not isinstance(key, str) or not re.fullmatch(r"[^<>%&\\?/]{1,512}", key):
-            _bad(key, _TAG_NAME, at=(str(key),))
-        _plain(item)
+            reject(key, _TAG_NAME, at=(str(key),))
+        refuse_secret(item)
         if not isinstance(item, str) or len(item) > 256:
-            _bad(item, _TAG_VALUE, at=(key,))
+            reject(item, _TAG_VALUE, at=(key,))
     return dict(value)
 
 
@@ -351,11 +353,11 @@ def list_of(item: Any, max_items: int | None = None) -> Any:
     """A list (YAML sequence), optionally capped."""
 
     def check(value: Any) -> list[Any]:
-        _plain(value)
+        refuse_secret(value)
         if not isinstance(value, list):
-            _bad(value, "a list")
+            reject(value, "a list")
         if max_items is not None and len(value) > max_items:
-            _bad(f"{len(value)} items", f"at most {max_items}")
+            reject(f"{len(value)} items", f"at most {max_items}")
         return value
 
     allowed = f"a list of at most {max_items} items" if max_items is not None else "a list"
@@ -366,9 +368,9 @@ def map_of(key: Any, item: Any, keys: str) -> Any:
     """A mapping (YAML mapping) of keys (`keys` says which) to entries, e.g. a workspace's `private_endpoints`."""
 
     def check(value: Any) -> dict[Any, Any]:
-        _plain(value)
+        refuse_secret(value)
         if not isinstance(value, dict):
-            _bad(value, allowed)
+            reject(value, allowed)
         return value
 
     allowed = f"a mapping of key ({keys}) -> entry"
@@ -396,9 +398,9 @@ class Model(BaseModel):
     @classmethod
     def _known_keys(cls, data: Any) -> Any:
         if not isinstance(data, Mapping):
-            _plain(data)
-            _bad(data, f"a mapping with keys {cls.allowed_keys_text()}")
+            refuse_secret(data)
+            reject(data, f"a mapping with keys {cls.allowed_keys_text()}")
         for key in data:
             if key not in cls.accepted_keys():
-                _problem(f"unknown key; allowed keys: {cls.allowed_keys_text()}", at=(str(key),))
+                fail(f"unknown key; allowed keys: {cls.allowed_keys_text()}", at=(str(key),))
         return data

@@ -26,11 +26,11 @@ from amlkit.schema.types import (
     Tags,
     WorkspaceId,
     WorkspaceName,
-    _bad,
-    _problem,
     choice,
+    fail,
     list_of,
     map_of,
+    reject,
     text,
 )
 
@@ -58,10 +58,10 @@ class IdentitySpec(Model):
         - `user_assigned_identities` is required when `type` is `user_assigned`, and only read then.
         """
         if self.type == "user_assigned" and not self.user_assigned_identities:
-            _problem("required when type is user_assigned (a list of {resource_id: <identity ARM id>})",
+            fail("required when type is user_assigned (a list of {resource_id: <identity ARM id>})",
                      at=("user_assigned_identities",))
         if self.type != "user_assigned" and self.user_assigned_identities:
-            _bad(self.type, "user_assigned (user_assigned_identities are only read with it)", at=("type",))
+            reject(self.type, "user_assigned (user_assigned_identities are only read with it)", at=("type",))
         return self
 
     @property
@@ -169,17 +169,17 @@ class WorkspaceSpec(Model):
         - `primary_user_assigned_identity` must be one of `identity.user_assigned_identities`.
         """
         if self.kind == "project" and not self.hub_id:
-            _problem("required when kind is project (the hub workspace's ARM id)", at=("hub_id",))
+            fail("required when kind is project (the hub workspace's ARM id)", at=("hub_id",))
         if self.kind != "project" and self.hub_id:
-            _bad(self.kind, "project (hub_id is only read for projects)", at=("kind",))
+            reject(self.kind, "project (hub_id is only read for projects)", at=("kind",))
         if self.kind == "project" and self.private_endpoints:
-            _problem("not allowed when kind is project (a project is reached through its hub's private endpoint)",
+            fail("not allowed when kind is project (a project is reached through its hub's private endpoint)",
                      at=("private_endpoints",))
         if self.identity.type == "none":
-            _bad("none", "system_assigned | user_assigned (a workspace needs an identity)", at=("identity", "type"))
+            reject("none", "system_assigned | user_assigned (a workspace needs an identity)", at=("identity", "type"))
         primary = self.primary_user_assigned_identity
         if primary and primary.lower() not in {i.lower() for i in self.identity.ids}:
-            _bad(primary, "one of identity.user_assigned_identities", at=("primary_user_assigned_identity",))
+            reject(primary, "one of identity.user_assigned_identities", at=("primary_user_assigned_identity",))
         return self
 
     @property
