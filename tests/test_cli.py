@@ -20,18 +20,10 @@ from amlkit import cli
 from amlkit.errors import ConfigError, ReviewFailed, UsageError
 from amlkit.review.model import Review
 from amlkit.review.options import ReviewOptions
-from amlkit.review.report import (
-    json as report_json,
-)
-from amlkit.review.report import (
-    markdown as report_markdown,
-)
-from amlkit.review.report import (
-    sarif as report_sarif,
-)
-from amlkit.review.report import (
-    table as report_table,
-)
+from amlkit.review.report import json as report_json
+from amlkit.review.report import markdown as report_markdown
+from amlkit.review.report import sarif as report_sarif
+from amlkit.review.report import table as report_table
 from amlkit.review.report.resources import render_plan
 from tests.data.reviews import PACK, SECRET_VALUE, dev_stack, failed_stack, full_review, prod_stack
 

@@ -91,3 +91,9 @@ def record_pack_calls(monkeypatch: Any) -> dict[str, list[Any]]:
 
     monkeypatch.setattr(driver.PackProcess, "call", recording)
     return sent
+
+
+def line_in(path: Path, text: str) -> int:
+    """The 1-based number of the first line of `path` that contains `text`."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return next(i for i, line in enumerate(lines, start=1) if text in line)

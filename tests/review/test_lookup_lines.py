@@ -9,26 +9,17 @@ import json
 import pytest
 
 from amlkit.review.engine import review
-from amlkit.review.report import (
-    json as report_json,
-)
-from amlkit.review.report import (
-    markdown as report_markdown,
-)
-from amlkit.review.report import (
-    sarif as report_sarif,
-)
-from amlkit.review.report import (
-    table as report_table,
-)
-from tests.review.helpers import FIXTURES
+from amlkit.review.report import json as report_json
+from amlkit.review.report import markdown as report_markdown
+from amlkit.review.report import sarif as report_sarif
+from amlkit.review.report import table as report_table
+from tests.review.helpers import FIXTURES, line_in
 
 PROGRAM = FIXTURES / "lookup_lines"
 
 
 def line_of(text: str) -> int:
-    lines = (PROGRAM / "__main__.py").read_text(encoding="utf-8").splitlines()
-    return next(i for i, line in enumerate(lines, start=1) if text in line)
+    return line_in(PROGRAM / "__main__.py", text)
 
 
 # (function and args as every format shows them, the program line that called it), in the reports' order

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.review.helpers import FIXTURES
+from tests.review.helpers import FIXTURES, line_in
 
 pytestmark = pytest.mark.slow  # whole module: its one fixture runs two CLI processes, over 2 s
 
@@ -36,8 +36,7 @@ UNKNOWN = {"aml-cluster-same-region", "aml-managed-network-limits", "aml-quota-b
 
 
 def line_of(text: str) -> int:
-    lines = (PROJECT / "__main__.py").read_text(encoding="utf-8").splitlines()
-    return next(i for i, line in enumerate(lines, start=1) if text in line)
+    return line_in(PROJECT / "__main__.py", text)
 
 
 LOOKUPS = [  # each at the program line that called it

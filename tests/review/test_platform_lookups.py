@@ -14,27 +14,18 @@ import pytest
 from amlkit.errors import ConfigError
 from amlkit.review.engine import review
 from amlkit.review.model import Lookup
-from amlkit.review.report import (
-    json as report_json,
-)
-from amlkit.review.report import (
-    markdown as report_markdown,
-)
-from amlkit.review.report import (
-    sarif as report_sarif,
-)
-from amlkit.review.report import (
-    table as report_table,
-)
+from amlkit.review.report import json as report_json
+from amlkit.review.report import markdown as report_markdown
+from amlkit.review.report import sarif as report_sarif
+from amlkit.review.report import table as report_table
 from amlkit.review.run.lookups import FILE_NAME
-from tests.review.helpers import FIXTURES, record_pack_calls
+from tests.review.helpers import FIXTURES, line_in, record_pack_calls
 
 PLATFORM = FIXTURES / "platform_lookups"
 
 
 def line_of(text: str) -> int:
-    lines = (PLATFORM / "__main__.py").read_text(encoding="utf-8").splitlines()
-    return next(i for i, line in enumerate(lines, start=1) if text in line)
+    return line_in(PLATFORM / "__main__.py", text)
 
 
 SUBNET_LINE = line_of("subnet = network.get_subnet_output(")

@@ -10,7 +10,7 @@ import pytest
 
 from amlkit.errors import ConfigError
 from amlkit.review.run.runner import describe
-from tests.review.helpers import FIXTURES, RAW, normalized, raw_request, run_runner, runner_output
+from tests.review.helpers import FIXTURES, RAW, line_in, normalized, raw_request, run_runner, runner_output
 
 STACK_URN = "urn:pulumi:dev::raw-aml::pulumi:pulumi:Stack::raw-aml-dev"
 WORKSPACE_URN = "urn:pulumi:dev::raw-aml::azure-native:machinelearningservices:Workspace::mlw"
@@ -113,11 +113,6 @@ def test_each_unanswered_lookup_is_reported_once_per_program_line_that_called_it
         {"token": "pulumi:pulumi:StackReference", "args": {"name": "acme/shared/prod"},
          "file": "__main__.py", "line": line_in(main, "shared = pulumi.StackReference(")},
     ]
-
-
-def line_in(path, text):
-    lines = path.read_text(encoding="utf-8").splitlines()
-    return next(i for i, line in enumerate(lines, start=1) if text in line)
 
 
 def test_each_registration_carries_the_program_line_that_declared_it(forms):
