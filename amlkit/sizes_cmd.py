@@ -143,7 +143,7 @@ def _row(size: VmSize, today: datetime.date, allowed: set[VmFamily]) -> dict[str
         "gpuMemoryGb": size.gpu_memory_gb_total,
         "gpuMemoryGbPerGpu": size.gpu_memory_gb_per_gpu,
         "minCuda": min_cuda(size),
-        "quotaFamily": family.quota_family,
+        "quotaFamily": size.quota_family,
         "source": family.source.url if family.source else None,
     }
 

@@ -8,6 +8,7 @@ raises `UnknownVmSize`: amlkit never guesses a family from a name that merely lo
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import functools
 import json
@@ -28,6 +29,7 @@ _FAMILY_KEYS = {
     "series", "aliases", "category", "quota_family", "aml_supported", "gpu_generation", "gpu_model", "retired",
     "capacity_restricted", "approval_required", "isolated_sizes", "sizes", "source", "lifecycle", "preview",
     "default_excluded", "cuda_min", "gpu_memory_gb_per_gpu", "clusters_only", "skip_online_reserve",
+    "size_quota_families",
 }
 _SIZE_KEYS = {"template", "vcpus", "constrained", "gpus", "gpu_memory_gb_total", "retired"}
 CATEGORIES = (
@@ -86,6 +88,15 @@ class SizeSet:
 
 
 @dataclass(frozen=True)
+class SizeQuotaFamilies:
+    """Sizes of one family that Azure counts against a quota family of their own (e.g. the isolated
+    Standard_E104i_v5 against standardEIv5Family, not its series' standardEv5Family), and the source."""
+
+    families: tuple[tuple[str, str], ...]  # (size name, quota family), in data-file order
+    source: Source
+
+
+@dataclass(frozen=True)
 class GpuArchitecture:
     name: str
     vendor: str
@@ -118,6 +129,7 @@ class VmFamily:
     gpu_memory_gb_per_gpu: int | None = None  # one physical GPU's memory (None: its page publishes only totals)
     clusters_only: bool = False  # Azure ML runs the series on clusters, not on compute instances (FX)
     skip_online_reserve: SizeSet | None = None  # sizes whose managed online deployments take no 20% upgrade reserve
+    size_quota_families: SizeQuotaFamilies | None = None  # sizes with a quota family other than the series'
 
 
 @dataclass(frozen=True)
@@ -149,6 +161,13 @@ class VmSize:
         exempt = self.family.skip_online_reserve
         return exempt is not None and self.name in exempt.sizes
 
+    @property
+    def quota_family(self) -> str | None:
+        """The quota family Azure counts this size's cores against: its own (`size_quota_families`), else its
+        series' (None: not published in the sources read)."""
+        own = self.family.size_quota_families
+        return dict(own.families).get(self.name, self.family.quota_family) if own else self.family.quota_family
+
 
 @dataclass(frozen=True)
 class Catalogue:
@@ -158,6 +177,18 @@ class Catalogue:
     by_quota: Mapping[str, VmFamily]  # quota family names, folded
     sizes: Mapping[str, VmSize]  # size name, folded
     architectures: Mapping[str, GpuArchitecture]
+    size_quota: Mapping[str, str] = dataclasses.field(default_factory=dict)  # sizes' own quota families, folded
+
+
+def quota_family_name(quota_family: str) -> str | None:
+    """The catalogue's spelling of `quota_family` (a series' quota family or a size's own, any casing and
+    spacing, e.g. `Standard EIv5 Family`), None when the catalogue does not know it."""
+    if not isinstance(quota_family, str):
+        return None
+    catalogue = _catalogue()
+    key = quota_key(quota_family)
+    family = catalogue.by_quota.get(key)
+    return family.quota_family if family is not None else catalogue.size_quota.get(key)
 
 
 def parse_vm_size(name: str, catalogue: Catalogue | None = None) -> VmSize:
@@ -378,16 +409,25 @@ def build_catalogue(data: Any, file: str | None = DATA_FILE) -> Catalogue:
         for size in _sizes(file, path, entry, family, sources):
             _add_unique(file, f"{path}.sizes", sizes, size.name.casefold(), size, f"size {size.name!r}")
         exempt = family.skip_online_reserve.sizes if family.skip_online_reserve else ()
-        for key, named in (("isolated_sizes", family.isolated_sizes), ("skip_online_reserve.sizes", exempt)):
+        own = family.size_quota_families.families if family.size_quota_families else ()
+        for key, named in (("isolated_sizes", family.isolated_sizes), ("skip_online_reserve.sizes", exempt),
+                           ("size_quota_families.sizes", tuple(name for name, _ in own))):
             for name in named:
                 found = sizes.get(name.casefold())
                 if found is None or found.family is not family or found.name != name:
                     raise ConfigError(file, f"{path}.{key}", f"{name!r} is not a size of this family")
+    size_quota: dict[str, str] = {}
     for index, family in enumerate(families):
+        for name, quota in family.size_quota_families.families if family.size_quota_families else ():
+            path = f"families[{index}].size_quota_families.sizes.{name}"
+            if quota_key(quota) in by_quota:
+                series = by_quota[quota_key(quota)].series
+                raise ConfigError(file, path, f"{quota!r} is the quota family of series {series}")
+            size_quota.setdefault(quota_key(quota), quota)
         for successor in family.successors:
             if series_key(successor) not in by_key:
                 raise ConfigError(file, f"families[{index}].retired.successors", f"{successor!r} is not a series here")
-    return Catalogue(as_of, tuple(families), by_key, by_quota, sizes, architectures)
+    return Catalogue(as_of, tuple(families), by_key, by_quota, sizes, architectures, size_quota)
 
 
 def _sources(file: str | None, raw: Any) -> dict[str, Source]:
@@ -505,7 +545,22 @@ def _family(file: str | None, path: str, entry: Any, sources: Mapping[str, Sourc
         gpu_memory_gb_per_gpu=_positive(file, f"{path}.gpu_memory_gb_per_gpu", entry.get("gpu_memory_gb_per_gpu")),
         clusters_only=_flag(file, f"{path}.clusters_only", entry.get("clusters_only", False)),
         skip_online_reserve=_size_set(file, f"{path}.skip_online_reserve", entry.get("skip_online_reserve"), sources),
+        size_quota_families=_size_quota(file, f"{path}.size_quota_families", entry.get("size_quota_families"),
+                                        sources),
     )
+
+
+def _size_quota(file: str | None, path: str, raw: Any, sources: Mapping[str, Source]) -> SizeQuotaFamilies | None:
+    """{sizes: {size name: quota family}, source}; the sizes are checked against the family's once known."""
+    if raw is None:
+        return None
+    if (not isinstance(raw, Mapping) or set(raw) != {"sizes", "source"} or not isinstance(raw["sizes"], Mapping)
+            or not raw["sizes"]):
+        raise ConfigError(file, path, "expected {sizes: {size name: quota family}, source: <id or URL>}", raw)
+    for name, quota in raw["sizes"].items():
+        if not isinstance(name, str) or not name or not isinstance(quota, str) or not quota:
+            raise ConfigError(file, f"{path}.sizes", f"{name!r}: {quota!r} is not a size name and a quota family")
+    return SizeQuotaFamilies(tuple(raw["sizes"].items()), _source(file, f"{path}.source", raw["source"], sources))
 
 
 def _size_set(file: str | None, path: str, raw: Any, sources: Mapping[str, Source]) -> SizeSet | None:

@@ -43,6 +43,11 @@ def test_retired_restricted_and_isolated_facts():
     assert (rows["Standard_F72s_v2"]["isolated"], rows["Standard_F72s_v2"]["approved"]) == (False, False)  # isolation
 
 
+def test_quota_family_is_the_size_s_own():  # aks-vm-sizes: the isolated E104i_v5 has its own quota family
+    rows = {row["name"]: row["quotaFamily"] for row in as_json("Standard_E104i_v5", "Standard_E96_v5")["sizes"]}
+    assert rows == {"Standard_E104i_v5": "standardEIv5Family", "Standard_E96_v5": "standardEv5Family"}
+
+
 @pytest.mark.parametrize(("day", "expected"), [("2026-09-29", "retiring"), ("2026-09-30", "retired")])
 def test_status_depends_on_as_of_only(day, expected):
     result = run("Standard_NV12s_v3", "--as-of", day, "--format", "json")

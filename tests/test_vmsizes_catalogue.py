@@ -180,6 +180,39 @@ def test_a_size_can_retire_apart_from_its_series():
     assert status(parse_vm_size("Standard_M128s_v2"), datetime.date(2030, 1, 1)) == "current"
 
 
+SIZE_QUOTA_FAMILIES = {  # aks-vm-sizes: every catalogue size whose Resource SKUs `family` is not its series'
+    "Standard_E96ias_v4": "standardEIASv4Family", "Standard_E80is_v4": "standardXEISv4Family",
+    "Standard_E80ids_v4": "standardXEIDSv4Family", "Standard_E104i_v5": "standardEIv5Family",
+    "Standard_E104is_v5": "standardEISv5Family", "Standard_E104id_v5": "standardEIDv5Family",
+    "Standard_E104ids_v5": "standardEIDSv5Family", "Standard_E112ias_v5": "standardEIASv5Family",
+    "Standard_E112iads_v5": "standardEIADSv5Family", "Standard_E112ibs_v5": "standardEIBSv5Family",
+    "Standard_E112ibds_v5": "standardEIBDSv5Family",
+    "Standard_M192is_v2": "standardMISMediumMemoryv2Family", "Standard_M192ims_v2": "standardMISMediumMemoryv2Family",
+    "Standard_M192ids_v2": "standardMIDSMediumMemoryv2Family",
+    "Standard_M192idms_v2": "standardMIDSMediumMemoryv2Family",
+    "Standard_M832is_16_v3": "standardMISHighMemoryv3Family",
+    "Standard_M832ids_16_v3": "standardMIDSHighMemoryv3Family",
+    "Standard_EC96ias_v5": "standardECIASv5Family", "Standard_EC96iads_v5": "standardECIADSv5Family",
+}
+
+
+def test_sizes_with_their_own_quota_family_match_the_source():
+    own = {s.name: s.quota_family for s in all_sizes() if s.quota_family != s.family.quota_family}
+    assert own == SIZE_QUOTA_FAMILIES
+    assert {s.family.size_quota_families.source.file for s in all_sizes() if s.name in own} == {
+        "microsoft/aspire src/Aspire.Hosting.Azure.Kubernetes/AksNodeVmSizes.Generated.cs"}
+
+
+@pytest.mark.parametrize(("name", "quota"), [
+    ("Standard_E104i_v5", "standardEIv5Family"),  # isolated: its own family
+    ("Standard_E96_v5", "standardEv5Family"),  # the series' family
+    ("Standard_M832is_16_v3", "standardMISHighMemoryv3Family"),
+    ("Standard_M416s_8_v3", "standardMSHighMemoryv3Family"),
+])
+def test_a_size_s_quota_family(name, quota):
+    assert parse_vm_size(name).quota_family == quota
+
+
 def test_isolated_sizes_match_sources():
     assert {name for f in all_families() for name in f.isolated_sizes} == ISOLATED
 

@@ -49,7 +49,14 @@ from amlkit.policies.azure import (
     workspaces_by_key,
 )
 from amlkit.policies.framework import Change, Finding, Rule, StackResource, must
-from amlkit.vmsizes import VmFamily, VmSize, family_by_quota_family, family_by_series, parse_vm_size
+from amlkit.vmsizes import (
+    VmSize,
+    family_by_quota_family,
+    family_by_series,
+    parse_vm_size,
+    quota_family_name,
+    quota_key,
+)
 
 NAME = "aml-quota-budget"
 DEFAULT_COMPUTE_LIMIT = facts.REGIONAL_COMPUTE_LIMIT_DEFAULT
@@ -90,13 +97,13 @@ class Counted:
 class Budget:
     """The validated config: dedicated cores per region and family, low-priority cores, compute limit."""
 
-    core_quota: Mapping[str, Mapping[VmFamily, int]]
+    core_quota: Mapping[str, Mapping[str, int]]  # region -> quota key (`_quota_of`) -> cores
     default_core_quota: int | None
     low_priority_core_quota: Mapping[str, int]
     regional_compute_limit: int
 
-    def dedicated_limit(self, region: str, family: VmFamily) -> int | None:
-        return self.core_quota.get(region, {}).get(family, self.default_core_quota)
+    def dedicated_limit(self, region: str, quota: str) -> int | None:
+        return self.core_quota.get(region, {}).get(quota, self.default_core_quota)
 
 
 def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -> Iterator[Finding]:
@@ -208,16 +215,23 @@ def demand_of(resource: StackResource, compute: ComputeView,
 
 def dedicated_breaches(demands: Iterable[Demand], budget: Budget) -> Iterator[Finding]:
     counted = [d for d in demands if d.size is not None and not d.low_priority]
-    groups = _group(counted, lambda d: (d.region, d.size.family))
-    for (region, family), members in sorted(groups.items(), key=lambda g: (g[0][0], _quota_name(g[0][1]))):
-        limit = budget.dedicated_limit(region, family)
-        subject = f"Dedicated {_quota_name(family)} ({family.series}) cores in {region}"
+    groups = _group(counted, lambda d: (d.region, _quota_of(d.size)))
+    for (region, quota), members in sorted(groups.items(), key=lambda g: (g[0][0], _quota_name(g[1][0].size))):
+        limit = budget.dedicated_limit(region, quota)
+        size = members[0].size
+        subject = f"Dedicated {_quota_name(size)} ({size.family.series}) cores in {region}"
         yield from _breach(subject, f"fit the core quota of {limit}", limit, members, lambda d: d.cores, _cores)
 
 
-def _quota_name(family: VmFamily) -> str:
-    """The quota family, or a placeholder for the families whose quota family no source read publishes."""
-    return family.quota_family or "quota family unknown"
+def _quota_of(size: VmSize) -> str:
+    """The quota a size's cores count against: its quota family (the size's own, e.g. an isolated size's, else its
+    series'), folded; a series whose quota family no source read publishes is a quota of its own."""
+    return quota_key(size.quota_family) if size.quota_family else f"series {size.family.series}"
+
+
+def _quota_name(size: VmSize) -> str:
+    """The size's quota family, or a placeholder for the families whose quota family no source read publishes."""
+    return size.quota_family or "quota family unknown"
 
 
 def low_priority_breaches(demands: Iterable[Demand], budget: Budget) -> Iterator[Finding]:
@@ -295,19 +309,19 @@ def read_budget(config: Mapping[str, Any]) -> Budget:
     )
 
 
-def _core_quota(raw: Any) -> dict[str, dict[VmFamily, int]]:
+def _core_quota(raw: Any) -> dict[str, dict[str, int]]:
     path = f"{NAME}.coreQuota"
-    quota: dict[str, dict[VmFamily, int]] = {}
+    quota: dict[str, dict[str, int]] = {}
     for region, families in _regions(path, raw).items():
         region_path = f"{path}.{region}"
         if not isinstance(families, Mapping):
             raise ConfigError(None, region_path, "expected a map of VM series or quota family -> cores", families)
-        limits: dict[VmFamily, int] = {}
+        limits: dict[str, int] = {}
         for key, cores in families.items():
-            family = _family(f"{region_path}.{key}", key)
-            if family in limits:
-                raise ConfigError(None, f"{region_path}.{key}", f"{family.series} is given twice in this region")
-            limits[family] = _count(f"{region_path}.{key}", cores)
+            limited, name = _quota_key(f"{region_path}.{key}", key)
+            if limited in limits:
+                raise ConfigError(None, f"{region_path}.{key}", f"{name} is given twice in this region")
+            limits[limited] = _count(f"{region_path}.{key}", cores)
         quota[region_key(region)] = limits
     return quota
 
@@ -330,12 +344,19 @@ def _regions(path: str, raw: Any) -> Mapping[str, Any]:
     return raw
 
 
-def _family(path: str, key: Any) -> VmFamily:
+def _quota_key(path: str, key: Any) -> tuple[str, str]:
+    """A coreQuota key as the quota it limits (`_quota_of`) and its name: a series stands for its series' quota
+    family (not the quota families of its sizes that have their own, such as isolated sizes), named by the series;
+    a series' quota family likewise; a size's own quota family for itself."""
     for lookup in (family_by_series, family_by_quota_family):
         try:
-            return lookup(key)
+            family = lookup(key)
         except UnknownVmSize:
             continue
+        return (quota_key(family.quota_family) if family.quota_family else f"series {family.series}"), family.series
+    quota = quota_family_name(key)
+    if quota is not None:
+        return quota_key(quota), quota
     problem = (f"unknown VM series or quota family {key!r}; use a series such as DSv2 or a quota family "
                "such as standardDSv2Family")
     raise ConfigError(None, path, problem, key)
@@ -395,6 +416,8 @@ RULE = Rule(
             "default": {},
             "description": "Dedicated vCPU quota per region and VM family: {region: {series or quota "
             "family: cores}}, e.g. {\"westeurope\": {\"DSv2\": 100, \"standardNCASv3_T4Family\": 16}}. "
+            "A series stands for its quota family; sizes Azure counts against a quota family of their own (isolated "
+            "sizes such as Standard_E104i_v5: standardEIv5Family) are limited by that family's entry. "
             "Families without an entry are not checked unless defaultCoreQuota is set.",
         },
         "defaultCoreQuota": {

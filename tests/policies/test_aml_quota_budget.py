@@ -438,6 +438,13 @@ def test_defaults():
          "expected a whole number, at least 0; got True"),
         ({"coreQuota": {"westeurope": {"DSv2": 1, "standardDSv2Family": 2}}},
          "aml-quota-budget.coreQuota.westeurope.standardDSv2Family", "DSv2 is given twice in this region"),
+        ({"coreQuota": {"westeurope": {"standardEIv5Family": 1, "Standard EIv5 Family": 2}}},
+         "aml-quota-budget.coreQuota.westeurope.Standard EIv5 Family",
+         "standardEIv5Family is given twice in this region"),
+        ({"coreQuota": {"westeurope": {"standardEIv9Family": 1}}},
+         "aml-quota-budget.coreQuota.westeurope.standardEIv9Family",
+         "unknown VM series or quota family 'standardEIv9Family'; use a series such as DSv2 or a quota family such as "
+         "standardDSv2Family"),
         ({"coreQuota": {"westeurope": 10}}, "aml-quota-budget.coreQuota.westeurope",
          "expected a map of VM series or quota family -> cores"),
         ({"coreQuota": {"westeurope": {}, "West Europe": {}}}, "aml-quota-budget.coreQuota.West Europe",
@@ -491,6 +498,35 @@ def test_a_2026_family_is_counted_by_its_sku_quota_family():  # aks-vm-sizes: th
                  "found 12: conf 3 nodes x 4 vCPUs = 12.")]
     assert found(stack, {"coreQuota": {"westeurope": {"DCsv3": 8}}}) == expected
     assert found(stack, {"coreQuota": {"westeurope": {"standardDCSv3Family": 8}}}) == expected
+
+
+# Isolated sizes Azure counts against a quota family of their own (aks-vm-sizes: the Resource SKUs' `family`):
+# config keyed by the series limits the series' quota family only; the size's own family has its own key.
+EV5 = "Dedicated standardEv5Family (Ev5) cores in westeurope must fit the core quota of"
+EIV5 = "Dedicated standardEIv5Family (Ev5) cores in westeurope must fit the core quota of"
+ISOLATED_STACK = [cluster("iso", size="Standard_E104i_v5", max_nodes=2), cluster("mem", size="Standard_E8_v5",
+                                                                                   max_nodes=2)]
+
+
+@pytest.mark.parametrize(
+    ("limits", "expected"),
+    [
+        ({"Ev5": 16}, []),  # 2 x 8 = 16 on standardEv5Family; the isolated 208 cores are not Ev5's
+        ({"Ev5": 100, "standardEIv5Family": 104},
+         [(at("iso"), f"{EIV5} 104; found 208: iso 2 nodes x 104 vCPUs = 208.")]),
+        ({"Standard EIv5 Family": 104, "standardEv5Family": 15},  # display form, any casing and spacing
+         [(at("iso"), f"{EIV5} 104; found 208: iso 2 nodes x 104 vCPUs = 208."),
+          (at("mem"), f"{EV5} 15; found 16: mem 2 nodes x 8 vCPUs = 16.")]),
+        ({"standardeiv5family": 208}, []),
+    ],
+)
+def test_an_isolated_size_is_counted_against_its_own_quota_family(limits, expected):
+    assert found(ISOLATED_STACK, {"coreQuota": {"westeurope": limits}}) == expected
+
+
+def test_default_core_quota_applies_to_an_isolated_size_s_own_family():
+    assert found(ISOLATED_STACK, {"defaultCoreQuota": 200, "coreQuota": {"westeurope": {"Ev5": 16}}}) == [
+        (at("iso"), f"{EIV5} 200; found 208: iso 2 nodes x 104 vCPUs = 208.")]
 
 
 # The example: the dedicated DSv2 breach above, and the same stack without cpu-b (44 cores) within the quota.
