@@ -225,8 +225,13 @@ def dedicated_breaches(demands: Iterable[Demand], budget: Budget) -> Iterator[Fi
 
 def _quota_of(size: VmSize) -> str:
     """The quota a size's cores count against: its quota family (the size's own, e.g. an isolated size's, else its
-    series'), folded; a series whose quota family no source read publishes is a quota of its own."""
-    return quota_key(size.quota_family) if size.quota_family else f"series {size.family.series}"
+    series'), folded (`_quota`)."""
+    return _quota(size.quota_family, size.family.series)
+
+
+def _quota(quota_family: str | None, series: str) -> str:
+    """A quota family, folded; a series whose quota family no source read publishes is a quota of its own."""
+    return quota_key(quota_family) if quota_family else f"series {series}"
 
 
 def _quota_name(size: VmSize) -> str:
@@ -353,7 +358,7 @@ def _quota_key(path: str, key: Any) -> tuple[str, str]:
             family = lookup(key)
         except UnknownVmSize:
             continue
-        return (quota_key(family.quota_family) if family.quota_family else f"series {family.series}"), family.series
+        return _quota(family.quota_family, family.series), family.series
     quota = quota_family_name(key)
     if quota is not None:
         return quota_key(quota), quota
