@@ -377,7 +377,7 @@ def program_line(frames: Iterable[traceback.FrameSummary]) -> dict[str, Any] | N
             found = summary
     if found is None:
         return None
-    path = Path(found.filename).resolve()
+    path = Path(_resolved(found.filename))
     try:
         shown = str(path.relative_to(Path.cwd()))
     except ValueError:
