@@ -1,3 +1,3 @@
 """amlkit: Azure Machine Learning infrastructure as code and guardrails, built on Pulumi."""
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"

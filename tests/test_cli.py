@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from amlkit import cli
+from amlkit import __version__, cli
 from amlkit.errors import ConfigError, ReviewFailed, UsageError
 from amlkit.review.model import Review
 from amlkit.review.options import ReviewOptions
@@ -285,7 +285,7 @@ def test_rules_failure_exits_3(fake) -> None:
 
 def test_version(fake) -> None:
     fake(Review())
-    assert runner.invoke(cli.app, ["--version"]).stdout == "amlkit 0.2.0\n"
+    assert runner.invoke(cli.app, ["--version"]).stdout == f"amlkit {__version__}\n"
 
 
 # --- stack files as arguments (the pre-commit hook) ----------------------------------------------------

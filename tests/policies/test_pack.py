@@ -16,6 +16,7 @@ from pulumi_policy import (
 from pulumi_policy.policy import _NotApplicableError
 from pulumi_policy.proxy import UnknownValueError
 
+from amlkit import __version__
 from amlkit.policies import ALL_RULES, RuleModuleError, discover
 from amlkit.policies.framework import EQUIVALENT_TOOLS, GROUPS, REF_PATTERN, TAGS, Finding, Rule, cannot_tell
 from amlkit.policies.pack import build_policies
@@ -241,6 +242,9 @@ def test_discover_orders_rules_by_group_then_ref_and_skips_private_modules(tmp_p
     assert [rule.name for rule in discover(package)] == ["demo-c", "demo-a", "demo-b"]
 
 
+VERSION_RE = re.escape(__version__)
+
+
 @pytest.mark.parametrize(("module", "source", "message"), [
     ("demo_x", "X = 1\n", r"demo_x\.py: a rule module must define RULE = Rule\(\.\.\.\) \(found no RULE\)$"),
     ("demo_x", _source("demo-y"),
@@ -248,12 +252,13 @@ def test_discover_orders_rules_by_group_then_ref_and_skips_private_modules(tmp_p
     ("demo_x", _source("demo-x", group="network"),
      r"demo_x\.py: RULE\.group is 'network'; allowed: compute, locks, workspace, general$"),
     ("demo_x", _source("demo-x", since=""),
-     r"demo_x\.py: RULE\.since is ''; it must name the amlkit release the rule arrives in, from 0\.1\.0 to 0\.2\.0$"),
-    ("demo_x", _source("demo-x", since="0.3.0"),
-     r"demo_x\.py: RULE\.since is '0\.3\.0'; it must name the amlkit release the rule arrives in, from 0\.1\.0 "
-     r"to 0\.2\.0$"),
+     r"demo_x\.py: RULE\.since is ''; it must name the amlkit release the rule arrives in, from 0\.1\.0 to "
+     + VERSION_RE + "$"),
+    ("demo_x", _source("demo-x", since="9.0.0"),
+     r"demo_x\.py: RULE\.since is '9\.0\.0'; it must name the amlkit release the rule arrives in, from 0\.1\.0 "
+     r"to " + VERSION_RE + "$"),
     ("demo_x", _source("demo-x", changed='(Change("0.9.0", "w", level="mandatory"),)'),
-     r"demo_x\.py: RULE\.changed has release '0\.9\.0'; allowed: a release from 0\.1\.0 to 0\.2\.0$"),
+     r"demo_x\.py: RULE\.changed has release '0\.9\.0'; allowed: a release from 0\.1\.0 to " + VERSION_RE + "$"),
     ("demo_x", _source("demo-x", changed='(Change("0.1.0", "w", level="mandatory"),)'),
      r"demo_x\.py: RULE\.changed must list releases after RULE\.since \(0\.1\.0\), oldest first; found "
      r"\['0\.1\.0'\]$"),

@@ -10,6 +10,7 @@ from pulumi.runtime.proto import analyzer_pb2
 from pulumi_policy import EnforcementLevel
 from pulumi_policy.policy import _PolicyAnalyzerServicer
 
+from amlkit import __version__
 from amlkit.errors import ConfigError
 from amlkit.policies.framework import Change, Rule
 from amlkit.policies.pack import apply_rule_baselines, baseline_policy, build_policies
@@ -71,12 +72,12 @@ def test_rebase_applies_the_baseline_to_the_pack_rules_only():
 
 
 @pytest.mark.parametrize(("version", "message"), [
-    ("0.3.0", "baseline.version: 0.3.0 is not a release of this pack; allowed: a release from 0.1.0 to 0.2.0 "
+    ("9.0.0", f"baseline.version: 9.0.0 is not a release of this pack; allowed: a release from 0.1.0 to {__version__} "
               "(the version of this pack)"),
-    ("0.0.9", "baseline.version: 0.0.9 is not a release of this pack; allowed: a release from 0.1.0 to 0.2.0 "
+    ("0.0.9", f"baseline.version: 0.0.9 is not a release of this pack; allowed: a release from 0.1.0 to {__version__} "
               "(the version of this pack)"),
-    ("v0.1", "baseline.version: 'v0.1' is not a release; allowed: a release from 0.1.0 to 0.2.0 (the version of "
-             "this pack)"),
+    ("v0.1", f"baseline.version: 'v0.1' is not a release; allowed: a release from 0.1.0 to {__version__} "
+             "(the version of this pack)"),
 ], ids=["newer-than-the-pack", "before-the-first-release", "not-a-version"])
 def test_a_baseline_naming_no_release_is_refused(version, message):
     with pytest.raises(BaselineError, match=f"^{re.escape(message)}$"):
@@ -93,7 +94,7 @@ def _restore_configure(monkeypatch):
 
 def _configured_levels(rules, config: dict) -> dict[str, EnforcementLevel]:
     policies = [*build_policies(rules), baseline_policy()]
-    servicer = _PolicyAnalyzerServicer("amlkit-guardrails", "0.2.0", policies, EnforcementLevel.ADVISORY)
+    servicer = _PolicyAnalyzerServicer("amlkit-guardrails", __version__, policies, EnforcementLevel.ADVISORY)
     request = analyzer_pb2.ConfigureAnalyzerRequest()
     for name, (level, properties) in config.items():
         request.policyConfig[name].enforcementLevel = analyzer_pb2.EnforcementLevel.Value(level.upper())
@@ -153,5 +154,5 @@ def test_an_unreleased_baseline_is_a_config_error(tmp_path):
     with pytest.raises(ConfigError) as error:
         engine.pack_info(config=path)
     assert str(error.value) == (f"{path}: baseline.version: 1.0.0 is not a release of this pack; allowed: a release "
-                                "from 0.1.0 to 0.2.0 (the version of this pack)")
+                                f"from 0.1.0 to {__version__} (the version of this pack)")
     assert error.value.value == "1.0.0"

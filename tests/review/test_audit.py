@@ -10,7 +10,7 @@ import pytest
 from google.protobuf import json_format
 from typer.testing import CliRunner
 
-from amlkit import cli
+from amlkit import __version__, cli
 from amlkit.review.audit import audit
 from amlkit.review.engine import default_pack_dir
 from amlkit.review.options import ReviewOptions
@@ -40,7 +40,8 @@ WORKSPACE_ADVISORIES = {(AMLKIT, policy, "advisory", "mlw") for policy in (
     "aml-workspace-cmk", "aml-workspace-diagnostics", "aml-workspace-hbi", "aml-workspace-managed-network",
     "aml-workspace-private-endpoint", "aml-workspace-user-assigned-identity")}
 UNKNOWN_ENDPOINT = (
-    "can't run policy 'aml-workspace-private-endpoint' from policy pack 'amlkit-guardrails@v0.2.0' during preview: "
+    f"can't run policy 'aml-workspace-private-endpoint' from policy pack 'amlkit-guardrails@v{__version__}' during "
+    "preview: "
     "Workspace 'mlw' must have a private endpoint (group amlworkspace) when publicNetworkAccess is Disabled; cannot "
     "tell: no private endpoint in this stack, and the stack reads another stack (StackReference 'acme/network/prod') "
     "where one may be declared.")

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from amlkit import __version__
 from amlkit.errors import ConfigError, UsageError
 from amlkit.review.engine import default_pack_dir, list_stacks, pack_info, review
 from amlkit.review.options import ReviewOptions
@@ -93,7 +94,7 @@ def test_resources_and_pack_info(raw_review):
     workspace = next(r for r in prod.resources if r.name == "mlw")
     assert workspace.options["protect"] is True
     assert workspace.inputs["workspaceName"] == "mlw-fixture"
-    assert (prod.pack.name, prod.pack.version) == ("amlkit-guardrails", "0.2.0")  # PulumiPolicy.yaml
+    assert (prod.pack.name, prod.pack.version) == ("amlkit-guardrails", __version__)  # PulumiPolicy.yaml
     policy = next(p for p in prod.pack.policies if p.name == MIN_NODES)
     assert (policy.level, policy.severity, policy.stack_policy) == ("mandatory", "medium", False)
 
