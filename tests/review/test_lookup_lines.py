@@ -27,7 +27,7 @@ LOOKUPS = [
     ('azure-native:network:getSubnet(resourceGroupName="rg-net", subnetName="snet", virtualNetworkName="vnet")',
      line_of("subnet = network.get_subnet(")),
     # called in an apply callback: the callback's line; its resource group derives from an unanswered lookup
-    ('azure-native:network:getVirtualNetwork(resourceGroupName="(unknown)", virtualNetworkName="v")',
+    ('azure-native:network:getVirtualNetwork(resourceGroupName="<unknown>", virtualNetworkName="v")',
      line_of("lambda location: network.get_virtual_network_output(")),
     ('azure:core/getResourceGroup:getResourceGroup(name="rg-shared")',
      line_of("shared = azure.core.get_resource_group_output(")),
@@ -63,7 +63,7 @@ def test_json_carries_each_lookups_file_and_line(result):
          "args": {"resourceGroupName": "rg-net", "subnetName": "snet", "virtualNetworkName": "vnet"},
          "file": "__main__.py", "line": LOOKUPS[0][1]},
         {"token": "azure-native:network:getVirtualNetwork",
-         "args": {"resourceGroupName": "(unknown)", "virtualNetworkName": "v"},
+         "args": {"resourceGroupName": "<unknown>", "virtualNetworkName": "v"},
          "file": "__main__.py", "line": LOOKUPS[1][1]},
         {"token": "azure:core/getResourceGroup:getResourceGroup", "args": {"name": "rg-shared"},
          "file": "__main__.py", "line": LOOKUPS[2][1]},

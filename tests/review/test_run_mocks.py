@@ -19,6 +19,7 @@ from amlkit.review.run.arm import (
 )
 from amlkit.review.run.mocks import CLIENT_CONFIG, UNKNOWN_MARK, AzureMocks, mark_unknown, principal_of, shaped_identity
 from amlkit.review.run.sdk import with_output_only_unknown
+from amlkit.review.secrets import SECRET_SIG, SECRET_SIG_KEY
 from tests.components.harness import run
 
 SUB = f"/subscriptions/{SUBSCRIPTION}"
@@ -217,6 +218,42 @@ ANSWER_CASES = [
                          ids=[c[0] for c in ANSWER_CASES])
 def test_answers(token, args, expected):
     assert AzureMocks().answer(token, args) == expected
+
+
+KEYS = "azure-native:storage:listStorageAccountKeys"
+KEYS_MARK = f"{UNKNOWN_MARK}{KEYS}:.keys"
+
+
+@pytest.mark.parametrize(("form", "expected"), [
+    # the plain form must return a value: its typed result, every string unknown, a list holding one item
+    ("plain", {"keys": [{wire: f"{KEYS_MARK}.{wire}" for wire in ("creationTime", "keyName", "permissions",
+                                                                 "value")}]}),
+    ("output", None),  # wholly unknown: no apply over it runs
+], ids=["plain", "output"])
+def test_a_credentials_lookup_is_never_answered(form, expected):
+    from amlkit.review.run.lookups import Lookups
+    from amlkit.review.run.mocks import FORM
+
+    args = {"accountName": "st", "resourceGroupName": "rg"}
+    pins = Lookups(invokes=[{"function": KEYS, "args": args, "result": {"keys": []}}])  # a file refuses this pin
+    token = FORM.set(form)
+    try:
+        assert AzureMocks(pins).answer(KEYS, args) == (expected, False)
+    finally:
+        FORM.reset(token)
+
+
+@pytest.mark.parametrize(("args", "shown"), [
+    ({"name": "rg", "count": 2.0}, {"name": "rg", "count": 2.0}),
+    ({"name": rpc.UNKNOWN}, {"name": "<unknown>"}),
+    ({"name": f"rg-{UNKNOWN_MARK}azure:x:getY:location"}, {"name": "<unknown>"}),
+    ({"filter": {"ids": ["a", rpc.UNKNOWN]}}, {"filter": {"ids": ["a", "<unknown>"]}}),
+    ({"password": {SECRET_SIG_KEY: SECRET_SIG, "value": "hunter2"}}, {"password": "[secret]"}),
+], ids=["known", "unknown", "marked", "nested", "secret"])
+def test_a_lookups_arguments_as_reports_show_them(args, shown):
+    from amlkit.review.run.mocks import shown_args
+
+    assert shown_args(args) == shown
 
 
 def test_pinned_answers_win_and_the_lookup_counts_as_answered():

@@ -108,7 +108,7 @@ def test_each_unanswered_lookup_is_reported_once_per_program_line_that_called_it
         {"token": "azure-native:network:getSubnet", "args": subnet,
          "file": "__main__.py", "line": line_in(main, "plain_form = network.get_subnet(")},
         {"token": "azure-native:network:getVirtualNetwork",
-         "args": {"resourceGroupName": "(unknown)", "virtualNetworkName": "vnet"},
+         "args": {"resourceGroupName": "<unknown>", "virtualNetworkName": "vnet"},
          "file": "__main__.py", "line": line_in(main, "chained = network.get_virtual_network_output(")},
         {"token": "pulumi:pulumi:StackReference", "args": {"name": "acme/shared/prod"},
          "file": "__main__.py", "line": line_in(main, "shared = pulumi.StackReference(")},

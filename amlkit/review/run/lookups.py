@@ -134,7 +134,7 @@ def _identities(file: str, value: Any) -> dict[str, dict[str, str]]:
 
 
 def _invoke(file: str, where: str, item: Any) -> dict[str, Any]:
-    from amlkit.review.run.sdk import function_parts, result_fields
+    from amlkit.review.run.sdk import function_parts, result_fields, returns_credentials
 
     _mapping(file, where, item, INVOKE_KEYS, required=INVOKE_KEYS)
     token = _text(file, f"{where}.function", item["function"])
@@ -143,7 +143,7 @@ def _invoke(file: str, where: str, item: Any) -> dict[str, Any]:
         raise ConfigError(file, f"{where}.function",
                           f"{token!r} is not a function token (like azure-native:network:getSubnet, "
                           "azure:core/getClientConfig:getClientConfig or azuread:index/getUser:getUser)")
-    if parts[2].startswith("list"):
+    if returns_credentials(token):
         raise ConfigError(file, f"{where}.function",
                           f"{token!r} returns keys or credentials; a lookups file never holds credentials")
     fields = result_fields(token)

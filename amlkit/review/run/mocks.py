@@ -13,6 +13,13 @@ whole Output unknown, id included). The recording monitor turns every input stri
 into the engine's unknown sentinel, so policies see "can't be known during preview". A stack
 reference's outputs are left out of its state, which the SDK reads as unknown. Each unanswered
 lookup is reported once per program line that called it (`emit_lookup`; the runner sets `CALLER`).
+
+As in the SDK, a lookup whose arguments hold an unknown never reaches the monitor: its result is unknown
+and an `apply` over it does not run; the runner reports it (`reported_unsent`, with `<unknown>` where an
+argument is unknown). A lookup that returns keys, passwords or connection strings (`list*`,
+amlkit.review.run.sdk.returns_credentials) is never answered: the `_output` form is wholly unknown, and
+the plain form (which must return a value) gets its typed result with every string unknown, so
+`keys[0].value` reads an unknown, never crashes.
 """
 
 from __future__ import annotations
@@ -30,13 +37,14 @@ from pulumi.runtime.proto import resource_pb2
 
 from amlkit.review.run import arm
 from amlkit.review.run.arm import arm_id, derived_fields, physical_name
-from amlkit.review.run.sdk import result_fields, with_output_only_unknown
+from amlkit.review.run.sdk import result_fields, result_shape, returns_credentials, with_output_only_unknown
+from amlkit.review.secrets import REDACTED, is_secret
 from amlkit.review.urns import STACK_TYPE, engine_urn
 
 __all__ = [
-    "AzureMocks", "CALLER", "CLIENT_CONFIG", "CLIENT_CONFIGS", "DEFAULT_LOCATION", "RecordingMonitor",
+    "AzureMocks", "CALLER", "CLIENT_CONFIG", "FORM", "SENT", "CLIENT_CONFIGS", "DEFAULT_LOCATION", "RecordingMonitor",
     "STACK_REFERENCE", "UNKNOWN_ARG", "UNKNOWN_MARK", "alias_dict", "at_caller", "has_unknown_mark", "mark_unknown",
-    "principal_of", "record", "shaped_identity", "source_position", "unmarked",
+    "principal_of", "record", "shaped_identity", "shown_args", "source_position", "unmarked",
 ]
 
 DEFAULT_LOCATION = "westeurope"
@@ -122,6 +130,8 @@ class AzureMocks(Mocks):
                     "objectId": arm.SUBSCRIPTION, **(pinned or {})}, True
         if has_unknown_mark(args):
             return None, False
+        if returns_credentials(token):  # never answered: unknown secrets (the plain form must return a value)
+            return (None if FORM.get() == "output" else result_shape(token, f"{UNKNOWN_MARK}{token}:")), False
         fields = result_fields(token)
         derived = derived_fields(token, args)
         if fields is None and pinned is None and not derived:
@@ -171,6 +181,9 @@ class RecordingMonitor(MockMonitor):
     def Invoke(self, request: Any) -> Any:  # noqa: N802 - the gRPC method name
         if request.tok == "pulumi:pulumi:getResource":
             return super().Invoke(request)  # type: ignore[no-untyped-call]
+        sent = SENT.get()
+        if sent is not None:
+            sent["sent"] = True
         args = json_format.MessageToDict(request.args)
         result, answered = self.azure.answer(request.tok, args)
         if not answered:
@@ -202,18 +215,73 @@ class RecordingMonitor(MockMonitor):
 CALLER: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar("amlkit_lookup_caller", default=None)
 
 
+def report_unsent_lookups() -> None:
+    """Report the lookups the SDK does not send because an argument is unknown (as in `pulumi preview`, their
+    result is unknown and no `apply` over it runs): wraps `pulumi.runtime.invoke._invoke`, which both forms
+    call, so such a lookup is listed with the arguments the program passed (`<unknown>` where unknown).
+    Once per process."""
+    import sys
+
+    from pulumi.runtime.settings import get_monitor
+
+    invoke_module = sys.modules["pulumi.runtime.invoke"]  # `pulumi.runtime.invoke` is also a function's name
+    original = invoke_module._invoke
+    if getattr(original, "_amlkit_unsent", False):
+        return
+
+    def _invoke(tok: str, props: Any, *args: Any, **kwargs: Any) -> Any:
+        inner = original(tok, props, *args, **kwargs)
+
+        async def watched() -> Any:
+            sent = {"sent": False}
+            SENT.set(sent)  # this task's own context: the monitor's executor thread gets a copy of it
+            result = await inner
+            monitor = get_monitor()
+            if not result.is_known and not sent["sent"] and isinstance(monitor, RecordingMonitor):
+                wire = json_format.MessageToDict(await rpc.serialize_properties(props, {}))
+                monitor.unanswered_lookup(at_caller({"token": tok, "args": shown_args(wire)}))
+            return result
+
+        return watched()
+
+    _invoke._amlkit_unsent = True  # type: ignore[attr-defined]
+    invoke_module._invoke = _invoke  # type: ignore[attr-defined]
+
+
 def at_caller(lookup: dict[str, Any]) -> dict[str, Any]:
     """The lookup with the `file` and `line` of the program line that called it, when there is one."""
     caller = CALLER.get()
     return lookup if caller is None else {**lookup, "file": caller["file"], "line": caller["line"]}
 
 
-UNKNOWN_ARG = "(unknown)"
+# how the program called the lookup being run: "plain" (`get_x(...)`) or "output" (`get_x_output(...)`)
+FORM: contextvars.ContextVar[str] = contextvars.ContextVar("amlkit_lookup_form", default="plain")
+# {"sent": bool} while a lookup is run: set when it reached the monitor (the SDK sends no lookup whose
+# arguments hold an unknown; the runner reports those itself)
+SENT: contextvars.ContextVar[dict[str, bool] | None] = contextvars.ContextVar("amlkit_lookup_sent", default=None)
+
+UNKNOWN_ARG = "<unknown>"
+
+
+def shown_args(args: Mapping[str, Any]) -> dict[str, Any]:
+    """A lookup's arguments as the program passed them (wire form), for reports: an unknown argument (the
+    engine's sentinel, or one derived from an unanswered lookup) is `<unknown>`, a secret `[secret]`."""
+    return {key: unmarked(_redacted(value)) for key, value in args.items()}
+
+
+def _redacted(value: Any) -> Any:
+    if is_secret(value):
+        return REDACTED
+    if isinstance(value, dict):
+        return {key: _redacted(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_redacted(item) for item in value]
+    return UNKNOWN_ARG if value == rpc.UNKNOWN else value
 
 
 def unmarked(value: Any) -> Any:
     """A lookup's arguments for reports: an argument derived from another unanswered lookup is shown
-    as `(unknown)`, never as the internal mark."""
+    as `<unknown>`, never as the internal mark."""
     if isinstance(value, str):
         return UNKNOWN_ARG if UNKNOWN_MARK in value else value
     if isinstance(value, dict):

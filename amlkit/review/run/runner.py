@@ -119,15 +119,19 @@ def run(request: dict[str, Any], emit: Callable[[dict[str, Any]], None] | None =
 
 def stack_outputs() -> dict[str, Any]:
     """What `pulumi.export` set on the root Stack, in wire form (the mocks register the Stack before the
-    program runs, so its outputs never reach the monitor)."""
+    program runs, so its outputs never reach the monitor); unknown where derived from an unanswered lookup."""
     from google.protobuf import json_format
     from pulumi.runtime import rpc
     from pulumi.runtime.settings import get_root_resource
     from pulumi.runtime.sync_await import _sync_await
 
+    from amlkit.review.run.mocks import mark_unknown
+
     root = get_root_resource()
     outputs = dict(getattr(root, "outputs", None) or {})
-    return json_format.MessageToDict(_sync_await(rpc.serialize_properties(outputs, {})))
+    struct = _sync_await(rpc.serialize_properties(outputs, {}))
+    mark_unknown(struct)  # what derives from an unanswered lookup is unknown, as in the resources' inputs
+    return json_format.MessageToDict(struct)
 
 
 def use_packages(packages: dict[str, str]) -> None:
@@ -174,25 +178,28 @@ def apply_patches(names: list[str] | None = None, shortcut: bool = True) -> None
 
 def lookups_at_program_lines() -> None:
     """Every lookup (plain and `_output` invokes, reads such as a stack reference) runs with the program
-    line that called it in `amlkit.review.run.mocks.CALLER`, so the monitor can name that line when it
-    cannot answer. The SDK carries the context into its tasks and executor threads (`wrap_with_context`).
+    line that called it in `amlkit.review.run.mocks.CALLER` (and its form in `FORM`), so the monitor can name
+    that line when it cannot answer; lookups the SDK does not send are reported too (`report_unsent_lookups`).
+    The SDK carries the context into its tasks and executor threads (`wrap_with_context`).
     Wraps the functions the generated SDKs call (`pulumi.runtime.invoke`, `invoke_output`), the ones
     `invoke_single`/`invoke_output_single` call, and `read_resource`; once per process."""
     import pulumi.resource
     import pulumi.runtime
 
-    from amlkit.review.run.mocks import CALLER
+    from amlkit.review.run.mocks import CALLER, FORM, report_unsent_lookups
 
     def at_program_line(function: Callable[..., Any]) -> Callable[..., Any]:
         if getattr(function, "_amlkit_caller", False):
             return function
+        form = "output" if function.__name__ == "invoke_output" else "plain"
 
         @functools.wraps(function)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            token = CALLER.set(calling_program_line())
+            token, form_token = CALLER.set(calling_program_line()), FORM.set(form)
             try:
                 return function(*args, **kwargs)
             finally:
+                FORM.reset(form_token)
                 CALLER.reset(token)
 
         wrapper._amlkit_caller = True  # type: ignore[attr-defined]
@@ -202,6 +209,7 @@ def lookups_at_program_lines() -> None:
     for owner, name in ((pulumi.runtime, "invoke"), (pulumi.runtime, "invoke_output"), (invoke_module, "invoke"),
                         (invoke_module, "invoke_output"), (pulumi.resource, "read_resource")):
         setattr(owner, name, at_program_line(getattr(owner, name)))
+    report_unsent_lookups()
 
 
 def skip_unused_alias_urns() -> None:

@@ -19,7 +19,10 @@ from pulumi.runtime import rpc
 
 from amlkit.tokens import type_parts
 
-__all__ = ["function_parts", "output_only_unknown", "result_fields", "with_output_only_unknown"]
+__all__ = [
+    "function_parts", "output_only_unknown", "result_fields", "result_shape", "returns_credentials",
+    "with_output_only_unknown",
+]
 
 
 def function_parts(token: str) -> tuple[str, str, str] | None:
@@ -31,6 +34,14 @@ def function_parts(token: str) -> tuple[str, str, str] | None:
         return None
     package, module, function = parts
     return package, module.split("/", 1)[0], function
+
+
+def returns_credentials(token: str) -> bool:
+    """Whether a function returns keys, passwords or connection strings: Azure's `list*` actions
+    (`listStorageAccountKeys`, `listRegistryCredentials`, `listWorkspaceKeys`, `listSecrets`...). The
+    offline review never answers them, and a lookups file never pins them."""
+    parts = function_parts(token)
+    return parts is not None and parts[2].startswith("list")
 
 
 def _snake(name: str) -> str:
@@ -79,6 +90,42 @@ def result_fields(token: str) -> dict[str, bool] | None:
         if isinstance(prop, property) and isinstance(wire, str):
             fields[wire] = _is_str(prop.fget.__annotations__.get("return"))
     return fields
+
+
+def result_shape(token: str, mark: str) -> dict[str, Any] | None:
+    """A function's typed result with every string, nested ones included, set to `mark` + its path, every
+    list holding one such item and every map empty (numbers and booleans left out): what a program that
+    indexes into a result it cannot have (`keys[0].value`) reads without crashing. None when no installed
+    SDK has the function's result class."""
+    result = _sdk_class(token, "Result")
+    if result is None:
+        return None
+    shaped = _shape(result, mark, 0)
+    return shaped if isinstance(shaped, dict) else {}
+
+
+def _shape(hint: Any, mark: str, depth: int) -> Any:
+    hint = _unwrap(hint)
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if isinstance(hint, type) and issubclass(hint, str):  # str, and the SDKs' string enums
+        return mark
+    if origin in (list, collections.abc.Sequence) and args:
+        item = _shape(args[0], mark, depth + 1)
+        return [] if item is None else [item]
+    if origin in (dict, collections.abc.Mapping):
+        return {}
+    if not isinstance(hint, type) or depth > _MAX_DEPTH or hint in (bool, int, float):
+        return None
+    shaped = {}
+    for wire, field_hint in _fields(hint).items():
+        value = _shape(field_hint, f"{mark}.{wire}", depth + 1)
+        if value is not None:
+            shaped[wire] = value
+    return shaped
+
+
+_MAX_DEPTH = 8  # result types nest a few levels; a self-referencing type stops here
 
 
 @functools.cache
