@@ -134,10 +134,7 @@ def server_start(
     from amlkit import server
 
     with guarded(False):
-        try:
-            state = server.start(directories or [Path(".")], idle_timeout)
-        except server.ServerError as error:
-            raise UsageError(str(error)) from None
+        state = server.start(directories or [Path(".")], idle_timeout)
         typer.echo(f"amlkit server: pid {state['pid']} listening on {state['socket']} for "
                    f"{', '.join(state['roots'])} (idle timeout {state['idle_timeout']:g}s)")
 
@@ -147,7 +144,8 @@ def server_stop() -> None:
     """Stop this user's review server."""
     from amlkit import server
 
-    state = server.stop()
+    with guarded(None):  # a socket directory that is not private: one line, exit 2
+        state = server.stop()
     typer.echo(f"amlkit server: stopped pid {state['pid']}" if state else "amlkit server: not running")
 
 
@@ -156,7 +154,8 @@ def server_status() -> None:
     """Show whether this user's review server runs, where it listens and for which directories (exit 1 if not)."""
     from amlkit import server
 
-    state = server.status()
+    with guarded(None):
+        state = server.status()
     if state is None:
         typer.echo("amlkit server: not running")
         raise typer.Exit(1)

@@ -1,30 +1,43 @@
 """The opt-in persistent review server: `amlkit server start|stop|status`, for pre-commit hooks and editors.
 
-`amlkit server start [DIR]...` starts one server for this user (`python -m amlkit.server`, detached). It
+`amlkit server start [DIR]...` starts one server for this user (`python -m amlkit.server_process`, detached). It
 imports the review engine once and keeps its fork server and amlkit's packs warm (amlkit.review.proc.warm,
 amlkit.review.pack.driver.PackPool); later `amlkit check` / `amlkit preview` commands hand it their command
 line (amlkit.launch) instead of starting cold, and print what it answers: the same bytes and the same
 exit code as a cold run (tests/test_server.py). Nothing uses it unless it was started.
 
-A command goes to the server only when all of these hold, else it runs cold as usual:
+Served equals cold by construction: the request carries the command's whole environment, working
+directory and umask, and the server runs the command in them (amlkit.review.proc.environment): the time
+zone (`TZ`), a variable the program reads and a report's file mode come out as in a cold run. A command
+goes to the server only when all of these hold, else it runs cold as usual (`-v` says why):
 - its output is not a terminal (the server renders without colour, as a cold run into a pipe does);
 - the server runs the same interpreter, amlkit (every file of its packages: the CLI, the components, the
-  pack), pulumi, pulumi-policy and the provider SDKs as when it started, and has the same `AMLKIT_*`,
-  `PULUMI_*` and `PYTHON*` environment as the command. When the code changed, the server answers
-  "stale", the command runs cold, and the server starts itself again on the new code (os.execv);
-- the command's working directory and every path it names (`-C`, stack files, `--policy-pack`,
-  `--policy-pack-config`, `--state`, `--output`) are inside a directory the server was started for.
+  pack), pulumi, pulumi-policy and the provider SDKs as when it started, and has the same start-up
+  variables (`PYTHON*`, `LD_*`, `GRPC_*`, `LANG`, `LC_*`: a running process cannot adopt those). When the
+  code changed, the server answers "stale", the command runs cold, and the server starts itself again on
+  the new code (os.execv);
+- the command's working directory and every path it names, as the CLI's own parser reads the command line
+  (`-C DIR`, `-CDIR`, `--output=FILE`, stack files...), are inside a directory the server was started for;
+- the server answers within CLIENT_TIMEOUT seconds, and keeps answering while it works (a heartbeat each
+  second): a stopped or hung server never hangs a command, which then runs cold.
+
+One server per socket directory: `start` runs one at a time (start.lock), and the server holds an exclusive
+lock (server.lock) for its life, so a second one refuses to start; a server removes only the socket it
+created (same inode). It reads each connection in a thread of its own (a silent one is dropped after
+CLIENT_TIMEOUT seconds and delays nobody) and runs one command at a time.
 
 Access: the server listens only on a Unix socket, never on TCP: `$XDG_RUNTIME_DIR/amlkit/server.sock`
 (else `/tmp/amlkit-<uid>/server.sock`), in a directory that must be owned by this user with mode 0700,
-the socket mode 0600; both are checked when it starts (it refuses to start otherwise). Each connection's
-peer is checked with SO_PEERCRED: another user's request is refused. It exits after `--idle-timeout`
-seconds without a request (default 900) and on `amlkit server stop`; one request runs at a time.
+the socket mode 0600; both are checked when it starts (it refuses to start otherwise) and by every client
+(`status` / `stop` say what is wrong in one line). Each connection's peer is checked with SO_PEERCRED:
+another user's request is refused. It exits after `--idle-timeout` seconds without a request (default 900)
+and on `amlkit server stop`.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -37,20 +50,24 @@ import time
 from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args, get_type_hints
+
+from amlkit.errors import UsageError
+from amlkit.review.proc import environment
 
 SOCKET_NAME = "server.sock"
 LOG_NAME = "server.log"
+LOCK_NAME = "server.lock"  # held by the running server
+START_LOCK_NAME = "start.lock"  # held by `amlkit server start` while it starts one
 IDLE_TIMEOUT = 900.0
 START_TIMEOUT = 60.0
+CLIENT_TIMEOUT = 5.0  # seconds to connect, and between two frames of an answer (the server beats each second)
 SERVED_COMMANDS = ("check", "preview")
 DISTRIBUTIONS = ("amlkit", "pulumi", "pulumi-policy", "pulumi-azure-native", "pulumi-azure", "grpcio", "protobuf")
-PATH_OPTIONS = ("-C", "--project-dir", "--policy-pack", "--policy-pack-config", "--state", "-o", "--output")
-VALUE_OPTIONS = ("-s", "--stack", "-f", "--format", "-j", "--jobs", "--timeout", "--base")
 _HEADER = struct.Struct("!I")
 
 
-class ServerError(Exception):
+class ServerError(UsageError):
     """The server cannot start or be reached safely (a message for the user, exit 2)."""
 
 
@@ -90,6 +107,26 @@ def private_dir(directory: Path, create: bool) -> Path:
 
 def socket_path() -> Path:
     return socket_dir() / SOCKET_NAME
+
+
+def lock(path: Path, wait: float = 0.0) -> int:
+    """An exclusive lock (flock) on `path`, waiting up to `wait` seconds; its fd (closing it unlocks).
+    ServerError naming the holder's pid when another process keeps it."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if time.monotonic() < deadline:
+                time.sleep(0.05)
+                continue
+            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+            os.close(fd)
+            raise ServerError(f"{path} is held by pid {holder}: another amlkit server runs or starts there") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        return fd
 
 
 # --- compatibility ---------------------------------------------------------------------------------
@@ -134,30 +171,35 @@ def _amlkit_dirs() -> list[str]:
     return sorted(set(dirs))
 
 
-def relevant_env(env: dict[str, str] | os._Environ[str]) -> dict[str, str]:
-    """The environment a review's result can depend on (the pack and the program inherit it)."""
-    return {key: value for key, value in env.items() if key.startswith(("AMLKIT_", "PULUMI_", "PYTHON"))}
+def named_paths(argv: Sequence[str], cwd: Path) -> list[Path] | None:
+    """The working directory and every path a check/preview command line names, resolved; read by the
+    CLI's own parser (every spelling it accepts: `-C DIR`, `-CDIR`, `--project-dir=DIR`, `-vCDIR`...).
+    None when the CLI would refuse the command line (the command then runs cold and says why)."""
+    import typer.main
 
+    from amlkit import cli
 
-def named_paths(argv: Sequence[str], cwd: Path) -> list[Path]:
-    """The working directory and every path a check/preview command line names, resolved."""
+    command = typer.main.get_command(cli.app).commands[argv[0]]  # type: ignore[attr-defined]
+    try:
+        parsed, _, _ = command.make_parser(command.context_class(command, info_name=argv[0])).parse_args(
+            list(argv[1:]))
+    except Exception:  # noqa: BLE001 - the parser's usage errors (typer's vendored click): the CLI refuses it too
+        return None
     paths = [cwd]
-    args = list(argv[1:])  # argv[0] is the command
-    index = 0
-    while index < len(args):
-        arg = args[index]
-        option, has_value, value = arg.partition("=")
-        if option in PATH_OPTIONS:
-            if not has_value:
-                index += 1
-                value = args[index] if index < len(args) else ""
-            paths.append(cwd / value)
-        elif option in VALUE_OPTIONS:
-            index += 0 if has_value else 1
-        elif not arg.startswith("-"):
-            paths.append(cwd / arg)
-        index += 1
+    for name in _path_parameters(command.callback):
+        value = parsed.get(name)
+        values = value if isinstance(value, list | tuple) else [] if value is None else [value]
+        paths += [cwd / str(item) for item in values]
     return [Path(os.path.realpath(path)) for path in paths]
+
+
+def _path_parameters(callback: Any) -> list[str]:
+    """The parameters of a CLI command whose type is a Path (or a list of paths)."""
+    def has_path(hint: Any) -> bool:
+        return hint is Path or any(has_path(arg) for arg in get_args(hint))
+
+    hints = get_type_hints(callback, include_extras=True)
+    return [name for name, hint in hints.items() if name != "return" and has_path(hint)]
 
 
 def outside(paths: Sequence[Path], roots: Sequence[Path]) -> list[Path]:
@@ -196,34 +238,55 @@ def peer_uid(conn: socket.socket) -> int:
 
 
 def request(message: dict[str, Any], timeout: float | None = None, path: Path | None = None) -> dict[str, Any]:
-    """One request to this user's server; raises OSError / EOFError when there is none or it went away."""
+    """One request to this user's server: its answer, skipping the heartbeats it sends while it works. Raises
+    OSError (TimeoutError: no frame for `timeout` seconds) or EOFError when there is none or it went away,
+    ServerError when the socket's directory is not private. `timeout`: CLIENT_TIMEOUT unless given."""
     path = path or socket_path()
     private_dir(path.parent, create=False)
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-        sock.settimeout(timeout)
+        sock.settimeout(CLIENT_TIMEOUT if timeout is None else timeout)
         sock.connect(str(path))
         send(sock, message)
-        return receive(sock)
+        while True:
+            reply = receive(sock)
+            if not reply.get("busy"):
+                return reply
 
 
 # --- the client side (amlkit.launch) -----------------------------------------------------------------
 
+def run_request(argv: Sequence[str]) -> dict[str, Any]:
+    """What a served command sends: its command line, working directory, whole environment and umask."""
+    return {"op": "run", "argv": list(argv), "cwd": os.getcwd(), "env": dict(os.environ),
+            "umask": environment.umask()}
+
+
 def forward(argv: Sequence[str]) -> int | None:
     """Run `amlkit <argv>` on this user's server when one runs and may serve it: its exit code after its
-    output is written here; None: run it cold (no server, not served, refused, stale or incompatible)."""
+    output is written here; None: run it cold (no server, not served, refused, stale, incompatible, or no
+    answer within CLIENT_TIMEOUT seconds; with `-v` it says so on stderr)."""
     if not argv or argv[0] not in SERVED_COMMANDS or {"--help", "-h"} & set(argv):
         return None
     if sys.stdout.isatty() or sys.stderr.isatty():
         return None
     path = socket_path()
-    if not path.exists():
+    if not os.path.lexists(path):
         return None
     try:
-        reply = request({"op": "run", "argv": list(argv), "cwd": os.getcwd(), "env": relevant_env(os.environ)},
-                        path=path)
-    except (OSError, EOFError, ValueError, ServerError):
+        reply = request(run_request(argv), path=path)
+    except ServerError as error:
+        _cold(argv, str(error))
+        return None
+    except TimeoutError:
+        _cold(argv, f"the server at {path} did not answer within {CLIENT_TIMEOUT:g}s")
+        return None
+    except (OSError, EOFError, ValueError) as error:
+        reason = (error.strerror if isinstance(error, OSError) else None) or str(error) or "connection closed"
+        _cold(argv, f"the server at {path} did not answer ({reason})")
         return None
     if "code" not in reply:
+        why = next((str(reply[key]) for key in ("refused", "incompatible", "stale") if key in reply), "no answer")
+        _cold(argv, why)
         return None
     sys.stdout.write(reply["stdout"])
     sys.stdout.flush()
@@ -232,17 +295,34 @@ def forward(argv: Sequence[str]) -> int | None:
     return int(reply["code"])
 
 
+def _cold(argv: Sequence[str], why: str) -> None:
+    """Run cold (None), saying why on stderr when the command line asks for `-v` / `--verbose`."""
+    if any(arg == "--verbose" or (arg.startswith("-v") and not arg.startswith("--")) for arg in argv):
+        sys.stderr.write(f"amlkit: not served: {why}; running cold\n")
+        sys.stderr.flush()
+    return None
+
+
 # --- start / stop / status (the `amlkit server` commands) --------------------------------------------
 
 def start(roots: Sequence[Path], idle_timeout: float = IDLE_TIMEOUT) -> dict[str, Any]:
-    """Start this user's server for `roots` (detached) and wait until it answers; its status."""
+    """Start this user's server for `roots` (detached) and wait until it answers; its status. One start at
+    a time (start.lock): a start that finds a server running says so (ServerError)."""
     directory = private_dir(socket_dir(), create=True)
+    starting = lock(directory / START_LOCK_NAME, wait=START_TIMEOUT + 5)
+    try:
+        return _start(directory, roots, idle_timeout)
+    finally:
+        os.close(starting)
+
+
+def _start(directory: Path, roots: Sequence[Path], idle_timeout: float) -> dict[str, Any]:
     with contextlib.suppress(OSError, EOFError, ValueError):
-        running = request({"op": "status"}, timeout=5)
+        running = request({"op": "status"})
         raise ServerError(f"a server already runs (pid {running['pid']}, for "
                           f"{', '.join(running['roots'])}); stop it first: amlkit server stop")
     resolved = [str(Path(os.path.realpath(root))) for root in roots]
-    args = [sys.executable, "-m", "amlkit.server", "--idle-timeout", str(idle_timeout), *resolved]
+    args = [sys.executable, "-m", "amlkit.server_process", "--idle-timeout", str(idle_timeout), *resolved]
     log = os.open(directory / LOG_NAME, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
         process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
@@ -255,7 +335,7 @@ def start(roots: Sequence[Path], idle_timeout: float = IDLE_TIMEOUT) -> dict[str
         if process.poll() is not None:
             raise ServerError(f"the server exited at start (exit code {process.returncode}): {_log_tail(directory)}")
         with contextlib.suppress(OSError, EOFError, ValueError):
-            return request({"op": "status"}, timeout=5)
+            return request({"op": "status"})
         time.sleep(0.05)
     process.kill()
     raise ServerError(f"the server did not answer within {START_TIMEOUT:g}s: {_log_tail(directory)}")
@@ -273,175 +353,17 @@ def _log_tail(directory: Path) -> str:
 
 
 def stop() -> dict[str, Any] | None:
-    """Stop this user's server; its last status, or None when none was running."""
+    """Stop this user's server; its last status, or None when none was running. ServerError when the socket
+    directory is not private (a link, loose, another user's)."""
     try:
-        return request({"op": "stop"}, timeout=30)
+        return request({"op": "stop"})
     except (OSError, EOFError, ValueError):
         return None
 
 
 def status() -> dict[str, Any] | None:
+    """This user's server's status, or None when none answers. ServerError as `stop`."""
     try:
-        return request({"op": "status"}, timeout=10)
+        return request({"op": "status"})
     except (OSError, EOFError, ValueError):
         return None
-
-
-# --- the server process ------------------------------------------------------------------------------
-
-class Server:
-    def __init__(self, roots: Sequence[Path], idle_timeout: float, path: Path | None = None) -> None:
-        self.roots = [Path(os.path.realpath(root)) for root in roots]
-        self.idle_timeout = idle_timeout
-        self.path = path or socket_path()
-        self.fingerprint = code_fingerprint()
-        self.env = relevant_env(os.environ)
-        self.started = time.time()
-        self.served = 0
-        self.sock: socket.socket | None = None
-
-    def listen(self) -> None:
-        """Bind the socket (mode 0600) in the private directory, both checked; refuses anything else."""
-        private_dir(self.path.parent, create=True)
-        with contextlib.suppress(FileNotFoundError):
-            if stat.S_ISSOCK(os.lstat(self.path).st_mode):
-                os.unlink(self.path)  # left by a server that died (start() found nothing answering on it)
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        old = os.umask(0o177)
-        try:
-            sock.bind(str(self.path))
-        finally:
-            os.umask(old)
-        os.chmod(self.path, 0o600)
-        info = os.lstat(self.path)
-        if not stat.S_ISSOCK(info.st_mode) or stat.S_IMODE(info.st_mode) != 0o600 or info.st_uid != os.getuid():
-            sock.close()
-            raise ServerError(f"{self.path}: the socket is not this user's with mode 0600")
-        sock.listen(8)
-        self.sock = sock
-
-    def status(self) -> dict[str, Any]:
-        return {"pid": os.getpid(), "roots": [str(root) for root in self.roots], "socket": str(self.path),
-                "idle_timeout": self.idle_timeout, "started": self.started, "served": self.served,
-                "python": sys.executable, "cpu": self.cpu_seconds()}
-
-    @staticmethod
-    def cpu_seconds() -> float:
-        """CPU seconds of this server, the children it reaped, its fork server and the children that reaped."""
-        import resource
-
-        total = sum(usage.ru_utime + usage.ru_stime for usage in (
-            resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)))
-        warm = sys.modules.get("amlkit.review.proc.warm")
-        if warm is not None:
-            with contextlib.suppress(Exception):
-                total += warm.server_cpu_seconds()
-        return total
-
-    def serve(self) -> str:
-        """Answer requests until stopped, idle or stale; why it stopped."""
-        assert self.sock is not None
-        from amlkit.review.proc import warm
-
-        warm.prestart(self.roots[0])  # import pulumi, azure-native and the pack now, not at the first request
-        self.sock.settimeout(self.idle_timeout)
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except TimeoutError:
-                return "idle"
-            with conn:
-                outcome = self.handle(conn)
-            if outcome:
-                return outcome
-
-    def handle(self, conn: socket.socket) -> str | None:
-        """One connection: checked, answered; "stop" / "stale" when the server must stop after it."""
-        conn.settimeout(30)
-        try:
-            if peer_uid(conn) != os.getuid():
-                send(conn, {"refused": "the server serves only the user who started it"})
-                return None
-            message = receive(conn)
-            op = message.get("op")
-            if op == "status":
-                send(conn, self.status())
-                return None
-            if op == "stop":
-                send(conn, self.status())
-                return "stop"
-            if op != "run":
-                send(conn, {"refused": f"unknown request {op!r}"})
-                return None
-            conn.settimeout(None)
-            reply, outcome = self.run(message)
-            send(conn, reply)
-            return outcome
-        except (OSError, EOFError, ValueError, KeyError, TypeError):
-            return None
-
-    def run(self, message: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
-        argv, cwd = list(message["argv"]), Path(message["cwd"])
-        if not argv or argv[0] not in SERVED_COMMANDS:
-            return {"refused": f"the server runs only {' and '.join(SERVED_COMMANDS)}"}, None
-        if message.get("env") != self.env:
-            return {"incompatible": "the environment differs (AMLKIT_*, PULUMI_*, PYTHON*)"}, None
-        if code_fingerprint() != self.fingerprint:
-            return {"stale": "amlkit, an SDK or the interpreter changed since the server started"}, "stale"
-        refused = outside(named_paths(argv, cwd), self.roots)
-        if refused:
-            return {"refused": f"{refused[0]} is outside the directories the server was started for "
-                               f"({', '.join(map(str, self.roots))})"}, None
-        self.served += 1
-        return run_command(argv, cwd), None
-
-
-def run_command(argv: Sequence[str], cwd: Path) -> dict[str, Any]:
-    """`amlkit <argv>` in this process (cwd changed for the call): its stdout, stderr and exit code."""
-    from typer.testing import CliRunner
-
-    from amlkit import cli
-
-    previous = os.getcwd()
-    os.chdir(cwd)
-    try:
-        result = CliRunner().invoke(cli.app, list(argv), catch_exceptions=True)
-    finally:
-        os.chdir(previous)
-    stderr = result.stderr
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        stderr += f"amlkit: error: internal error in the server: {type(result.exception).__name__}\n"
-        return {"stdout": result.stdout, "stderr": stderr, "code": 3}
-    return {"stdout": result.stdout, "stderr": stderr, "code": result.exit_code}
-
-
-def main(argv: Sequence[str]) -> int:
-    import argparse
-
-    parser = argparse.ArgumentParser(prog="python -m amlkit.server")
-    parser.add_argument("--idle-timeout", type=float, default=IDLE_TIMEOUT)
-    parser.add_argument("roots", nargs="+", type=Path)
-    args = parser.parse_args(argv)
-    server = Server(args.roots, args.idle_timeout)
-    try:
-        server.listen()
-    except ServerError as error:
-        print(f"amlkit server: {error}", file=sys.stderr)
-        return 2
-    try:
-        outcome = server.serve()
-    finally:
-        with contextlib.suppress(OSError):
-            os.unlink(server.path)
-        if server.sock is not None:
-            server.sock.close()
-    if outcome == "stale":  # start again on the new code, with the same arguments
-        from amlkit.review.proc import warm
-
-        warm.stop()
-        os.execv(sys.executable, [sys.executable, "-m", "amlkit.server", *argv])
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

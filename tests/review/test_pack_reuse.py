@@ -125,3 +125,23 @@ def test_another_pack_gets_a_fresh_process_per_stack(spawned):
     result = review(RAW, options=ReviewOptions(policy_pack=PACKS / "echo", jobs=1))
     assert [s.stack for s in result.stacks] == ["dev", "prod"]
     assert spawned == ["dev", "prod"]
+
+
+def test_a_pack_started_in_another_environment_umask_or_time_zone_is_not_reused(tmp_path, spawned, monkeypatch):
+    """The pack judges waivers by its own "today": a pack started under one TZ never serves a review made under
+    another (the persistent server changes its environment per command, amlkit.review.proc.environment)."""
+    project = tmp_path / "raw"
+    shutil.copytree(RAW, project)
+    (project / "Pulumi.prod.yaml").unlink()
+    review(project, options=ReviewOptions(jobs=1))
+    review(project, options=ReviewOptions(jobs=1))
+    assert spawned == ["dev"]  # same state: reused
+    monkeypatch.setenv("TZ", "Etc/GMT-14")
+    review(project, options=ReviewOptions(jobs=1))
+    assert spawned == ["dev", "dev"]
+    old = os.umask(0o077)
+    try:
+        review(project, options=ReviewOptions(jobs=1))
+    finally:
+        os.umask(old)
+    assert spawned == ["dev", "dev", "dev"]

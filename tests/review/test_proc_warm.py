@@ -201,3 +201,32 @@ def _alive(pid: int) -> bool:
             return stat.read().rsplit(b")", 1)[1].split()[0] != b"Z"
     except FileNotFoundError:
         return False
+
+
+OBSERVE_STATE = """import json, os, time
+mask = os.umask(0)
+with open("seen.json", "w") as out:
+    json.dump({"var": os.environ.get("AMLKIT_TEST_SEEN"), "offset": time.strftime("%z"), "umask": mask}, out)
+os._exit(0)
+"""
+
+
+def test_a_child_gets_the_environment_time_zone_and_umask_of_the_review_not_the_fork_server_s(tmp_path,
+                                                                                             monkeypatch):
+    """As a Popen child would (the persistent server changes them per command, amlkit.review.proc.environment)."""
+    (tmp_path / "__main__.py").write_text(OBSERVE_STATE)
+    request = {"program": str(tmp_path), "project": "p", "stack": "s", "config": {}, "secret_keys": []}
+    with warm.session(None, None, 1), open(os.devnull, "wb") as sink:  # the fork server runs from here
+        monkeypatch.setenv("AMLKIT_TEST_SEEN", "the review's")
+        monkeypatch.setenv("TZ", "Etc/GMT-14")
+        old = os.umask(0o027)
+        try:
+            child = warm.spawn_runner(tmp_path, sink)
+        finally:
+            os.umask(old)
+        child.stdin.write(json.dumps(request).encode())
+        child.stdin.close()
+        assert child.wait(timeout=60) == 0
+        processes.kill(child)
+    assert json.loads((tmp_path / "seen.json").read_text()) == {"var": "the review's", "offset": "+1400",
+                                                                 "umask": 0o027}

@@ -31,7 +31,7 @@ from amlkit.policies.framework import PACK_NAME
 from amlkit.policies.rule_baseline import BASELINE_POLICY
 from amlkit.review.pack.config import PolicyConfig, PolicySchema, reconcile
 from amlkit.review.pack.info import pack_version, rule_baseline
-from amlkit.review.proc import processes, warm
+from amlkit.review.proc import environment, processes, warm
 from amlkit.review.urns import alias_urns
 
 __all__ = [
@@ -115,6 +115,7 @@ class PackProcess:
         env = dict(PULUMI_PROJECT=project, PULUMI_STACK=stack, PULUMI_DRY_RUN="true",
                    PULUMI_CONFIG=config_env(config), PYTHONUNBUFFERED="1")
         # `python -u -m pulumi.policy <engine> <pack dir>` (cwd = pack dir), forked warm
+        self.started_in = environment.state()  # reused only in the same (amlkit.review.proc.environment)
         self.process = warm.spawn_pack(pack_dir, ENGINE_ADDRESS, env)
         # the drains own the streams from here on (kill() must not close them under the readers)
         self.stdout = processes.Drain(self.process.stdout, f"pack {self.process.pid} stdout")
@@ -292,9 +293,9 @@ class PackPool:
                 if not self._idle:
                     return None
                 pack = self._idle.pop()
-            if pack.process.poll() is None:
+            if pack.process.poll() is None and pack.started_in == environment.state():
                 return pack
-            pack.close()  # died while idle (e.g. its fork server was stopped): never handed out
+            pack.close()  # died while idle, or started in another environment, umask or time zone
 
     @classmethod
     def shared_idle_pids(cls) -> list[int]:

@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from amlkit.errors import ReviewFailed
-from amlkit.review.proc import processes
+from amlkit.review.proc import environment, processes
 from amlkit.review.proc._wire import receive, send
 
 __all__ = [
@@ -161,7 +161,9 @@ class ForkServer:
 
     def fork(self, kind: str, cwd: Path, stdio: tuple[Any, Any, Any], env: dict[str, str] | None = None,
              argv: list[str] | None = None) -> WarmChild:
-        """Fork a child of `kind` ("runner" | "pack"); stdio entries: PIPE, DEVNULL or a file object."""
+        """Fork a child of `kind` ("runner" | "pack"); stdio entries: PIPE, DEVNULL or a file object. The child
+        gets this process's environment (updated with `env`) and umask, as a Popen child would: not the fork
+        server's (amlkit.review.proc.environment)."""
         child_fds: list[int] = []
         parent_ends: list[Any] = []  # the parent's file object per stream, or None
         opened: list[int] = []
@@ -184,8 +186,9 @@ class ForkServer:
             status_read, status_write = os.pipe()
             opened.append(status_write)
             try:
-                reply = self._request({"op": "fork", "kind": kind, "cwd": str(cwd), "env": env or {},
-                                       "argv": argv or []}, [*child_fds, status_write])
+                reply = self._request({"op": "fork", "kind": kind, "cwd": str(cwd), "argv": argv or [],
+                                       "env": {**os.environ, **(env or {})}, "umask": environment.umask()},
+                                      [*child_fds, status_write])
             except BaseException:
                 os.close(status_read)
                 raise

@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from amlkit.review.proc import environment
 from amlkit.review.proc._wire import PR_SET_PDEATHSIG, receive, send
 from amlkit.review.proc.preload import default_pack, pack_modules, program_modules, project_program
 from amlkit.review.proc.warm import BASE_MODULES, PACK_MODULES
@@ -214,7 +215,7 @@ def _child(server: int, message: dict[str, Any], fds: list[int], ready: int) -> 
             os.dup2(fd, target)
         os.closerange(3, 1 << 16)
         os.chdir(message["cwd"])
-        os.environ.update(message["env"])
+        environment.adopt(message["env"], message["umask"])  # the review's, as Popen would pass them on
         _fresh_stdio(unbuffered=message["kind"] == "pack")
         if message["kind"] == "pack":
             sys.path[0:0] = [message["cwd"]]  # what `python -m` puts first (the runner runs with -P: nothing)
