@@ -3,8 +3,9 @@
 Shows per size: series, lifecycle status and dates (as of `--as-of`, default today), successors,
 approval under a policy pack config (the pack's defaults unless `--policy-pack-config` is given; that
 config's `extraFamilies` for aml-compute-approved-vm-family extend the catalogue), capacity restriction,
-isolation, vCPUs, GPU model / count / memory, minimum CUDA and quota family. An unknown NAME exits 2 with
-the closest known names.
+isolation, vCPUs (active, and the quota vCPUs a constrained size is charged: its base size's), processor
+architecture, whether managed online endpoints accept it, GPU model / count / memory, minimum CUDA and quota
+family. An unknown NAME exits 2 with the closest known names.
 """
 
 from __future__ import annotations
@@ -54,8 +55,11 @@ def sizes(
     family: Annotated[list[str] | None, typer.Option("--family", help="Only sizes of this series (repeatable), "
                                                      "e.g. NCasT4_v3.")] = None,
     status: Annotated[Status | None, typer.Option("--status", help="Only sizes in this lifecycle status.")] = None,
-    aml_supported: Annotated[bool, typer.Option("--aml-supported", help="Only series Azure ML supports for "
-                                                "managed compute.")] = False,
+    aml_supported: Annotated[bool, typer.Option("--aml-supported", help="Only series of Azure ML's 2024 "
+                                                "supported-series table (concept-compute-target.md); newer series "
+                                                "the defaults approve are not in it.")] = False,
+    online: Annotated[bool, typer.Option("--online", help="Only sizes managed online endpoints accept "
+                                         "(reference-managed-online-endpoints-vm-sku-list.md).")] = False,
     approved: Annotated[bool, typer.Option("--approved", help="Only sizes aml-compute-approved-vm-family allows "
                                            "under the policy pack config.")] = False,
     policy_pack_config: Annotated[Path | None, typer.Option(
@@ -76,6 +80,7 @@ def sizes(
                 and (families is None or size.family in families)
                 and (status is None or size_status(size, today) == status)
                 and (not aml_supported or size.family.aml_supported)
+                and (not online or size.online_deployable)
                 and (not approved or size.family in allowed)]
         if format is SizesFormat.json:
             typer.echo(json.dumps({"asOf": today.isoformat(), "catalogueAsOf": catalogue_as_of().isoformat(),
@@ -137,6 +142,9 @@ def _row(size: VmSize, today: datetime.date, allowed: set[VmFamily]) -> dict[str
         "capacityRestrictedSince": restricted.text if restricted else None,
         "isolated": size.isolated,
         "vcpus": size.vcpus,
+        "quotaVcpus": size.quota_vcpus,
+        "cpuArchitecture": family.cpu_architecture.name if family.cpu_architecture else None,
+        "onlineDeployable": size.online_deployable,
         "gpuModel": family.gpu_model,
         "gpuArchitecture": family.gpu_generation,
         "gpus": size.gpus,
@@ -151,7 +159,8 @@ def _row(size: VmSize, today: datetime.date, allowed: set[VmFamily]) -> dict[str
 COLUMNS = (
     ("SIZE", "name"), ("SERIES", "series"), ("STATUS", "status"), ("RETIRES", "retires"),
     ("SUCCESSORS", "successors"), ("APPROVED", "approved"), ("RESTRICTED", "capacityRestrictedSince"),
-    ("ISOLATED", "isolated"), ("VCPUS", "vcpus"), ("GPU", "gpuModel"), ("GPUS", "gpus"),
+    ("ISOLATED", "isolated"), ("VCPUS", "vcpus"), ("QUOTA_VCPUS", "quotaVcpus"), ("CPU", "cpuArchitecture"),
+    ("ONLINE", "onlineDeployable"), ("GPU", "gpuModel"), ("GPUS", "gpus"),
     ("GPU_GB", "gpuMemoryGb"), ("MIN_CUDA", "minCuda"), ("QUOTA_FAMILY", "quotaFamily"),
 )
 

@@ -8,176 +8,39 @@ raises `UnknownVmSize`: amlkit never guesses a family from a name that merely lo
 
 from __future__ import annotations
 
-import dataclasses
 import datetime
-import functools
-import json
-import re
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
-from importlib import resources
-from typing import Any
 
-import yaml
-
-from amlkit.errors import ConfigError, UnknownVmSize
-
-DATA_FILE = "amlkit/data/vm_families.yaml"
-
-_TOP_KEYS = {"as_of", "sources", "gpu_architectures", "families"}
-_FAMILY_KEYS = {
-    "series", "aliases", "category", "quota_family", "aml_supported", "gpu_generation", "gpu_model", "retired",
-    "capacity_restricted", "approval_required", "isolated_sizes", "sizes", "source", "lifecycle", "preview",
-    "default_excluded", "cuda_min", "gpu_memory_gb_per_gpu", "clusters_only", "skip_online_reserve",
-    "size_quota_families",
-}
-_SIZE_KEYS = {"template", "vcpus", "constrained", "gpus", "gpu_memory_gb_total", "retired"}
-CATEGORIES = (
-    "general_purpose", "burstable", "memory_optimized", "compute_optimized", "hpc",
-    "storage_optimized", "gpu", "fpga",
+from amlkit.errors import UnknownVmSize
+from amlkit.vmload import DATA_FILE, build_catalogue, extended, packaged
+from amlkit.vmmodel import (
+    CATEGORIES,
+    DEFAULT_CATEGORIES,
+    STAGES,
+    Catalogue,
+    CudaMin,
+    Dated,
+    GpuArchitecture,
+    SizeQuotaFamilies,
+    SizeSet,
+    Source,
+    Stage,
+    VmFamily,
+    VmSize,
+    cuda_tuple,
+    quota_key,
+    series_key,
 )
-STAGES = ("current", "extended", "previous")
-"""Azure's lifecycle stages of a series that is not End of Life (sizes/lifecycle/lifecycle-overview.md: Current,
-Extended; `previous`: listed on the previous-generation page, sizes/lifecycle/previous-gen-sizes-list.md). End of
-Life and Retired are the `retired` date (announced or past)."""
-DEFAULT_CATEGORIES = ("general_purpose", "memory_optimized", "compute_optimized", "gpu")
-"""The categories the default allowedSeries draws from: CPU general purpose, memory and compute optimised, and GPU.
-HPC, storage optimised, burstable and FPGA series are allowed only by config."""
 
+__all__ = [
+    "CATEGORIES", "DATA_FILE", "DEFAULT_CATEGORIES", "STAGES", "Catalogue", "CudaMin", "Dated", "GpuArchitecture",
+    "SizeQuotaFamilies", "SizeSet", "Source", "Stage", "VmFamily", "VmSize", "all_families", "all_sizes",
+    "architecture_exclusion", "build_catalogue", "catalogue_as_of", "cuda_tuple", "default_approved_series",
+    "default_exclusion", "default_online_series", "extended", "instance_refusal", "online_exclusion", "online_sizes",
+    "family_by_quota_family", "family_by_series", "gpu_architecture", "min_cuda", "parse_vm_size",
+    "quota_family_name", "quota_key", "series_key", "status",
+]
 
-@dataclass(frozen=True)
-class Source:
-    """A cited public page: its learn.microsoft.com (or vendor) URL and, for docs repositories, the file."""
-
-    url: str
-    file: str | None = None
-
-
-@dataclass(frozen=True)
-class Dated:
-    """A sourced date. `text` keeps the published precision ("2021-03" when only the month is published);
-    `date` is the first day it can mean, used for comparisons."""
-
-    date: datetime.date
-    text: str
-    source: Source
-
-
-@dataclass(frozen=True)
-class Stage:
-    """A series' lifecycle stage (one of `STAGES`) and the page that gives it."""
-
-    stage: str
-    source: Source
-
-
-@dataclass(frozen=True)
-class CudaMin:
-    """The first CUDA toolkit a family's GPU needs, when later than its architecture's first, and its source."""
-
-    version: str
-    source: Source
-
-
-@dataclass(frozen=True)
-class SizeSet:
-    """Sizes of one family that a sourced fact names (e.g. the sizes without an online upgrade reserve)."""
-
-    sizes: tuple[str, ...]
-    source: Source
-
-
-@dataclass(frozen=True)
-class SizeQuotaFamilies:
-    """Sizes of one family that Azure counts against a quota family of their own (e.g. the isolated
-    Standard_E104i_v5 against standardEIv5Family, not its series' standardEv5Family), and the source."""
-
-    families: tuple[tuple[str, str], ...]  # (size name, quota family), in data-file order
-    source: Source
-
-
-@dataclass(frozen=True)
-class GpuArchitecture:
-    name: str
-    vendor: str
-    cuda_min: str | None  # first CUDA toolkit that supports it; None: not a CUDA device
-    cuda_dropped_in: str | None  # first CUDA toolkit that no longer supports it
-    source: Source
-
-
-@dataclass(frozen=True)
-class VmFamily:
-    """One VM series (one quota family) as the catalogue describes it."""
-
-    series: str
-    category: str
-    quota_family: str | None  # None: not published in the sources read
-    aml_supported: bool
-    gpu_generation: str | None
-    retired: datetime.date | None
-    approval_required: bool
-    isolated_sizes: tuple[str, ...]
-    source: Source | None = None
-    retirement: Dated | None = None
-    successors: tuple[str, ...] = ()
-    capacity_restricted: Dated | None = None
-    gpu_model: str | None = None
-    lifecycle: Stage | None = None  # None: no stage published in the sources read
-    preview: bool = False  # the series' size page carries a preview tag
-    default_excluded: str | None = None  # why a current series stays out of the default allowedSeries
-    cuda_min: CudaMin | None = None  # a GPU that needs a later CUDA than its architecture's first (A10 sm_86: 11.1)
-    gpu_memory_gb_per_gpu: int | None = None  # one physical GPU's memory (None: its page publishes only totals)
-    clusters_only: bool = False  # Azure ML runs the series on clusters, not on compute instances (FX)
-    skip_online_reserve: SizeSet | None = None  # sizes whose managed online deployments take no 20% upgrade reserve
-    size_quota_families: SizeQuotaFamilies | None = None  # sizes with a quota family other than the series'
-
-
-@dataclass(frozen=True)
-class VmSize:
-    name: str  # canonical casing, e.g. "Standard_DS3_v2"
-    family: VmFamily
-    vcpus: int  # active vCPUs (constrained sizes count the active ones)
-    gpus: str | None = None  # GPU count as the size page publishes it ("1", "1/6")
-    gpu_memory_gb_total: int | None = None  # GPU memory the size gets: all its GPUs, or its share of a fractional one
-    own_retirement: Dated | None = None  # a size retiring apart from its series
-
-    @property
-    def retirement(self) -> Dated | None:
-        return self.own_retirement or self.family.retirement
-
-    @property
-    def gpu_memory_gb_per_gpu(self) -> int | None:
-        """The memory of one of the size's (physical) GPUs, from its family."""
-        return self.family.gpu_memory_gb_per_gpu
-
-    @property
-    def isolated(self) -> bool:
-        return self.name in self.family.isolated_sizes
-
-    @property
-    def skips_online_reserve(self) -> bool:
-        """A managed online deployment of this size reserves no extra 20% of quota for upgrades ("Skip 20%
-        Reservation" in reference-managed-online-endpoints-vm-sku-list.md)."""
-        exempt = self.family.skip_online_reserve
-        return exempt is not None and self.name in exempt.sizes
-
-    @property
-    def quota_family(self) -> str | None:
-        """The quota family Azure counts this size's cores against: its own (`size_quota_families`), else its
-        series' (None: not published in the sources read)."""
-        own = self.family.size_quota_families
-        return dict(own.families).get(self.name, self.family.quota_family) if own else self.family.quota_family
-
-
-@dataclass(frozen=True)
-class Catalogue:
-    as_of: datetime.date
-    families: tuple[VmFamily, ...]
-    by_key: Mapping[str, VmFamily]  # series and aliases, folded
-    by_quota: Mapping[str, VmFamily]  # quota family names, folded
-    sizes: Mapping[str, VmSize]  # size name, folded
-    architectures: Mapping[str, GpuArchitecture]
-    size_quota: Mapping[str, str] = dataclasses.field(default_factory=dict)  # sizes' own quota families, folded
+_catalogue = packaged
 
 
 def quota_family_name(quota_family: str) -> str | None:
@@ -246,8 +109,9 @@ def default_exclusion(family: VmFamily, catalogue: Catalogue | None = None) -> s
     catalogue's facts: a modern series (lifecycle stage Current or Extended, as Azure's retirements page
     recommends "v5, v6, and v7 VM series in the Current or Extended stage" and its previous-generation page
     lists no GPU series) of a CPU general purpose, memory or compute optimised family or an NVIDIA GPU family,
-    with no retirement (past or announced), no capacity restriction, no preview tag and no historical
-    approval requirement; `default_excluded` records a curated reason (Arm64, confidential VMs, v4)."""
+    on an x64 processor its size page names, with no retirement (past or announced), no capacity restriction, no
+    preview tag and no historical approval requirement; `default_excluded` records a curated reason (confidential
+    VMs, v4)."""
     catalogue = catalogue or _catalogue()
     if family.retirement is not None:
         return f"retired or retiring on {family.retirement.text}"
@@ -267,6 +131,50 @@ def default_exclusion(family: VmFamily, catalogue: Catalogue | None = None) -> s
         return "preview: allowed only by config"
     if family.default_excluded:
         return family.default_excluded
+    return architecture_exclusion(family)
+
+
+def architecture_exclusion(family: VmFamily) -> str:
+    """Why the processor keeps `family` out of every default ('' for a sourced x64 processor): Arm64 series and
+    series whose processor the catalogue's sources do not name are allowed only by config."""
+    if family.cpu_architecture is None:
+        return "no processor architecture in the catalogue's sources: allowed only by config"
+    if family.is_arm64:
+        return "Arm64 processor: allowed only by config"
+    return ""
+
+
+def default_online_series(catalogue: Catalogue | None = None) -> tuple[str, ...]:
+    """The default allowedOnlineSeries: every series with sizes on the managed online endpoints SKU list
+    (`online_sizes`) that is not retired on the catalogue's date and runs on a sourced x64 processor."""
+    catalogue = catalogue or _catalogue()
+    return tuple(f.series for f in catalogue.families if f.online_sizes and not online_exclusion(f, catalogue))
+
+
+def online_exclusion(family: VmFamily, catalogue: Catalogue | None = None) -> str:
+    """Why `family` is not in the default allowedOnlineSeries ('' when it is)."""
+    catalogue = catalogue or _catalogue()
+    if not family.online_sizes:
+        return "not on the managed online endpoints SKU list"
+    if family.retirement is not None and family.retirement.date <= catalogue.as_of:
+        return f"retired on {family.retirement.text}"
+    return architecture_exclusion(family)
+
+
+def online_sizes(catalogue: Catalogue | None = None) -> tuple[VmSize, ...]:
+    """Every size managed online endpoints accept, in data-file order."""
+    return tuple(size for size in all_sizes(catalogue) if size.online_deployable)
+
+
+def instance_refusal(family: VmFamily) -> str:
+    """Why a compute instance cannot use `family` ('' when nothing the catalogue knows refuses it)."""
+    if family.clusters_only:
+        return "which Azure ML runs on clusters only"
+    if family.is_arm64:
+        return ("an Arm64 series: Azure ML's supported series for compute instances (concept-compute-target.md) "
+                "are all x64")
+    if family.instance_unsupported is not None:
+        return f"{family.instance_unsupported.reason} ({family.instance_unsupported.source.url})"
     return ""
 
 
@@ -290,375 +198,3 @@ def min_cuda(size: VmSize) -> str | None:
         return size.family.cuda_min.version
     generation = size.family.gpu_generation
     return gpu_architecture(generation).cuda_min if generation else None
-
-
-def series_key(series: str) -> str:
-    """How series names compare: casefolded, without a trailing `-series`."""
-    key = series.strip().casefold()
-    for suffix in ("-series", " series"):
-        key = key.removesuffix(suffix)
-    return key
-
-
-def quota_key(quota_family: str) -> str:
-    """How quota family names compare: casefolded, without spaces."""
-    return "".join(quota_family.split()).casefold()
-
-
-# --- loading -----------------------------------------------------------------------------------------
-
-
-@functools.cache
-def _raw() -> Mapping[str, Any]:
-    text = resources.files("amlkit").joinpath("data/vm_families.yaml").read_text(encoding="utf-8")
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: ~10x faster
-    data: Mapping[str, Any] = yaml.load(text, Loader=loader)  # a safe loader either way
-    return data
-
-
-@functools.cache
-def _catalogue() -> Catalogue:
-    return build_catalogue(_raw())
-
-
-# --- extending the catalogue without a release (policy pack config `extraFamilies`) -------------------------
-
-
-def extended(extra: Any, key_path: str) -> Catalogue:
-    """The packaged catalogue plus `extra`: a list of family entries in the data file's schema (JSON, so dates
-    are strings). An entry whose `series` (or alias) is a known series overrides the keys it gives (e.g. a
-    `retired` date); any other entry adds a family and needs `category`, `source` and `sizes`. Errors name
-    `<key_path>[i]...`. The same `extra` gives the same (cached) catalogue."""
-    if not extra:
-        return _catalogue()
-    if not isinstance(extra, list):
-        raise ConfigError(None, key_path, "expected a list of VM family entries", extra)
-    return _extended(json.dumps(extra, sort_keys=True, default=str), key_path)
-
-
-@functools.cache
-def _extended(extra_json: str, key_path: str) -> Catalogue:
-    base = _raw()
-    families = [dict(entry) for entry in base["families"]]
-    index = {series_key(name): i for i, entry in enumerate(families)
-             for name in [entry["series"], *entry.get("aliases", [])]}
-    origin: dict[int, int] = {}
-    for number, entry in enumerate(json.loads(extra_json)):
-        if not isinstance(entry, Mapping) or not isinstance(entry.get("series"), str):
-            raise ConfigError(None, f"{key_path}[{number}]", "expected an object with a series name", entry)
-        target = index.get(series_key(entry["series"]))
-        if target is None:
-            families.append(_from_json(entry))
-            target = len(families) - 1
-        else:
-            families[target] = {**families[target], **_from_json(entry), "series": families[target]["series"]}
-        origin[target] = number
-    try:
-        return build_catalogue({**base, "families": families}, file=None)
-    except ConfigError as error:
-        match = re.match(r"families\[(\d+)\](.*)", error.key_path)
-        if match is None or int(match[1]) not in origin:
-            raise
-        raise ConfigError(None, f"{key_path}[{origin[int(match[1])]}]{match[2]}", error.problem,
-                          error.value) from None
-
-
-def _from_json(entry: Mapping[str, Any]) -> dict[str, Any]:
-    """JSON object keys are strings: size maps keyed by n become int-keyed as in the data file."""
-    result = dict(entry)
-    if isinstance(result.get("sizes"), list):
-        result["sizes"] = [{key: _int_keys(value) for key, value in spec.items()} if isinstance(spec, Mapping)
-                           else spec for spec in result["sizes"]]
-    return result
-
-
-def _int_keys(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {int(k) if isinstance(k, str) and k.isdigit() else k: v for k, v in value.items()}
-    return value
-
-
-def build_catalogue(data: Any, file: str | None = DATA_FILE) -> Catalogue:
-    """Validate the parsed data file and index it; a bad entry raises `ConfigError` naming its key."""
-    if not isinstance(data, Mapping):
-        raise ConfigError(file, "families", "expected a non-empty list of VM families")
-    unknown = sorted(set(data) - _TOP_KEYS)
-    if unknown:
-        raise ConfigError(file, ".", f"unknown key(s) {', '.join(unknown)}; allowed: {', '.join(sorted(_TOP_KEYS))}")
-    entries = data.get("families")
-    if not isinstance(entries, list) or not entries:
-        raise ConfigError(file, "families", "expected a non-empty list of VM families")
-    as_of = data.get("as_of")
-    if not isinstance(as_of, datetime.date):
-        raise ConfigError(file, "as_of", f"{as_of!r} is not a date (YYYY-MM-DD)")
-    sources = _sources(file, data.get("sources"))
-    architectures = _architectures(file, data.get("gpu_architectures", {}), sources)
-    families: list[VmFamily] = []
-    by_key: dict[str, VmFamily] = {}
-    by_quota: dict[str, VmFamily] = {}
-    sizes: dict[str, VmSize] = {}
-    for index, entry in enumerate(entries):
-        path = f"families[{index}]"
-        family = _family(file, path, entry, sources, architectures)
-        families.append(family)
-        quota = family.quota_family
-        if quota is not None:
-            _add_unique(file, f"{path}.quota_family", by_quota, quota_key(quota), family, f"quota family {quota!r}")
-        for key in [family.series, *_strings(file, f"{path}.aliases", entry.get("aliases", []))]:
-            _add_unique(file, f"{path}.aliases", by_key, series_key(key), family, f"series name {key!r}")
-        for size in _sizes(file, path, entry, family, sources):
-            _add_unique(file, f"{path}.sizes", sizes, size.name.casefold(), size, f"size {size.name!r}")
-        exempt = family.skip_online_reserve.sizes if family.skip_online_reserve else ()
-        own = family.size_quota_families.families if family.size_quota_families else ()
-        for key, named in (("isolated_sizes", family.isolated_sizes), ("skip_online_reserve.sizes", exempt),
-                           ("size_quota_families.sizes", tuple(name for name, _ in own))):
-            for name in named:
-                found = sizes.get(name.casefold())
-                if found is None or found.family is not family or found.name != name:
-                    raise ConfigError(file, f"{path}.{key}", f"{name!r} is not a size of this family")
-    size_quota: dict[str, str] = {}
-    for index, family in enumerate(families):
-        for name, quota in family.size_quota_families.families if family.size_quota_families else ():
-            path = f"families[{index}].size_quota_families.sizes.{name}"
-            if quota_key(quota) in by_quota:
-                series = by_quota[quota_key(quota)].series
-                raise ConfigError(file, path, f"{quota!r} is the quota family of series {series}")
-            size_quota.setdefault(quota_key(quota), quota)
-        for successor in family.successors:
-            if series_key(successor) not in by_key:
-                raise ConfigError(file, f"families[{index}].retired.successors", f"{successor!r} is not a series here")
-    return Catalogue(as_of, tuple(families), by_key, by_quota, sizes, architectures, size_quota)
-
-
-def _sources(file: str | None, raw: Any) -> dict[str, Source]:
-    if not isinstance(raw, Mapping) or not raw:
-        raise ConfigError(file, "sources", "expected a map of source id -> {url, file?}")
-    sources = {}
-    for key, value in raw.items():
-        url = value.get("url") if isinstance(value, Mapping) else None
-        if not isinstance(url, str) or not url.startswith("https://") or set(value) - {"url", "file"}:
-            raise ConfigError(file, f"sources.{key}", "expected {url: https://..., file?: '<repo> <path>'}")
-        sources[key] = Source(url, value.get("file"))
-    return sources
-
-
-def _source(file: str | None, path: str, raw: Any, sources: Mapping[str, Source]) -> Source:
-    """A source id from the `sources` table, or an inline https URL."""
-    if isinstance(raw, str) and raw.startswith("https://"):
-        return Source(raw)
-    if not isinstance(raw, str) or raw not in sources:
-        raise ConfigError(file, path, f"{raw!r} is not a source id from `sources` or an https URL")
-    return sources[raw]
-
-
-def _dated(file: str | None, path: str, raw: Any, sources: Mapping[str, Source], key: str = "date") -> Dated:
-    if not isinstance(raw, Mapping) or key not in raw or "source" not in raw:
-        raise ConfigError(file, path, f"expected {{{key}: YYYY-MM-DD or YYYY-MM, source: <id or URL>, ...}}")
-    value = raw[key]
-    if isinstance(value, datetime.date):
-        day, text = value, value.isoformat()
-    else:
-        try:
-            full = isinstance(value, str) and len(value) == 10
-            day, text = datetime.date.fromisoformat(value if full else f"{value}-01"), str(value)
-        except (TypeError, ValueError):
-            raise ConfigError(file, f"{path}.{key}", f"{value!r} is not a date (YYYY-MM-DD or YYYY-MM)") from None
-    return Dated(day, text, _source(file, f"{path}.source", raw["source"], sources))
-
-
-def _architectures(file: str | None, raw: Any, sources: Mapping[str, Source]) -> dict[str, GpuArchitecture]:
-    if not isinstance(raw, Mapping):
-        raise ConfigError(file, "gpu_architectures", "expected a map of architecture -> facts")
-    found = {}
-    for name, facts in raw.items():
-        path = f"gpu_architectures.{name}"
-        if not isinstance(facts, Mapping) or set(facts) - {"vendor", "cuda_min", "cuda_dropped_in", "source"}:
-            raise ConfigError(file, path, "expected {vendor, cuda_min?, cuda_dropped_in?, source}")
-        cuda = [facts.get("cuda_min"), facts.get("cuda_dropped_in")]
-        if not all(v is None or (isinstance(v, str) and _cuda_ok(v)) for v in cuda):
-            raise ConfigError(file, path, f"CUDA versions must be strings such as '12.0', got {cuda}")
-        found[name] = GpuArchitecture(name, str(facts.get("vendor")), cuda[0], cuda[1],
-                                      _source(file, f"{path}.source", facts.get("source"), sources))
-    return found
-
-
-def _cuda_ok(text: str) -> bool:
-    parts = text.split(".")
-    return len(parts) == 2 and all(p.isdigit() for p in parts)
-
-
-def cuda_tuple(text: str) -> tuple[int, int]:
-    """'12.4' -> (12, 4), for comparing CUDA versions."""
-    major, minor = text.split(".")
-    return int(major), int(minor)
-
-
-def _family(file: str | None, path: str, entry: Any, sources: Mapping[str, Source],
-            architectures: Mapping[str, GpuArchitecture]) -> VmFamily:
-    if not isinstance(entry, Mapping):
-        raise ConfigError(file, path, "expected a mapping describing one VM series")
-    unknown = sorted(set(entry) - _FAMILY_KEYS)
-    if unknown:
-        allowed = ", ".join(sorted(_FAMILY_KEYS))
-        raise ConfigError(file, path, f"unknown key(s) {', '.join(unknown)}; allowed: {allowed}")
-    if not isinstance(entry.get("series"), str) or not entry["series"]:
-        raise ConfigError(file, f"{path}.series", "required, a non-empty string")
-    quota = entry.get("quota_family")
-    if quota is not None and (not isinstance(quota, str) or not quota):
-        raise ConfigError(file, f"{path}.quota_family", "a non-empty string when given")
-    if entry.get("category") not in CATEGORIES:
-        problem = f"{entry.get('category')!r}; allowed: {', '.join(CATEGORIES)}"
-        raise ConfigError(file, f"{path}.category", problem)
-    if "source" not in entry:
-        raise ConfigError(file, f"{path}.source", "required: the page that documents this series")
-    source = _source(file, f"{path}.source", entry["source"], sources)
-    retirement = _dated(file, f"{path}.retired", entry["retired"], sources) if "retired" in entry else None
-    successors = tuple(_strings(file, f"{path}.retired.successors", entry["retired"].get("successors", []))
-                       if retirement else [])
-    restricted = (_dated(file, f"{path}.capacity_restricted", entry["capacity_restricted"], sources, "since")
-                  if "capacity_restricted" in entry else None)
-    lifecycle = _stage(file, f"{path}.lifecycle", entry["lifecycle"], sources) if "lifecycle" in entry else None
-    excluded = entry.get("default_excluded")
-    if excluded is not None and (not isinstance(excluded, str) or not excluded):
-        raise ConfigError(file, f"{path}.default_excluded", "a non-empty reason when given")
-    generation = entry.get("gpu_generation")
-    if generation is not None and generation not in architectures:
-        raise ConfigError(file, f"{path}.gpu_generation", f"{generation!r} is not in gpu_architectures")
-    return VmFamily(
-        series=entry["series"],
-        category=entry["category"],
-        quota_family=quota,
-        aml_supported=_flag(file, f"{path}.aml_supported", entry.get("aml_supported", False)),
-        gpu_generation=generation,
-        retired=retirement.date if retirement else None,
-        approval_required=_flag(file, f"{path}.approval_required", entry.get("approval_required", False)),
-        isolated_sizes=tuple(_strings(file, f"{path}.isolated_sizes", entry.get("isolated_sizes", []))),
-        source=source,
-        retirement=retirement,
-        successors=successors,
-        capacity_restricted=restricted,
-        gpu_model=entry.get("gpu_model"),
-        lifecycle=lifecycle,
-        preview=_flag(file, f"{path}.preview", entry.get("preview", False)),
-        default_excluded=excluded,
-        cuda_min=_cuda_min(file, f"{path}.cuda_min", entry.get("cuda_min"), sources),
-        gpu_memory_gb_per_gpu=_positive(file, f"{path}.gpu_memory_gb_per_gpu", entry.get("gpu_memory_gb_per_gpu")),
-        clusters_only=_flag(file, f"{path}.clusters_only", entry.get("clusters_only", False)),
-        skip_online_reserve=_size_set(file, f"{path}.skip_online_reserve", entry.get("skip_online_reserve"), sources),
-        size_quota_families=_size_quota(file, f"{path}.size_quota_families", entry.get("size_quota_families"),
-                                        sources),
-    )
-
-
-def _size_quota(file: str | None, path: str, raw: Any, sources: Mapping[str, Source]) -> SizeQuotaFamilies | None:
-    """{sizes: {size name: quota family}, source}; the sizes are checked against the family's once known."""
-    if raw is None:
-        return None
-    if (not isinstance(raw, Mapping) or set(raw) != {"sizes", "source"} or not isinstance(raw["sizes"], Mapping)
-            or not raw["sizes"]):
-        raise ConfigError(file, path, "expected {sizes: {size name: quota family}, source: <id or URL>}", raw)
-    for name, quota in raw["sizes"].items():
-        if not isinstance(name, str) or not name or not isinstance(quota, str) or not quota:
-            raise ConfigError(file, f"{path}.sizes", f"{name!r}: {quota!r} is not a size name and a quota family")
-    return SizeQuotaFamilies(tuple(raw["sizes"].items()), _source(file, f"{path}.source", raw["source"], sources))
-
-
-def _size_set(file: str | None, path: str, raw: Any, sources: Mapping[str, Source]) -> SizeSet | None:
-    """{sizes: [names], source}; the sizes are checked against the family's once its sizes are known."""
-    if raw is None:
-        return None
-    if not isinstance(raw, Mapping) or set(raw) != {"sizes", "source"}:
-        raise ConfigError(file, path, "expected {sizes: [size names], source: <id or URL>}", raw)
-    return SizeSet(tuple(_strings(file, f"{path}.sizes", raw["sizes"])),
-                   _source(file, f"{path}.source", raw["source"], sources))
-
-
-def _cuda_min(file: str | None, path: str, raw: Any, sources: Mapping[str, Source]) -> CudaMin | None:
-    """{version: '11.1', source}."""
-    if raw is None:
-        return None
-    if not isinstance(raw, Mapping) or set(raw) != {"version", "source"} or not (
-            isinstance(raw["version"], str) and _cuda_ok(raw["version"])):
-        raise ConfigError(file, path, "expected {version: '<major>.<minor>', source: <id or URL>}", raw)
-    return CudaMin(raw["version"], _source(file, f"{path}.source", raw["source"], sources))
-
-
-def _positive(file: str | None, path: str, raw: Any) -> int | None:
-    if raw is not None and (not isinstance(raw, int) or isinstance(raw, bool) or raw < 1):
-        raise ConfigError(file, path, f"{raw!r} is not a positive whole number")
-    return raw
-
-
-def _stage(file: str | None, path: str, raw: Any, sources: Mapping[str, Source]) -> Stage:
-    if not isinstance(raw, Mapping) or set(raw) != {"stage", "source"} or raw["stage"] not in STAGES:
-        raise ConfigError(file, path, f"expected {{stage: {' | '.join(STAGES)}, source: <id or URL>}}", raw)
-    return Stage(raw["stage"], _source(file, f"{path}.source", raw["source"], sources))
-
-
-def _sizes(file: str | None, path: str, entry: Mapping[str, Any], family: VmFamily,
-           sources: Mapping[str, Source]) -> Iterator[VmSize]:
-    templates = entry.get("sizes")
-    if not isinstance(templates, list) or not templates:
-        raise ConfigError(file, f"{path}.sizes", "expected a non-empty list of size templates")
-    for index, spec in enumerate(templates):
-        yield from _expand(file, f"{path}.sizes[{index}]", spec, family, sources)
-
-
-def _expand(file: str | None, path: str, spec: Any, family: VmFamily,
-            sources: Mapping[str, Source]) -> Iterator[VmSize]:
-    if not isinstance(spec, Mapping) or set(spec) - _SIZE_KEYS or "template" not in spec:
-        raise ConfigError(file, path, "expected {template, vcpus, constrained?, gpus?, gpu_memory_gb_total?, retired?}")
-    template = spec["template"]
-    if not isinstance(template, str) or template.count("{n}") != 1:
-        raise ConfigError(file, f"{path}.template", f"{template!r} must contain {{n}} exactly once")
-    vcpus = _vcpu_table(file, f"{path}.vcpus", spec.get("vcpus"))
-    gpus = _per_n(file, f"{path}.gpus", spec.get("gpus", {}), vcpus)
-    memory = _per_n(file, f"{path}.gpu_memory_gb_total", spec.get("gpu_memory_gb_total", {}), vcpus)
-    retired = _dated(file, f"{path}.retired", spec["retired"], sources) if "retired" in spec else None
-    for number, count in vcpus.items():
-        gpu_count = str(gpus[number]) if number in gpus else None
-        yield VmSize(template.replace("{n}", str(number)), family, count, gpu_count, memory.get(number), retired)
-    constrained = spec.get("constrained", {})
-    if not isinstance(constrained, Mapping):
-        raise ConfigError(file, f"{path}.constrained", "expected a map of n -> active vCPU counts")
-    for number, actives in constrained.items():
-        if number not in vcpus or not isinstance(actives, list):
-            raise ConfigError(file, f"{path}.constrained.{number}", "must name a listed n with a list of counts")
-        for active in actives:
-            if not isinstance(active, int) or not 0 < active < vcpus[number]:
-                raise ConfigError(file, f"{path}.constrained.{number}", f"{active!r} is not below {vcpus[number]}")
-            yield VmSize(template.replace("{n}", f"{number}-{active}"), family, active, None, None, retired)
-
-
-def _per_n(file: str | None, path: str, raw: Any, vcpus: Mapping[int, int]) -> dict[int, Any]:
-    if not isinstance(raw, Mapping) or any(n not in vcpus for n in raw):
-        raise ConfigError(file, path, "expected a map n -> value for listed n only")
-    return dict(raw)
-
-
-def _vcpu_table(file: str | None, path: str, raw: Any) -> dict[int, int]:
-    table = {n: n for n in raw} if isinstance(raw, list) else raw
-    if not isinstance(table, Mapping) or not table:
-        raise ConfigError(file, path, "expected a list of vCPU counts or a map n -> vCPUs")
-    for number, count in table.items():
-        if not isinstance(number, int) or not isinstance(count, int) or number < 0 or count < 1:
-            raise ConfigError(file, path, f"{number!r}: {count!r} is not a non-negative n with a positive count")
-    return dict(table)
-
-
-def _flag(file: str | None, path: str, value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise ConfigError(file, path, f"{value!r} is not true or false")
-    return value
-
-
-def _strings(file: str | None, path: str, value: Any) -> list[str]:
-    if not isinstance(value, list) or not all(isinstance(item, str) and item for item in value):
-        raise ConfigError(file, path, "expected a list of non-empty strings")
-    return value
-
-
-def _add_unique(file: str | None, path: str, index: dict[str, Any], key: str, value: Any, what: str) -> None:
-    if key in index:
-        raise ConfigError(file, path, f"{what} is defined twice")
-    index[key] = value

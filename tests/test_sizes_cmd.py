@@ -27,7 +27,8 @@ def test_one_size_as_json_carries_every_fact():
     assert data["sizes"] == [{
         "name": "Standard_NC80adis_H100_v5", "series": "NCads_H100_v5", "status": "current", "retires": None,
         "retirementSource": None, "successors": [], "approved": True, "amlSupported": False,
-        "capacityRestrictedSince": None, "isolated": True, "vcpus": 80, "gpuModel": "NVIDIA H100 NVL",
+        "capacityRestrictedSince": None, "isolated": True, "vcpus": 80, "quotaVcpus": 80, "cpuArchitecture": "x64",
+        "onlineDeployable": True, "gpuModel": "NVIDIA H100 NVL",
         "gpuArchitecture": "Hopper", "gpus": "2", "gpuMemoryGb": 188, "gpuMemoryGbPerGpu": 94, "minCuda": "11.8",
         "quotaFamily": "StandardNCadsH100v5Family",
         "source": "https://learn.microsoft.com/azure/virtual-machines/sizes/gpu-accelerated/ncadsh100v5-series",
@@ -59,11 +60,28 @@ def test_table_output():
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
     assert lines[0].split() == ["SIZE", "SERIES", "STATUS", "RETIRES", "SUCCESSORS", "APPROVED", "RESTRICTED",
-                                "ISOLATED", "VCPUS", "GPU", "GPUS", "GPU_GB", "MIN_CUDA", "QUOTA_FAMILY"]
-    assert lines[1].split() == ["Standard_D4ds_v5", "Ddsv5", "current", "-", "-", "yes", "-", "no", "4", "-", "-",
-                                "-", "-", "standardDDSv5Family"]
+                                "ISOLATED", "VCPUS", "QUOTA_VCPUS", "CPU", "ONLINE", "GPU", "GPUS", "GPU_GB",
+                                "MIN_CUDA", "QUOTA_FAMILY"]
+    assert lines[1].split() == ["Standard_D4ds_v5", "Ddsv5", "current", "-", "-", "yes", "-", "no", "4", "4", "x64",
+                                "no", "-", "-", "-", "-", "standardDDSv5Family"]
     assert lines[2].split() == ["Standard_NV6ads_A10_v5", "NVadsA10_v5", "current", "-", "-", "yes", "-", "no", "6",
-                                "NVIDIA", "A10", "1/6", "4", "11.1", "StandardNVADSA10v5Family"]
+                                "6", "x64", "yes", "NVIDIA", "A10", "1/6", "4", "11.1", "StandardNVADSA10v5Family"]
+
+
+def test_a_constrained_size_shows_both_vcpu_figures():
+    # constrained-vcpu.md: E8-2s_v5 has 2 active vCPUs; quota counts its base size's 8
+    # (VirtualMachineSize.numberOfCores)
+    rows = {row["name"]: (row["vcpus"], row["quotaVcpus"]) for row in
+            as_json("Standard_E8-2s_v5", "Standard_HB120-16rs_v3", "Standard_E16-4s_v6")["sizes"]}
+    assert rows == {"Standard_E8-2s_v5": (2, 8), "Standard_HB120-16rs_v3": (16, 120), "Standard_E16-4s_v6": (4, 16)}
+
+
+def test_online_lists_the_managed_online_endpoints_sku_list():
+    rows = as_json("--online")["sizes"]
+    assert len(rows) == 85  # the rows of reference-managed-online-endpoints-vm-sku-list.md
+    assert {row["series"] for row in rows} == {
+        "Dasv4", "Dav4", "DSv2", "Esv3", "Fsv2", "FX", "Lasv3", "Lsv2", "Lsv3", "NC_A100_v4", "NCasT4_v3", "NCv2",
+        "NCv3", "NCads_H100_v5", "NDm_A100_v4", "NDasrA100_v4", "NDv2", "ND-H100-v5", "NVadsA10_v5"}
 
 
 def test_filters_combine():
@@ -133,8 +151,8 @@ def test_no_match_says_so():
 
 def test_render_table_never_truncates():
     row = {key: None for key in ("name", "series", "status", "retires", "successors", "approved",
-                                 "capacityRestrictedSince", "isolated", "vcpus", "gpuModel", "gpus", "gpuMemoryGb",
-                                 "minCuda", "quotaFamily")}
+                                 "capacityRestrictedSince", "isolated", "vcpus", "quotaVcpus", "cpuArchitecture",
+                                 "onlineDeployable", "gpuModel", "gpus", "gpuMemoryGb", "minCuda", "quotaFamily")}
     text = render_table([{**row, "name": "X" * 200}])
     assert "X" * 200 in text.splitlines()[1]
 

@@ -2,6 +2,7 @@
 and approval-required series, retirements, successors, GPU generations, CUDA ranges, isolated sizes."""
 
 import datetime
+import re
 
 import pytest
 
@@ -9,9 +10,13 @@ from amlkit.vmsizes import (
     all_families,
     all_sizes,
     catalogue_as_of,
+    default_approved_series,
+    default_online_series,
     family_by_series,
     gpu_architecture,
+    instance_refusal,
     min_cuda,
+    online_sizes,
     parse_vm_size,
     status,
 )
@@ -40,8 +45,11 @@ RETIRED = {
     "DCsv3": ("2029-10-31", RETIREMENTS), "DCdsv3": ("2029-10-31", RETIREMENTS),
     "DCsv2": ("2026-06-30", RETIREMENTS), "DCas_cc_v5": ("2026-09-01", RETIREMENTS),  # retired, not unknown
     **{s: ("2026-09-01", RETIREMENTS) for s in ("DCads_cc_v5", "ECas_cc_v5", "ECads_cc_v5")},
-    **{s: ("2023-08-31", CD + "lifecycle/retirement/n-series-migration.md")
-       for s in ("NC", "NC Promo", "NCv2", "ND")},
+    # each series' own retirement page (issue 30; the migration guide's "August 31st 2023" is the NCv2 page's date
+    # only: the NC and ND pages moved to 6 September 2023)
+    **{s: ("2023-09-06", AD + "virtual-machines/nc-series-retirement.md") for s in ("NC", "NC Promo")},
+    "NCv2": ("2023-08-31", AD + "virtual-machines/ncv2-series-retirement.md"),
+    "ND": ("2023-09-06", CD + "lifecycle/retirement/nd-series-retirement.md"),
     **{s: ("2023-09-06", CD + "lifecycle/retirement/nv-series-retirement.md")  # "by September 6, 2023"
        for s in ("NV", "NV Promo")},
     "HB": ("2024-08-31", AML_RETIRING),
@@ -282,8 +290,9 @@ def test_catalogue_as_of():
 
 
 def test_catalogue_size_counts():
-    # before issue 11: 116 families, 877 sizes; Standard_ND96is_H100_v5 is from the online endpoint SKU list
-    assert (len(all_families()), len(all_sizes())) == (165, 1300)
+    # before issue 11: 116 families, 877 sizes; Standard_ND96is_H100_v5 is from the online endpoint SKU list;
+    # issue 30: FXmdsv2 (26 sizes), Dnsv6, Ensv6 (9 each), NCads_A10_v4 (3), constrained E v6/v7 and F v7 (74)
+    assert (len(all_families()), len(all_sizes())) == (169, 1421)
 
 
 def test_every_gpu_family_has_a_generation_and_no_other_does():
@@ -308,3 +317,75 @@ def test_every_family_has_sizes_and_every_size_parses_back():
     assert {s.family for s in sizes} == set(all_families())
     for size in sizes:
         assert parse_vm_size(size.name.upper()) == size
+
+
+# --- issue 30 ---------------------------------------------------------------------------------------------------
+
+ONLINE_SKUS = {  # reference-managed-online-endpoints-vm-sku-list.md, the table's 85 rows (VM Size Name)
+    *(f"Standard_D{n}as_v4" for n in (2, 4, 8, 16, 32, 48, 64, 96)),
+    *(f"Standard_D{n}a_v4" for n in (2, 4, 8, 16, 32, 48, 64, 96)),
+    *(f"Standard_DS{n}_v2" for n in (1, 2, 3, 4, 5)),
+    *(f"Standard_E{n}s_v3" for n in (2, 4, 8, 16, 32, 48, 64)),
+    *(f"Standard_F{n}s_v2" for n in (2, 4, 8, 16, 32, 48, 64, 72)),
+    *(f"Standard_FX{n}mds" for n in (4, 12, 24, 36, 48)),
+    *(f"Standard_L{n}as_v3" for n in (8, 16, 32, 48, 64, 80)),
+    *(f"Standard_L{n}s_v2" for n in (8, 16, 32, 48, 64, 80)),
+    *(f"Standard_L{n}s_v3" for n in (8, 16, 32, 48, 64, 80)),
+    *(f"Standard_NC{n}ads_A100_v4" for n in (24, 48, 96)),
+    *(f"Standard_NC{n}as_T4_v3" for n in (4, 8, 16, 64)),
+    *(f"Standard_NC{n}s_v2" for n in (6, 12, 24)), *(f"Standard_NC{n}s_v3" for n in (6, 12, 24)),
+    "Standard_NC40ads_H100_v5", "Standard_NC80adis_H100_v5", "Standard_ND96amsr_A100_v4", "Standard_ND96asr_v4",
+    "Standard_ND40rs_v2", "Standard_ND96is_H100_v5", "Standard_ND96isr_H100_v5",
+    *(f"Standard_NV{n}ads_A10_v5" for n in (6, 12, 18, 36, 72)), "Standard_NV36adms_A10_v5",
+}
+
+
+def test_the_online_view_is_the_sku_list_exactly():
+    assert len(ONLINE_SKUS) == 85
+    assert {size.name for size in online_sizes()} == ONLINE_SKUS
+    for size in online_sizes():
+        assert size.family.online_sizes.source.file == (
+            "MicrosoftDocs/azure-ai-docs articles/machine-learning/reference-managed-online-endpoints-vm-sku-list.md")
+
+
+def test_not_offered_for_managed_online_endpoints():
+    assert not parse_vm_size("Standard_D4ds_v5").online_deployable
+    assert not parse_vm_size("Standard_ND96isr_H200_v5").online_deployable
+
+
+def test_no_arm64_series_is_in_any_default_and_every_default_names_an_x64_processor():
+    defaults = set(default_approved_series()) | set(default_online_series())
+    for family in all_families():
+        if family.series in defaults:
+            assert family.cpu_architecture is not None and family.cpu_architecture.name == "x64", family.series
+            assert family.cpu_architecture.source.file, family.series
+        if family.is_arm64:
+            assert family.series not in defaults
+            assert instance_refusal(family).startswith("an Arm64 series"), family.series
+
+
+ARM64 = {"Bpsv2", "Dpsv5", "Dpdsv5", "Dplsv5", "Dpldsv5", "Dpsv6", "Dpdsv6", "Dplsv6", "Dpldsv6", "Epsv5", "Epdsv5",
+         "ND_GB200_v6", "ND_GB300_v6"}  # "Ampere Altra [Arm64]", "Azure Cobalt 100 [Arm64]", "Nvidia Grace CPU"
+
+
+def test_arm64_series_are_the_ones_their_size_pages_say():
+    assert {f.series for f in all_families() if f.is_arm64} == ARM64
+
+
+def test_constrained_sizes_keep_active_and_quota_vcpus():
+    constrained = [size for size in all_sizes() if size.base_vcpus is not None]
+    assert len(constrained) == 220  # 130 in 0.2.0; constrained-vcpu.md adds E v6/v7, F v7 and FXmdsv2 ones
+    for size in constrained:  # Standard_E8-2s_v5 is charged its base size's, Standard_E8s_v5's, vCPUs
+        base = parse_vm_size(re.sub(r"-\d+", "", size.name, count=1))
+        assert size.vcpus < size.quota_vcpus == base.vcpus == base.quota_vcpus, size.name
+    assert (parse_vm_size("Standard_E8-2s_v5").vcpus, parse_vm_size("Standard_E8-2s_v5").quota_vcpus) == (2, 8)
+    assert parse_vm_size("Standard_HB120-16rs_v3").quota_vcpus == 120
+    assert parse_vm_size("Standard_DS11-1_v2").quota_vcpus == 2  # DS11_v2 has 2 vCPUs
+    assert parse_vm_size("Standard_D4ds_v5").quota_vcpus == 4
+
+
+def test_a10_series_are_refused_on_compute_instances_with_the_known_issue():
+    issue = "MicrosoftDocs/azure-docs articles/machine-learning/known-issues/compute-a10-sku-not-supported.md"
+    for series in ("NVadsA10_v5", "NCads_A10_v4"):
+        family = family_by_series(series)
+        assert family.instance_unsupported is not None and family.instance_unsupported.source.file == issue

@@ -16,7 +16,10 @@ from amlkit.vmsizes import (
     VmSize,
     default_approved_series,
     default_exclusion,
+    default_online_series,
     family_by_series,
+    instance_refusal,
+    online_exclusion,
     parse_vm_size,
 )
 
@@ -39,45 +42,61 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
     except UnknownVmSize:
         yield Finding(must(subject, "use a known Azure VM size", f"{raw!r}, which is not a known Azure VM size name"))
         return
-    if sized.compute is not None and sized.compute.is_instance and size.family.clusters_only:
-        found = f"{size.name} of series {size.family.series}, which Azure ML runs on clusters only"
+    refusal = instance_refusal(size.family) if sized.compute is not None and sized.compute.is_instance else ""
+    if refusal:
+        found = f"{size.name} of series {size.family.series}, {refusal}"
         yield Finding(must(subject, "use a VM size that compute instances support", found))
         return
     if size.retirement is not None and size.retirement.date <= as_of(config, NAME):
         return  # one finding per cause: aml-compute-retired-vm-series reports it, with its successors
-    allowed = allowed_families(config, catalogue)
+    online = sized.deployment is not None
+    if online and not size.online_deployable:
+        return  # one finding per cause: aml-online-deployment-supported-size reports it, with listed sizes
+    key = ONLINE_KEY if online else KEY
+    allowed = allowed_families(config, catalogue, key)
     if size.family not in allowed:
-        yield Finding(must(subject, "use a VM size from an allowed series", _why_not(size, catalogue, allowed)))
+        found = _why_not(size, catalogue, allowed, key)
+        yield Finding(must(subject, "use a VM size from an allowed online series" if online else
+                           "use a VM size from an allowed series", found))
 
 
-def allowed_families(config: Mapping[str, Any], catalogue: Catalogue | None = None) -> tuple[VmFamily, ...]:
-    """The families config `allowedSeries` names; an entry that is not a known series is a config error."""
-    series = config.get("allowedSeries")
+KEY, ONLINE_KEY = "allowedSeries", "allowedOnlineSeries"
+EXAMPLE_CPU, EXAMPLE_GPU = "Standard_D4ds_v5", "Standard_NC4as_T4_v3"
+"""The sizes the remediation suggests; tests/policies/test_catalogue.py checks that the default allows them."""
+
+
+def allowed_families(config: Mapping[str, Any], catalogue: Catalogue | None = None,
+                     key: str = KEY) -> tuple[VmFamily, ...]:
+    """The families config `allowedSeries` (or `allowedOnlineSeries`) names; an entry that is not a known series
+    is a config error."""
+    series = config.get(key)
     if not isinstance(series, list):
-        raise ConfigError(None, f"{NAME}.allowedSeries", "expected a list of VM series names", series)
+        raise ConfigError(None, f"{NAME}.{key}", "expected a list of VM series names", series)
     families = []
     for index, name in enumerate(series):
         try:
             families.append(family_by_series(name, catalogue))
         except UnknownVmSize:
             problem = f"unknown VM series {name!r}; use series names such as DSv2, Esv3, NCasT4_v3"
-            raise ConfigError(None, f"{NAME}.allowedSeries[{index}]", problem, name) from None
+            raise ConfigError(None, f"{NAME}.{key}[{index}]", problem, name) from None
     return tuple(families)
 
 
-def _why_not(size: VmSize, catalogue: Catalogue, allowed: tuple[VmFamily, ...]) -> str:
-    """What was found: the size, its series, why the series is not allowed and what to use instead."""
+def _why_not(size: VmSize, catalogue: Catalogue, allowed: tuple[VmFamily, ...], key: str) -> str:
+    """What was found: the size, its series, why the series is not allowed and what to use instead (for a
+    deployment, only successors managed online endpoints accept)."""
     family = size.family
     why = []
     if size.retirement is not None:
         why.append(f"retiring on {size.retirement.text}")
     if family.capacity_restricted is not None:
         why.append(f"capacity-restricted since {family.capacity_restricted.text}: new subscriptions cannot deploy it")
-    if not why and default_exclusion(family, catalogue):
-        why.append(default_exclusion(family, catalogue))
-    reason = f"not in allowedSeries: {', '.join(why)}" if why else "not in allowedSeries"
-    return (f"{size.name} of series {family.series} ({reason})"
-            f"{catalogue_schema.successor_text(family, catalogue, allowed)}")
+    excluded = online_exclusion(family, catalogue) if key == ONLINE_KEY else default_exclusion(family, catalogue)
+    if not why and excluded:
+        why.append(excluded)
+    reason = f"not in {key}: {', '.join(why)}" if why else f"not in {key}"
+    successors = catalogue_schema.successor_text(family, catalogue, allowed, key)
+    return f"{size.name} of series {family.series} ({reason}){successors}"
 
 
 RULE = Rule(
@@ -97,25 +116,30 @@ RULE = Rule(
         alz("Deny-MachineLearning-Compute-VmSize"),
     ),
     stack_key="size",
-    description="AmlCompute clusters, compute instances and managed online deployments (instanceType) must "
-    "use a known VM size whose series is in "
-    "allowedSeries. The default is derived from the VM catalogue's facts: the modern (Current or Extended "
-    "lifecycle stage) x86 general purpose, memory and compute optimised v5, v6 and v7 series and the current "
-    "NVIDIA NC, NV and ND GPU series, large 8-GPU ND nodes included (their cost is aml-quota-budget's), without "
-    "a retirement date, capacity restriction, preview tag or historical approval requirement (`amlkit sizes "
-    "--approved` lists it). HPC, storage optimised, burstable, Arm64, confidential, AMD GPU, preview and "
-    "approval-required series are allowed only by config. Clusters must set vmSize. A size already retired on "
-    "the review date is left to aml-compute-retired-vm-series (one finding per cause); another series outside "
-    "the list is reported with why the default leaves it out and its successors.",
+    description="AmlCompute clusters and compute instances must use a known VM size whose series is in "
+    "allowedSeries, managed online deployments (instanceType) one whose series is in allowedOnlineSeries. The "
+    "allowedSeries default is derived from the VM catalogue's facts: the modern (Current or Extended lifecycle "
+    "stage) general purpose, memory and compute optimised v5, v6 and v7 series and the current NVIDIA NC, NV and "
+    "ND GPU series on an x64 processor their size pages name, large 8-GPU ND nodes included (their cost is "
+    "aml-quota-budget's), without a retirement date, capacity restriction, preview tag or historical approval "
+    "requirement (`amlkit sizes --approved` lists it). The allowedOnlineSeries default is every series of Azure's "
+    "managed online endpoints SKU list that is not retired (`amlkit sizes --online`). HPC, storage optimised, "
+    "burstable, Arm64, confidential, AMD GPU, preview and approval-required series are allowed only by config; "
+    "Arm64 series and series Azure ML runs on clusters only or does not support on compute instances are refused "
+    "on an instance even when listed. Clusters must set vmSize. A size already retired on the review date is left "
+    "to aml-compute-retired-vm-series, a deployment size off the SKU list to aml-online-deployment-supported-size "
+    "(one finding per cause); another series outside the list is reported with why the default leaves it out and "
+    "its successors.",
     severity="medium",
     level="mandatory",
     tags=("cost", "governance"),
     url="https://learn.microsoft.com/azure/machine-learning/concept-compute-target#supported-vm-series-and-sizes",
     remediation="Pick a size from an allowed series (`az ml compute list-sizes --location <region>` lists what "
-    "the region offers), e.g. Standard_D4ds_v5 for CPU or Standard_NC4as_T4_v3 for GPU. To allow another "
-    "series, add it to allowedSeries in the pack config (the default is `amlkit sizes --approved`); series "
-    "that historically required Azure approval (M, NDv2 among the current ones) pass only when listed "
-    "explicitly, after the support request and quota are in place.",
+    f"the region offers), e.g. {EXAMPLE_CPU} for CPU or {EXAMPLE_GPU} for GPU. To allow another series, add it to "
+    "allowedSeries (allowedOnlineSeries for online deployments) in the pack config (the defaults are `amlkit sizes "
+    "--approved` and `amlkit sizes --online`); series that historically required Azure approval "
+    f"({catalogue_schema.approval_text()} among the current ones) pass only when listed explicitly, after the "
+    "support request and quota are in place.",
     check=check,
     config={
         "allowedSeries": {
@@ -124,6 +148,15 @@ RULE = Rule(
             "default": list(default_approved_series()),
             "description": "VM series (as Azure docs name them, e.g. Ddsv5, NCasT4_v3) clusters and instances "
             "may use; case-insensitive.",
+        },
+        "allowedOnlineSeries": {
+            "type": "array",
+            "items": {"type": "string"},
+            "default": list(default_online_series()),
+            "description": "VM series managed online deployments may use (instanceType); case-insensitive. The "
+            "default is every series with sizes on Azure's managed online endpoints SKU list "
+            "(reference-managed-online-endpoints-vm-sku-list.md) that is not retired and runs on an x64 "
+            "processor; sizes that are not on the list are aml-online-deployment-supported-size's.",
         },
         "asOf": {
             "type": "string",

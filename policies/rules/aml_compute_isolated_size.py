@@ -59,10 +59,8 @@ RULE = Rule(
     display_name="Isolated VM size when required",
     group="compute",
     description="When required is true (default false), AmlCompute clusters, compute instances and managed online "
-    "deployments must use an "
-    "isolated VM size (dedicated to one customer) that is not retired: Azure ML's list (Standard_M128ms, "
-    "Standard_F72s_v2; NC24s_v3 and NC24rs_v3 retired 2025-09-30) and the isolated E and M v2 sizes of the "
-    "Azure VM docs.",
+    "deployments must use an isolated VM size (dedicated to one customer) that is not retired on the review date, "
+    f"per the amlkit VM catalogue: {catalogue_schema.isolated_text()}.",
     severity="high",
     level="mandatory",
     tags=("security", "governance"),

@@ -37,7 +37,7 @@ def findings(resource: ResourceInput, today: datetime.date, catalogue: Catalogue
     if size is None or size.retirement is None or size.retirement.date > today:
         return
     found = (f"{size.name} of series {size.family.series}, retired on {size.retirement.text}"
-             f"{successors(size, catalogue)}")
+             f"{successors(size, catalogue, online=sized.deployment is not None)}")
     yield Finding(must(sized.subject, "not use a VM series retired for Azure ML compute",
                        found))
 
@@ -52,10 +52,12 @@ def known_size(raw: Any, catalogue: Catalogue | None = None) -> VmSize | None:
         return None
 
 
-def successors(size: VmSize, catalogue: Catalogue | None = None) -> str:
+def successors(size: VmSize, catalogue: Catalogue | None = None, online: bool = False) -> str:
     """The successors from the series' migration guidance, as `catalogue.successor_text` words them against the
-    pack's default allowedSeries; '' when none is published."""
-    return catalogue_schema.successor_text(size.family, catalogue or catalogue_schema.catalogue({}, NAME))
+    pack's default allowedSeries (a managed online deployment's: allowedOnlineSeries, deployable successors only);
+    '' when none is published."""
+    key = "allowedOnlineSeries" if online else "allowedSeries"
+    return catalogue_schema.successor_text(size.family, catalogue or catalogue_schema.catalogue({}, NAME), key=key)
 
 
 def as_of(config: Mapping[str, Any], rule: str = NAME) -> datetime.date:
@@ -77,11 +79,10 @@ RULE = Rule(
     group="compute",
     stack_key="size",
     description="AmlCompute clusters, compute instances and managed online deployments (instanceType) must not "
-    "use a VM series (or size) already retired "
-    "on the review date, per the amlkit VM catalogue: e.g. A8-A11 (March 2021), H (2022-08-31), NC, NCv2, ND, "
-    "NV (2023-08-31), Av1 and HB (2024-08-31), NCv3 (2025-09-30), NVv3 and NVv4 (2026-09-30). The message "
-    "names the successors from Microsoft's migration guidance. Announced retirements still ahead are "
-    "aml-compute-vm-series-retiring's.",
+    "use a VM series (or size) already retired on the review date, per the amlkit VM catalogue (on its date: "
+    f"{catalogue_schema.retired_text()}). The message names the successors from Microsoft's migration guidance "
+    "(for a managed online deployment, those managed online endpoints accept). Announced retirements still ahead "
+    "are aml-compute-vm-series-retiring's.",
     severity="high",
     level="mandatory",
     tags=("reliability", "governance"),

@@ -37,7 +37,7 @@ def findings(resource: ResourceInput, today: datetime.date, lead: int,
         return
     days = (retirement.date - today).days
     found = (f"{size.name} of series {size.family.series}, which retires on {retirement.text} "  # type: ignore[union-attr]
-             f"(in {days} days){successors(size, catalogue)}")  # type: ignore[arg-type]
+             f"(in {days} days){successors(size, catalogue, sized.deployment is not None)}")  # type: ignore[arg-type]
     yield Finding(must(sized.subject,
                        f"not use a VM series that retires within {lead} days", found))
 

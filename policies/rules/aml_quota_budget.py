@@ -1,8 +1,10 @@
 """aml-quota-budget: the stack's worst-case compute fits the subscription's quotas, per region.
 
 Worst case per resource: a cluster at maxNodeCount nodes, an instance as one node, each node taking
-its size's vCPUs. Dedicated cores add up per region and quota family (clusters and instances share
-them), low-priority cores per region.
+its size's quota vCPUs: a constrained-vCPU size (Standard_E8-2s_v5) takes its base size's (8), "the total vCPUs of
+quota that the VM uses" (VirtualMachineSize.numberOfCores, Azure Compute REST API; constrained-vcpu.md).
+Dedicated cores add up per region and quota family (clusters and instances share them), low-priority cores per
+region.
 
 The regional compute limit counts compute RESOURCES, not nodes (MicrosoftDocs/azure-ai-docs,
 articles/machine-learning/how-to-manage-quotas.md, "Azure Machine Learning Compute"): "Total compute
@@ -80,7 +82,7 @@ class Demand:
 
     @property
     def cores(self) -> int:
-        return self.nodes * self.size.vcpus if self.size else 0
+        return self.nodes * self.size.quota_vcpus if self.size else 0
 
 
 @dataclass(frozen=True)
@@ -272,14 +274,23 @@ def _breach(subject: str, expectation: str, limit: int | None, members: list[Dem
 
 
 def _cores(demand: Demand) -> str:
-    vcpus = demand.size.vcpus if demand.size else 0
+    vcpus = _vcpus(demand.size)
     if demand.requested is not None and demand.size is not None and demand.size.skips_online_reserve:
         return (f"{demand.name} {_plural(demand.requested, 'instance')} (no upgrade reserve for {demand.size.name}) "
-                f"x {vcpus} vCPUs = {demand.cores}")
+                f"x {vcpus} = {demand.cores}")
     if demand.requested is not None:
-        return (f"{demand.name} ceil(1.2 x {_plural(demand.requested, 'instance')}) = {demand.nodes} x {vcpus} vCPUs "
+        return (f"{demand.name} ceil(1.2 x {_plural(demand.requested, 'instance')}) = {demand.nodes} x {vcpus} "
                 f"= {demand.cores}")
-    return f"{demand.name} {_plural(demand.nodes, 'node')} x {vcpus} vCPUs = {demand.cores}"
+    return f"{demand.name} {_plural(demand.nodes, 'node')} x {vcpus} = {demand.cores}"
+
+
+def _vcpus(size: VmSize | None) -> str:
+    """The vCPUs a VM of `size` takes from quota: a constrained size's base size's, with its active ones named."""
+    if size is None:
+        return "0 vCPUs"
+    if size.quota_vcpus != size.vcpus:
+        return f"{size.quota_vcpus} vCPUs (constrained {size.name}: {size.vcpus} active)"
+    return f"{size.vcpus} vCPUs"
 
 
 def _plural(count: int, noun: str) -> str:

@@ -4,7 +4,7 @@ from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
 from amlkit.errors import ConfigError
 from amlkit.policies.framework import ResourceInput
 from amlkit.policies.rules.aml_compute_approved_vm_family import RULE
-from amlkit.vmsizes import default_approved_series
+from amlkit.vmsizes import default_approved_series, default_online_series
 from tests.policies.compute_fixtures import attached_props, instance_props, with_unknown
 from tests.policies.examples import Example
 from tests.policies.helpers import COMPUTE_TYPE, DELETE, Public, changed, cluster_props, messages
@@ -57,7 +57,7 @@ CASES = [
       "allowedSeries: hpc series are allowed only by config)."]),
     ("arm64-by-config-only", size("Standard_D4ps_v5"), None,
      [f"{CLUSTER} must use a VM size from an allowed series; found Standard_D4ps_v5 of series Dpsv5 (not in "
-      "allowedSeries: Arm64 (Ampere Altra / Cobalt) sizes: allowed only by config)."]),
+      "allowedSeries: Arm64 processor: allowed only by config)."]),
     ("amd-gpu-by-config-only", size("Standard_NV24ads_V710_v5"), None,
      [f"{CLUSTER} must use a VM size from an allowed series; found Standard_NV24ads_V710_v5 of series NVads_V710_v5 "
       "(not in allowedSeries: AMD GPU (no CUDA): allowed only by config)."]),
@@ -94,7 +94,14 @@ CASES = [
     ("current-confidential-by-config-only", size("Standard_DC4as_v6"), None,
      [f"{CLUSTER} must use a VM size from an allowed series; found Standard_DC4as_v6 of series DCasv6 "
       "(not in allowedSeries: confidential VM series: allowed only by config)."]),
-    ("GB200-in-default", size("Standard_ND128isr_NDR_GB200_v6"), None, []),
+    # ND GB200/GB300 run on NVIDIA Grace (Arm) CPUs: out of the default (issue 30)
+    ("GB200-Arm64-out-of-default", size("Standard_ND128isr_NDR_GB200_v6"), None,
+     [f"{CLUSTER} must use a VM size from an allowed series; found Standard_ND128isr_NDR_GB200_v6 of series "
+      "ND_GB200_v6 (not in allowedSeries: Arm64 processor: allowed only by config)."]),
+    ("GB300-Arm64-out-of-default", size("Standard_ND128isr_GB300_v6"), None,
+     [f"{CLUSTER} must use a VM size from an allowed series; found Standard_ND128isr_GB300_v6 of series "
+      "ND_GB300_v6 (not in allowedSeries: Arm64 processor: allowed only by config)."]),
+    ("GB200-cluster-listed", size("Standard_ND128isr_NDR_GB200_v6"), {"allowedSeries": ["ND_GB200_v6"]}, []),
     # config knobs
     ("M-listed-explicitly", size("Standard_M8-2ms"), {"allowedSeries": ["Ddsv5", "M"]}, []),
     ("retired-listed-is-still-the-retired-rules", size("Standard_NC6"), {"allowedSeries": ["NC"]}, []),
@@ -123,6 +130,23 @@ CASES = [
      ["Compute instance 'cpu-cluster' must use a VM size that compute instances support; found Standard_FX4mds of "
       "series FX, which Azure ML runs on clusters only."]),
     ("cluster-FX-listed", size("Standard_FX4mds"), {"allowedSeries": ["FX"]}, []),
+    # Arm64 is never allowed on a compute instance, even when listed (issue 30)
+    ("instance-GB200-Arm64-even-listed", instance_props(vmSize="Standard_ND128isr_NDR_GB200_v6"),
+     {"allowedSeries": ["ND_GB200_v6"]},
+     ["Compute instance 'cpu-cluster' must use a VM size that compute instances support; found "
+      "Standard_ND128isr_NDR_GB200_v6 of series ND_GB200_v6, an Arm64 series: Azure ML's supported series for "
+      "compute instances (concept-compute-target.md) are all x64."]),
+    ("instance-Dpsv6-Arm64-even-listed", instance_props(vmSize="Standard_D4ps_v6"), {"allowedSeries": ["Dpsv6"]},
+     ["Compute instance 'cpu-cluster' must use a VM size that compute instances support; found Standard_D4ps_v6 "
+      "of series Dpsv6, an Arm64 series: Azure ML's supported series for compute instances "
+      "(concept-compute-target.md) are all x64."]),
+    # A10: the known issue (still open) says compute instances do not support A10 SKUs (issue 30)
+    ("instance-A10-known-issue", instance_props(vmSize="Standard_NV36ads_A10_v5"), None,
+     ["Compute instance 'cpu-cluster' must use a VM size that compute instances support; found "
+      "Standard_NV36ads_A10_v5 of series NVadsA10_v5, A10 SKUs aren't supported for compute instances (known "
+      "issue, status open) (https://learn.microsoft.com/azure/machine-learning/known-issues/"
+      "compute-a10-sku-not-supported)."]),
+    ("cluster-A10-allowed", size("Standard_NV36ads_A10_v5"), None, []),
     ("attached-kubernetes-ignored", attached_props(), None, []),
 ]
 
@@ -135,7 +159,15 @@ def test_aml_compute_approved_vm_family(props, config, expected):
 
 
 def test_default_config_is_the_catalogue_default():
-    assert RULE.defaults() == {"allowedSeries": list(default_approved_series())}
+    assert RULE.defaults() == {"allowedSeries": list(default_approved_series()),
+                               "allowedOnlineSeries": list(default_online_series())}
+
+
+def test_the_default_online_series_are_the_sku_lists_minus_retired():
+    # reference-managed-online-endpoints-vm-sku-list.md: NCv2 (2023-08-31) and NCv3 (2025-09-30) are retired
+    assert default_online_series() == (
+        "DSv2", "Dav4", "Dasv4", "Esv3", "Fsv2", "FX", "Lsv2", "Lsv3", "Lasv3", "NCasT4_v3", "NC_A100_v4",
+        "NCads_H100_v5", "NDv2", "NDasrA100_v4", "NDm_A100_v4", "ND-H100-v5", "NVadsA10_v5")
 
 
 def test_other_resource_types_are_ignored():
@@ -170,15 +202,37 @@ def test_unknown_size_is_unknown_not_a_pass():
         RULE.evaluate(ResourceInput(COMPUTE_TYPE, "cpu-cluster", "urn", props))
 
 
-@pytest.mark.parametrize(("compute_type", "twin"), [("Managed", True), ("managed", True), ("Kubernetes", False)],
-                         ids=["managed", "managed-lowercase", "kubernetes-instance-type-is-no-vm-size"])
-def test_a_managed_online_deployment_is_judged_by_its_instance_type_like_a_cluster_of_that_size(compute_type, twin):
+ONLINE = "Managed online deployment 'blue' must use a VM size from an allowed online series; found "
+CPU_SERIES = ("Standard_D4as_v4", "Standard_D4a_v4", "Standard_DS3_v2", "Standard_E8s_v3", "Standard_F8s_v2",
+              "Standard_FX12mds", "Standard_L8as_v3", "Standard_L8s_v2", "Standard_L8s_v3")
+
+
+@pytest.mark.parametrize("size", CPU_SERIES)
+def test_each_cpu_series_of_the_online_list_passes_by_default(size):
     from tests.policies.compute_fixtures import DEPLOYMENT_TYPE, deployment_props
 
-    config = None
-    size = "Standard_D4ds_v4"  # Ddsv4: not in the default allowedSeries, not retired
-    cluster = messages(RULE, changed(cluster_props(), "properties.properties.vmSize", size), config, name="blue")
-    deployment = messages(RULE, deployment_props(size, compute_type), config, name="blue", type_=DEPLOYMENT_TYPE)
-    assert cluster, "the size must fail for a cluster"
-    expected = [m.replace("AmlCompute cluster 'blue'", "Managed online deployment 'blue'") for m in cluster]
-    assert deployment == (expected if twin else [])
+    assert messages(RULE, deployment_props(size), None, name="blue", type_=DEPLOYMENT_TYPE) == []
+
+
+@pytest.mark.parametrize(
+    ("size", "config", "expected"),
+    [
+        # not on the SKU list: aml-online-deployment-supported-size's finding, not this rule's
+        ("Standard_D4ds_v5", None, []),
+        ("Standard_ND96isr_H200_v5", None, []),
+        ("Standard_DS3_v2", {"allowedOnlineSeries": ["Fsv2"]},
+         [ONLINE + "Standard_DS3_v2 of series DSv2 (not in allowedOnlineSeries: retiring on 2028-05-01, "
+          "capacity-restricted since 2026-07: new subscriptions cannot deploy it)."]),
+        ("Standard_NC4as_T4_v3", {"allowedOnlineSeries": []},
+         [ONLINE + "Standard_NC4as_T4_v3 of series NCasT4_v3 (not in allowedOnlineSeries)."]),
+        # the training list does not decide deployments
+        ("Standard_DS3_v2", {"allowedSeries": []}, []),
+    ],
+    ids=["D4ds_v5-left-to-the-sku-rule", "H200-left-to-the-sku-rule", "listed-but-not-allowed",
+         "empty-online-list", "allowedSeries-is-for-computes"],
+)
+def test_a_managed_online_deployment_is_judged_against_allowed_online_series(size, config, expected):
+    from tests.policies.compute_fixtures import DEPLOYMENT_TYPE, deployment_props
+
+    assert messages(RULE, deployment_props(size), config, name="blue", type_=DEPLOYMENT_TYPE) == expected
+    assert messages(RULE, deployment_props(size, "Kubernetes"), config, name="blue", type_=DEPLOYMENT_TYPE) == []

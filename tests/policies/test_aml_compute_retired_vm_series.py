@@ -35,15 +35,15 @@ CASES = [
     ("happy-path", HAPPY, AS_OF, []),
     ("current-gpu", size("Standard_NC4as_T4_v3"), AS_OF, []),
     ("NC-retired", size("Standard_NC6"), AS_OF,
-     [f"{CLUSTER} {MUST}; found Standard_NC6 of series NC, retired on 2023-08-31; {IN}NCasT4_v3."]),
+     [f"{CLUSTER} {MUST}; found Standard_NC6 of series NC, retired on 2023-09-06; {IN}NCasT4_v3."]),
     ("NC-promo-retired", size("standard_nc24r_promo"), AS_OF,
-     [f"{CLUSTER} {MUST}; found Standard_NC24r_Promo of series NC Promo, retired on 2023-08-31; "
+     [f"{CLUSTER} {MUST}; found Standard_NC24r_Promo of series NC Promo, retired on 2023-09-06; "
       f"{IN}NCasT4_v3."]),
     ("NCv2-retired", size("Standard_NC12s_v2"), AS_OF,
      [f"{CLUSTER} {MUST}; found Standard_NC12s_v2 of series NCv2, retired on 2023-08-31; "
       f"{IN}NC_A100_v4."]),
     ("ND-retired", size("Standard_ND24rs"), AS_OF,
-     [f"{CLUSTER} {MUST}; found Standard_ND24rs of series ND, retired on 2023-08-31; "
+     [f"{CLUSTER} {MUST}; found Standard_ND24rs of series ND, retired on 2023-09-06; "
       f"{IN}NCasT4_v3, NDm_A100_v4."]),
     ("NV-promo-retired", size("Standard_NV6_Promo"), AS_OF,
      [f"{CLUSTER} {MUST}; found Standard_NV6_Promo of series NV Promo, retired on 2023-09-06; "
@@ -75,7 +75,7 @@ CASES = [
     ("size-retiring-apart-from-its-series", size("Standard_M192ids_v2"), {"asOf": "2027-04-01"},
      [f"{CLUSTER} {MUST}; found Standard_M192ids_v2 of series Mdsv2, retired on 2027-03-31."]),
     ("default-asOf-is-the-review-date-and-past-dates-are-retired", size("Standard_NC6"), None,
-     [f"{CLUSTER} {MUST}; found Standard_NC6 of series NC, retired on 2023-08-31; {IN}NCasT4_v3."]),
+     [f"{CLUSTER} {MUST}; found Standard_NC6 of series NC, retired on 2023-09-06; {IN}NCasT4_v3."]),
     ("DCsv2-retired-2026-06-30", size("Standard_DC8_v2"), {"asOf": "2026-06-30"},  # dcsv2-series-retirement
      [f"{CLUSTER} {MUST}; found Standard_DC8_v2 of series DCsv2, retired on 2026-06-30; "
       f"{ADD}DCasv5, DCadsv5, ECasv5, ECadsv5, DCasv6, ECasv6, DCesv6, ECesv6."]),
@@ -152,6 +152,11 @@ def test_a_managed_online_deployment_is_judged_by_its_instance_type_like_a_clust
     size = "Standard_NC24s_v3"
     cluster = messages(RULE, changed(cluster_props(), "properties.properties.vmSize", size), config, name="blue")
     deployment = messages(RULE, deployment_props(size, compute_type), config, name="blue", type_=DEPLOYMENT_TYPE)
-    assert cluster, "the size must fail for a cluster"
-    expected = [m.replace("AmlCompute cluster 'blue'", "Managed online deployment 'blue'") for m in cluster]
+    assert cluster == [f"AmlCompute cluster 'blue' {MUST}; found Standard_NC24s_v3 of series NCv3, retired on "
+                       "2025-09-30; successors in the default allowedSeries: NCads_H100_v5, NCasT4_v3, NVadsA10_v5; "
+                       "AMD successors (no CUDA: aml-gpu-cuda-compatible refuses them once cudaVersion is set): "
+                       "NVads_V710_v5."]
+    # a deployment is told only the successors managed online endpoints accept (NVads_V710_v5 is not listed)
+    expected = [f"Managed online deployment 'blue' {MUST}; found Standard_NC24s_v3 of series NCv3, retired on "
+                "2025-09-30; successors in the default allowedOnlineSeries: NCads_H100_v5, NCasT4_v3, NVadsA10_v5."]
     assert deployment == (expected if twin else [])

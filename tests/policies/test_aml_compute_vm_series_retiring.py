@@ -91,6 +91,9 @@ def test_a_managed_online_deployment_is_judged_by_its_instance_type_like_a_clust
     size = "Standard_HB120rs_v2"
     cluster = messages(RULE, changed(cluster_props(), "properties.properties.vmSize", size), config, name="blue")
     deployment = messages(RULE, deployment_props(size, compute_type), config, name="blue", type_=DEPLOYMENT_TYPE)
-    assert cluster, "the size must fail for a cluster"
-    expected = [m.replace("AmlCompute cluster 'blue'", "Managed online deployment 'blue'") for m in cluster]
-    assert deployment == (expected if twin else [])
+    found = "found Standard_HB120rs_v2 of series HBv2, which retires on 2027-05-31 (in 188 days)"
+    must = "must not use a VM series that retires within 365 days"
+    assert cluster == [f"AmlCompute cluster 'blue' {must}; {found}; successors to add to the default allowedSeries "
+                       "first: HBv5, HX, HBv4, HBv3."]
+    # no successor of HBv2 is on the managed online endpoints SKU list: a deployment is told none
+    assert deployment == ([f"Managed online deployment 'blue' {must}; {found}."] if twin else [])

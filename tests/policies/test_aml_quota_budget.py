@@ -306,12 +306,17 @@ def test_ties_name_the_first_contributor_by_name():
     ]
 
 
-def test_constrained_sizes_count_active_vcpus():
-    stack = [cluster("mem", "Standard_E64-16s_v3", 2)]
-    assert found(stack, {"coreQuota": {"westeurope": {"Esv3": 31}}}) == [
-        (at("mem"), "Dedicated standardESv3Family (Esv3) cores in westeurope must fit the core quota of 31; "
-         "found 32: mem 2 nodes x 16 vCPUs = 32."),
+def test_constrained_sizes_count_their_base_size_s_vcpus():
+    # "For Constrained vCPU capable VM sizes, this number represents the total vCPUs of quota that the VM uses"
+    # (VirtualMachineSize.numberOfCores): a 4-node Standard_E8-2s_v5 cluster takes 32 cores, not 8 (issue 30)
+    stack = [cluster("mem", "Standard_E8-2s_v5", 4), cluster("hpc", "Standard_HB120-16rs_v3", 1)]
+    assert found(stack, {"coreQuota": {"westeurope": {"Esv5": 31, "HBv3": 119}}}) == [
+        (at("mem"), "Dedicated standardESv5Family (Esv5) cores in westeurope must fit the core quota of 31; "
+         "found 32: mem 4 nodes x 8 vCPUs (constrained Standard_E8-2s_v5: 2 active) = 32."),
+        (at("hpc"), "Dedicated standardHBv3Family (HBv3) cores in westeurope must fit the core quota of 119; "
+         "found 120: hpc 1 node x 120 vCPUs (constrained Standard_HB120-16rs_v3: 16 active) = 120."),
     ]
+    assert found(stack, {"coreQuota": {"westeurope": {"Esv5": 32, "HBv3": 120}}}) == []
 
 
 def test_compute_location_wins_over_location():

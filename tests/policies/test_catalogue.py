@@ -11,6 +11,7 @@ import pytest
 
 from amlkit.errors import ConfigError, UnknownVmSize
 from amlkit.importer import AZ_ML_DEFAULT_SIZE
+from amlkit.policies import ALL_RULES
 from amlkit.policies.catalogue import SCHEMA, catalogue, successor_text
 from amlkit.policies.rules import (
     aml_compute_approved_vm_family,
@@ -288,3 +289,61 @@ def test_a_retired_size_gets_one_finding_from_the_retired_rule_only(name):
     found = {rule.name: messages(rule, size(name)) for rule in LIFECYCLE_RULES}
     assert {rule: len(texts) for rule, texts in found.items()} == {
         "aml-compute-approved-vm-family": 0, "aml-compute-retired-vm-series": 1, "aml-compute-vm-series-retiring": 0}
+
+
+# --- rule texts agree with the catalogue (issue 30) ---------------------------------------------------------------
+
+DATE = r"\d{4}-\d{2}(?:-\d{2})?"
+
+
+def contradictions(text: str) -> list[str]:
+    """What `text` says that the catalogue contradicts: a size it does not know, or a series or size followed by a
+    date, "NC, ND and NV (2023-09-06)", that is not its retirement date."""
+    problems = [f"{name}: not a known size" for name in re.findall(r"Standard_\w+", text)
+                if _size(name) is None]
+    for match in re.finditer(rf"([^():;]*?) \(({DATE})\)", text):
+        parts = (re.sub(r"^(e\.g\.|such as|including)\s+", "", part.strip())
+                 for part in re.split(r", | and ", match[1]))
+        for name in filter(None, parts):
+            size, family = _size(name), _family(name)
+            retirement = size.retirement if size else family.retirement if family else None
+            if (size or family) and (retirement is None or retirement.text != match[2]):
+                problems.append(f"{name} ({match[2]}): the catalogue says {retirement.text if retirement else 'none'}")
+    return problems
+
+
+def _size(name):
+    with contextlib.suppress(UnknownVmSize):
+        return parse_vm_size(name)
+    return None
+
+
+def _family(name):
+    with contextlib.suppress(UnknownVmSize):
+        return family_by_series(name)
+    return None
+
+
+@pytest.mark.parametrize("rule", ALL_RULES, ids=lambda rule: rule.name)
+def test_no_rule_text_contradicts_the_catalogue(rule):
+    assert contradictions(f"{rule.description} {rule.remediation}") == []
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("e.g. NC, NCv2, ND, NV (2023-08-31), Av1 and HB (2024-08-31)",  # 0.2.0's text
+     ["NC (2023-08-31): the catalogue says 2023-09-06", "ND (2023-08-31): the catalogue says 2023-09-06",
+      "NV (2023-08-31): the catalogue says 2023-09-06"]),
+    ("Azure ML's list (Standard_M128ms, Standard_F72s_v2; NC24s_v3 and NC24rs_v3 retired 2025-09-30)", []),
+    ("offered: Standard_M192is_v2 (2027-03-31), Standard_Foo9", ["Standard_Foo9: not a known size"]),
+    ("Dsv5 (2028-05-01)", ["Dsv5 (2028-05-01): the catalogue says none"]),
+], ids=["dates", "sizes-without-dates", "unknown-size", "not-retiring"])
+def test_the_contradiction_check_can_fail(text, expected):
+    assert contradictions(text) == expected
+
+
+def test_the_isolated_sizes_a_rule_text_offers_are_isolated_and_the_examples_are_approved():
+    offered = re.findall(r"Standard_\w+", aml_compute_isolated_size.RULE.description)
+    assert offered and all(parse_vm_size(name).isolated for name in offered)
+    for name in (aml_compute_approved_vm_family.EXAMPLE_CPU, aml_compute_approved_vm_family.EXAMPLE_GPU):
+        assert parse_vm_size(name).family.series in default_approved_series()
+    assert "M, NDv2 among the current ones" in aml_compute_approved_vm_family.RULE.remediation
