@@ -119,7 +119,7 @@ MESSAGES = {
     ("aml-required-tags", "cpu-bad"): "Resource 'cpu-bad' (machinelearningservices:Compute) must carry the tags "
     "owner, cost-center; found no value for owner, cost-center.",
     ("aml-compute-retired-vm-series", "ci-bad"): "Compute instance 'ci-bad' must not use a VM series retired for "
-    "Azure ML compute; found Standard_NC6 of series NC, retired on 2023-08-31; successors in the default "
+    "Azure ML compute; found Standard_NC6 of series NC, retired on 2023-09-06; successors in the default "
     "allowedSeries: NCasT4_v3.",
     ("aml-compute-network-isolated", "ci-bad"): "Compute instance 'ci-bad' must have a subnet or belong to a "
     "workspace whose managed network is isolated (isolationMode AllowInternetOutbound or "

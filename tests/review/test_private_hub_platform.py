@@ -40,9 +40,8 @@ FINDINGS = {
      f"Managed virtual network, you can't deploy compute resources inside your custom virtual network\", {LIMITS})."),
     ("aml-compute-retired-vm-series", M, "scoring-blue",
      "Managed online deployment 'scoring-blue' must not use a VM series retired for Azure ML compute; found "
-     "Standard_NC24s_v3 of series NCv3, retired on 2025-09-30; successors in the default allowedSeries: "
-     "NCads_H100_v5, NCasT4_v3, NVadsA10_v5; AMD successors (no CUDA: aml-gpu-cuda-compatible refuses them once "
-     "cudaVersion is set): NVads_V710_v5."),
+     "Standard_NC24s_v3 of series NCv3, retired on 2025-09-30; successors in the default allowedOnlineSeries: "
+     "NCads_H100_v5, NCasT4_v3, NVadsA10_v5."),
     ("aml-quota-budget", A, "scoring-blue",
      "Dedicated standardNCSv3Family (NCv3) cores in westeurope must fit the core quota of 72; found 96: scoring-blue "
      "ceil(1.2 x 3 instances) = 4 x 24 vCPUs = 96."),

@@ -71,7 +71,7 @@ CASES = [
 NATIVE_COMMIT = "f6dcc93b2b08eeea29114b7ef2d39c23fb5a33ca"
 NATIVE_DIR = ("DEBUG_CODEGEN_EXAMPLE_PYTHON/machinelearningservices/resource-manager/Microsoft.MachineLearningServices/"
               "stable/2023-04-01/examples/Compute/createOrUpdate")
-NC6 = "found Standard_NC6 of series NC, retired on 2023-08-31; successors in the default allowedSeries: NCasT4_v3."
+NC6 = "found Standard_NC6 of series NC, retired on 2023-09-06; successors in the default allowedSeries: NCasT4_v3."
 NO_SUBNET = ("must have a subnet or belong to a workspace whose managed network is isolated (isolationMode "
              "AllowInternetOutbound or AllowOnlyApprovedOutbound); found no subnet, and its workspace "
              "'workspaces123' is not in this stack.")
