@@ -2,11 +2,11 @@
 
 A platform team extends or corrects the catalogue without waiting for an amlkit release by giving the same
 `extraFamilies` list to each rule that reads VM sizes (aml-compute-approved-vm-family,
-aml-compute-retired-vm-series, aml-compute-vm-series-retiring, aml-gpu-cuda-compatible,
-aml-compute-isolated-size, aml-online-deployment-supported-size). Entries use the data file's keys (`amlkit/data/vm_families.yaml`): an entry naming
-a known series overrides the keys it gives (e.g. a `retired` date with its source); another entry adds a
-family. The JSON schema below validates the shape; the catalogue loader then checks the facts (templates,
-dates, sources, unique names) and names `<rule>.extraFamilies[i]...` in its errors.
+aml-compute-retired-vm-series, aml-compute-vm-series-retiring, aml-gpu-cuda-compatible, aml-compute-isolated-size,
+aml-online-deployment-supported-size). Entries use the data file's keys (`amlkit/data/vm_families.yaml`): an entry
+naming a known series overrides the keys it gives (e.g. a `retired` date with its source); another entry adds a
+family. The JSON schema below validates the shape; the catalogue loader then checks the facts (templates, dates,
+sources, unique names) and names `<rule>.extraFamilies[i]...` in its errors.
 """
 
 from __future__ import annotations
