@@ -22,21 +22,22 @@ dependencies (`StackResource.depends_on`) are consulted before any value is read
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from amlkit.policies.azure import (
     CLASSIC,
     CLASSIC_LOCKS,
     NATIVE_LOCKS,
     ComputeView,
-    WorkspaceView,
     compute_view,
     is_type,
-    workspace_view,
 )
 from amlkit.policies.framework import StackResource
+
+if TYPE_CHECKING:
+    from amlkit.policies.links import Name, Stack
 
 LOCK_TYPES = NATIVE_LOCKS
 LOCK_AT_RESOURCE_GROUP, LOCK_AT_SUBSCRIPTION, LOCK_AT_RESOURCE, LOCK_BY_SCOPE = LOCK_TYPES
@@ -179,6 +180,8 @@ class LockTarget:
     resource_group: str | None = None
     resource_name: str | None = None
     scope: str | None = None
+    group: Name | None = None
+    """A resource-group target's name as preview knows it (`resolved` only)."""
 
     def describe(self) -> str:
         return {
@@ -240,15 +243,39 @@ class LockView:
             scope=scope,
         )
 
+    def resolved(self, stack: Stack | None = None) -> LockTarget | None:
+        """`target` on what preview knows: a resource group's name followed through the graph (a
+        `resourceGroupName` built from a ResourceGroup resource is its name input), and an unknown `scope` built
+        from one ResourceGroup resource (`scope=rg.id`) is that group, one built from any other resource of the
+        stack a lock on that resource. `CannotLink` when an unknown scope names nothing of the stack."""
+        from amlkit.policies.azure import read_known
+        from amlkit.policies.links import CannotLink, Name, Stack, is_group
+
+        stack = stack if stack is not None else Stack([self.resource])
+        if self.is_type(LOCK_AT_SUBSCRIPTION):
+            return LockTarget("subscription")
+        if self.is_type(LOCK_AT_RESOURCE_GROUP):
+            return LockTarget("resourceGroup", group=stack.name_at(self.resource, "resourceGroupName", is_group))
+        if self.is_type(LOCK_AT_RESOURCE):
+            return LockTarget("resource")
+        known, _ = read_known(self.scope_text)
+        if known:
+            target = self.target()
+            if target is not None and target.kind == "resourceGroup":
+                return LockTarget(target.kind, target.subscription, target.resource_group, scope=target.scope,
+                                  group=Name(target.resource_group))
+            return target
+        sources = [stack.by_urn[urn] for urn in self.resource.property_dependencies.get("scope", ())
+                   if urn in stack.by_urn]
+        if any(not is_group(source) for source in sources):
+            return LockTarget("resource")
+        if len(sources) == 1:
+            return LockTarget("resourceGroup", group=stack.own_name(sources[0]))
+        raise CannotLink("its scope is unknown until deployment and built from no resource of this stack")
+
     def scope_text(self) -> str | None:
         """The raw `scope` input of a ByScope lock (reads it)."""
         return _text(self.resource.props, "scope")
-
-    def group_from(self, urns: Iterable[str]) -> bool:
-        """True for a resource-group lock whose `resourceGroupName` was built from one of `urns`."""
-        return self.is_type(LOCK_AT_RESOURCE_GROUP) and any(
-            self.resource.depends_on("resourceGroupName", urn) for urn in urns
-        )
 
 
 def _text(props: Mapping[str, Any], key: str) -> str | None:
@@ -263,106 +290,135 @@ def _text(props: Mapping[str, Any], key: str) -> str | None:
 class GroupRef:
     """A resource group some resource needs unlocked.
 
-    `holder` says why ("workspace 'mlw'"). `sources` are the stack's ResourceGroup resources its name
-    was built from (known at preview even when the name is not); `locate` reads (subscription, name)
-    only when needed. `label` is how messages name the group: the Pulumi name of the ResourceGroup
-    resource it comes from, else its Azure name.
+    `holder` says why ("workspace 'mlw'"). `group` is the group's name as preview knows it (`links.Name`: known,
+    or the stack's ResourceGroup resource it was built from, known even when the name is not); `subscription` is
+    the one an ARM id gives, else None (the provider's). `label` is how messages name the group: the Pulumi name
+    of the ResourceGroup resource it comes from, else its Azure name.
     """
 
     holder: str
-    sources: tuple[str, ...]
-    locate: Callable[[], tuple[str | None, str | None]]
+    group: Name
+    subscription: str | None = None
+    stack: Stack | None = None
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        """The stack's ResourceGroup resources the group's name was built from."""
+        return tuple(sorted(self.group.sources))
+
+    def locate(self) -> tuple[str | None, str | None]:
+        """(subscription, name); `CannotLink` when preview cannot know the name."""
+        if not self.group.known:
+            from amlkit.policies.links import CannotLink
+
+            raise CannotLink(f"the resource group of {self.holder} is unknown until deployment")
+        return self.subscription, self.group.text
 
     def label(self) -> str | None:
         if self.sources:
             return self.sources[0].rsplit("::", 1)[-1]
-        return self.locate()[1]
+        return self.group.text if self.group.known else "<unknown>"
 
     def covered_by(self, lock: LockView) -> LockTarget | None:
-        """The lock's target when it covers this group (or everything above it), else None."""
+        """The lock's target when it covers this group (or everything above it), else None; `CannotLink` (an
+        unknown) when preview cannot tell, never None."""
         if lock.is_type(LOCK_AT_RESOURCE):
             return None
-        if lock.group_from(self.sources):
-            return LockTarget("resourceGroup")
-        target = lock.target()
+        target = lock.resolved(self.stack)
         if target is None or target.kind == "resource":
             return None
         if target.kind == "managementGroup" or (target.kind == "subscription" and target.subscription is None):
             return target
-        subscription, name = self.locate()
-        if target.subscription is not None and subscription is not None and not same_name(
-            target.subscription, subscription
+        if target.subscription is not None and self.subscription is not None and not same_name(
+            target.subscription, self.subscription
         ):
             return None
         if target.kind == "subscription":
             return target
-        return target if same_name(target.resource_group, name) else None
+        assert target.group is not None
+        verdict = target.group.same(self.group)
+        if verdict is None:
+            from amlkit.policies.links import CannotLink
+
+            raise CannotLink(f"preview cannot tell whether it locks resource group {target.group.shown()} or "
+                             f"{self.group.shown()}, which holds {self.holder}")
+        return target if verdict else None
 
 
-def workspace_groups(resources: list[StackResource]) -> Iterator[GroupRef]:
+def _stack(resources: list[StackResource], stack: Stack | None) -> Stack:
+    from amlkit.policies.links import Stack
+
+    return stack if stack is not None else Stack(resources)
+
+
+def workspace_groups(resources: list[StackResource], stack: Stack | None = None) -> Iterator[GroupRef]:
     """The resource group of every workspace in the stack."""
-    groups = {r.urn for r in resources if is_resource_group(r.type)}
+    from amlkit.policies.links import is_group
+
+    stack = _stack(resources, stack)
+    for resource in stack.workspaces:
+        yield GroupRef(f"workspace '{resource.name}'", stack.name_at(resource, "resourceGroupName", is_group),
+                       None, stack)
+
+
+def compute_groups(resources: list[StackResource], stack: Stack | None = None) -> Iterator[GroupRef]:
+    """The resource group of the workspace of every compute whose workspace is not a workspace of the stack (a
+    literal ARM id of a workspace in another stack, common in platform repos): its group holds the compute all the
+    same. A compute whose workspace preview cannot link is included too (its own inputs name the group)."""
+    from amlkit.policies.links import CannotLink, is_compute
+
+    stack = _stack(resources, stack)
     for resource in resources:
-        view = workspace_view(resource.type, resource.props)
-        if view is not None:
-            yield GroupRef(
-                f"workspace '{resource.name}'",
-                _sources(resource, "resourceGroupName", groups),
-                functools.partial(_view_group, view),
-            )
+        if not is_compute(resource):
+            continue
+        try:
+            if stack.workspace_of(resource) is not None:
+                continue  # its workspace's group is one of `workspace_groups`
+        except CannotLink:
+            pass
+        ref = stack.compute_ref(resource)
+        if ref.group.known and ref.group.text is None:
+            continue  # no workspace id (another policy reports the compute)
+        yield GroupRef(f"workspace '{ref.name.shown()}' of compute '{resource.name}'", ref.group, ref.subscription,
+                       stack)
 
 
-def subnet_groups(resources: list[StackResource]) -> Iterator[GroupRef]:
+def subnet_groups(resources: list[StackResource], stack: Stack | None = None) -> Iterator[GroupRef]:
     """The resource group of every compute's subnet (clusters and instances put their NSG, load
     balancer and public IP there). A subnet built from a Subnet/VirtualNetwork resource in the stack
     is located through that resource, so its id need not be known at preview."""
-    by_urn = {r.urn: r for r in resources}
-    groups = {urn for urn, r in by_urn.items() if is_resource_group(r.type)}
+    from amlkit.policies.azure import read_known
+    from amlkit.policies.links import UNKNOWN_NAME, Name, is_group
+
+    stack = _stack(resources, stack)
     for resource in resources:
         compute = compute_view(resource.type, resource.props)
         if compute is None:
             continue
         holder = f"the subnet of compute '{resource.name}'"
-        network = _network_parent(resource, compute, by_urn)
+        network = network_parent(resource, compute, stack.by_urn)
         if network is not None:
-            yield GroupRef(
-                holder,
-                _sources(network, "resourceGroupName", groups),
-                functools.partial(_resource_group_input, network),
-            )
+            yield GroupRef(holder, stack.name_at(network, "resourceGroupName", is_group), None, stack)
             continue
-        subnet = compute.subnet_id
-        if subnet is None:
+        known, subnet = read_known(functools.partial(getattr, compute, "subnet_id"))
+        if known and subnet is None:
             continue
-        parsed = parse_arm_id(subnet)
-        located = (parsed.subscription, parsed.resource_group) if parsed else (None, None)
-        yield GroupRef(holder, (), functools.partial(_located, located))
+        parsed = parse_arm_id(subnet) if known else None
+        if parsed is None:
+            yield GroupRef(holder, UNKNOWN_NAME if not known else Name(None), None, stack)
+        else:
+            yield GroupRef(holder, Name(parsed.resource_group), parsed.subscription, stack)
 
 
-def _view_group(view: WorkspaceView) -> tuple[str | None, str | None]:
-    return None, view.resource_group_name
-
-
-def _resource_group_input(resource: StackResource) -> tuple[str | None, str | None]:
-    return None, _text(resource.props, "resourceGroupName")
-
-
-def _located(located: tuple[str | None, str | None]) -> tuple[str | None, str | None]:
-    return located
-
-
-def _network_parent(resource: StackResource, compute: ComputeView,
-                    by_urn: Mapping[str, StackResource]) -> StackResource | None:
+def network_parent(resource: StackResource, compute: ComputeView,
+                   by_urn: Mapping[str, StackResource]) -> StackResource | None:
+    """The stack's Subnet or VirtualNetwork resource a compute's subnet input was built from, if any."""
     subnet_input = "subnetResourceId" if compute.provider == CLASSIC else "properties"
     for urn in resource.property_dependencies.get(subnet_input, ()):
         candidate = by_urn.get(urn)
         if candidate is not None and _is_subnet_parent(candidate.type):
             return candidate
     return None
-
-
-def _sources(resource: StackResource, prop: str, groups: set[str]) -> tuple[str, ...]:
-    return tuple(urn for urn in resource.property_dependencies.get(prop, ()) if urn in groups)
 
 
 __all__ = [
@@ -373,6 +429,7 @@ __all__ = [
     "LOCK_TYPES",
     "ArmId",
     "GroupRef",
+    "compute_groups",
     "LockTarget",
     "LockView",
     "is_lock",

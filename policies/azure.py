@@ -31,7 +31,7 @@ written once for both providers.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, overload
 
@@ -671,21 +671,6 @@ def _retention_days(log: Mapping[str, Any]) -> int | None:
     return int(policy.get("days") or 0)
 
 
-def workspace_key(resource_group: str | None, name: str | None) -> tuple[str, str]:
-    """Case-insensitive identity of a workspace (ARM names are case-insensitive)."""
-    return ((resource_group or "").lower(), (name or "").lower())
-
-
-def workspaces_by_key(resources: Iterable[Any]) -> dict[tuple[str, str], Any]:
-    """The stack's workspaces (StackResource objects) keyed by (resource group, workspace name)."""
-    found = {}
-    for resource in resources:
-        view = workspace_view(resource.type, resource.props)
-        if view is not None:
-            found[workspace_key(view.resource_group_name, view.name)] = resource
-    return found
-
-
 def workspace_props(resource: Any) -> WorkspaceView:
     """The view of a workspace found by `workspaces_by_key` / `workspace_of` (a StackResource)."""
     view = workspace_view(resource.type, resource.props)
@@ -693,38 +678,16 @@ def workspace_props(resource: Any) -> WorkspaceView:
     return view
 
 
-def workspace_of(compute: Any, workspaces: Mapping[tuple[str, str], Any]) -> Any | None:
-    """The stack's workspace a compute (StackResource) belongs to, or None when it is not in the stack.
-
-    A compute whose workspace input (`workspaceName`, classic `machineLearningWorkspaceId`) was built from a
-    workspace's output belongs to that workspace even
-    while the name is unknown at preview (the dependency is known); otherwise the names are matched.
-    """
-    view = compute_view(compute.type, compute.props)
-    if view is None:
-        return None
-    for workspace in workspaces.values():
-        if _depends_on(compute, view.workspace_input, workspace.urn):
-            return workspace
-    return workspaces.get(workspace_key(view.resource_group_name, view.workspace_name))
+_LINKS = ("workspace_key", "workspaces_by_key", "workspace_of", "names_workspace")
+"""Linking helpers that moved to `amlkit.policies.links` (they follow the dependency graph); still importable here."""
 
 
-def names_workspace(arm_id: Any, workspace: Any) -> bool:
-    """True when `arm_id` is the ARM id of the stack's `workspace` (a StackResource): a
-    `Microsoft.MachineLearningServices/workspaces` id with its resource group and name (case-insensitive)."""
-    from amlkit.policies.arm import parse_arm_id, same_name
+def __getattr__(name: str) -> Any:
+    if name in _LINKS:
+        from amlkit.policies import links
 
-    parsed = parse_arm_id(arm_id)
-    if parsed is None or not parsed.is_resource("Microsoft.MachineLearningServices", "workspaces"):
-        return False
-    view = workspace_props(workspace)
-    return same_name(parsed.resource_group, view.resource_group_name) and same_name(parsed.name, view.name)
-
-
-def _depends_on(resource: Any, prop: str, urn: str) -> bool:
-    depends_on = getattr(resource, "depends_on", None)
-    return bool(depends_on and depends_on(prop, urn))
-
+        return getattr(links, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # --- private endpoints ------------------------------------------------------------------------------

@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from amlkit import azure_facts as facts
-from amlkit.policies.arm import parse_arm_id, same_name
 from amlkit.policies.azure import read_known, same_value, workspace_props, workspace_view
 from amlkit.policies.framework import Change, Finding, StackResource, cannot_tell
 
@@ -31,21 +30,19 @@ def is_project(workspace: StackResource) -> bool:
 
 def hub_of(project: StackResource, resources: Sequence[StackResource]) -> StackResource | None:
     """The stack's workspace a project's `hubResourceId` names: built from its outputs (known even at preview),
-    else the same resource group and name in the ARM id. None when the hub is not in the stack or the id is
-    unknown at preview."""
-    workspaces = [r for r in resources if workspace_view(r.type, r.props) is not None and r is not project]
-    for workspace in workspaces:
-        if project.depends_on("hubResourceId", workspace.urn):
-            return workspace
-    known, hub_id = read_known(lambda: workspace_props(project).hub_resource_id)
-    parsed = parse_arm_id(hub_id) if known else None
-    if parsed is None or not parsed.is_resource("Microsoft.MachineLearningServices", "workspaces"):
+    else the same resource group and name in the ARM id (the hub's group followed through the graph when unknown).
+    None when the hub is not in the stack, or preview cannot tell which workspace the id names (the callers then
+    report the project as unknown, never as passing)."""
+    from amlkit.policies.links import CannotLink, Stack
+
+    stack = Stack(resources)
+    ref = stack.id_ref(project, "hubResourceId", lambda: workspace_props(project).hub_resource_id)
+    if ref is None:
         return None
-    for workspace in workspaces:
-        view = workspace_props(workspace)
-        if same_name(parsed.resource_group, view.resource_group_name) and same_name(parsed.name, view.name):
-            return workspace
-    return None
+    try:
+        return stack.find(ref, f"project '{project.name}'", exclude=project)
+    except CannotLink:
+        return None
 
 
 def managed_network_of(workspace: StackResource, resources: Sequence[StackResource]) -> StackResource | None:

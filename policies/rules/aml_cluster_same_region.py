@@ -5,16 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from amlkit.policies.azure import (
-    CLUSTER,
-    compute_of,
-    compute_subject,
-    same_region,
-    workspace_of,
-    workspace_props,
-    workspaces_by_key,
-)
-from amlkit.policies.framework import Finding, Rule, StackResource, must
+from amlkit.policies.azure import CLUSTER, compute_of, compute_subject, same_region, workspace_props
+from amlkit.policies.framework import Finding, Rule, StackResource, cannot_tell, must
+from amlkit.policies.links import linked, workspaces_by_key
 
 
 def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -> Iterator[Finding]:
@@ -23,7 +16,10 @@ def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -
         compute = compute_of(resource.type, resource.props, CLUSTER)
         if compute is None:
             continue
-        workspace = workspace_of(resource, workspaces)
+        workspace, unknown = linked(resource, workspaces)
+        if unknown is not None and compute.location:
+            yield cannot_tell(compute_subject(resource.name, compute), "run in its workspace's region", unknown,
+                              resource.urn)
         if workspace is None:
             continue  # the workspace is defined elsewhere: its region is not known here
         region = workspace_props(workspace).location

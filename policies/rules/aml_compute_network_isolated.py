@@ -11,9 +11,7 @@ from amlkit.policies.azure import (
     compute_of,
     compute_subject,
     same_value,
-    workspace_of,
     workspace_props,
-    workspaces_by_key,
 )
 from amlkit.policies.framework import (
     Finding,
@@ -27,6 +25,7 @@ from amlkit.policies.framework import (
     psrule,
 )
 from amlkit.policies.hubs import JUDGED_BY_HUB, hub_of, hub_text, is_project
+from amlkit.policies.links import linked, workspaces_by_key
 
 ISOLATED_MODES = tuple(m for m in facts.MANAGED_NETWORK_ISOLATION_MODES if m != facts.MANAGED_NETWORK_ISOLATION_DEFAULT)
 EXPECTATION = ("have a subnet or belong to a workspace whose managed network is isolated (isolationMode "
@@ -37,12 +36,19 @@ def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -
     workspaces = workspaces_by_key(resources)
     for resource in resources:
         compute = compute_of(resource.type, resource.props, MANAGED)
-        if compute is None or compute.subnet_id:
+        if compute is None:
             continue
         subject = compute_subject(resource.name, compute)
-        workspace = workspace_of(resource, workspaces)
-        if workspace is None:
-            found = f"no subnet, and its workspace '{compute.workspace_name}' is not in this stack"
+        subnet, _ = workspaces.stack.subnet(resource)
+        if subnet:
+            continue
+        workspace, unknown = linked(resource, workspaces)
+        if subnet is None or unknown is not None:
+            reason = unknown or "its subnet id is unknown until deployment and built from no subnet of this stack"
+            yield cannot_tell(subject, EXPECTATION, reason, resource.urn)
+        elif workspace is None:
+            name = workspaces.stack.compute_ref(resource).name.shown()
+            found = f"no subnet, and its workspace '{name}' is not in this stack"
             yield Finding(must(subject, EXPECTATION, found), resource.urn)
         elif not is_project(workspace):
             mode = _mode(workspace)

@@ -26,12 +26,11 @@ from amlkit.policies.azure import (
     compute_subject,
     compute_view,
     same_region,
-    workspace_of,
     workspace_props,
-    workspaces_by_key,
 )
 from amlkit.policies.framework import Finding, Rule, StackResource, cannot_tell, must
 from amlkit.policies.hubs import hub_of, hub_text, is_project, managed_network_of
+from amlkit.policies.links import CannotLink, Stack, linked, workspaces_by_key
 
 SOURCE = "how-to-managed-network.md, Limitations"
 REGION = "Creating a compute cluster in a different region than the workspace isn't supported when using a managed " \
@@ -45,15 +44,20 @@ def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -
     workspaces = workspaces_by_key(resources)
     for resource in resources:
         compute = compute_view(resource.type, resource.props)
-        workspace = workspace_of(resource, workspaces) if compute is not None else None
-        if compute is None or workspace is None:
+        if compute is None:
+            continue
+        workspace, unknown = linked(resource, workspaces)
+        if unknown is not None and _could_breach(resource, compute, workspaces.stack):
+            yield cannot_tell(compute_subject(resource.name, compute), EXPECTATION, unknown, resource.urn)
+        if workspace is None:
             continue
         network = managed_network_of(workspace, resources)
         if network is not None:
-            yield from (Finding(message, resource.urn) for message in _breaches(resource, compute, workspace, network))
+            yield from (Finding(message, resource.urn)
+                        for message in _breaches(resource, compute, workspace, network, workspaces.stack))
         elif is_project(workspace) and hub_of(workspace, resources) is None:
             # a project shares its hub's managed network; with the hub elsewhere, what would breach is unknown
-            would = list(_breaches(resource, compute, workspace, workspace))
+            would = list(_breaches(resource, compute, workspace, workspace, workspaces.stack))
             if would:
                 yield cannot_tell(compute_subject(resource.name, compute), EXPECTATION,
                                   f"its workspace '{workspace.name}' is a project, which shares its hub's managed "
@@ -64,8 +68,15 @@ EXPECTATION = ("stay within what a managed network supports (its workspace's reg
                "Kubernetes or VM)")
 
 
+def _could_breach(resource: StackResource, compute: ComputeView, stack: Stack) -> bool:
+    """Whether the compute could breach some managed network (its workspace, so its region, being unknown)."""
+    if compute.compute_type in UNSUPPORTED_ATTACHED:
+        return True
+    return compute.compute_type in MANAGED and (stack.subnet(resource)[0] is not False or bool(compute.location))
+
+
 def _breaches(resource: StackResource, compute: ComputeView, workspace: StackResource,
-              network: StackResource) -> Iterator[str]:
+              network: StackResource, stack: Stack) -> Iterator[str]:
     subject = compute_subject(resource.name, compute)
     under = (f"under the managed network of workspace '{network.name}'" if network is workspace else
              f"under the managed network of hub '{network.name}' (workspace '{workspace.name}' is its project)")
@@ -79,8 +90,12 @@ def _breaches(resource: StackResource, compute: ComputeView, workspace: StackRes
     if region and compute.location and not same_region(region, compute.location):
         yield must(subject, f"run in its workspace's region {region} {under}",
                    f"{compute.location} (\"{REGION}\", {SOURCE})")
-    if compute.subnet_id:
-        yield must(subject, f"have no subnet {under}", f"subnet {compute.subnet_id} (\"{SUBNET}\", {SOURCE})")
+    subnet, shown = stack.subnet(resource)
+    if subnet is None:
+        raise CannotLink(f"the subnet of compute '{resource.name}' is unknown until deployment and built from no "
+                         "subnet of this stack")
+    if subnet:
+        yield must(subject, f"have no subnet {under}", f"subnet {shown} (\"{SUBNET}\", {SOURCE})")
 
 
 RULE = Rule(

@@ -21,31 +21,61 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from amlkit.policies.arm import LOCK_BY_SCOPE, GroupRef, LockView, is_lock, subnet_groups, workspace_groups
-from amlkit.policies.framework import Finding, Rule, StackResource, must
+from amlkit.policies.arm import (
+    LOCK_BY_SCOPE,
+    GroupRef,
+    LockView,
+    compute_groups,
+    is_lock,
+    parse_arm_id,
+    subnet_groups,
+    workspace_groups,
+)
+from amlkit.policies.azure import read_known
+from amlkit.policies.framework import Finding, Rule, StackResource, cannot_tell, must
+from amlkit.policies.links import CannotLink, Name, Stack
 
 
 def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -> Iterator[Finding]:
     locks = [LockView(r) for r in resources if is_lock(r)]
     if not locks:
         return
-    groups = [*workspace_groups(list(resources)), *subnet_groups(list(resources))]
+    stack = Stack(list(resources))
+    groups = [*workspace_groups(list(resources), stack), *compute_groups(list(resources), stack),
+              *subnet_groups(list(resources), stack)]
     if not groups:
         return
     for lock in locks:
         yield from _unparseable_scope(lock)
-        for group in groups:
+        yield from _covered(lock, groups)
+
+
+def _covered(lock: LockView, groups: list[GroupRef]) -> Iterator[Finding]:
+    """One finding per group the lock covers (a group two holders share is named once, for the first); one
+    unknown when preview cannot tell whether it covers one."""
+    reported: list[Name] = []
+    undecided: list[str] = []
+    for group in groups:
+        try:
             target = group.covered_by(lock)
-            if target is not None:
-                yield Finding(_message(lock, group, target.describe()), lock.resource.urn)
+        except CannotLink as unknown:
+            undecided.append(unknown.reason)
+            continue
+        if target is not None and not any(group.group.same(name) for name in reported):
+            reported.append(group.group)
+            yield Finding(_message(lock, group, target.describe()), lock.resource.urn)
+    if undecided:
+        expectation = ("not cover the resource group of a workspace or of a compute's subnet (a lock there blocks "
+                       "cluster scaling)")
+        yield cannot_tell(f"Management lock '{lock.name}'", expectation, undecided[0], lock.resource.urn)
 
 
 def _unparseable_scope(lock: LockView) -> Iterator[Finding]:
     """Fail closed: a ByScope lock whose scope is not an ARM id might cover anything."""
-    if lock.is_type(LOCK_BY_SCOPE) and lock.target() is None:
+    known, scope = read_known(lock.scope_text)
+    if lock.is_type(LOCK_BY_SCOPE) and known and parse_arm_id(scope) is None:
         expectation = "have an ARM resource id as scope, so that what it locks can be checked"
-        yield Finding(must(f"Management lock '{lock.name}'", expectation, repr(lock.scope_text())),
-                      lock.resource.urn)
+        yield Finding(must(f"Management lock '{lock.name}'", expectation, repr(scope)), lock.resource.urn)
 
 
 def _message(lock: LockView, group: GroupRef, found: str) -> str:

@@ -127,7 +127,8 @@ def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -
                     if demand is not None:
                         demands.append(demand)
             continue
-        demand, problems = demand_of(resource, compute, _workspace_location(resource, workspaces))
+        demand, problems = demand_of(resource, compute,
+                                     None if compute.location else _workspace_location(resource, workspaces))
         yield from (Finding(problem, resource.urn) for problem in problems)
         if demand is not None:
             kind = "compute instance" if compute.is_instance else "AmlCompute cluster"

@@ -28,10 +28,10 @@ from typing import Any
 from amlkit.policies.azure import (
     DiagnosticSettingView,
     diagnostic_setting_view,
-    names_workspace,
     workspace_view,
 )
 from amlkit.policies.framework import Change, Finding, Rule, StackResource, azure_policy, mcsb, must
+from amlkit.policies.links import names_workspace
 
 NAME = "aml-workspace-diagnostics"
 EXPECTATION = "have a diagnostic setting (monitor:DiagnosticSetting whose resourceUri is the workspace's id)"

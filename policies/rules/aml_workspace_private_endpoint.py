@@ -34,7 +34,6 @@ from typing import Any
 from amlkit.policies.azure import (
     STACK_REFERENCE,
     PrivateEndpointView,
-    names_workspace,
     private_endpoint_view,
     read_known,
     workspace_props,
@@ -51,6 +50,7 @@ from amlkit.policies.framework import (
     mcsb,
     must,
 )
+from amlkit.policies.links import names_workspace
 
 EXPECTATION = "have a private endpoint (group amlworkspace) when publicNetworkAccess is Disabled"
 

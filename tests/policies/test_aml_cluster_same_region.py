@@ -3,6 +3,7 @@ from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
 
 from amlkit.policies.framework import Finding
 from amlkit.policies.rules.aml_cluster_same_region import RULE
+from tests.policies import preview_fixtures as preview
 from tests.policies.compute_fixtures import (
     cluster,
     instance,
@@ -99,3 +100,28 @@ def test_unknown_location_is_unknown_not_a_pass():
 
 
 EXAMPLE = Example.of_builders(CASES, fails="other-location", passes="happy-path")
+
+
+# --- what a real preview knows: unknown ids with graph edges, literal ids of another stack, both providers ------
+
+PREVIEW_WORKSPACE = {}
+PREVIEW_CLUSTER = {"location": "northeurope"}
+UNKNOWN_LINK = ("compute 'gpu' names workspace <unknown> (resource group <unknown>), and preview cannot tell "
+                "whether that is workspace 'mlw' of this stack.")
+PREVIEW_CASES = [
+    ("graph", [("gpu", "AmlCompute cluster 'gpu' must run in its workspace's region westeurope (workspace 'mlw'); "
+               "found northeurope.", False)]),
+    ("literal-id-of-another-stack", []),
+    ("unknown-and-built-from-nothing-here",
+     [("gpu", "AmlCompute cluster 'gpu' must run in its workspace's region; cannot tell: " + UNKNOWN_LINK, True)]),
+]
+
+
+@pytest.mark.parametrize("provider", ["native", "classic"])
+@pytest.mark.parametrize(("of", "expected"), PREVIEW_CASES, ids=[c[0] for c in PREVIEW_CASES])
+def test_preview_knowledge(provider, of, expected):
+    rg = preview.group(provider)
+    ws = preview.workspace(provider, rg, **PREVIEW_WORKSPACE)
+    workspace_of = {"graph": ws, "literal-id-of-another-stack": preview.PLATFORM_ID}.get(of)
+    compute = preview.cluster(provider, workspace_of, rg if workspace_of is ws else None, **PREVIEW_CLUSTER)
+    assert preview.verdicts(RULE, [rg, ws, compute]) == expected

@@ -3,6 +3,7 @@ from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
 
 from amlkit.policies.framework import Finding
 from amlkit.policies.rules.aml_compute_network_isolated import RULE
+from tests.policies import preview_fixtures as preview
 from tests.policies.compute_fixtures import (
     attached_props,
     cluster,
@@ -135,8 +136,16 @@ def test_workspace_found_by_dependency_while_name_unknown():
 
 def test_unknown_subnet_is_unknown_not_a_pass():
     props = with_unknown(cluster_props(), f"{SUBNET}.id", UNKNOWN_STRING_VALUE)
-    with pytest.raises(UnknownValueError):
-        stack_findings(RULE, [workspace("mlw"), cluster(props=props)])
+    compute = cluster(props=props)
+    assert stack_findings(RULE, [workspace("mlw"), compute]) == [Finding(
+        f"AmlCompute cluster 'cpu-cluster' {EXPECT}; cannot tell: its subnet id is unknown until deployment and built "
+        "from no subnet of this stack.", compute.urn, unknown=True)]
+
+
+def test_unknown_subnet_built_from_a_stack_subnet_is_a_subnet():
+    subnet = resource("snet", {"resourceGroupName": "rg-net", "subnetName": "aml"}, "azure-native:network:Subnet")
+    props = with_unknown(cluster_props(), f"{SUBNET}.id", UNKNOWN_STRING_VALUE)
+    assert stack_findings(RULE, [subnet, cluster(props=props, depends={"properties": [subnet.urn]})]) == []
 
 
 def test_unknown_isolation_mode_is_unknown_not_a_pass():
@@ -147,3 +156,29 @@ def test_unknown_isolation_mode_is_unknown_not_a_pass():
 
 
 EXAMPLE = Example.of_builders(CASES, fails="no-subnet-workspace-disabled", passes="happy-path-subnets")
+
+
+# --- what a real preview knows: unknown ids with graph edges, literal ids of another stack, both providers ------
+
+PREVIEW_WORKSPACE = {"managedNetwork": {"isolationMode": "Disabled"}}
+PREVIEW_CLUSTER = {}
+UNKNOWN_LINK = ("compute 'gpu' names workspace <unknown> (resource group <unknown>), and preview cannot tell "
+                "whether that is workspace 'mlw' of this stack.")
+PREVIEW_CASES = [
+    ("graph", [("gpu", f"AmlCompute cluster 'gpu' {EXPECT}; found no subnet, and workspace 'mlw' has isolationMode "
+               "Disabled.", False)]),
+    ("literal-id-of-another-stack", [("gpu", f"AmlCompute cluster 'gpu' {EXPECT}; found no subnet, and its workspace "
+                                     "'mlw-platform' is not in this stack.", False)]),
+    ("unknown-and-built-from-nothing-here",
+     [("gpu", f"AmlCompute cluster 'gpu' {EXPECT}; cannot tell: " + UNKNOWN_LINK, True)]),
+]
+
+
+@pytest.mark.parametrize("provider", ["native", "classic"])
+@pytest.mark.parametrize(("of", "expected"), PREVIEW_CASES, ids=[c[0] for c in PREVIEW_CASES])
+def test_preview_knowledge(provider, of, expected):
+    rg = preview.group(provider)
+    ws = preview.workspace(provider, rg, **PREVIEW_WORKSPACE)
+    workspace_of = {"graph": ws, "literal-id-of-another-stack": preview.PLATFORM_ID}.get(of)
+    compute = preview.cluster(provider, workspace_of, rg if workspace_of is ws else None, **PREVIEW_CLUSTER)
+    assert preview.verdicts(RULE, [rg, ws, compute]) == expected

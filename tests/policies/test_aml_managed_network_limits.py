@@ -1,6 +1,7 @@
 import pytest
 
 from amlkit.policies.rules.aml_managed_network_limits import RULE
+from tests.policies import preview_fixtures as preview
 from tests.policies.compute_fixtures import (
     DELETE,
     SUBNET_ID,
@@ -96,3 +97,31 @@ def test_a_project_built_from_its_hub_is_matched_by_dependency():
                        depends={"hubResourceId": [HUB.urn]})
     assert stack_messages(RULE, [HUB, project, PROJECT_CLUSTER]) == [
         subnet("proj-cpu", under="under the managed network of hub 'hub' (workspace 'project' is its project)")]
+
+
+# --- what a real preview knows: unknown ids with graph edges, literal ids of another stack, both providers ------
+
+PREVIEW_WORKSPACE = {"managedNetwork": {"isolationMode": "AllowOnlyApprovedOutbound"}}
+PREVIEW_CLUSTER = {"location": "northeurope"}
+UNKNOWN_LINK = ("compute 'gpu' names workspace <unknown> (resource group <unknown>), and preview cannot tell "
+                "whether that is workspace 'mlw' of this stack.")
+PREVIEW_CASES = [
+    ("graph", [("gpu", "AmlCompute cluster 'gpu' must run in its workspace's region westeurope under the managed "
+               "network of workspace 'mlw'; found northeurope (\"Creating a compute cluster in a different region than "
+               "the workspace isn't supported when using a managed virtual network\", how-to-managed-network.md, "
+               "Limitations).", False)]),
+    ("literal-id-of-another-stack", []),
+    ("unknown-and-built-from-nothing-here",
+     [("gpu", "AmlCompute cluster 'gpu' must stay within what a managed network supports (its workspace's region, no "
+       "subnet, no attached Kubernetes or VM); cannot tell: " + UNKNOWN_LINK, True)]),
+]
+
+
+@pytest.mark.parametrize("provider", ["native", "classic"])
+@pytest.mark.parametrize(("of", "expected"), PREVIEW_CASES, ids=[c[0] for c in PREVIEW_CASES])
+def test_preview_knowledge(provider, of, expected):
+    rg = preview.group(provider)
+    ws = preview.workspace(provider, rg, **PREVIEW_WORKSPACE)
+    workspace_of = {"graph": ws, "literal-id-of-another-stack": preview.PLATFORM_ID}.get(of)
+    compute = preview.cluster(provider, workspace_of, rg if workspace_of is ws else None, **PREVIEW_CLUSTER)
+    assert preview.verdicts(RULE, [rg, ws, compute]) == expected

@@ -1,5 +1,5 @@
 import pytest
-from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError, unknown_checking_proxy
+from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, unknown_checking_proxy
 
 from amlkit.policies.rules.aml_no_resource_group_lock import RULE
 from tests.policies.examples import Example
@@ -24,6 +24,7 @@ from tests.policies.workspace_fixtures import (
     stack_messages,
     subnet_id,
     subscription_lock_props,
+    urn,
     workspace_id,
     workspace_props,
 )
@@ -119,8 +120,127 @@ def test_lock_from_another_group_resource_is_unknown_not_a_pass():
     other = res(RESOURCE_GROUP_TYPE, "rg-other", {})
     lock = res(LOCK_RG_TYPE, "lock-rg", unknown_checking_proxy(rg_lock_props(UNKNOWN_STRING_VALUE)),
                resourceGroupName=other.urn)
-    with pytest.raises(UnknownValueError):
-        RULE.evaluate_stack([RG, other, WS_IN_RG, lock])
+    assert verdicts([RG, other, WS_IN_RG, lock]) == [("lock-rg", UNKNOWN_PREFIX % "lock-rg" + (
+        "preview cannot tell whether it locks resource group <unknown> or <unknown>, which holds workspace 'mlw'."),
+        True)]
+
+
+# --- what a real preview knows: unknown ids and names, property dependencies, literal ids of other stacks -----
+
+CLASSIC_RG = "azure:core/resourceGroup:ResourceGroup"
+CLASSIC_WORKSPACE = "azure:machinelearning/workspace:Workspace"
+CLASSIC_CLUSTER = "azure:machinelearning/computeCluster:ComputeCluster"
+CLASSIC_LOCK = "azure:management/lock:Lock"
+STORAGE_TYPE = "azure-native:storage:StorageAccount"
+U = UNKNOWN_STRING_VALUE
+UNKNOWN_PREFIX = ("Management lock '%s' must not cover the resource group of a workspace or of a compute's subnet (a "
+                  "lock there blocks cluster scaling); cannot tell: ")
+PLATFORM_ID = workspace_id("rg-shared-ml", "mlw-platform")
+
+
+def verdicts(resources):
+    return [(f.urn.rsplit("::", 1)[-1], f.message, f.unknown) for f in RULE.evaluate_stack(resources)]
+
+
+def unknown(props):
+    return unknown_checking_proxy(props)
+
+
+# Created in this stack, as a real preview sees them: the groups' names are inputs (known), every id and output name
+# is unknown, and property dependencies say what each input was built from.
+NATIVE_RG = res(RESOURCE_GROUP_TYPE, "rg", {"resourceGroupName": "rg-ml", "location": "westeurope"})
+NATIVE_WS = res(WORKSPACE_TYPE, "mlw", unknown(workspace_props(resourceGroupName=U)), resourceGroupName=NATIVE_RG.urn)
+NATIVE_CLUSTER = res(COMPUTE_TYPE, "gpu", unknown(cluster_in_subnet(None, workspace=U, group=U)),
+                     workspaceName=NATIVE_WS.urn, resourceGroupName=NATIVE_RG.urn)
+C_RG = res(CLASSIC_RG, "rg", {"name": "rg-ml", "location": "westeurope"})
+C_WS = res(CLASSIC_WORKSPACE, "mlw", unknown({"name": "mlw-prod", "resourceGroupName": U}), resourceGroupName=C_RG.urn)
+C_CLUSTER = res(CLASSIC_CLUSTER, "gpu", unknown({"name": "gpu", "machineLearningWorkspaceId": U}),
+                machineLearningWorkspaceId=C_WS.urn)
+STORAGE = res(STORAGE_TYPE, "sa", {"accountName": "samlprod", "resourceGroupName": U})
+
+
+def classic_lock(name, scope, built_from=None):
+    """A classic lock; `built_from`: the URN its scope was built from (a property dependency)."""
+    deps = {"scope": built_from} if built_from else {}
+    return res(CLASSIC_LOCK, name, unknown({"name": name, "scope": scope, "lockLevel": "CanNotDelete"}), **deps)
+
+
+def literal_cluster(workspace_id_=PLATFORM_ID, **deps):
+    """A classic cluster of a workspace that lives in another stack, named by its literal ARM id."""
+    return res(CLASSIC_CLUSTER, "gpu", unknown({"name": "gpu", "machineLearningWorkspaceId": workspace_id_,
+                                                "vmSize": "Standard_D4ds_v4"}), **deps)
+
+
+NATIVE_LITERAL = res(COMPUTE_TYPE, "gpu", cluster_in_subnet(None, workspace="mlw-platform", group="rg-shared-ml"))
+OF_PLATFORM = "workspace 'mlw-platform' of compute 'gpu'"
+
+PREVIEW_CASES = [
+    ("native-rg-lock-built-from-the-workspace-group",
+     [NATIVE_RG, NATIVE_WS, NATIVE_CLUSTER,
+      res(LOCK_RG_TYPE, "lock", unknown(rg_lock_props(U)), resourceGroupName=NATIVE_RG.urn)],
+     [(*expect("lock", "rg", "workspace 'mlw'", RG_SCOPE), False)]),
+    ("native-literal-lock-name-meets-the-group-resource-name",
+     [NATIVE_RG, NATIVE_WS, NATIVE_CLUSTER, res(LOCK_RG_TYPE, "lock", rg_lock_props("RG-ML"))],
+     [(*expect("lock", "rg", "workspace 'mlw'", RG_SCOPE), False)]),
+    ("native-lock-on-another-named-group-resource-passes",
+     [NATIVE_RG, NATIVE_WS, NATIVE_CLUSTER, res(RESOURCE_GROUP_TYPE, "other", {"resourceGroupName": "rg-other"}),
+      res(LOCK_RG_TYPE, "lock", unknown(rg_lock_props(U)), resourceGroupName=urn(RESOURCE_GROUP_TYPE, "other"))],
+     []),
+    ("native-scope-lock-built-from-the-group-id",
+     [NATIVE_RG, NATIVE_WS, res(LOCK_SCOPE_TYPE, "lock", unknown(scope_lock_props(U)), scope=NATIVE_RG.urn)],
+     [(*expect("lock", "rg", "workspace 'mlw'", RG_SCOPE), False)]),
+    ("native-scope-lock-built-from-a-resource-id-passes",
+     [NATIVE_RG, NATIVE_WS, STORAGE, res(LOCK_SCOPE_TYPE, "lock", unknown(scope_lock_props(U)), scope=STORAGE.urn)],
+     []),
+    ("native-scope-unknown-and-built-from-nothing-here-is-unknown",
+     [NATIVE_RG, NATIVE_WS, res(LOCK_SCOPE_TYPE, "lock", unknown(scope_lock_props(U)))],
+     [("lock", UNKNOWN_PREFIX % "lock" + "its scope is unknown until deployment and built from no resource of this "
+       "stack.", True)]),
+    ("classic-lock-on-the-group-id",
+     [C_RG, C_WS, C_CLUSTER, classic_lock("lock", U, C_RG.urn)],
+     [(*expect("lock", "rg", "workspace 'mlw'", RG_SCOPE), False)]),
+    ("classic-lock-on-the-workspace-id-passes",
+     [C_RG, C_WS, C_CLUSTER, classic_lock("lock", U, C_WS.urn)], []),
+    ("classic-literal-lock-on-the-group-resource-name",
+     [C_RG, C_WS, C_CLUSTER, classic_lock("lock", rg_id("rg-ml"))],
+     [(*expect("lock", "rg", "workspace 'mlw'", RG_SCOPE), False)]),
+    # the probe of #29: a classic cluster of a workspace in another stack (literal id), a classic lock on its group
+    ("probe-classic-cluster-literal-workspace-id-classic-lock",
+     [literal_cluster(), classic_lock("lock", rg_id("rg-shared-ml"))],
+     [(*expect("lock", "rg-shared-ml", OF_PLATFORM, RG_SCOPE), False)]),
+    ("probe-classic-lock-built-from-a-looked-up-group-is-literal-too",
+     [literal_cluster(), classic_lock("lock", rg_id("RG-SHARED-ML"))],
+     [(*expect("lock", "rg-shared-ml", OF_PLATFORM, RG_SCOPE), False)]),
+    ("classic-literal-workspace-lock-in-another-subscription-passes",
+     [literal_cluster(), classic_lock("lock", rg_id("rg-shared-ml", OTHER_SUB))], []),
+    ("classic-literal-workspace-lock-on-another-group-passes",
+     [literal_cluster(), classic_lock("lock", rg_id("rg-other"))], []),
+    ("classic-literal-workspace-subscription-lock",
+     [literal_cluster(), res(LOCK_SUB_TYPE, "lock", subscription_lock_props())],
+     [(*expect("lock", "rg-shared-ml", OF_PLATFORM, SUB_SCOPE), False)]),
+    ("native-literal-workspace-native-rg-lock",
+     [NATIVE_LITERAL, res(LOCK_RG_TYPE, "lock", rg_lock_props("rg-shared-ml"))],
+     [(*expect("lock", "rg-shared-ml", OF_PLATFORM, RG_SCOPE), False)]),
+    ("native-literal-workspace-classic-lock",
+     [NATIVE_LITERAL, classic_lock("lock", rg_id("rg-shared-ml"))],
+     [(*expect("lock", "rg-shared-ml", OF_PLATFORM, RG_SCOPE), False)]),
+    ("a-workspace-of-the-stack-is-named-once",
+     [NATIVE_RG, NATIVE_WS, res(COMPUTE_TYPE, "gpu", cluster_in_subnet(None, workspace="mlw-prod", group="rg-ml")),
+      res(LOCK_RG_TYPE, "lock", rg_lock_props("rg-ml"))],
+     [(*expect("lock", "rg", "workspace 'mlw'", RG_SCOPE), False)]),
+    ("classic-workspace-id-from-elsewhere-unknown-is-unknown",
+     [literal_cluster(U), classic_lock("lock", rg_id("rg-shared-ml"))],
+     [("lock", UNKNOWN_PREFIX % "lock" + "preview cannot tell whether it locks resource group rg-shared-ml or "
+       "<unknown>, which holds workspace '<unknown>' of compute 'gpu'.", True)]),
+    ("classic-workspace-id-from-elsewhere-subscription-lock-still-covers",
+     [literal_cluster(U), res(LOCK_SUB_TYPE, "lock", subscription_lock_props())],
+     [(*expect("lock", "<unknown>", "workspace '<unknown>' of compute 'gpu'", SUB_SCOPE), False)]),
+]
+
+
+@pytest.mark.parametrize(("resources", "expected"), [c[1:] for c in PREVIEW_CASES], ids=[c[0] for c in PREVIEW_CASES])
+def test_preview_knowledge(resources, expected):
+    assert verdicts(resources) == expected
 
 
 def test_subnet_group_through_a_stack_subnet_resource():
