@@ -165,9 +165,11 @@ def read_known(read: Callable[[], Any]) -> tuple[bool, Any]:
     """
     from pulumi_policy.proxy import UnknownValueError  # only when a rule runs: its metadata imports nothing
 
+    from amlkit.policies.framework import CannotLink
+
     try:
         return True, read()
-    except UnknownValueError:
+    except (UnknownValueError, CannotLink):
         return False, None
 
 

@@ -72,6 +72,17 @@ def cannot_tell(subject: str, expectation: str, reason: str, urn: str | None = N
     return Finding(f"{subject} must {expectation}; cannot tell: {reason}.", urn, unknown=True)
 
 
+class CannotLink(Exception):
+    """Preview cannot tell which resource an input names (`amlkit.policies.links`). A rule reports it as an unknown
+    finding on the resource, or lets it out: the edge then reports the rule as unknown, as pulumi-policy reports an
+    unknown value (`amlkit.policies.pack`), and `azure.read_known` reads it as an unknown value. Not pulumi-policy's
+    `UnknownValueError` itself, so that reading the rules imports no Pulumi SDK."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
 @dataclass(frozen=True)
 class ResourceInput:
     """What a resource rule sees: the resource's type token, logical name, URN and inputs."""

@@ -12,8 +12,8 @@ pulumi-policy's `PolicyResource.property_dependencies`). A link is therefore dec
 2. the value: a known name or ARM id (a literal id of a workspace in another stack, common in platform repos);
    an unknown name built from ONE resource of the kind it names is that resource's own name input, which preview
    knows (a ResourceGroup's `resourceGroupName`, a workspace's `workspaceName`, a compute's `computeName`);
-3. otherwise the link cannot be told: `CannotLink` (an `UnknownValueError`), which a rule reports as *unknown*,
-   never a pass.
+3. otherwise the link cannot be told: `CannotLink` (`amlkit.policies.framework`), which a rule reports as *unknown*
+   for that resource, or, raised out of the rule, the pack reports as the rule's unknown; never a pass.
 
 `Name` is one name as preview knows it; `Stack` indexes the stack once per rule run.
 """
@@ -24,8 +24,6 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pulumi_policy.proxy import UnknownValueError
-
 from amlkit.policies.arm import is_resource_group, network_parent, parse_arm_id, same_name
 from amlkit.policies.azure import (
     compute_view,
@@ -33,20 +31,10 @@ from amlkit.policies.azure import (
     registry_view,
     workspace_view,
 )
+from amlkit.policies.framework import CannotLink as CannotLink  # re-exported: links raise it
 from amlkit.policies.framework import StackResource
 
 Kind = Callable[[StackResource], bool]
-
-
-class CannotLink(UnknownValueError):
-    """Preview cannot tell which resource an input names: raised as the unknown pulumi-policy reports, with why."""
-
-    def __init__(self, reason: str) -> None:
-        Exception.__init__(self, reason)
-        self.unknown_type_sentinel = ""
-        self.props: list[str] = []
-        self.message = reason
-        self.reason = reason
 
 
 @dataclass(frozen=True)

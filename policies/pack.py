@@ -25,6 +25,7 @@ from pulumi_policy.proxy import UnknownValueError
 from amlkit.policies.framework import (
     PACK_NAME,
     WAIVER_SCHEMA,
+    CannotLink,
     Finding,
     ResourceInput,
     Rule,
@@ -94,7 +95,10 @@ def _stack_policy(rule: Rule) -> StackValidationPolicy:
     def validate(args: StackValidationArgs, report: ReportViolation) -> None:
         given = args.get_config()
         resources = [_stack_resource(r) for r in args.resources]
-        findings = rule.evaluate_stack(resources, given)
+        try:
+            findings = rule.evaluate_stack(resources, given)
+        except CannotLink as unknown:  # a link preview cannot tell, out of the rule: the rule's unknown
+            raise CannotTell([unknown.reason]) from None
         _report(rule, findings, given, "", report, args.not_applicable)
 
     return StackValidationPolicy(validate=validate, **_metadata(rule))

@@ -11,6 +11,7 @@ from amlkit.policies.arm import (
     subnet_groups,
     workspace_groups,
 )
+from amlkit.policies.framework import CannotLink
 from tests.policies.workspace_fixtures import (
     COMPUTE_TYPE,
     LOCK_RESOURCE_TYPE,
@@ -220,7 +221,8 @@ def test_unrelated_unknown_lock_group_propagates():
     ws = res(WORKSPACE_TYPE, "w", workspace_props())
     lock = res(LOCK_RG_TYPE, "l", unknown_checking_proxy(rg_lock_props(UNKNOWN_STRING_VALUE)))
     (group,) = workspace_groups([ws])
-    with pytest.raises(UnknownValueError):
+    with pytest.raises(CannotLink, match="^preview cannot tell whether it locks resource group <unknown> or "
+                                         "rg-ml-prod, which holds workspace 'w'$"):
         group.covered_by(LockView(lock))
 
 

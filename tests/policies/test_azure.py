@@ -23,7 +23,7 @@ from amlkit.policies.azure import (
     workspace_view,
     workspaces_by_key,
 )
-from amlkit.policies.framework import StackResource
+from amlkit.policies.framework import CannotLink, StackResource
 from tests.policies.compute_fixtures import (
     USER_IDENTITY_ID,
     WORKSPACE_TYPE,
@@ -306,7 +306,9 @@ def test_workspace_of_by_dependency_when_name_unknown():
 
 def test_workspace_of_unknown_name_without_dependency_is_unknown():
     props = with_unknown(cluster_props(), "workspaceName", UNKNOWN_STRING_VALUE)
-    with pytest.raises(UnknownValueError):
+    with pytest.raises(CannotLink, match=r"^compute 'cpu-cluster' names workspace <unknown> \(resource group "
+                                         r"rg-ml-prod\), and preview cannot tell whether that is workspace 'mlw' of "
+                                         "this stack$"):
         workspace_of(cluster(props=props), workspaces_by_key([workspace("mlw")]))
 
 

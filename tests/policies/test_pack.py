@@ -18,7 +18,16 @@ from pulumi_policy.proxy import UnknownValueError
 
 from amlkit import __version__
 from amlkit.policies import ALL_RULES, RuleModuleError, discover
-from amlkit.policies.framework import EQUIVALENT_TOOLS, GROUPS, REF_PATTERN, TAGS, Finding, Rule, cannot_tell
+from amlkit.policies.framework import (
+    EQUIVALENT_TOOLS,
+    GROUPS,
+    REF_PATTERN,
+    TAGS,
+    CannotLink,
+    Finding,
+    Rule,
+    cannot_tell,
+)
 from amlkit.policies.pack import build_policies
 from amlkit.policies.rules import aml_cluster_min_nodes_zero
 from tests.policies.examples import example_of, rule_test_module, rule_test_path
@@ -179,7 +188,7 @@ def test_edge_fails_closed_on_a_malformed_waiver():
 
 def _stack_validate(findings, config=None):
     rule = Rule(name="demo-rule", description="d", severity="low", level="advisory", tags=(), url="u",
-                remediation="r", check_stack=lambda resources, config: findings)
+                remediation="r", check_stack=findings if callable(findings) else lambda resources, config: findings)
     policy = build_policies([rule])[0]
     reported = []
     try:
@@ -195,6 +204,14 @@ URN_A = f"urn:pulumi:prod::amlkit::{COMPUTE_TYPE}::a"
 def test_edge_reports_decided_findings_then_raises_the_unknown():
     findings = [Finding("a must x.", URN_A), cannot_tell("b", "y", "z"), cannot_tell("c", "y", "w")]
     assert _stack_validate(findings) == (["a must x."], "b must y; cannot tell: z. | c must y; cannot tell: w.")
+
+
+def test_edge_reports_a_link_the_rule_cannot_tell_as_its_unknown():
+    def check_stack(resources, config):
+        yield Finding("a must x.", URN_A)
+        raise CannotLink("compute 'gpu' names workspace <unknown>")
+
+    assert _stack_validate(check_stack) == ([], "compute 'gpu' names workspace <unknown>")
 
 
 def test_edge_without_unknown_raises_nothing():
