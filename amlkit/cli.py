@@ -88,9 +88,14 @@ PolicyPackConfig = Annotated[Path | None, typer.Option(
     "<environment>.json) files (default: the project's policy-config/<stack>.json when it exists, else the "
     "pack's defaults).",
     exists=True, file_okay=True, dir_okay=True)]
-Format = Annotated[ReportFormat, typer.Option("--format", "-f", help="Report format.")]
 Output = Annotated[Path | None, typer.Option("--output", "-o", help="Write the report to this file; print a "
                                              "short summary instead.", dir_okay=False)]
+Formats = Annotated[list[ReportFormat] | None, typer.Option(
+    "--format", "-f", help="Report format (default: table). Repeatable, paired in order with --output: "
+    "`-f sarif -o a.sarif -f markdown -o b.md` writes both reports of one review.")]
+Outputs = Annotated[list[Path] | None, typer.Option(
+    "--output", "-o", dir_okay=False, help="Write the report to this file and print a short summary instead "
+    "(repeatable: one per --format, in the same order).")]
 Jobs = Annotated[int | None, typer.Option("--jobs", "-j", min=1, metavar="N", help="Stacks reviewed in parallel "
                                           "(default: the CPUs this process may use).")]
 Timeout = Annotated[float, typer.Option("--timeout", min=1.0, metavar="SECONDS", help="Seconds allowed per stack.")]
@@ -225,8 +230,8 @@ def preview(
     stack: Stacks = None,
     policy_pack: PolicyPacks = None,
     policy_pack_config: PolicyPackConfigs = None,
-    format: Format = ReportFormat.table,
-    output: Output = None,
+    format: Formats = None,
+    output: Outputs = None,
     jobs: Jobs = None,
     timeout: Timeout = 120.0,
     verbose: Verbose = False,
@@ -240,7 +245,8 @@ def preview(
     if no_color:
         os.environ["NO_COLOR"] = "1"
     options = _options(policy_pack, policy_pack_config, jobs, timeout, verbose, states=state, base=base)
-    _review_and_report(stack_files, project_dir, stack, options, _Report(format, output, with_plan=True, strict=strict))
+    _review_and_report(stack_files, project_dir, stack, options, _Report(_pairs(format, output), with_plan=True,
+                                                                         strict=strict))
 
 
 @app.command()
@@ -250,8 +256,8 @@ def check(
     stack: Stacks = None,
     policy_pack: PolicyPacks = None,
     policy_pack_config: PolicyPackConfigs = None,
-    format: Format = ReportFormat.table,
-    output: Output = None,
+    format: Formats = None,
+    output: Outputs = None,
     jobs: Jobs = None,
     timeout: Timeout = 120.0,
     verbose: Verbose = False,
@@ -264,8 +270,8 @@ def check(
         if stack_files or stack:
             raise _usage("--state audits the given state files (each names its stack): it takes no stack files "
                          "and no --stack")
-        return _audit_and_report(state, project_dir, options, _Report(format, output))
-    _review_and_report(stack_files, project_dir, stack, options, _Report(format, output, strict=strict))
+        return _audit_and_report(state, project_dir, options, _Report(_pairs(format, output)))
+    _review_and_report(stack_files, project_dir, stack, options, _Report(_pairs(format, output), strict=strict))
 
 
 @app.command()
@@ -276,8 +282,8 @@ def analyze(
     project_dir: ProjectDir = Path("."),
     policy_pack: PolicyPacks = None,
     policy_pack_config: PolicyPackConfigs = None,
-    format: Format = ReportFormat.table,
-    output: Output = None,
+    format: Formats = None,
+    output: Outputs = None,
     jobs: Jobs = None,
     timeout: Timeout = 120.0,
     verbose: Verbose = False,
@@ -285,7 +291,7 @@ def analyze(
     """Audit deployed states without running the program, as `pulumi policy analyze --file` does (the same
     as `amlkit check --state FILE`)."""
     _audit_and_report(file, project_dir, _options(policy_pack, policy_pack_config, jobs, timeout, verbose),
-                      _Report(format, output))
+                      _Report(_pairs(format, output)))
 
 
 @app.command()
@@ -313,13 +319,25 @@ def rules(
 
 @dataclass(frozen=True)
 class _Report:
-    """How a command reports: the format, the file (None: stdout), the plan before the policies
+    """How a command reports: each (format, file) pair (file None: stdout), the plan before the policies
     (`preview`), and whether warnings fail the command (`--strict`)."""
 
-    fmt: ReportFormat
-    output: Path | None
+    outputs: tuple[tuple[ReportFormat, Path | None], ...]
     with_plan: bool = False
     strict: bool = False
+
+
+def _pairs(formats: list[ReportFormat] | None, outputs: list[Path] | None) -> tuple[tuple[ReportFormat, Path | None],
+                                                                                    ...]:
+    """The reports one review writes: `-f`/`-o` paired in order (one `-f` alone prints it; one `-o` alone gets
+    the table); several of either must come in pairs, as a second report on stdout would mix with the first."""
+    formats, outputs = formats or [], outputs or []
+    if len(formats) <= 1 and len(outputs) <= 1:
+        return ((formats[0] if formats else ReportFormat.table, outputs[0] if outputs else None),)
+    if len(formats) != len(outputs):
+        raise _usage(f"give one --output per --format, paired in order (got {len(formats)} --format and "
+                     f"{len(outputs)} --output)")
+    return tuple(zip(formats, outputs, strict=True))
 
 
 def _options(policy_packs: list[Path] | None, configs: list[Path] | None, jobs: int | None, timeout: float,
@@ -333,6 +351,7 @@ def _audit_and_report(states: list[Path], project_dir: Path, options: ReviewOpti
     """`check --state` and `analyze --file`: the packs over each deployed state, then the same reports."""
     with guarded(options.verbose):
         _check_pairing(options)
+        project_dir = _project_root(project_dir)
         review = importlib.import_module("amlkit.review.audit").audit(states, project_dir, options)
         _report(review, report, project_dir, options)
 
@@ -349,6 +368,14 @@ def _check_pairing(options: ReviewOptions) -> None:
     error = pairing_error(as_list(options.policy_pack), as_list(options.policy_pack_config))
     if error:
         raise UsageError(error)
+
+
+def _project_root(project_dir: Path) -> Path:
+    """The project to review, found as the Pulumi CLI finds it: the nearest directory at or above `project_dir`
+    with a Pulumi.yaml (so `amlkit check` works from any subdirectory of a project)."""
+    from amlkit.review.project import project_root
+
+    return project_root(project_dir)
 
 
 def _one_or_many(values: list[Path] | None) -> Path | tuple[Path, ...] | None:
@@ -390,6 +417,7 @@ def _review_and_report(stack_files: list[Path] | None, project_dir: Path, stacks
                 raise UsageError("--state and --base take --project-dir and --stack, not stack files")
             review = _review_files(stack_files, stacks, options)
         else:
+            project_dir = _project_root(project_dir)
             review = _review(project_dir, stacks, options)
         _report(review, report, project_dir, options)
 
@@ -447,14 +475,18 @@ def _report(review: Review, report: _Report, project_dir: Path, options: ReviewO
     from amlkit.review.pack.multi import as_list
     from amlkit.review.report.table import summary_line
 
-    fmt, output, strict = report.fmt, report.output, report.strict
-    rendered = render_report(review, fmt, project_dir, _pack_sources(review, as_list(options.policy_pack)),
-                             report.with_plan)
-    if output is None:
-        _print(rendered)
-    else:
-        _write(output, rendered)
-        typer.echo(f"{summary_line(review)}\nWrote the {fmt.value} report to {output}")
+    strict = report.strict
+    sources = _pack_sources(review, as_list(options.policy_pack))
+    written = []
+    for fmt, output in report.outputs:
+        rendered = render_report(review, fmt, project_dir, sources, report.with_plan)
+        if output is None:
+            _print(rendered)
+        else:
+            _write(output, rendered)
+            written.append(f"Wrote the {fmt.value} report to {output}")
+    if written:
+        typer.echo("\n".join([summary_line(review), *written]))
     failures: dict[str, list[str]] = {}  # one line per distinct failure (a program's error hits every stack)
     for stack in sorted(review.stacks, key=lambda s: s.stack):
         if stack.error:

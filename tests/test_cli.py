@@ -366,3 +366,39 @@ def test_a_waiver_that_matches_nothing_is_a_warning_in_every_format_and_an_error
     result = runner.invoke(cli.app, ["check", "-f", fmt, *flags])
     assert (result.exit_code, result.stderr.splitlines()[-1]) == (code, last)
     assert "resource 'gpu*' matches no resource of stack dev" in result.stdout
+
+
+def test_several_format_output_pairs_write_every_report_of_one_review(fake, tmp_path: Path) -> None:
+    engine = fake(Review(stacks=[prod_stack(), dev_stack()]))
+    result = runner.invoke(cli.app, ["check", "-f", "sarif", "-o", "a.sarif", "-f", "markdown", "-o", "b.md",
+                                     "-o", "c.json", "-f", "json"])
+    assert result.exit_code == 1
+    assert len(engine.calls) == 1
+    assert result.stdout == ("Summary: 2 stacks, 1 mandatory, 1 advisory, 1 waived, 1 unknown\n"
+                             "Wrote the sarif report to a.sarif\nWrote the markdown report to b.md\n"
+                             "Wrote the json report to c.json\n")
+    for fmt, name in (("sarif", "a.sarif"), ("markdown", "b.md"), ("json", "c.json")):
+        assert (tmp_path / name).read_text(encoding="utf-8") == runner.invoke(cli.app, ["check", "-f", fmt]).stdout
+
+
+@pytest.mark.parametrize(("args", "counts"), [
+    pytest.param(["-f", "sarif", "-f", "json", "-o", "a.sarif"], "2 --format and 1 --output", id="one-output"),
+    pytest.param(["-f", "sarif", "-f", "json"], "2 --format and 0 --output", id="two-on-stdout"),
+    pytest.param(["-o", "a", "-o", "b"], "0 --format and 2 --output", id="outputs-only"),
+])
+def test_formats_and_outputs_come_in_pairs(fake, args: list[str], counts: str) -> None:
+    engine = fake(Review(stacks=[dev_stack()]))
+    result = runner.invoke(cli.app, ["check", *args])
+    assert (result.exit_code, result.stderr) == (
+        2, f"amlkit: error: give one --output per --format, paired in order (got {counts})\n")
+    assert engine.calls == []
+
+
+def test_a_subdirectory_of_the_project_reviews_the_project(fake, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    engine = fake(Review(stacks=[dev_stack()]))
+    (tmp_path / "Pulumi.yaml").write_text("name: p\nruntime: python\n", encoding="utf-8")
+    (tmp_path / "stacks" / "team").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path / "stacks" / "team")
+    assert runner.invoke(cli.app, ["check"]).exit_code == 0
+    assert engine.calls[0]["project_dir"] == tmp_path.resolve()

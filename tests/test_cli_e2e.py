@@ -382,3 +382,16 @@ def test_e2e_rules_json_carries_the_rule_metadata() -> None:
         "AMLK-0001", "compute")
     assert policies["aml-cluster-min-nodes-zero"]["compliance"] is None
     assert [name for name, p in policies.items() if not p["ref"]] == []
+
+
+@pytest.mark.parametrize("runtime", ["nodejs", "yaml", "{name: dotnet}"])
+def test_a_program_in_another_language_exits_2_naming_its_runtime_and_the_pack(tmp_path: Path, runtime: str) -> None:
+    (tmp_path / "Pulumi.yaml").write_text(f"name: ml\nruntime: {runtime}\n", encoding="utf-8")
+    (tmp_path / "Pulumi.dev.yaml").write_text("config: {}\n", encoding="utf-8")
+    (tmp_path / "index.ts").write_text("export {};\n", encoding="utf-8")
+    result = runner.invoke(cli.app, ["check", "-C", str(tmp_path)])
+    name = runtime.removeprefix("{name: ").removesuffix("}")
+    pack = Path(str(files("amlkit.policies"))).resolve()
+    assert (result.exit_code, result.stdout, result.stderr) == (2, "", (
+        f"amlkit: error: {tmp_path / 'Pulumi.yaml'}: runtime {name!r}: amlkit reviews Python programs offline only; "
+        f"review this program with the Pulumi CLI: pulumi preview --policy-pack {pack}\n"))

@@ -250,8 +250,10 @@ def test_one_run_with_the_config_directory_matches_the_per_stack_runs(reviews: d
 def test_workflow_reviews_with_the_config_directory() -> None:
     workflow = yaml.safe_load((EXAMPLE / ".github" / "workflows" / "amlkit.yml").read_text(encoding="utf-8"))
     commands = [step["run"] for step in workflow["jobs"]["review"]["steps"] if "amlkit check" in step.get("run", "")]
-    assert len(commands) == 2
+    assert len(commands) == 1  # one review writes both reports (#31)
     assert all("--policy-pack-config policy-config " in command for command in commands)
+    assert commands[0].split()[-8:] == ["--format", "sarif", "--output", "amlkit.sarif",
+                                        "--format", "markdown", "--output", "amlkit.md"]
 
 
 # --- platform_config.validate, in process ------------------------------------------------------------

@@ -16,7 +16,7 @@ from amlkit.stackfile import namespace_problem, read_yaml
 
 __all__ = [
     "PROJECT_FILES", "Project", "SECRET_PLACEHOLDER", "StackConfig", "find_project_file", "ignored_stack_files",
-    "list_stacks", "load_project", "load_stack_config",
+    "list_stacks", "load_project", "load_stack_config", "project_root",
 ]
 
 # What a `secure:` value becomes: the review never decrypts, the program sees this placeholder.
@@ -71,6 +71,7 @@ def load_project(project_dir: Path) -> Project:
     name = data.get("name")
     if not isinstance(name, str) or not name:
         raise ConfigError(str(path), "name", "required: the project name (a non-empty string)", name)
+    _python_only(path, data.get("runtime"))
     main = _optional_str(path, data, "main", "a path")
     config_dir = _optional_str(path, data, "stackConfigDir", "a directory path")
     return Project(
@@ -84,6 +85,27 @@ def load_project(project_dir: Path) -> Project:
 def find_project_file(directory: Path) -> Path | None:
     """The directory's `Pulumi.yaml` (or `Pulumi.yml`); None when it has neither."""
     return next((directory / name for name in PROJECT_FILES if (directory / name).is_file()), None)
+
+
+def project_root(start: Path) -> Path:
+    """The project a command run in `start` works on, found as the Pulumi CLI finds it: the nearest of `start`
+    and its parents with a `Pulumi.yaml` (`start` as given when it has one, or when none has one: then the error
+    names it)."""
+    if find_project_file(start) is not None:
+        return start
+    return next((directory for directory in Path(start).resolve().parents if find_project_file(directory)), start)
+
+
+def _python_only(path: Path, runtime: Any) -> None:
+    """The offline review runs Python programs; any other runtime (`nodejs`, `yaml`, or a `runtime:` mapping
+    naming another language) is a usage error that says how the pack reviews it: with the Pulumi CLI."""
+    name = runtime.get("name") if isinstance(runtime, dict) else runtime
+    if name is None or name == "python":
+        return
+    from amlkit.review.pack.info import default_pack_dir
+
+    raise UsageError(f"{path}: runtime {name!r}: amlkit reviews Python programs offline only; review this program "
+                     f"with the Pulumi CLI: pulumi preview --policy-pack {default_pack_dir()}")
 
 
 def list_stacks(project_dir: Path) -> list[str]:

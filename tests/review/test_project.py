@@ -8,7 +8,8 @@ import shutil
 import pytest
 
 from amlkit.errors import ConfigError, UsageError
-from amlkit.review.project import SECRET_PLACEHOLDER, list_stacks, load_project, load_stack_config
+from amlkit.review.pack.info import default_pack_dir
+from amlkit.review.project import SECRET_PLACEHOLDER, list_stacks, load_project, load_stack_config, project_root
 from tests.review.helpers import FAULTY, RAW
 
 
@@ -128,3 +129,34 @@ def test_the_review_warns_about_an_ignored_stack_file(tmp_path, capsys):
         engine.review(tmp_path / "p", ["nosuch"])
     assert capsys.readouterr().err == ("amlkit: warning: stacks/Pulumi.staging.yml is ignored: a stack file must be "
                                        "named Pulumi.<stack>.yaml (Pulumi ignores this one too)\n")
+
+
+@pytest.mark.parametrize(("runtime", "name"), [
+    pytest.param("nodejs", "nodejs", id="nodejs"),
+    pytest.param("yaml", "yaml", id="yaml"),
+    pytest.param("{name: go, options: {binary: app}}", "go", id="mapping"),
+])
+def test_a_runtime_other_than_python_is_a_usage_error_naming_it_and_the_pack(tmp_path, runtime, name):
+    (tmp_path / "Pulumi.yaml").write_text(f"name: p\nruntime: {runtime}\n", encoding="utf-8")
+    with pytest.raises(UsageError) as raised:
+        load_project(tmp_path)
+    assert str(raised.value) == (f"{tmp_path.resolve() / 'Pulumi.yaml'}: runtime {name!r}: amlkit reviews Python "
+                                 "programs offline only; review this program with the Pulumi CLI: pulumi preview "
+                                 f"--policy-pack {default_pack_dir()}")
+
+
+@pytest.mark.parametrize("runtime", ["python", "{name: python, options: {toolchain: pip}}", None])
+def test_a_python_runtime_or_none_is_read(tmp_path, runtime):
+    (tmp_path / "Pulumi.yaml").write_text("name: p\n" + (f"runtime: {runtime}\n" if runtime else ""), encoding="utf-8")
+    assert load_project(tmp_path).name == "p"
+
+
+def test_the_project_root_is_the_nearest_directory_with_pulumi_yaml(tmp_path):
+    (tmp_path / "Pulumi.yaml").write_text("name: p\nruntime: python\n", encoding="utf-8")
+    deep = tmp_path / "stacks" / "team"
+    deep.mkdir(parents=True)
+    assert project_root(deep) == tmp_path.resolve()
+    assert project_root(tmp_path) == tmp_path
+    outside = tmp_path.parent / f"{tmp_path.name}-none"
+    outside.mkdir()
+    assert project_root(outside) == outside
