@@ -15,5 +15,7 @@ def test_the_cli_page_lists_every_flag_of_every_command() -> None:
         for param in command.params:
             if param.param_type_name == "option":
                 assert f"| `{param.opts[0]}`" in page, (name, param.opts)
-    assert "| `--format`, `-f` | Report format. | `table` (one of `table`, `json`, `sarif`, `markdown`) |" in page
+    assert ("| `--format`, `-f` | Report format (default: table). Repeatable, paired in order with --output: `-f sarif "
+            "-o a.sarif -f markdown -o b.md` writes both reports of one review. (repeatable) | one of `table`, `json`, "
+            "`sarif`, `markdown` |") in page
     assert "| 3 | the program or the policy pack failed" in page

@@ -22,6 +22,13 @@ EXIT_CODES = (
 )
 
 
+def _choices(param: Any) -> list[str]:
+    """The values of a repeatable enum option (`list[ReportFormat]`), else []."""
+    annotation = getattr(getattr(param, "type_descriptor", None), "annotation", None)
+    members = [arg for arg in getattr(annotation, "__args__", ()) if isinstance(arg, type) and issubclass(arg, enum.Enum)]
+    return [str(member.value) for member in members[0]] if members else []
+
+
 def _flag(param: Any) -> list[str]:
     names = ", ".join(f"`{opt}`" for opt in [*param.opts, *param.secondary_opts])
     if param.param_type_name == "argument":
@@ -30,6 +37,8 @@ def _flag(param: Any) -> list[str]:
     if isinstance(default, enum.Enum):
         allowed = ", ".join(f"`{member.value}`" for member in type(default))
         default_text = f"`{default.value}` (one of {allowed})"
+    elif default is None and _choices(param):
+        default_text = "one of " + ", ".join(f"`{choice}`" for choice in _choices(param))
     elif default in (None, False) or param.param_type_name == "argument":
         default_text = ""
     else:
