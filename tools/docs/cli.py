@@ -25,7 +25,8 @@ EXIT_CODES = (
 def _choices(param: Any) -> list[str]:
     """The values of a repeatable enum option (`list[ReportFormat]`), else []."""
     annotation = getattr(getattr(param, "type_descriptor", None), "annotation", None)
-    members = [arg for arg in getattr(annotation, "__args__", ()) if isinstance(arg, type) and issubclass(arg, enum.Enum)]
+    members = [arg for arg in getattr(annotation, "__args__", ())
+               if isinstance(arg, type) and issubclass(arg, enum.Enum)]
     return [str(member.value) for member in members[0]] if members else []
 
 
