@@ -151,7 +151,10 @@ def server_stop() -> None:
 
     with guarded(None):  # a socket directory that is not private: one line, exit 2
         state = server.stop()
-    typer.echo(f"amlkit server: stopped pid {state['pid']}" if state else "amlkit server: not running")
+    why, hung = ("", False) if state else server.absent()
+    typer.echo(f"amlkit server: stopped pid {state['pid']}" if state else f"amlkit server: {why}")
+    if hung:
+        raise typer.Exit(1)
 
 
 @server_app.command("status")
@@ -162,7 +165,7 @@ def server_status() -> None:
     with guarded(None):
         state = server.status()
     if state is None:
-        typer.echo("amlkit server: not running")
+        typer.echo(f"amlkit server: {server.absent()[0]}")
         raise typer.Exit(1)
     typer.echo(f"amlkit server: pid {state['pid']} listening on {state['socket']} for {', '.join(state['roots'])}; "
                f"{state['served']} command(s) served; idle timeout {state['idle_timeout']:g}s")

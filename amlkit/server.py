@@ -361,6 +361,24 @@ def stop() -> dict[str, Any] | None:
         return None
 
 
+def absent() -> tuple[str, bool]:
+    """Why no server answered, and whether one runs: none does ("not running", False), or one holds the server
+    lock without answering (stopped, hung: True)."""
+    try:
+        fd = os.open(socket_dir() / LOCK_NAME, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return "not running", False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+        return (f"pid {holder} holds {socket_dir() / LOCK_NAME} but does not answer within {CLIENT_TIMEOUT:g}s "
+                f"(stopped or hung): kill {holder}"), True
+    finally:
+        os.close(fd)
+    return "not running", False
+
+
 def status() -> dict[str, Any] | None:
     """This user's server's status, or None when none answers. ServerError as `stop`."""
     try:

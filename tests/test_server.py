@@ -403,3 +403,18 @@ def test_a_served_command_runs_in_the_client_s_environment_cwd_umask_and_time_zo
                            project / cwd)
         assert served_run == cold_run, case
         assert (served_run[0], served_run[4]) == (code, oct(0o100666 & ~mask)), case
+
+
+@pytest.mark.parametrize("command", ["status", "stop"])
+def test_status_and_stop_name_a_server_that_holds_the_lock_but_does_not_answer(server_dir, monkeypatch, command):
+    monkeypatch.setattr(server, "CLIENT_TIMEOUT", 0.3)
+    hung = server_process.Server([server_dir.parent], 60, path=server_dir / server.SOCKET_NAME)
+    hung.listen()  # listens, never accepts: as a stopped server
+    try:
+        result = CliRunner().invoke(app, ["server", command])
+    finally:
+        hung.close()
+    assert (result.exit_code, result.stdout) == (1, (
+        f"amlkit server: pid {os.getpid()} holds {server_dir / server.LOCK_NAME} but does not answer within 0.3s "
+        f"(stopped or hung): kill {os.getpid()}\n"))
+    assert CliRunner().invoke(app, ["server", command]).stdout == "amlkit server: not running\n"
