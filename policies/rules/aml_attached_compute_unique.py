@@ -14,8 +14,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from amlkit import azure_facts as facts
-from amlkit.policies.azure import ATTACHED, ComputeView, compute_of, compute_subject, workspace_of, workspaces_by_key
-from amlkit.policies.framework import Change, Finding, Rule, StackResource, must
+from amlkit.policies.azure import ATTACHED, ComputeView, compute_of, compute_subject
+from amlkit.policies.framework import CannotLink, Change, Finding, Rule, StackResource, must
+from amlkit.policies.links import Name, Workspaces, linked, workspaces_by_key
 
 ATTACH_ONCE = tuple(kind for kind in ATTACHED if kind not in facts.MULTI_ATTACH_KINDS)
 """The attached compute types a workspace may attach only once."""
@@ -51,14 +52,22 @@ def _target_text(compute: ComputeView) -> str:
     return str(compute.resource_id)
 
 
-def _workspace(resource: StackResource, compute: ComputeView,
-        workspaces: Mapping[tuple[str, str], Any]) -> tuple[Any, str]:
-    """(identity, name) of the compute's workspace: the stack's workspace resource, else its ARM names."""
-    workspace = workspace_of(resource, workspaces)
+def _workspace(resource: StackResource, compute: ComputeView, workspaces: Workspaces) -> tuple[Any, str]:
+    """(identity, name) of the compute's workspace: the stack's workspace resource, else its ARM names (as preview
+    knows them: a name built from a stack resource is that resource); `CannotLink` when preview cannot tell."""
+    workspace, _ = linked(resource, workspaces)
     if workspace is not None:
         return workspace.urn, workspace.name
-    group, name = compute.resource_group_name, compute.workspace_name
-    return ((group or "").lower(), (name or "").lower()), str(name)
+    ref = workspaces.stack.compute_ref(resource)
+    return (_identity(ref.group, resource), _identity(ref.name, resource)), ref.name.shown()
+
+
+def _identity(name: Name, resource: StackResource) -> str:
+    if name.known:
+        return (name.text or "").lower()
+    if name.sources:
+        return min(name.sources)
+    raise CannotLink(f"the workspace of compute '{resource.name}' is unknown until deployment")
 
 
 RULE = Rule(

@@ -29,7 +29,7 @@ import functools
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from amlkit.policies.arm import parse_arm_id, same_name
+from amlkit.policies.arm import parse_arm_id
 from amlkit.policies.azure import (
     BUILTIN_ROLES,
     WITH_IDENTITY,
@@ -37,13 +37,12 @@ from amlkit.policies.azure import (
     RoleAssignmentView,
     compute_of,
     compute_subject,
-    compute_view,
     is_type,
     read_known,
     role_assignment_view,
-    workspace_of,
 )
-from amlkit.policies.framework import Change, Finding, Rule, StackResource, cannot_tell, must
+from amlkit.policies.framework import CannotLink, Change, Finding, Rule, StackResource, cannot_tell, must
+from amlkit.policies.links import Name, Stack, Workspaces, both, workspace_of
 
 SYSTEM = "systemassigned"
 USER = "userassigned"
@@ -99,7 +98,7 @@ def identity_kinds(raw: Any) -> set[str]:
 
 
 def idle_shutdown(subject: str, instance: StackResource, compute: ComputeView,
-                  assignments: list[StackResource], workspaces: Mapping[Any, StackResource]) -> Iterator[Finding]:
+                  assignments: list[StackResource], workspaces: Workspaces) -> Iterator[Finding]:
     """An instance's identity must hold Contributor (or Owner) on its workspace or a scope above it."""
     mine = [a for a in assignments if _grants_to(a, instance, compute)]
     if not mine:
@@ -109,7 +108,8 @@ def idle_shutdown(subject: str, instance: StackResource, compute: ComputeView,
     _, workspace = read_known(lambda: workspace_of(instance, workspaces))
     undecided = []
     for assignment in mine:
-        known, grants = read_known(functools.partial(_grants_contributor, assignment, instance, workspace))
+        known, grants = read_known(functools.partial(_grants_contributor, assignment, instance, workspace,
+                                                     workspaces.stack))
         if known and grants:
             return
         if not known:
@@ -149,26 +149,32 @@ def _is_contributor(assignment: StackResource) -> bool:
     return _assignment(assignment).role_guid in (CONTRIBUTOR, OWNER)
 
 
-def _grants_contributor(assignment: StackResource, instance: StackResource, workspace: StackResource | None) -> bool:
-    return _is_contributor(assignment) and _covers(assignment, instance, workspace)
+def _grants_contributor(assignment: StackResource, instance: StackResource, workspace: StackResource | None,
+                        stack: Stack) -> bool:
+    return _is_contributor(assignment) and _covers(assignment, instance, workspace, stack)
 
 
-def _covers(assignment: StackResource, instance: StackResource, workspace: StackResource | None) -> bool:
-    """The scope is the instance's workspace, its resource group or a subscription."""
-    if workspace is not None and assignment.depends_on("scope", workspace.urn):
+def _covers(assignment: StackResource, instance: StackResource, workspace: StackResource | None,
+            stack: Stack) -> bool:
+    """The scope is the instance's workspace, its resource group or a subscription: built from the workspace's or
+    the group's outputs (`scope=workspace.id`, `scope=rg.id`, known even at preview), else by its ARM id.
+    `CannotLink` when preview cannot tell."""
+    ref = stack.workspace_ref(workspace) if workspace is not None else stack.compute_ref(instance)
+    if any(assignment.depends_on("scope", urn) for urn in ref.whole | ref.group.sources):
         return True
     scope = parse_arm_id(_assignment(assignment).scope)
     if scope is None:
         return False
     if scope.kind == "subscription":
         return True
-    compute = compute_view(instance.type, instance.props)
-    if compute is None or not same_name(scope.resource_group, compute.resource_group_name):
+    if scope.kind == "resource" and not scope.is_resource("Microsoft.MachineLearningServices", "workspaces"):
         return False
-    if scope.kind == "resourceGroup":
-        return True
-    return scope.is_resource("Microsoft.MachineLearningServices", "workspaces") and same_name(
-        scope.name, compute.workspace_name)
+    verdict = Name(scope.resource_group).same(ref.group)
+    if scope.kind == "resource":
+        verdict = both(verdict, Name(scope.name).same(ref.name))
+    if verdict is None:
+        raise CannotLink(f"preview cannot tell whether scope {scope.text} holds the instance's workspace")
+    return verdict
 
 
 RULE = Rule(

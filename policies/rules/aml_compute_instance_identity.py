@@ -18,8 +18,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from amlkit.policies.azure import INSTANCE, compute_of, compute_subject, role_assignment_view, workspaces_by_key
+from amlkit.policies.azure import INSTANCE, compute_of, compute_subject, role_assignment_view
 from amlkit.policies.framework import Finding, Rule, StackResource, must
+from amlkit.policies.links import workspaces_by_key
 from amlkit.policies.rules.aml_compute_identity import identity_kinds, idle_shutdown
 
 NAME = "aml-compute-instance-identity"

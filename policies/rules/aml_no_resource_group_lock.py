@@ -33,7 +33,7 @@ from amlkit.policies.arm import (
 )
 from amlkit.policies.azure import read_known
 from amlkit.policies.framework import Finding, Rule, StackResource, cannot_tell, must
-from amlkit.policies.links import CannotLink, Name, Stack
+from amlkit.policies.links import CannotLink, Stack
 
 
 def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -> Iterator[Finding]:
@@ -51,9 +51,8 @@ def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -
 
 
 def _covered(lock: LockView, groups: list[GroupRef]) -> Iterator[Finding]:
-    """One finding per group the lock covers (a group two holders share is named once, for the first); one
-    unknown when preview cannot tell whether it covers one."""
-    reported: list[Name] = []
+    """One finding per group (and holder) the lock covers; one unknown when preview cannot tell whether it covers
+    one."""
     undecided: list[str] = []
     for group in groups:
         try:
@@ -61,8 +60,7 @@ def _covered(lock: LockView, groups: list[GroupRef]) -> Iterator[Finding]:
         except CannotLink as unknown:
             undecided.append(unknown.reason)
             continue
-        if target is not None and not any(group.group.same(name) for name in reported):
-            reported.append(group.group)
+        if target is not None:
             yield Finding(_message(lock, group, target.describe()), lock.resource.urn)
     if undecided:
         expectation = ("not cover the resource group of a workspace or of a compute's subnet (a lock there blocks "

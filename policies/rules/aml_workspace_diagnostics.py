@@ -28,10 +28,11 @@ from typing import Any
 from amlkit.policies.azure import (
     DiagnosticSettingView,
     diagnostic_setting_view,
+    read_known,
     workspace_view,
 )
-from amlkit.policies.framework import Change, Finding, Rule, StackResource, azure_policy, mcsb, must
-from amlkit.policies.links import names_workspace
+from amlkit.policies.framework import Change, Finding, Rule, StackResource, azure_policy, cannot_tell, mcsb, must
+from amlkit.policies.links import Stack
 
 NAME = "aml-workspace-diagnostics"
 EXPECTATION = "have a diagnostic setting (monitor:DiagnosticSetting whose resourceUri is the workspace's id)"
@@ -41,15 +42,24 @@ def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -
     workspaces = [r for r in resources if workspace_view(r.type, r.props) is not None]
     settings = [r for r in resources if diagnostic_setting_view(r.type, r.props) is not None]
     workspace_urns = {w.urn for w in workspaces}
+    stack = Stack(resources)
     for workspace in workspaces:
-        found = _what_is_missing(workspace, settings, workspace_urns)
-        if found is not None:
-            expectation = EXPECTATION if not found else LOGS_EXPECTATION
+        found, undecided = _what_is_missing(workspace, settings, workspace_urns, stack)
+        if found is None:
+            continue
+        expectation = EXPECTATION if not found else LOGS_EXPECTATION
+        if undecided:
+            yield cannot_tell(f"Workspace '{workspace.name}'", expectation, f"preview cannot tell whether diagnostic "
+                              f"setting '{undecided[0]}' targets it", workspace.urn)
+        else:
             yield Finding(must(f"Workspace '{workspace.name}'", expectation, found or None), workspace.urn)
 
 
-def _what_is_missing(workspace: StackResource, settings: list[StackResource], workspace_urns: set[str]) -> str | None:
-    """None when a setting exports the workspace's logs; "" when no setting targets it; else each setting's gap.
+def _what_is_missing(workspace: StackResource, settings: list[StackResource], workspace_urns: set[str],
+                     stack: Stack) -> tuple[str | None, list[str]]:
+    """None when a setting exports the workspace's logs; "" when no setting targets it; else each setting's gap;
+    with the settings preview cannot tell from this workspace's (their target id is known, the workspace's group
+    is not).
 
     Settings built from the workspace's outputs are judged first; ids are parsed only when none of them
     exports the logs, so an unrelated setting's unknown id cannot turn a pass into an unknown.
@@ -57,21 +67,25 @@ def _what_is_missing(workspace: StackResource, settings: list[StackResource], wo
     dependent = [s for s in settings if s.depends_on(_setting(s).target_input, workspace.urn)]
     problems = [(s, _problem(s)) for s in dependent]
     if any(problem is None for _, problem in problems):
-        return None
+        return None, []
     others = workspace_urns - {workspace.urn}
-    literal = [s for s in settings if s not in dependent
-               and not any(s.depends_on(_setting(s).target_input, urn) for urn in others) and _targets(s, workspace)]
-    problems += [(s, _problem(s)) for s in literal]
+    rest = [s for s in settings if s not in dependent
+            and not any(s.depends_on(_setting(s).target_input, urn) for urn in others)]
+    verdicts = [(s, _targets(s, workspace, stack)) for s in rest]
+    problems += [(s, _problem(s)) for s, verdict in verdicts if verdict]
     if any(problem is None for _, problem in problems):
-        return None
-    return "; ".join(f"setting '{setting.name}' {problem}" for setting, problem in problems)
+        return None, []
+    undecided = [s.name for s, verdict in verdicts if verdict is None]
+    return "; ".join(f"setting '{setting.name}' {problem}" for setting, problem in problems), undecided
 
 
 LOGS_EXPECTATION = "export its resource logs: a diagnostic setting with a log entry enabled (logs[].enabled true)"
 
 
-def _targets(setting: StackResource, workspace: StackResource) -> bool:
-    return names_workspace(_setting(setting).target_id, workspace)
+def _targets(setting: StackResource, workspace: StackResource, stack: Stack) -> bool | None:
+    """Whether the setting's `resourceUri` is the workspace's id; None when preview cannot tell."""
+    known, verdict = read_known(lambda: stack.names_workspace(_setting(setting).target_id, workspace))
+    return verdict if known else None
 
 
 def _problem(setting: StackResource) -> str | None:

@@ -20,15 +20,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from amlkit.policies.azure import (
-    MANAGED,
-    compute_view,
-    registry_view,
-    workspace_of,
-    workspace_props,
-    workspaces_by_key,
-)
+from amlkit.policies.arm import parse_arm_id
+from amlkit.policies.azure import MANAGED, compute_view, read_known, registry_view, workspace_props
 from amlkit.policies.framework import Finding, Rule, StackResource, cannot_tell, must
+from amlkit.policies.links import Name, Stack, Workspaces, both, is_compute, is_group, linked, workspaces_by_key
 
 SOURCE = "how-to-managed-network.md, Configure image builds"
 EXPECTATION = "name a compute cluster or instance of the workspace in imageBuildCompute"
@@ -42,15 +37,11 @@ def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -
         if view.kind.lower() == "project":
             continue
         subject = f"Workspace '{workspace.name}'"
-        name = view.image_build_compute
-        if name:
-            computes = _computes_of(workspace, resources, workspaces)
-            if name.lower() not in computes:
-                found = f"{name}, which names no compute cluster or instance of the workspace in the stack"
-                known = f" (computes: {', '.join(sorted(computes.values()))})" if computes else ""
-                yield Finding(must(subject, EXPECTATION, found + known), workspace.urn)
+        name = workspaces.stack.name_at(workspace, type(view).image_build_compute.path, is_compute)
+        if not name.known or name.text:
+            yield from _dangling(subject, workspace, name, resources, workspaces)
             continue
-        privacy = _registry_privacy(workspace, registries)
+        privacy = _registry_privacy(workspace, registries, workspaces.stack)
         if privacy is None:
             continue
         if privacy == "unknown":
@@ -61,30 +52,73 @@ def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -
                                f"(\"it can't be used to directly build Docker images\", {SOURCE})"), workspace.urn)
 
 
+def _dangling(subject: str, workspace: StackResource, name: Name, resources: Sequence[StackResource],
+              workspaces: Workspaces) -> Iterator[Finding]:
+    """A finding when `imageBuildCompute` names no cluster or instance of the workspace in the stack (built from a
+    compute's output: that compute); unknown when preview cannot tell."""
+    computes, undecided = _computes_of(workspace, resources, workspaces)
+    if any(urn in name.sources for urn, _ in computes):
+        return
+    if name.known and name.text and name.text.lower() in {text.lower() for _, text in computes}:
+        return
+    if not name.known or undecided:
+        why = ("imageBuildCompute is unknown until deployment" if not name.known else
+               f"preview cannot tell which workspace compute {undecided[0]!r} belongs to")
+        yield cannot_tell(subject, EXPECTATION, why, workspace.urn)
+        return
+    found = f"{name.text}, which names no compute cluster or instance of the workspace in the stack"
+    known = f" (computes: {', '.join(sorted(text for _, text in computes))})" if computes else ""
+    yield Finding(must(subject, EXPECTATION, found + known), workspace.urn)
+
+
 def _computes_of(workspace: StackResource, resources: Sequence[StackResource],
-                 workspaces: Mapping[tuple[str, str], StackResource]) -> dict[str, str]:
-    """The workspace's clusters and instances in the stack: lower-case name -> name."""
-    found = {}
+                 workspaces: Workspaces) -> tuple[list[tuple[str, str]], list[str]]:
+    """The workspace's clusters and instances in the stack as (URN, name), and the names of the computes preview
+    cannot link to a workspace."""
+    found, undecided = [], []
     for resource in resources:
         compute = compute_view(resource.type, resource.props)
-        if compute is None or compute.compute_type not in MANAGED or compute.compute_name is None:
+        if compute is None or compute.compute_type not in MANAGED:
             continue
-        if workspace_of(resource, workspaces) is workspace:
-            found[compute.compute_name.lower()] = compute.compute_name
-    return found
+        own = workspaces.stack.own_name(resource)
+        linked_to, unknown = linked(resource, workspaces)
+        if unknown is not None:
+            undecided.append(own.shown())
+        elif linked_to is workspace:
+            found.append((resource.urn, own.text or resource.name))
+    return found, undecided
 
 
-def _registry_privacy(workspace: StackResource, registries: list[StackResource]) -> str | None:
+def _registry_privacy(workspace: StackResource, registries: list[StackResource], stack: Stack) -> str | None:
     """The name of the workspace's registry when it is private; None when it has none or a public one;
-    "unknown" when it names a registry outside the stack."""
+    "unknown" when it names a registry outside the stack, or preview cannot tell which."""
     view = workspace_props(workspace)
-    given = view.container_registry
     for registry in registries:
-        registry_props = registry_view(registry.type, registry.props)
-        assert registry_props is not None
-        if workspace.depends_on(view.container_registry_input, registry.urn) or registry_props.has_id(given):
-            return registry.name if registry_props.is_private else None
-    return None if not given else "unknown"
+        if workspace.depends_on(view.container_registry_input, registry.urn):
+            return _privacy(registry)
+    known, given = read_known(lambda: view.container_registry)
+    if known and not given:
+        return None
+    for registry in registries:
+        if known and _names_registry(given, registry, stack):
+            return _privacy(registry)
+    return "unknown"
+
+
+def _privacy(registry: StackResource) -> str | None:
+    registry_props = registry_view(registry.type, registry.props)
+    assert registry_props is not None
+    return registry.name if registry_props.is_private else None
+
+
+def _names_registry(arm_id: Any, registry: StackResource, stack: Stack) -> bool | None:
+    """Whether a known ARM id names the stack's `registry` (its group followed through the graph); None: cannot
+    tell."""
+    parsed = parse_arm_id(arm_id)
+    if parsed is None or not parsed.is_resource("Microsoft.ContainerRegistry", "registries"):
+        return False
+    group = stack.name_at(registry, "resourceGroupName", is_group)
+    return both(Name(parsed.name).same(stack.own_name(registry)), Name(parsed.resource_group).same(group))
 
 
 RULE = Rule(

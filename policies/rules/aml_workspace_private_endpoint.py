@@ -50,7 +50,7 @@ from amlkit.policies.framework import (
     mcsb,
     must,
 )
-from amlkit.policies.links import names_workspace
+from amlkit.policies.links import Stack
 
 EXPECTATION = "have a private endpoint (group amlworkspace) when publicNetworkAccess is Disabled"
 
@@ -60,11 +60,12 @@ def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -
     references = [r.name for r in resources if r.type == STACK_REFERENCE]
     workspaces = [r for r in resources if workspace_view(r.type, r.props) is not None]
     others = {w.urn for w in workspaces}
+    stack = Stack(resources)
     for workspace in workspaces:
         view = workspace_props(workspace)
         if view.kind.lower() == "project" or view.public_network_access.lower() != "disabled":
             continue
-        served, unknown = _served(workspace, endpoints, others - {workspace.urn})
+        served, unknown = _served(workspace, endpoints, others - {workspace.urn}, stack)
         if served:
             continue
         subject = f"Workspace '{workspace.name}'"
@@ -79,9 +80,11 @@ def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -
                                "outbound traffic only)"), workspace.urn)
 
 
-def _served(workspace: StackResource, endpoints: list[StackResource], others: set[str]) -> tuple[bool, list[str]]:
+def _served(workspace: StackResource, endpoints: list[StackResource], others: set[str],
+            stack: Stack) -> tuple[bool, list[str]]:
     """(True, []) when an endpoint of the stack serves the workspace; else (False, endpoints whose target is
-    unknown). Endpoints built from another workspace's outputs are never read for this one."""
+    unknown, or whose known target preview cannot tell from this workspace). Endpoints built from another
+    workspace's outputs are never read for this one."""
     unknown: list[str] = []
     for endpoint in endpoints:
         view = private_endpoint_view(endpoint.type, endpoint.props)
@@ -91,10 +94,11 @@ def _served(workspace: StackResource, endpoints: list[StackResource], others: se
         if any(endpoint.depends_on(prop, urn) for prop in view.connection_inputs for urn in others):
             continue
         known, targets = read_known(functools.partial(_workspace_targets, view))
-        if not known:
-            unknown.append(endpoint.name)
-        elif any(names_workspace(target, workspace) for target in targets):
+        verdicts = [stack.names_workspace(target, workspace) for target in targets] if known else [None]
+        if any(verdicts):
             return True, []
+        if None in verdicts:
+            unknown.append(endpoint.name)
     return False, unknown
 
 

@@ -56,6 +56,7 @@ def cluster(provider: str, of: StackResource | str | None, rg: StackResource | N
         else:
             inner.pop("subnet")
         props.pop("location")
+        props["computeName"] = name
         if location:
             props["properties"]["computeLocation"] = location
         deps: dict[str, str] = {}

@@ -9,11 +9,13 @@ from amlkit.policies.pack import build_policies
 from amlkit.policies.rules.aml_compute_instance_identity import RULE
 from tests.policies.compute_fixtures import (
     USER_IDENTITY_ID,
+    WORKSPACE_TYPE,
     instance_props,
     resource,
     urn,
     with_unknown,
     workspace,
+    workspace_props,
 )
 from tests.policies.examples import Example
 from tests.policies.helpers import COMPUTE_TYPE, DELETE, Public, changed, cluster_props
@@ -167,3 +169,38 @@ def test_is_an_advisory_stack_rule():
 # The example: the instance's Contributor grant, found by the property dependencies of its principalId (the
 # instance) and scope (the workspace).
 EXAMPLE = Example.of_stacks(CONTRIBUTOR_CASES, fails="reader-only", passes="contributor-on-workspace")
+
+
+# --- what a real preview knows: the instance's workspace and group ids are unknown, the graph names them --------
+
+P_RG = resource("rg", {"resourceGroupName": "rg-ml-prod", "location": "westeurope"},
+                "azure-native:resources:ResourceGroup")
+P_WS = resource("mlw", unknown_checking_proxy(workspace_props(resourceGroupName=UNKNOWN_STRING_VALUE)),
+                WORKSPACE_TYPE, depends={"resourceGroupName": [P_RG.urn]})
+P_CI = resource("ci-alice", unknown_checking_proxy({**instance_props(), "workspaceName": UNKNOWN_STRING_VALUE,
+                                                    "resourceGroupName": UNKNOWN_STRING_VALUE}),
+                depends={"workspaceName": [P_WS.urn], "resourceGroupName": [P_RG.urn]})
+
+
+def preview_grant(scope, scope_from):
+    props = {"principalId": UNKNOWN_STRING_VALUE, "principalType": "ServicePrincipal", "roleDefinitionId": CONTRIBUTOR,
+             "scope": scope}
+    return resource("grant", unknown_checking_proxy(props), ROLE_TYPE,
+                    {"principalId": [CI_URN], "scope": [scope_from] if scope_from else []})
+
+
+PREVIEW_CASES = [
+    ("scope-built-from-the-workspace-id", UNKNOWN_STRING_VALUE, P_WS.urn, []),
+    ("scope-built-from-the-group-id", UNKNOWN_STRING_VALUE, P_RG.urn, []),
+    ("literal-group-id-meets-the-group-resource-name", RG_SCOPE, None, []),
+    ("literal-workspace-id-meets-the-workspace-and-group-names", WORKSPACE_ID, None, []),
+    ("literal-other-group", f"{SUB}/resourceGroups/rg-other", None, [not_granted("'grant'")]),
+    ("scope-unknown-and-built-from-nothing-here", UNKNOWN_STRING_VALUE, None,
+     [unknown("role or scope of 'grant' unknown until deployment")]),
+]
+
+
+@pytest.mark.parametrize(("scope", "scope_from", "expected"), [c[1:] for c in PREVIEW_CASES],
+                         ids=[c[0] for c in PREVIEW_CASES])
+def test_preview_knowledge(scope, scope_from, expected):
+    assert findings([P_RG, P_WS, P_CI, preview_grant(scope, scope_from)]) == expected

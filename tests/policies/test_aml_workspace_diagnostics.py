@@ -1,8 +1,9 @@
 import pytest
-from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError, unknown_checking_proxy
+from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, unknown_checking_proxy
 
 from amlkit.policies.framework import StackResource
 from amlkit.policies.rules.aml_workspace_diagnostics import RULE
+from tests.policies import preview_fixtures as preview
 from tests.policies.examples import Example
 from tests.policies.helpers import Public
 from tests.policies.workspace_fixtures import (
@@ -140,8 +141,11 @@ def test_setting_of_another_workspace_is_not_read():
 
 
 def test_unrelated_unknown_setting_is_unknown_not_a_violation():
-    with pytest.raises(UnknownValueError):
-        RULE.evaluate_stack([PROD, unknown_setting("d")])
+    (finding,) = RULE.evaluate_stack([PROD, unknown_setting("d")])
+    assert (finding.urn, finding.unknown) == (PROD.urn, True)
+    assert finding.message == ("Workspace 'mlw-prod' must have a diagnostic setting (monitor:DiagnosticSetting whose "
+                               "resourceUri is the workspace's id); cannot tell: preview cannot tell whether "
+                               "diagnostic setting 'd' targets it.")
 
 
 def test_is_an_advisory_stack_rule():
@@ -150,3 +154,44 @@ def test_is_an_advisory_stack_rule():
 
 
 EXAMPLE = Example.of_stacks(CASES, fails="no-settings", passes="happy-path")
+
+
+# --- what a real preview knows: the workspace's id is unknown, its group's name comes from the graph ----------
+
+CLASSIC_DIAGNOSTIC = "azure:monitoring/diagnosticSetting:DiagnosticSetting"
+IN_RG_ML = workspace_id("rg-ml", "mlw-prod")
+
+
+def preview_setting(provider, target, built_from=None):
+    """A diagnostic setting exporting every log, its target `target` (built from `built_from` when given)."""
+    if provider == "native":
+        props, key, type_ = diagnostic_props(target), "resourceUri", DIAGNOSTIC_TYPE
+    else:
+        props = {"name": "diag", "targetResourceId": target, "enabledLogs": [{"categoryGroup": "allLogs"}]}
+        key, type_ = "targetResourceId", CLASSIC_DIAGNOSTIC
+    deps = {key: built_from.urn} if built_from is not None else {}
+    return res(type_, "diag", unknown_checking_proxy(props), **deps)
+
+
+PREVIEW_CASES = [
+    ("built-from-the-workspace-id", "graph", []),
+    ("literal-id-meets-the-group-resource-name", "literal", []),
+    ("literal-id-of-another-group", "other", [("mlw", "must have a diagnostic setting", False)]),
+    ("literal-id-while-the-group-name-is-unknown", "nameless-group",
+     [("mlw", "must have a diagnostic setting", True)]),
+]
+
+
+@pytest.mark.parametrize("provider", ["native", "classic"])
+@pytest.mark.parametrize(("shape", "expected"), [c[1:] for c in PREVIEW_CASES], ids=[c[0] for c in PREVIEW_CASES])
+def test_preview_knowledge(provider, shape, expected):
+    rg = preview.group(provider)
+    if shape == "nameless-group":
+        rg = res(rg.type, rg.name, {"location": "westeurope"})
+    ws = preview.workspace(provider, rg)
+    target = {"graph": preview.U, "other": workspace_id("rg-other", "mlw-prod")}.get(shape, IN_RG_ML)
+    found = preview.verdicts(RULE, [rg, ws, preview_setting(provider, target, ws if shape == "graph" else None)])
+    assert [(name, message.split(" (")[0].replace("Workspace 'mlw' ", ""), unknown)
+            for name, message, unknown in found] == expected
+    if shape == "nameless-group":
+        assert found[0][1].endswith("cannot tell: preview cannot tell whether diagnostic setting 'diag' targets it.")

@@ -1,6 +1,8 @@
 import pytest
+from pulumi_policy.proxy import unknown_checking_proxy
 
 from amlkit.policies.rules.aml_workspace_image_build_compute import RULE
+from tests.policies import preview_fixtures as preview
 from tests.policies.compute_fixtures import cluster, instance, instance_props, resource
 from tests.policies.examples import Example
 from tests.policies.helpers import Public, cluster_props
@@ -81,3 +83,56 @@ EXAMPLE = Example.of_stacks(CASES, fails="private-registry-by-id-no-builder", pa
 @pytest.mark.parametrize(("resources", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_aml_workspace_image_build_compute(resources, expected):
     assert stack_messages(RULE, resources) == expected
+
+
+# --- what a real preview knows: ids and output names unknown, property dependencies, both providers ------------
+
+CLASSIC_REGISTRY = "azure:containerservice/registry:Registry"
+
+
+def preview_registry(provider, rg):
+    if provider == "native":
+        props = {"registryName": "crmlprod", "resourceGroupName": preview.U, "publicNetworkAccess": "Disabled"}
+        return res(REGISTRY_TYPE, "cr", unknown_checking_proxy(props), resourceGroupName=rg.urn)
+    props = {"name": "crmlprod", "resourceGroupName": preview.U, "publicNetworkAccessEnabled": False}
+    return res(CLASSIC_REGISTRY, "cr", unknown_checking_proxy(props), resourceGroupName=rg.urn)
+
+
+def preview_stack(provider, builder, registry_id):
+    """A workspace with a private registry; `builder`: "graph" (imageBuildCompute = the cluster's unknown name),
+    a literal name, or None; `registry_id`: "graph" (the registry's unknown id) or a literal id."""
+    rg = preview.group(provider)
+    cr = preview_registry(provider, rg)
+    registry_input = "containerRegistry" if provider == "native" else "containerRegistryId"
+    build_input = "imageBuildCompute" if provider == "native" else "imageBuildComputeName"
+    inputs = {registry_input: preview.U if registry_id == "graph" else registry_id}
+    if builder is not None:
+        inputs[build_input] = preview.U if builder == "graph" else builder
+    ws = preview.workspace(provider, rg, **inputs)
+    deps = {registry_input: cr.urn} if registry_id == "graph" else {}
+    gpu = preview.cluster(provider, ws, rg)
+    if builder == "graph":
+        deps[build_input] = gpu.urn
+    ws = res(ws.type, ws.name, ws.props, resourceGroupName=rg.urn, **deps)
+    return [rg, cr, ws, preview.cluster(provider, ws, rg)]
+
+
+IN_RG_ML = f"{rg_id('rg-ml')}/providers/Microsoft.ContainerRegistry/registries/crmlprod"
+PRIVATE = (f"Workspace 'mlw' must {EXPECTATION}; found none, and its container registry 'cr' is private (\"it can't "
+           f"be used to directly build Docker images\", {SOURCE}).")
+PREVIEW_CASES = [
+    ("builder-built-from-the-cluster-name", "graph", "graph", []),
+    ("builder-named-by-the-cluster-input", "gpu", "graph", []),
+    ("builder-names-no-compute", "cpu", "graph",
+     [("mlw", f"Workspace 'mlw' must {EXPECTATION}; found cpu, which names no compute cluster or instance of the "
+       "workspace in the stack (computes: gpu).", False)]),
+    ("no-builder-registry-built-from-the-stack-registry", None, "graph", [("mlw", PRIVATE, False)]),
+    ("no-builder-literal-registry-id-meets-its-group-resource", None, IN_RG_ML, [("mlw", PRIVATE, False)]),
+]
+
+
+@pytest.mark.parametrize("provider", ["native", "classic"])
+@pytest.mark.parametrize(("builder", "registry_id", "expected"), [c[1:] for c in PREVIEW_CASES],
+                         ids=[c[0] for c in PREVIEW_CASES])
+def test_preview_knowledge(provider, builder, registry_id, expected):
+    assert preview.verdicts(RULE, preview_stack(provider, builder, registry_id)) == expected
