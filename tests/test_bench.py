@@ -83,3 +83,31 @@ def test_the_local_auth_defect_follows_the_schema_knob(tmp_path, knob):
     assert ("local_auth_enabled            = true" in (tf_root / environment_name(7) / "main.tf").read_text()) \
         == bool(knob)
 
+
+
+def test_the_audit_state_is_a_valid_export_of_whole_environments(tmp_path):
+    import auditstate
+
+    from amlkit.review.plan.state import load_state
+
+    path = tmp_path / "state.json"
+    auditstate.write(path, 2 + 3 * auditstate.PER_ENVIRONMENT + 5)  # the last environment cut short
+    state = load_state(path)
+    assert (state.project, state.stack, len(state.resources)) == ("ml-platform", "prod", 67)
+    assert [r.type for r in state.resources[:2]] == ["pulumi:pulumi:Stack", "pulumi:providers:azure-native"]
+    clusters = [r for r in state.resources if r.name.split("-")[-2:-1] in (["c0"], ["c1"], ["c2"], ["c3"])]
+    assert [r.inputs["properties"]["properties"]["scaleSettings"]["minNodeCount"] for r in clusters] == [
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0]  # every 10th cluster keeps two nodes
+    assert len({r.urn for r in state.resources}) == 67
+
+
+@pytest.mark.slow
+def test_the_state_audit_benchmark_reports_time_memory_and_findings(tmp_path):
+    import auditstate
+    import state_audit
+
+    path = tmp_path / "state.json"
+    auditstate.write(path, 2 + 3 * auditstate.PER_ENVIRONMENT)
+    row = state_audit.audit(path, None)
+    assert (row["exit"], row["resources"], row["mandatory"], row["unknown"]) == (1, 62, 1, 0)
+    assert "error" not in row and row["peak_rss_mb"] > 0 and row["peak_tree_pss_mb"] > 0

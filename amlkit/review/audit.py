@@ -30,21 +30,19 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
 
 import yaml
 
 from amlkit.errors import ConfigError, ReviewFailed, UsageError
-from amlkit.review.model import PACK_DEFAULTS, ResourceRecord, Review, StackReview
+from amlkit.review.model import PACK_DEFAULTS, Review, StackReview
 from amlkit.review.options import ReviewOptions
-from amlkit.review.pack import canary, driver, multi
+from amlkit.review.pack import canary, driver, multi, snapshot
 from amlkit.review.pack.config import load_config_file
 from amlkit.review.pack.info import default_pack_dir, installed_pack_dir
-from amlkit.review.pack.snapshot import analyze_state
-from amlkit.review.plan.state import ENCRYPTED, State, StateResource, load_state
+from amlkit.review.plan.stream import StateStream, peek_owner
 from amlkit.review.proc import processes, warm
 from amlkit.review.project import Project, find_project_file, load_project
-from amlkit.review.secrets import Secrets, is_secret
+from amlkit.review.secrets import Secrets
 
 __all__ = ["WARNING", "audit"]
 
@@ -74,7 +72,7 @@ def audit(files: Sequence[Path], project_dir: Path = Path("."), options: ReviewO
     for item in loaded:  # a missing per-stack config file is bad usage, before any work
         if isinstance(item, _Loaded):
             for spec in specs:
-                multi.config_path(spec, base, item.state.stack, _environment(project, item.state))
+                multi.config_path(spec, base, item.stack, _environment(project, item))
     with warm.session(None, specs[0].directory, len(loaded)):
         run = _Audit(specs, project, base, options.timeout, options.verbose)
         if jobs == 1 or len(loaded) == 1:
@@ -98,7 +96,9 @@ def _project(project_dir: Path) -> Project | None:
 @dataclasses.dataclass(frozen=True)
 class _Loaded:
     label: str  # the file as reports name it: relative to the project when inside it
-    state: State
+    path: Path
+    project: str
+    stack: str
 
 
 @dataclasses.dataclass(frozen=True)
@@ -108,11 +108,13 @@ class _Broken:
 
 
 def _load(path: Path, base: Path) -> _Loaded | _Broken:
+    """The file's owner, read up to its first resource: the rest streams through the audit."""
     label = _label(path, base)
     try:
-        return _Loaded(label, load_state(path))
+        project, stack = peek_owner(path)
     except ConfigError as error:
         return _Broken(label, error)
+    return _Loaded(label, path, project, stack)
 
 
 def _label(path: Path, base: Path) -> str:
@@ -123,17 +125,17 @@ def _label(path: Path, base: Path) -> str:
         return str(absolute)
 
 
-def _environment(project: Project | None, state: State) -> str:
+def _environment(project: Project | None, item: _Loaded) -> str:
     """The stack's `amlkit:environment` from the project's stack file when it has one, else the stack."""
-    if project is None or project.name != state.project:
-        return state.stack
+    if project is None or project.name != item.project:
+        return item.stack
     try:
-        data = yaml.safe_load(project.stack_file(state.stack).read_text(encoding="utf-8")) or {}
+        data = yaml.safe_load(project.stack_file(item.stack).read_text(encoding="utf-8")) or {}
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
-        return state.stack
+        return item.stack
     config = data.get("config") if isinstance(data, dict) else None
     value = config.get("amlkit:environment") if isinstance(config, dict) else None
-    return value if isinstance(value, str) and value else state.stack
+    return value if isinstance(value, str) and value else item.stack
 
 
 class _Audit:
@@ -142,42 +144,46 @@ class _Audit:
         self.specs, self.project, self.base, self.timeout, self.verbose = specs, project, base, timeout, verbose
 
     def stack(self, item: _Loaded | _Broken) -> StackReview:
+        """One file's audit, reading included, within the timeout (amlkit.review.pack.snapshot.Deadline)."""
         if isinstance(item, _Broken):
             result = StackReview(item.label, "", "", item.label, audited_state=item.label)
             return _config_failure(result, item.error, Secrets())
-        state = item.state
-        stack = state.stack or item.label
-        result = StackReview(stack, state.project, _environment(self.project, state), item.label,
+        stack = item.stack or item.label
+        deadline = snapshot.Deadline(self.timeout, stack, item.label)
+        result = StackReview(stack, item.project, _environment(self.project, item), item.label,
                              audited_state=item.label)
-        live = [r for r in state.resources if not r.pending_delete]
-        values = [v for r in live for v in (r.inputs, r.outputs)]
-        secrets = Secrets.from_inputs(values)
-        if _has_encrypted(values):
-            print(WARNING.format(file=item.label), file=sys.stderr)
         config_paths = [multi.config_path(spec, self.base, stack, result.environment) for spec in self.specs]
         labels = [_label(path, self.base) if path else PACK_DEFAULTS for path in config_paths]
         result.policy_config = labels[0]
-        records = [_record(r) for r in live]
-        result.resources = [ResourceRecord(urn=r.urn, type=r.type, name=r.name, parent=r.parent, custom=r.custom,
-                                           inputs=secrets.redact(r.inputs), options={"protect": r.protect})
-                            for r in live]
+        seen = snapshot.Seen()
         try:
             configs = [(load_config_file(path) if path else None, str(path) if path else None)
                        for path in config_paths]
             with ExitStack() as running:
-                started = [running.enter_context(driver.PackProcess(spec.directory, state.project, stack, {},
-                                                                    self.timeout, self.verbose))
+                started = [running.enter_context(driver.PackProcess(spec.directory, item.project, stack, {},
+                                                                    deadline.remaining(), self.verbose))
                            for spec in self.specs]
-                analyses = [analyze_state(pack, state, live, file_config, file_name)
-                            for pack, (file_config, file_name) in zip(started, configs, strict=True)]
-        except ConfigError as error:  # a policy pack config
-            result.resources = []
-            return _config_failure(result, error, secrets)
-        except ReviewFailed as failure:  # a pack failed: never a clean audit
-            result.resources = []
+                analyses = snapshot.analyze_state(started, configs, StateStream(item.path), item.project, stack,
+                                                  deadline, seen)
+        except ConfigError as error:  # the state file, or a policy pack config
+            self._warn(item, seen)
+            return _config_failure(result, error, Secrets(seen.plaintexts))
+        except ReviewFailed as failure:  # a pack failed, or the timeout: never a clean audit
+            self._warn(item, seen)
+            secrets = Secrets(seen.plaintexts)
+            failure = deadline.explain(failure)
             result.error, result.error_kind = secrets.scrub(f"stack {stack}: {failure}"), "pack"
             return result
-        return multi.add_results(result, analyses, self.specs, labels, records, secrets, state.project)
+        self._warn(item, seen)
+        secrets = Secrets(seen.plaintexts)
+        result.resources = [dataclasses.replace(record, inputs=secrets.redact(record.inputs))
+                            for record in seen.records]
+        return multi.add_results(result, analyses, self.specs, labels, seen.findings, secrets, item.project)
+
+    @staticmethod
+    def _warn(item: _Loaded, seen: snapshot.Seen) -> None:
+        if seen.encrypted:
+            print(WARNING.format(file=item.label), file=sys.stderr)
 
 
 def _config_failure(result: StackReview, error: ConfigError, secrets: Secrets) -> StackReview:
@@ -187,21 +193,3 @@ def _config_failure(result: StackReview, error: ConfigError, secrets: Secrets) -
                                           "key_path": error.key_path, "value": error.value,
                                           "problem": error.problem})
     return result
-
-
-def _record(resource: StateResource) -> dict[str, Any]:
-    """What the report's findings need of a resource (see amlkit.review.pack.findings.add_findings)."""
-    return {"urn": resource.urn, "type": resource.type, "name": resource.name}
-
-
-def _has_encrypted(values: list[Any]) -> bool:
-    def walk(value: Any) -> bool:
-        if is_secret(value):
-            return value.get("value") == ENCRYPTED or walk(value.get("value"))
-        if isinstance(value, dict):
-            return any(walk(item) for item in value.values())
-        if isinstance(value, list):
-            return any(walk(item) for item in value)
-        return False
-
-    return any(walk(value) for value in values)

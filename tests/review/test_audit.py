@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -216,3 +217,27 @@ def test_usage_errors_exit_2(tmp_path, args, message):
     state = states.write(tmp_path / "prod.json", states.resources())
     result = runner.invoke(cli.app, [arg.format(state=state) for arg in args])
     assert (result.exit_code, result.stderr, result.stdout) == (2, f"amlkit: error: {message}\n", "")
+
+
+TIMEOUT_MESSAGE = re.compile(
+    r"stack prod: the audit of prod\.json did not finish within 3s: "
+    r"((?P<analysed>[\d,]+) (of [\d,]+ resources analysed|resources analysed of about [\d,]+ \([\d,]+ read, \d+% "
+    r"of the file\)|resources analysed)|all 4,007 resources analysed, the stack policies \(AnalyzeStack\) had not "
+    r"answered); raise --timeout( \(this state needs about --timeout \d+ at this pace\))?")
+
+
+@pytest.mark.slow
+def test_a_timeout_names_the_stack_how_far_the_audit_got_and_the_flag_to_raise(tmp_path):
+    """--timeout bounds the whole audit of a state, reading included (4,000 clusters take far longer than 3 s)."""
+    rg = states.urn("prod", "azure-native:resources:ResourceGroup", "ml-rg")
+    ws = states.urn("prod", states.WORKSPACE, "mlw")
+    provider = states.urn("prod", "pulumi:providers:azure-native", "default_3_29_0")
+    clusters = [states.cluster_resource("prod", f"c{n}", states.cluster_inputs(0), ws, rg, provider)
+                for n in range(4000)]
+    state = states.write(tmp_path / "prod.json", [*states.resources(min_nodes=0, rg_lock=False), *clusters])
+    code, report, _ = _json(["check", "--state", str(state), "-C", str(tmp_path), "--timeout", "3"])
+    [stack] = report["stacks"]
+    assert code == 3 and (stack["error_kind"], stack["violations"], stack["unknown"]) == ("pack", [], [])
+    found = TIMEOUT_MESSAGE.fullmatch(stack["error"])
+    assert found, stack["error"]
+    assert found["analysed"] is None or int(found["analysed"].replace(",", "")) < 4007

@@ -4,48 +4,197 @@ remediate; what would change is reported as an advisory finding, never applied) 
 state **inputs**; one `AnalyzeStack` with the state **outputs**, parent, dependencies and property
 dependencies, where a finding on a URN the state does not have is the root stack's. A secret the export
 left encrypted reaches the packs as the string `[secret]` (`blind`). amlkit.review.audit runs it per file.
+
+The state streams through (amlkit.review.plan.stream): each resource is sent to every pack as it is read,
+with a window of Analyze calls in flight per pack, and kept only as its AnalyzeStack entry (serialized) and
+what the report needs; the whole audit of the file, reading included, has one deadline (`Deadline`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
+import time
+from collections import deque
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from google.protobuf import json_format
 from pulumi.runtime.proto import analyzer_pb2
 
+from amlkit.errors import ReviewFailed
+from amlkit.review.model import ResourceRecord
 from amlkit.review.pack import driver
-from amlkit.review.plan.state import ENCRYPTED, State, StateResource
-from amlkit.review.secrets import REDACTED, SECRET_SIG, SECRET_SIG_KEY, is_secret
+from amlkit.review.plan.state import ENCRYPTED, StateResource
+from amlkit.review.plan.stream import StateStream
+from amlkit.review.report.locate import NAME_INPUTS
+from amlkit.review.secrets import REDACTED, SECRET_SIG, SECRET_SIG_KEY, Secrets, is_secret
 from amlkit.review.urns import STACK_TYPE, stack_urn
 
-__all__ = ["analyze_state", "blind", "root_stack_urn"]
+__all__ = ["Deadline", "Seen", "analyze_state", "blind"]
+
+_STACK_RESOURCES_TAG = b"\x0a"  # AnalyzeStackRequest.resources: field 1, length-delimited
 
 
-def analyze_state(pack: driver.PackProcess, state: State, live: list[StateResource],
-             file_config: Any, file_name: str | None) -> driver.Analysis:
-    """One pack over one state: Remediate (reported) and Analyze per resource, then AnalyzeStack."""
+class Deadline:
+    """The audit of one state file within `--timeout` seconds, reading included; what a timeout says."""
+
+    def __init__(self, seconds: float, stack: str, label: str) -> None:
+        self.seconds, self.stack, self.label = seconds, stack, label
+        self.start = time.monotonic()
+        self.end = self.start + seconds
+        self.analysed = 0
+        self.stream: StateStream | None = None
+        self.read_all = False
+
+    def remaining(self) -> float:
+        """Seconds left; past the deadline, the ReviewFailed that says how far the audit got."""
+        left = self.end - time.monotonic()
+        if left <= 0:
+            raise self.exceeded()
+        return left
+
+    def passed(self) -> bool:
+        return time.monotonic() >= self.end
+
+    def explain(self, failure: ReviewFailed) -> ReviewFailed:
+        """A failure after the deadline (a call cut short, a pack that had no time to start) is the timeout."""
+        return self.exceeded() if self.passed() else failure
+
+    def exceeded(self) -> ReviewFailed:
+        read = self.stream.read if self.stream else 0
+        if self.read_all:
+            done = f"{self.analysed:,} of {read:,} resources analysed"
+            total = read
+            if self.analysed == read:
+                done = f"all {read:,} resources analysed, the stack policies (AnalyzeStack) had not answered"
+        else:
+            fraction = self.stream.fraction() if self.stream else 0.0
+            total = round(read / fraction) if read and fraction else 0
+            done = (f"{self.analysed:,} resources analysed of about {total:,} ({read:,} read, "
+                    f"{fraction:.0%} of the file)" if total else f"{self.analysed:,} resources analysed")
+        return ReviewFailed(f"the audit of {self.label} did not finish within {self.seconds:g}s: {done}; "
+                            f"raise --timeout{self._hint(total)}")
+
+    def _hint(self, total: int) -> str:
+        if not self.analysed or not total:
+            return ""
+        elapsed = time.monotonic() - self.start
+        needed = elapsed * total / self.analysed * 1.25
+        return f" (this state needs about --timeout {max(60, math.ceil(needed / 60) * 60)} at this pace)"
+
+
+@dataclasses.dataclass
+class Seen:
+    """What the audit keeps of the state's resources (not marked for deletion) once the packs have them."""
+
+    records: list[ResourceRecord] = dataclasses.field(default_factory=list)  # inputs: NAME_INPUTS only, raw
+    findings: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # urn, type, name
+    plaintexts: set[str] = dataclasses.field(default_factory=set)
+    encrypted: bool = False  # a secret the export left encrypted
+    root: str = ""  # the root Stack resource's URN
+
+
+class _Pack:
+    """One pack's side of the conversation: its Analysis and its Analyze calls in flight."""
+
+    def __init__(self, pack: driver.PackProcess, analysis: driver.Analysis) -> None:
+        self.pack, self.analysis = pack, analysis
+        self.remediates = any(entry.level == "remediate" for entry in analysis.config.values())
+        self.pending: deque[tuple[Any, analyzer_pb2.AnalyzeRequest]] = deque()
+        self.settled = 0  # resources whose Analyze answer is collected
+
+
+def analyze_state(packs: Sequence[driver.PackProcess], configs: Sequence[tuple[Any, str | None]],
+                  stream: StateStream, project: str, stack: str, deadline: Deadline, seen: Seen
+                  ) -> list[driver.Analysis]:
+    """Every pack over one state: the conversation's start, Remediate (reported) and Analyze per resource
+    as the file is read, then AnalyzeStack, each call within what is left of the deadline (a failure past it
+    is the timeout: `deadline.explain`). `seen` gets
+    what the report needs of the resources (also when the audit fails: the warning about secrets)."""
+    deadline.stream = stream
+    sides = [_Pack(pack, _configure(pack, project, stack, config, name, deadline))
+             for pack, (config, name) in zip(packs, configs, strict=True)]
+    stack_request = _each_resource(sides, stream, deadline, seen)
+    for side in sides:
+        _analyze_stack(side, stack_request, seen, project, stack, deadline)
+    return [side.analysis for side in sides]
+
+
+def _configure(pack: driver.PackProcess, project: str, stack: str, config: Any, name: str | None,
+               deadline: Deadline) -> driver.Analysis:
+    pack.timeout = deadline.remaining()
     driver.handshake(pack)
+    pack.timeout = deadline.remaining()
     pack.call("ConfigureStack", analyzer_pb2.AnalyzerStackConfigureRequest(
-        stack=state.stack, project=state.project, organization="organization", dry_run=True,
-        tags=driver.stack_tags(state.project)), "ConfigureStack")
-    analysis = driver.configure(pack, file_config, file_name)
-    providers = {r.urn: r for r in state.resources if r.type.startswith("pulumi:providers:")}
-    remediates = any(entry.level == "remediate" for entry in analysis.config.values())
-    requests = [_request(r, blind(r.inputs), providers) for r in live]
-    if remediates:
-        for resource, request in zip(live, requests, strict=True):
-            _remediations(pack, analysis, resource, request)
-    pending = [(pack.stub.Analyze.future(request, timeout=pack.timeout), request) for request in requests]
-    for future, request in pending:
-        driver.collect(analysis, driver.analyze_result(pack, future, request, analysis), request.urn)
-    _analyze_stack(pack, analysis, state, live, providers)
-    return analysis
+        stack=stack, project=project, organization="organization", dry_run=True,
+        tags=driver.stack_tags(project)), "ConfigureStack")
+    pack.timeout = deadline.remaining()
+    return driver.configure(pack, config, name)
+
+
+def _each_resource(sides: list[_Pack], stream: StateStream, deadline: Deadline, seen: Seen) -> bytearray:
+    """Read the state, send each live resource to every pack, keep its AnalyzeStack entry (serialized)."""
+    providers: dict[str, analyzer_pb2.AnalyzerProviderResource] = {}
+    stack_request = bytearray()
+    for resource in stream.resources():
+        deadline.remaining()
+        if resource.type.startswith("pulumi:providers:"):
+            providers[resource.urn] = _provider(resource)
+        if not seen.root and resource.type == STACK_TYPE and not resource.parent:
+            seen.root = resource.urn
+        if resource.pending_delete:
+            continue
+        _keep(seen, resource)
+        request = _request(resource, blind(resource.inputs), providers)
+        for side in sides:
+            if side.remediates:
+                side.pack.timeout = deadline.remaining()
+                _remediations(side.pack, side.analysis, resource, request)
+            side.pending.append((side.pack.stub.Analyze.future(request, timeout=deadline.remaining()), request))
+            while len(side.pending) > driver.ANALYZE_WINDOW:
+                _settle(side, deadline)
+        deadline.analysed = min(side.settled for side in sides)
+        entry = _stack_resource(resource, request, providers).SerializeToString()
+        stack_request += _STACK_RESOURCES_TAG + _varint(len(entry)) + entry
+    deadline.read_all = True
+    for side in sides:
+        while side.pending:
+            _settle(side, deadline)
+            deadline.analysed = min(side.settled for side in sides)
+    return stack_request
+
+
+def _settle(side: _Pack, deadline: Deadline) -> None:
+    """Collect the oldest Analyze in flight (answers are collected in the state's order)."""
+    future, request = side.pending.popleft()
+    side.pack.timeout = max(deadline.end - time.monotonic(), 0.001)  # what a failure message names
+    response = driver.analyze_result(side.pack, future, request, side.analysis)
+    driver.collect(side.analysis, response, request.urn)
+    side.settled += 1
+
+
+def _keep(seen: Seen, resource: StateResource) -> None:
+    values = (resource.inputs, resource.outputs)
+    seen.plaintexts.update(Secrets.from_inputs(values).plaintexts)
+    seen.encrypted = seen.encrypted or _has_encrypted(values)
+    names = {key: resource.inputs[key] for key in NAME_INPUTS if key in resource.inputs}
+    seen.records.append(ResourceRecord(urn=resource.urn, type=resource.type, name=resource.name,
+                                       parent=resource.parent, custom=resource.custom, inputs=names,
+                                       options={"protect": resource.protect}))
+    seen.findings.append({"urn": resource.urn, "type": resource.type, "name": resource.name})
+
+
+def _provider(resource: StateResource) -> analyzer_pb2.AnalyzerProviderResource:
+    return analyzer_pb2.AnalyzerProviderResource(type=resource.type, urn=resource.urn, name=resource.name,
+                                                 properties=driver.to_struct(blind(resource.inputs)))
 
 
 def _request(resource: StateResource, properties: dict[str, Any],
-             providers: dict[str, StateResource]) -> analyzer_pb2.AnalyzeRequest:
-    """The engine's AnalyzerResource of a state resource (`stateToAnalyzerResource`)."""
+             providers: dict[str, analyzer_pb2.AnalyzerProviderResource]) -> analyzer_pb2.AnalyzeRequest:
+    """The engine's AnalyzerResource of a state resource (`stateToAnalyzerResource`). Its provider: one read
+    before it (the engine writes a provider before the resources that use it, and refuses a state where
+    it does not: pulumi/pulumi pkg/resource/deploy/snapshot.go, VerifyIntegrity)."""
     pb = analyzer_pb2
     request = pb.AnalyzeRequest(
         type=resource.type, properties=driver.to_struct(properties), urn=resource.urn, name=resource.name,
@@ -56,10 +205,31 @@ def _request(resource: StateResource, properties: dict[str, Any],
     )
     provider = providers.get(resource.provider.rsplit("::", 1)[0]) if resource.provider else None
     if provider is not None:
-        request.provider.CopyFrom(pb.AnalyzerProviderResource(
-            type=provider.type, urn=provider.urn, name=provider.name,
-            properties=driver.to_struct(blind(provider.inputs))))
+        request.provider.CopyFrom(provider)
     return request
+
+
+def _stack_resource(resource: StateResource, request: analyzer_pb2.AnalyzeRequest,
+                    providers: dict[str, analyzer_pb2.AnalyzerProviderResource]) -> analyzer_pb2.AnalyzerResource:
+    """The resource as AnalyzeStack gets it: its state outputs, parent, dependencies, property dependencies."""
+    message = analyzer_pb2.AnalyzerResource(
+        type=request.type, properties=driver.to_struct(blind(resource.outputs)), urn=request.urn,
+        name=request.name, options=request.options, parent=resource.parent or "",
+        dependencies=list(resource.dependencies))
+    if request.HasField("provider"):
+        message.provider.CopyFrom(request.provider)
+    for key, urns in resource.property_dependencies.items():
+        message.propertyDependencies[key].urns.extend(urns)
+    return message
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value > 0x7F:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
 
 
 def _remediations(pack: driver.PackProcess, analysis: driver.Analysis, resource: StateResource,
@@ -85,35 +255,17 @@ def _remediations(pack: driver.PackProcess, analysis: driver.Analysis, resource:
                                                       message))
 
 
-def _analyze_stack(pack: driver.PackProcess, analysis: driver.Analysis, state: State, live: list[StateResource],
-                   providers: dict[str, StateResource]) -> None:
-    pb = analyzer_pb2
-    resources = []
-    for resource in live:
-        request = _request(resource, blind(resource.outputs), providers)
-        message = pb.AnalyzerResource(type=request.type, properties=request.properties, urn=request.urn,
-                                      name=request.name, options=request.options, parent=resource.parent or "",
-                                      dependencies=list(resource.dependencies))
-        if request.HasField("provider"):
-            message.provider.CopyFrom(request.provider)
-        for key, urns in resource.property_dependencies.items():
-            message.propertyDependencies[key].urns.extend(urns)
-        resources.append(message)
+def _analyze_stack(side: _Pack, stack_request: bytearray, seen: Seen, project: str, stack: str,
+                   deadline: Deadline) -> None:
+    analysis = side.analysis
     first = len(analysis.diagnostics)
-    driver.collect(analysis, pack.call("AnalyzeStack", pb.AnalyzeStackRequest(resources=resources),
-                                        "AnalyzeStack"), "")
-    known = {r.urn for r in live}
-    root = root_stack_urn(state)
+    side.pack.timeout = deadline.remaining()
+    request = analyzer_pb2.AnalyzeStackRequest.FromString(bytes(stack_request))
+    driver.collect(analysis, side.pack.call("AnalyzeStack", request, "AnalyzeStack"), "")
+    known = {record.urn for record in seen.records}
+    root = seen.root or stack_urn(project, stack)
     analysis.diagnostics[first:] = [d if d.urn in known else dataclasses.replace(d, urn=root)
                                     for d in analysis.diagnostics[first:]]
-
-
-def root_stack_urn(state: State) -> str:
-    """The URN stack findings are attributed to: the state's root Stack, else the default one."""
-    for resource in state.resources:
-        if resource.type == STACK_TYPE and not resource.parent:
-            return resource.urn
-    return stack_urn(state.project, state.stack)
 
 
 def blind(value: Any) -> Any:
@@ -127,3 +279,16 @@ def blind(value: Any) -> Any:
     if isinstance(value, list):
         return [blind(item) for item in value]
     return value
+
+
+def _has_encrypted(values: Iterable[Any]) -> bool:
+    def walk(value: Any) -> bool:
+        if is_secret(value):
+            return value.get("value") == ENCRYPTED or walk(value.get("value"))
+        if isinstance(value, dict):
+            return any(walk(item) for item in value.values())
+        if isinstance(value, list):
+            return any(walk(item) for item in value)
+        return False
+
+    return any(walk(value) for value in values)
