@@ -23,7 +23,8 @@ class ReviewOptions:
     `<environment>.json`) per stack. A pack without one gets its defaults, except amlkit's own pack,
     which gets the project's own `policy-config/` directory by the same names when it exists.
     jobs: stacks reviewed in parallel (same result as serial); None = the CPUs this process may use.
-    timeout: seconds for the program run, for the pack to print its port, and for EACH analyzer call.
+    timeout: seconds for the program run, for the pack to print its port, and for EACH analyzer call; in an
+    audit of a deployed state, for the whole audit of each state file (reading, every call, AnalyzeStack).
     verbose: failures carry the traceback (and the end of a failed pack's stderr).
     states: `pulumi stack export` files, one per stack, to plan against (amlkit.review.plan);
     base: a git revision whose program and stack files to plan against instead (`--base`).

@@ -15,6 +15,7 @@ from amlkit import __version__, cli
 from amlkit.review.audit import audit
 from amlkit.review.engine import default_pack_dir
 from amlkit.review.options import ReviewOptions
+from amlkit.review.pack import snapshot
 from amlkit.review.pack.snapshot import blind
 from amlkit.review.plan.state import ENCRYPTED
 from amlkit.review.secrets import SECRET_SIG, SECRET_SIG_KEY
@@ -241,3 +242,14 @@ def test_a_timeout_names_the_stack_how_far_the_audit_got_and_the_flag_to_raise(t
     found = TIMEOUT_MESSAGE.fullmatch(stack["error"])
     assert found, stack["error"]
     assert found["analysed"] is None or int(found["analysed"].replace(",", "")) < 4007
+
+
+def test_a_state_too_large_for_one_analyze_stack_fails_saying_so(tmp_path, monkeypatch):
+    monkeypatch.setattr(snapshot, "MAX_STACK_REQUEST", 2**20 // 10)  # 0.1 MiB instead of pulumi-policy's 400
+    clusters = [states.cluster_resource("prod", f"c{n}", states.cluster_inputs(0), "ws", "rg", "p") for n in range(150)]
+    state = states.write(tmp_path / "prod.json", [*states.resources(), *clusters])
+    [stack] = audit([state], tmp_path).stacks
+    assert (stack.error_kind, stack.violations) == ("pack", [])
+    assert re.fullmatch(r"stack prod: the stack policies' AnalyzeStack request is 0\.\d MiB, over the 0\.1 MiB a "
+                        r"Python policy pack accepts \(pulumi-policy's _MAX_RPC_MESSAGE_SIZE; `pulumi policy analyze` "
+                        r"cannot send it either\)", stack.error), stack.error

@@ -31,8 +31,9 @@ from amlkit.review.report.locate import NAME_INPUTS
 from amlkit.review.secrets import REDACTED, SECRET_SIG, SECRET_SIG_KEY, Secrets, is_secret
 from amlkit.review.urns import STACK_TYPE, stack_urn
 
-__all__ = ["Deadline", "Seen", "analyze_state", "blind"]
+__all__ = ["MAX_STACK_REQUEST", "Deadline", "Seen", "analyze_state", "blind"]
 
+MAX_STACK_REQUEST = 400 * 2**20  # pulumi_policy/policy.py _MAX_RPC_MESSAGE_SIZE: the pack's gRPC receive limit
 _STACK_RESOURCES_TAG = b"\x0a"  # AnalyzeStackRequest.resources: field 1, length-delimited
 
 
@@ -259,6 +260,11 @@ def _analyze_stack(side: _Pack, stack_request: bytearray, seen: Seen, project: s
                    deadline: Deadline) -> None:
     analysis = side.analysis
     first = len(analysis.diagnostics)
+    if len(stack_request) > MAX_STACK_REQUEST:
+        size = len(stack_request) / 2**20
+        raise ReviewFailed(f"the stack policies' AnalyzeStack request is {size:,.1f} MiB, over the "
+                           f"{MAX_STACK_REQUEST / 2**20:,.1f} MiB a Python policy pack accepts (pulumi-policy's "
+                           "_MAX_RPC_MESSAGE_SIZE; `pulumi policy analyze` cannot send it either)")
     side.pack.timeout = deadline.remaining()
     request = analyzer_pb2.AnalyzeStackRequest.FromString(bytes(stack_request))
     driver.collect(analysis, side.pack.call("AnalyzeStack", request, "AnalyzeStack"), "")
