@@ -299,3 +299,30 @@ def test_each_rule_declares_an_example_that_fails_and_passes(rule):
     names = [resource.name for stack in (example.fails, example.passes) for resource in stack]
     assert all(resource.parent_urn is None for resource in (*example.fails, *example.passes))
     assert names and all(names), rule.name
+
+
+def test_analyze_stack_runs_with_the_cyclic_collector_paused_and_resumes_it():
+    """Only AnalyzeStack pauses it; overlapping calls resume it when the last one ends, also on an error."""
+    import gc
+
+    from amlkit.policies import pack as pack_module
+
+    seen = []
+
+    def analyze_stack(self, request, context):
+        seen.append(gc.isenabled())
+        if request == "nested":
+            serve(self, "inner", context)
+            seen.append(gc.isenabled())
+        if request == "fails":
+            raise RuntimeError("policy raised")
+        return "answer"
+
+    analyze_stack.__name__ = "AnalyzeStack"
+    serve = pack_module._in_scope(analyze_stack)
+    analyze = pack_module._in_scope(lambda self, request, context: gc.isenabled())
+    assert gc.isenabled()
+    assert serve(None, "nested", None) == "answer" and seen == [False, False, False] and gc.isenabled()
+    with pytest.raises(RuntimeError):
+        serve(None, "fails", None)
+    assert gc.isenabled() and analyze(None, "request", None) is True
