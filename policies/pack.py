@@ -38,6 +38,7 @@ from amlkit.policies.framework import (
     parse_waivers,
     review_date,
 )
+from amlkit.policies.proxies import lazy_proxy
 from amlkit.policies.rule_baseline import BASELINE_POLICY, BASELINE_SCHEMA, rebase
 
 LEVELS = {
@@ -178,9 +179,10 @@ def convert_each_request_once() -> bool:
     every resource again in AnalyzeStack. Both functions are pure (the same message gives an equal
     dict, and neither mutates its argument), so while one Analyze/AnalyzeStack call runs, their
     results are kept per input object (by identity, holding a reference so the identity cannot be
-    reused) and handed out again. `unknown_checking_proxy` still runs per policy: it copies every
-    dict and list into fresh proxies, so no policy ever sees an object another policy could have
-    changed; policies receive exactly what they received before.
+    reused) and handed out again. Each policy still gets its own proxies (`unknown_checking_proxy`),
+    so no policy ever sees an object another policy could have changed, but they are made as the
+    policy reads them (amlkit.policies.proxies.lazy_proxy), not all up front; policies receive exactly
+    what they received before.
 
     Installed only if pulumi-policy's servicer is the code it was verified on (amlkit.review.run.patches
     `request-memo`) and contains the exact calls above (else untouched, and False is returned). The
@@ -198,6 +200,7 @@ def convert_each_request_once() -> bool:
     servicer_module.json_format = _MemoJsonFormat(json_format)  # type: ignore[attr-defined,assignment]
     servicer_module.deserialize_properties = _memoized(  # type: ignore[attr-defined]
         servicer_module.deserialize_properties)  # type: ignore[attr-defined]
+    servicer_module.unknown_checking_proxy = lazy_proxy  # type: ignore[attr-defined]
     for method in ("Analyze", "AnalyzeStack"):
         setattr(servicer, method, _in_scope(getattr(servicer, method)))
     servicer._amlkit_memo = True

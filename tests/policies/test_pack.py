@@ -326,3 +326,4 @@ def test_analyze_stack_runs_with_the_cyclic_collector_paused_and_resumes_it():
     with pytest.raises(RuntimeError):
         serve(None, "fails", None)
     assert gc.isenabled() and analyze(None, "request", None) is True
+
