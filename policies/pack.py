@@ -38,7 +38,6 @@ from amlkit.policies.framework import (
     parse_waivers,
     review_date,
 )
-from amlkit.policies.proxies import lazy_proxy
 from amlkit.policies.rule_baseline import BASELINE_POLICY, BASELINE_SCHEMA, rebase
 
 LEVELS = {
@@ -200,7 +199,12 @@ def convert_each_request_once() -> bool:
     servicer_module.json_format = _MemoJsonFormat(json_format)  # type: ignore[attr-defined,assignment]
     servicer_module.deserialize_properties = _memoized(  # type: ignore[attr-defined]
         servicer_module.deserialize_properties)  # type: ignore[attr-defined]
-    servicer_module.unknown_checking_proxy = lazy_proxy  # type: ignore[attr-defined]
+    try:  # its base classes are pulumi-policy's private ones: only where they are as verified
+        from amlkit.policies.proxies import lazy_proxy
+    except ImportError:
+        pass
+    else:
+        servicer_module.unknown_checking_proxy = lazy_proxy  # type: ignore[attr-defined]
     for method in ("Analyze", "AnalyzeStack"):
         setattr(servicer, method, _in_scope(getattr(servicer, method)))
     servicer._amlkit_memo = True
