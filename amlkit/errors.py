@@ -32,14 +32,29 @@ class ConfigError(AmlkitError):
 
     exit_code = 2
 
+    line: int | None = None
+    """1-based line of the bad key or value in `file` (stack files), when known."""
+    column: int | None = None
+    """1-based column of the bad key or value in `file`, when known."""
+
     def __init__(self, file: str | None, key_path: str, problem: str, value: Any = None) -> None:
         self.file = file
         self.key_path = key_path
         self.problem = problem
         self.value = value
-        where = f"{file}: " if file else ""
-        key = f"{key_path}: " if key_path else ""
-        super().__init__(f"{where}{key}{problem}")
+        super().__init__(self._text())
+
+    def _text(self) -> str:
+        """`file:line:column: key path: problem` (the position when known, as compilers and editors write it)."""
+        position = f":{self.line}:{self.column}" if self.file and self.line else ""
+        where = f"{self.file}{position}: " if self.file else ""
+        key = f"{self.key_path}: " if self.key_path else ""
+        return f"{where}{key}{self.problem}"
+
+    def at(self, file: str, line: int, column: int) -> None:
+        """Place the error at `file:line:column` (where the stack file says the bad key or value)."""
+        self.file, self.line, self.column = file, line, column
+        self.args = (self._text(), *self.args[1:])
 
 
 class ComponentArgError(ConfigError):

@@ -21,7 +21,9 @@ class StackConfigError(ConfigError, pulumi.RunError):
     def from_error(cls, error: ConfigError) -> StackConfigError:
         """The same error; a component argument error keeps its component, arg, allowed and closest."""
         made = cls(error.file, error.key_path, error.problem, error.value)
-        for name in ("component", "arg", "allowed", "closest"):
+        if error.file and error.line is not None and error.column is not None:
+            made.at(error.file, error.line, error.column)
+        for name in ("component", "arg", "allowed", "closest", "line", "column"):
             if hasattr(error, name):
                 setattr(made, name, getattr(error, name))
         return made

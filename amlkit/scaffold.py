@@ -47,7 +47,7 @@ def _check(annotated: Any, value: str, key: str) -> str:
     except ValidationError as error:
         detail = error.errors()[0]
         ctx = detail.get("ctx") or {}
-        problem = f"got {ctx['got']}; allowed: {ctx['allowed']}" if "got" in ctx else detail["msg"]
+        problem = f"got {ctx['got']}; allowed: {ctx['allowed']}{ctx.get('hint', '')}" if "got" in ctx else detail["msg"]
         raise ConfigError(None, key, problem) from None
 
 

@@ -12,6 +12,7 @@ Both entry points end in the same validation, `amlkit.schema.validate_environmen
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -53,9 +54,10 @@ def _config_path(path: tuple[Any, ...]) -> str:
 
 
 class _TooDeep(Exception):
-    def __init__(self, path: tuple[Any, ...]) -> None:
+    def __init__(self, path: tuple[Any, ...], mark: yaml.Mark) -> None:
         super().__init__()
         self.path = path
+        self.mark = mark
 
 
 class _Loader(yaml.SafeLoader):
@@ -77,7 +79,7 @@ class _Loader(yaml.SafeLoader):
         self._path.append(part)
         try:
             if len(self._path) > MAX_DEPTH:
-                raise _TooDeep(tuple(self._path))
+                raise _TooDeep(tuple(self._path), self.get_mark())
             return super().compose_node(parent, index)
         finally:
             self._path.pop()
@@ -85,12 +87,13 @@ class _Loader(yaml.SafeLoader):
     def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
         try:
             return super().construct_object(node, deep)
-        except (ValueError, TypeError, IndexError, KeyError, AttributeError, OverflowError) as error:
+        except (ValueError, TypeError, IndexError, KeyError, AttributeError, OverflowError):
             value = node.value if isinstance(node, yaml.ScalarNode) else ""
             shown = value if len(value) <= 40 else value[:37] + "..."
+            tag = node.tag.replace("tag:yaml.org,2002:", "!!")
             raise yaml.constructor.ConstructorError(
-                None, None, f"cannot read {node.tag} value {shown!r} ({type(error).__name__})", node.start_mark
-            ) from None
+                None, None, f"cannot read {shown!r} as {tag} (write the value without the tag, or quote it)",
+                node.start_mark) from None
 
 
 class _Walk:
@@ -99,20 +102,25 @@ class _Walk:
     def __init__(self, file: str) -> None:
         self.file = file
         self.count = 0
+        self.positions: dict[tuple[Any, ...], Position] = {}
+        """Key path -> (line, column), 1-based: of the key for a mapping entry, of the item for a list item."""
 
-    def fail(self, path: tuple[Any, ...], problem: str) -> None:
-        raise ConfigError(self.file, _config_path(path), problem)
+    def fail(self, path: tuple[Any, ...], problem: str, mark: yaml.Mark) -> None:
+        error = ConfigError(self.file, _config_path(path), problem)
+        error.at(self.file, *_position(mark))
+        raise error
 
     def visit(self, node: yaml.Node, path: tuple[Any, ...], active: frozenset[int]) -> None:
         self.count += 1
         if self.count > MAX_NODES:
             self.fail((), f"the YAML expands to more than {MAX_NODES} values (alias bomb?); allowed: a plain "
-                          "stack file")
+                          "stack file", node.start_mark)
         if id(node) in active:
-            self.fail(path, "a YAML alias refers to itself; allowed: plain values")
+            self.fail(path, "a YAML alias refers to itself; allowed: plain values", node.start_mark)
         if len(path) > MAX_DEPTH:
-            self.fail(path, f"nested more than {MAX_DEPTH} levels deep")
+            self.fail(path, f"nested more than {MAX_DEPTH} levels deep", node.start_mark)
         inside = active | {id(node)}
+        self.positions.setdefault(path, _position(node.start_mark))
         if isinstance(node, yaml.MappingNode):
             self.visit_mapping(node, path, inside)
         elif isinstance(node, yaml.SequenceNode):
@@ -126,9 +134,19 @@ class _Walk:
             if key is not None and key != "<<":
                 line = key_node.start_mark.line + 1
                 if key in seen:
-                    self.fail((*path, key), f"duplicate key (lines {seen[key]} and {line}); allowed: each key once")
+                    self.fail((*path, key), f"duplicate key (lines {seen[key]} and {line}); allowed: each key once",
+                              key_node.start_mark)
                 seen[key] = line
+                self.positions.setdefault((*path, key), _position(key_node.start_mark))
             self.visit(value_node, (*path, key), active)
+
+
+Position = tuple[int, int]
+"""(line, column) in a file, both 1-based."""
+
+
+def _position(mark: yaml.Mark) -> Position:
+    return mark.line + 1, mark.column + 1
 
 
 def dump_yaml(document: Any, **options: Any) -> str:
@@ -144,6 +162,11 @@ def dump_yaml(document: Any, **options: Any) -> str:
 
 def read_yaml(path: Path) -> Any:
     """Parse one YAML document safely, or raise ConfigError naming the file and the problem."""
+    return read_yaml_positions(path)[0]
+
+
+def read_yaml_positions(path: Path) -> tuple[Any, dict[tuple[Any, ...], Position]]:
+    """`read_yaml`, plus where each key path is: (line, column) of a mapping key or a list item."""
     file = str(path)
     try:
         size = path.stat().st_size
@@ -159,15 +182,16 @@ def read_yaml(path: Path) -> Any:
         loader = _Loader(text)
         node = loader.get_single_node()
         if node is None:
-            return None
-        _Walk(file).visit(node, (), frozenset())
-        return loader.construct_document(node)
+            return None, {}
+        walk = _Walk(file)
+        walk.visit(node, (), frozenset())
+        return loader.construct_document(node), walk.positions
     except _TooDeep as error:
-        raise ConfigError(file, _config_path(error.path), f"nested more than {MAX_DEPTH} levels deep") from None
+        too_deep = ConfigError(file, _config_path(error.path), f"nested more than {MAX_DEPTH} levels deep")
+        too_deep.at(file, *_position(error.mark))
+        raise too_deep from None
     except yaml.MarkedYAMLError as error:
-        mark = error.problem_mark or error.context_mark
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise ConfigError(file, "", one_line(f"not valid YAML{where}: {error.problem or error.context}")) from None
+        raise yaml_syntax_error(file, text, error) from None
     except yaml.reader.ReaderError as error:
         character = f"#x{error.character:04x}" if isinstance(error.character, int) else repr(error.character)
         raise ConfigError(file, "", f"not valid YAML: character {character} at position {error.position} is "
@@ -260,6 +284,7 @@ def edit_distance(a: str, b: str) -> int:
 def environment_config(items: Iterable[tuple[Any, Any]], file: str) -> dict[str, Any]:
     """The `amlkit:` namespace (prefix stripped) plus `location`, from (config key, value) pairs."""
     from amlkit.schema import TOP_LEVEL_KEYS, EnvironmentSpec, Secret, credential_problem, is_credential_key
+    from amlkit.suggest import unknown_key
 
     raw: dict[str, Any] = {}
     for key, value in items:
@@ -272,7 +297,8 @@ def environment_config(items: Iterable[tuple[Any, Any]], file: str) -> dict[str,
         if key != LOCATION_KEY and name not in TOP_LEVEL_KEYS:
             if is_credential_key(name) and not isinstance(value, (Mapping, list, Secret)) and not _is_secure(value):
                 raise ConfigError(file, path, credential_problem(path))
-            raise ConfigError(file, path, f"unknown key; allowed keys: {EnvironmentSpec.allowed_keys_text()}")
+            problem = unknown_key(name, TOP_LEVEL_KEYS, f"{NAMESPACE}:")
+            raise ConfigError(file, path, f"{problem}; allowed keys: {EnvironmentSpec.allowed_keys_text()}")
         if name in raw:
             raise ConfigError(file, printable_key(key),
                               f"given twice (as '{printable_key(name)}' and '{path}'); allowed: once")
@@ -304,11 +330,53 @@ def load_stack_file(path: str | Path) -> EnvironmentSpec:
     config = document.get("config") or {}
     if not isinstance(config, Mapping):
         raise ConfigError(file, "config", f"got {_kind(config)}; allowed: a mapping of config keys")
-    raw = environment_config(config.items(), file)
-    _default_environment(raw, stack)
     from amlkit.schema import validate_environment
 
-    return validate_environment(mark_secrets(raw), file)
+    try:
+        raw = environment_config(config.items(), file)
+        _default_environment(raw, stack)
+        return validate_environment(mark_secrets(raw), file)
+    except ConfigError as error:
+        locate_error(error, path)
+        raise
+
+
+_PART = re.compile(r"\.([^.\[]+)|\[(\d+)\]")
+
+
+def key_position(positions: Mapping[tuple[Any, ...], Position], key_path: str) -> Position | None:
+    """Where a message's key path (`amlkit:clusters[0].size`, `config.amlkt:tags`, `azure-native:location`) is
+    in a stack file: the bad key, list item or, for a key that is missing, the nearest mapping that holds it."""
+    text = key_path.removeprefix("config.")
+    head = re.match(r"[^.\[]+", text)
+    if head is None:
+        return None
+    wanted = _namespace_key(head[0]) or head[0]
+    keys = [path[1] for path in positions if len(path) == 2 and path[0] == "config"]
+    key = next((k for k in keys if isinstance(k, str) and printable_key(k) == head[0]), None) or next(
+        (k for k in keys if isinstance(k, str) and _namespace_key(k) == wanted), None)
+    if key is None:  # a top-level key that is missing: the `config:` mapping that should hold it, or the document
+        return positions.get(("config",), positions.get(()))
+    path: tuple[Any, ...] = ("config", key)
+    for name, index in _PART.findall(text[head.end():]):
+        path = (*path, int(index) if index else name)
+    while len(path) > 1 and path not in positions:
+        path = path[:-1]
+    return positions.get(path)
+
+
+def locate_error(error: ConfigError, path: Path, shown: str | None = None) -> None:
+    """Place a config error about stack file `path` at the line and column of its key path (named `shown` in
+    the message, default the path as given). A file that cannot be read leaves the error as it is."""
+    if not error.key_path or error.line is not None:
+        return
+    try:
+        positions = read_yaml_positions(path)[1]
+    except ConfigError:
+        return
+    found = key_position(positions, error.key_path)
+    if found is not None:
+        error.at(shown or str(path), *found)
 
 
 def _kind(value: Any) -> str:
@@ -360,8 +428,92 @@ def spec_from_pulumi_config() -> EnvironmentSpec:
         if secret:
             secret_keys.append(name)
         pairs.append((key, mark_secrets({name: value}, decrypted=secret)[name]))
-    raw = environment_config(pairs, file)
-    _default_environment(raw, stack)
     from amlkit.schema import validate_environment
 
-    return validate_environment(raw, file, secret_keys)
+    try:
+        raw = environment_config(pairs, file)
+        _default_environment(raw, stack)
+        return validate_environment(raw, file, secret_keys)
+    except ConfigError as error:
+        _locate_in_project(error, stack)
+        raise
+
+
+def _locate_in_project(error: ConfigError, stack: str) -> None:
+    """Place the program's config error at its line of the stack file, found as the Pulumi CLI finds the project
+    (the nearest `Pulumi.yaml` from the working directory up); the file is then named relative to the working
+    directory. Without a readable stack file the error stays as it is."""
+    from amlkit.errors import UsageError
+    from amlkit.review.project import load_project, project_root
+
+    here = Path.cwd()
+    try:
+        path = load_project(project_root(here)).stack_file(stack)
+    except (ConfigError, UsageError):
+        return
+    if path.is_file():
+        shown = os.path.relpath(path, here) if path.is_relative_to(here) else str(path)
+        locate_error(error, path, shown)
+
+
+# --- YAML syntax errors ----------------------------------------------------------------------------
+
+_INDENTATION = ("this line's indentation does not match the lines around it (YAML nests by indentation: indent "
+                "a key like its siblings, with spaces)")
+_SYNTAX: tuple[tuple[str, str], ...] = (
+    ("expected <block end>", _INDENTATION),
+    ("did not find expected key", _INDENTATION),
+    ("did not find expected '-' indicator", _INDENTATION),
+    ("cannot start any token", "a character that cannot start a value here (a tab? YAML indents with spaces; "
+                               "quote a value starting with @ or `)"),
+    ("could not find expected ':'", "a key without ':' (expected 'key: value')"),
+    ("found another document", "a second YAML document (a '---' or '...' line): a stack file holds one"),
+    ("expected alphabetic or numeric character", "an anchor (&name) or alias (*name) without a name of letters "
+                                                 "and digits (quote a value that starts with & or *)"),
+    ("found undefined alias", "an alias (*name) whose anchor (&name) is not defined above it"),
+    ("end of stream", "a quote or bracket opened here is never closed"),
+    ("expected ',' or ']'", "a list in [ ] that is not closed or not separated by ','"),
+    ("expected ',' or '}'", "a mapping in { } that is not closed or not separated by ','"),
+    ("found '<stream end>'", "the file ends inside an unfinished value (a [, { or quote that is never closed)"),
+    ("expected the node content", "a value is missing here"),
+)
+"""PyYAML's problem texts (a distinctive part of each) and what they mean in words."""
+_AT_CONTEXT = ("while scanning a quoted scalar", "while scanning a flow", "while parsing a flow",
+               "while scanning a simple key")
+"""Contexts whose mark is where the mistake starts (the problem mark is where PyYAML gave up, often a line later)."""
+
+
+def yaml_syntax_error(file: str, text: str, error: yaml.MarkedYAMLError) -> ConfigError:
+    """One line at the place of the mistake: `file:line:column: not valid YAML: <what is wrong, in words>`."""
+    problem = error.problem or error.context or "not valid YAML"
+    mark = error.problem_mark or error.context_mark
+    if error.context_mark is not None and any(c in (error.context or "") for c in _AT_CONTEXT):
+        mark = error.context_mark
+    words = next((meaning for part, meaning in _SYNTAX if part in problem), one_line(problem))
+    line, column = (mark.line, mark.column) if mark is not None else (0, 0)
+    if "mapping values are not allowed" in problem:
+        line, column, words = _misplaced_colon(text.splitlines(), line, column)
+    found = ConfigError(file, "", f"not valid YAML: {words}")
+    if mark is not None:
+        found.at(file, line + 1, column + 1)
+    return found
+
+
+def _misplaced_colon(lines: list[str], line: int, column: int) -> tuple[int, int, str]:
+    """Where a 'mapping values are not allowed here' error starts, 0-based, and what it means. PyYAML reports
+    the ':' of the line AFTER the mistake when a key line lacks its ':' (`name mlw-dev` then `kind: hub` read as
+    one plain value) or when a line is indented under a key that already has its value."""
+    previous = line - 1
+    while previous >= 0 and (not lines[previous].strip() or lines[previous].lstrip().startswith("#")):
+        previous -= 1
+    if previous < 0 or line >= len(lines):
+        return line, column, "an unquoted value containing ': ' (quote the value)"
+    before, here = lines[previous], lines[line]
+    indent, before_indent = len(here) - len(here.lstrip()), len(before) - len(before.lstrip())
+    if ":" not in before and before_indent == indent and not before.lstrip().startswith("-"):
+        return previous, indent, f"a key without ':' ({before.strip()[:40]!r}; expected 'key: value')"
+    key, _, value = before.strip().partition(": ")
+    if indent > before_indent and value.strip() and not key.startswith("-"):
+        return line, indent, (f"this line is indented under {key!r}, which already has a value on its line "
+                              "(indent the key like its siblings)")
+    return line, column, "an unquoted value containing ': ' (quote the value)"

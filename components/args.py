@@ -29,7 +29,9 @@ from typing import Any, Literal, NotRequired, Required, get_args, get_origin
 import pulumi
 import pulumi.output
 
+from amlkit import regions
 from amlkit.errors import ComponentArgError, ConfigError, show_value
+from amlkit.suggest import VM_SIZE_ALLOWED, size_problem
 
 _NONE = type(None)
 
@@ -311,15 +313,19 @@ def _secret_only(annotation: Any) -> bool:
     return get_origin(annotation) is pulumi.Output
 
 
-def check(args_type: type, component: str, args: Any, renamed: Mapping[str, str] | None = None) -> None:
+def check(args_type: type, component: str, args: Any, renamed: Mapping[str, str] | None = None,
+          sourced: bool = False) -> None:
     """Refuse unknown keys, missing required keys and values that do not fit their annotation.
 
     renamed: former argument names -> today's, so a typo of an old name points at the new one.
+    sourced: also check `size`, `location` and `workspace_location` against sourced data (`check_sourced`).
     """
     if not isinstance(args, Mapping):
         raise ProgramArgError(component, "args", f"must be a mapping ({args_type.__name__}), got {show_value(args)}",
                                 allowed=describe(args_type))
     _check(args_type, component, args, "", renamed or {})
+    if sourced:
+        check_sourced(component, args)
 
 
 def closest_key(key: str, known: Sequence[str], renamed: Mapping[str, str]) -> str | None:
@@ -349,6 +355,40 @@ def _check(args_type: type, component: str, args: Mapping[str, Any], prefix: str
                 raise ProgramArgError(component, f"{prefix}{key}", "is required", allowed=describe(annotation))
             continue
         _check_value(annotation, component, value, f"{prefix}{key}")
+
+
+def check_sourced(component: str, args: Mapping[str, Any]) -> None:
+    """Refuse a `size` the VM catalogue does not know and a `location`/`workspace_location` that is not an Azure
+    region, with the stack schema's words and the closest allowed value (a component calls it after `check`)."""
+    for key in _VALUE_ALLOWED:
+        problem = value_problem(key, args.get(key))
+        if problem is not None:
+            raise ProgramArgError(component, key, problem, args[key], allowed=_VALUE_ALLOWED[key])
+
+
+_VALUE_ALLOWED = {"size": VM_SIZE_ALLOWED, "location": regions.allowed_text(),
+                  "workspace_location": regions.allowed_text()}
+"""Arguments whose plain-text value is checked against sourced data, as the stack schema checks the same keys."""
+
+
+def value_problem(key: str, value: Any) -> str | None:
+    """Why a `size` (the VM catalogue) or `location`/`workspace_location` (Azure's regions, plus the stack
+    config's `amlkit:extraRegions`) is refused, in the stack schema's words; None when fine or an Output."""
+    if key not in _VALUE_ALLOWED or not isinstance(value, str) or not value:  # '' is the component's "required"
+        return None
+    if key == "size":
+        problem = size_problem(value)
+        return problem.text if problem is not None else None
+    return regions.region_problem(value, extra_regions())
+
+
+def extra_regions() -> tuple[str, ...]:
+    """The stack config's `amlkit:extraRegions` (region names beyond Azure's public list), () when unset."""
+    try:
+        names = pulumi.Config("amlkit").get_object("extraRegions")
+    except Exception:  # noqa: BLE001 - malformed config: the schema names it; here it adds no region
+        return ()
+    return tuple(name for name in names if isinstance(name, str)) if isinstance(names, list) else ()
 
 
 def _check_value(annotation: Any, component: str, value: Any, path: str) -> None:

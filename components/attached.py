@@ -106,7 +106,7 @@ def checked(kind: str, args_type: type, component_name: str, args: Mapping[str, 
     """The args checked (keys and types, then `validate`, errors naming the component) with what
     `workspace` gives filled in, and the compute's Azure name (checked)."""
     component = label(kind, component_name)
-    check(args_type, component, args)
+    check(args_type, component, args, sourced=True)
     with named(component):
         present = with_workspace_names(args)
         name = compute_name(component_name, present)

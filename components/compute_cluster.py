@@ -173,7 +173,7 @@ class ComputeCluster(pulumi.ComponentResource):
     ) -> None:
         component = label("ComputeCluster", name)
         args, note = keyed_role_assignments(args)
-        check(ComputeClusterArgs, component, args, RENAMED)
+        check(ComputeClusterArgs, component, args, RENAMED, sourced=True)
         with named(component):
             placed = with_workspace(args)
             validate(placed)

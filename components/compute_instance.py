@@ -190,7 +190,7 @@ class ComputeInstance(pulumi.ComponentResource):
         self, name: str, args: ComputeInstanceArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
         component = label("ComputeInstance", name)
-        check(ComputeInstanceArgs, component, args, RENAMED)
+        check(ComputeInstanceArgs, component, args, RENAMED, sourced=True)
         with named(component):
             workspace = args.get("workspace")
             if workspace is not None and args.get("workspace_id") is None:

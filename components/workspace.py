@@ -91,7 +91,7 @@ class Workspace(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: WorkspaceArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         component = label("Workspace", name)
-        check(WorkspaceArgs, component, args, RENAMED)
+        check(WorkspaceArgs, component, args, RENAMED, sourced=True)
         args = {key: value for key, value in args.items() if value is not None}  # type: ignore[assignment]
         with named(component):
             validate(args)

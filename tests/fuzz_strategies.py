@@ -444,12 +444,14 @@ def load(path: Path) -> EnvironmentSpec | ConfigError:
 
 
 def assert_clear(error: ConfigError, path: Path) -> None:
-    """One line: `<file>: [<key path>: ]<problem>`, no traceback."""
+    """One line: `<file>[:<line>:<column>]: [<key path>: ]<problem>`, no traceback; a key path has its position."""
     message = str(error)
     assert error.file == str(path)
     assert error.problem
     key = f"{error.key_path}: " if error.key_path else ""
-    assert message == f"{path}: {key}{error.problem}"
+    position = f":{error.line}:{error.column}" if error.line is not None else ""
+    assert message == f"{path}{position}: {key}{error.problem}"
+    assert error.line is not None or not error.key_path or error.key_path == "config"
     assert "\n" not in message and "Traceback" not in message
 
 

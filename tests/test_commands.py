@@ -200,7 +200,8 @@ def test_init_interactive_reprompts_on_bad_answers(project: Path) -> None:
     answers = "\n".join(["staging", "West Europe", "westeurope", "", "", "x", "mlw-stg", "Standard_Foo", ""]) + "\n"
     result = run(["init", "--project-dir", str(project)], input=answers)
     assert result.exit_code == 0, result.output
-    assert "Error: got 'West Europe'; allowed: an Azure region name in lowercase, e.g. westeurope" in result.output
+    assert ("Error: got 'West Europe'; allowed: an Azure public region name such as westeurope, or a name listed in "
+            "amlkit:extraRegions; did you mean 'westeurope'?") in result.output
     assert ("Error: got 'x'; allowed: 3-33 letters, digits, hyphens and underscores, starting with a letter or "
             "digit") in result.output
     assert "Error: got 'Standard_Foo'; allowed: a known Azure VM size name, e.g. Standard_D4ds_v5" in result.output

@@ -336,7 +336,7 @@ def test_values_of_secret_keys_never_appear_in_messages(base, data):
         validate_environment(raw, "Pulumi.fuzz.yaml", secret_keys)
     except ConfigError as error:
         message = str(error)
-        assert error.file == "Pulumi.fuzz.yaml" and message.startswith("Pulumi.fuzz.yaml: ")
+        assert error.file == "Pulumi.fuzz.yaml" and message.startswith("Pulumi.fuzz.yaml")
         assert "\n" not in message
         assert not [canary for canary in canaries if canary in message or canary in repr(error.value)]
 
@@ -370,7 +370,7 @@ def test_cli_check_exits_2_on_a_bad_value(project, case):
     code, output = check(project, dump(document))
     assert code == 2, output
     assert "Traceback" not in output
-    assert f"Pulumi.fuzz.yaml: {expected_key_path(path)}: " in output
+    assert re.search(rf"Pulumi\.fuzz\.yaml:\d+:\d+: {re.escape(expected_key_path(path))}: ", output), output
 
 
 def test_cli_check_refuses_a_plain_password_without_echoing_it(project):
@@ -396,7 +396,8 @@ def test_cli_check_exits_2_on_control_characters(project):
 
 _CLI_BUGS = [
     ("binary", b"\xff\xfe\x00garbage\x80", "not UTF-8"),
-    ("impossible-date", _DEV.replace("max_instances: 4", "max_instances: 2001-02-30"), "value '2001-02-30'"),
+    ("impossible-date", _DEV.replace("max_instances: 4", "max_instances: 2001-02-30"),
+     "cannot read '2001-02-30' as !!timestamp"),
     ("deep", "config:\n  amlkit:workspace: " + "[" * 600 + "]" * 600 + "\n", "nested more than"),
     ("alias-bomb", _bomb(10, 5, merge=False), "alias bomb"),
     ("duplicate-key", _DEV.replace("max_instances: 4", "max_instances: 70000") + "  amlkit:environment: dev\n",

@@ -245,8 +245,13 @@ def test_config_error_surfaces_as_one_line_run_error(engine_stack):
         program.run()
     error = caught.value
     assert isinstance(error, ConfigError) and isinstance(error, pulumi.RunError) and error.exit_code == 2
-    assert str(error) == ("Pulumi.prod.yaml: amlkit:clusters[0].max_instances: got 70000; "
+    # the program finds the stack file as the Pulumi CLI finds the project (the nearest Pulumi.yaml up from the
+    # working directory) and names the line of the bad key
+    assert str(error) == (f"stacks/Pulumi.prod.yaml:{error.line}:7: amlkit:clusters[0].max_instances: got 70000; "
                           "allowed: an integer from 1 to 65000")
+    assert error.line is not None
+    assert STACKS.joinpath("Pulumi.prod.yaml").read_text().splitlines()[error.line - 1].strip().startswith(
+        "max_instances:")
     assert "\n" not in str(error)
 
 

@@ -35,8 +35,10 @@ def test_good_answers_pass(field: str, value: str) -> None:
 
 @pytest.mark.parametrize(("field", "value", "message"), [
     ("stack", "", "stack: got ''; allowed: 1-100 letters, digits, '-', '_' or '.'"),
-    ("location", "West Europe", "azure-native:location: got 'West Europe'; allowed: an Azure region name in "
-     "lowercase, e.g. westeurope"),
+    ("location", "West Europe", "azure-native:location: got 'West Europe'; allowed: an Azure public region name "
+     "such as westeurope, or a name listed in amlkit:extraRegions; did you mean 'westeurope'?"),
+    ("location", "westeurop", "azure-native:location: got 'westeurop'; allowed: an Azure public region name "
+     "such as westeurope, or a name listed in amlkit:extraRegions; did you mean 'westeurope'?"),
     ("environment", "-dev", "amlkit:environment: got '-dev'; allowed: 1-63 lowercase letters, digits, '-' or '_'"),
     ("resource_group", "rg.", "amlkit:resourceGroup.name: got 'rg.'; allowed: 1-90 letters, digits, '-', '_', "
      "'.', '(' or ')', not ending with '.'"),

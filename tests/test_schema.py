@@ -65,11 +65,13 @@ FAILING = [
     ("location-missing", changed("location", DELETE),
      "azure-native:location: required key is missing"),
     ("location-bad", changed("location", "West Europe"),
-     "azure-native:location: got 'West Europe'; allowed: an Azure region name in lowercase, e.g. westeurope"),
+     "azure-native:location: got 'West Europe'; allowed: an Azure public region name such as westeurope, or a name "
+     "listed in amlkit:extraRegions; did you mean 'westeurope'?"),
     ("unknown-top-level-key", changed("clusterz", []),
-     "amlkit:clusterz: unknown key; allowed keys: amlkit:environment, amlkit:resourceGroup, amlkit:tags, "
+     "amlkit:clusterz: unknown key 'clusterz' (did you mean 'clusters'?); allowed keys: amlkit:environment, "
+     "amlkit:resourceGroup, amlkit:tags, "
      "amlkit:workspace, amlkit:clusters, amlkit:instances, amlkit:attached, amlkit:protectData, "
-     "amlkit:prodLikeEnvironments, "
+     "amlkit:prodLikeEnvironments, amlkit:extraRegions, "
      "azure-native:location"),
     ("environment-bad", changed("environment", "Prod!"),
      "amlkit:environment: got 'Prod!'; allowed: 1-63 lowercase letters, digits, '-' or '_'"),
@@ -96,7 +98,8 @@ FAILING = [
      "amlkit:workspace.name: got 'ml'; allowed: 3-33 letters, digits, hyphens and underscores, starting with a letter "
      "or digit"),
     ("workspace-unknown-key", changed("workspace.public_access", "disabled"),
-     "amlkit:workspace.public_access: unknown key; allowed keys: name, kind, hub_id, display_name, description, "
+     "amlkit:workspace.public_access: unknown key 'public_access' (did you mean 'public_network_access'?); "
+     "allowed keys: name, kind, hub_id, display_name, description, "
      "public_network_access, managed_network, image_build_compute, private_endpoints, serverless_compute, identity, "
      "primary_user_assigned_identity, "
      "hbi_workspace, customer_managed_key, storage_account, key_vault, application_insights, "
@@ -177,7 +180,7 @@ FAILING = [
     ("cluster-subnet-not-arm", changed("clusters.0.network_settings", {"subnet": "snet-aml"}),
      f"amlkit:clusters[0].network_settings.subnet: got 'snet-aml'; allowed: {ARM_SUBNET}"),
     ("cluster-vnet-name", changed("clusters.0.network_settings", {"subnet": SUBNET, "vnet_name": "vnet"}),
-     "amlkit:clusters[0].network_settings.vnet_name: unknown key; allowed keys: subnet"),
+     "amlkit:clusters[0].network_settings.vnet_name: unknown key 'vnet_name'; allowed keys: subnet"),
     ("cluster-identity-none", changed("clusters.0.identity", {"type": "none"}),
      "amlkit:clusters[0].identity.type: got 'none'; allowed: system_assigned | user_assigned"),
     ("cluster-local-auth-text", changed("clusters.0.local_auth_enabled", "yes"),
@@ -189,7 +192,8 @@ FAILING = [
      "amlkit:clusters[0].ssh_settings.ssh_key_value: got 'AAAAB3NzaC1yc2E'; allowed: an OpenSSH public key "
      "line, e.g. 'ssh-ed25519 AAAA... user@host'"),
     ("cluster-location-bad", changed("clusters.0.location", "EU West"),
-     "amlkit:clusters[0].location: got 'EU West'; allowed: an Azure region name in lowercase, e.g. westeurope"),
+     "amlkit:clusters[0].location: got 'EU West'; allowed: an Azure public region name such as westeurope, or a "
+     "name listed in amlkit:extraRegions; did you mean 'ukwest'?"),
     ("compute-names-unique", changed("instances.0.name", "CPU-cluster"),
      "amlkit:instances[0].name: got 'CPU-cluster'; allowed: a compute name not used elsewhere in the workspace "
      "(clusters[0] has it)"),
@@ -228,7 +232,7 @@ FAILING = [
      "amlkit:instances[0].ssh_settings: required when ssh_public_access_enabled is true "
      "({ssh_key_value: <OpenSSH public key>})"),
     ("instance-tier-unknown", changed("instances.0.tier", "low_priority"),
-     "amlkit:instances[0].tier: unknown key; allowed keys: name, type, size, idle_time_before_shutdown_minutes, "
+     "amlkit:instances[0].tier: unknown key 'tier'; allowed keys: name, type, size, idle_time_before_shutdown_minutes, "
      "assigned_user, schedules, identity, location, network_settings, enable_node_public_ip, "
      "ssh_public_access_enabled, ssh_settings, description, tags"),
     # --- schedules
@@ -251,7 +255,7 @@ FAILING = [
      "amlkit:instances[0].schedules[0].trigger.schedule.hours[0]: got 24; allowed: an hour from 0 to 23"),
     ("schedule-action", changed("instances.0.schedules", [
         {"action": "restart", "trigger": {"type": "cron", "expression": "0 8 * * *"}}]),
-     "amlkit:instances[0].schedules[0].action: got 'restart'; allowed: start | stop"),
+     "amlkit:instances[0].schedules[0].action: got 'restart'; allowed: start | stop; did you mean 'start'?"),
     ("schedule-start-time", changed("instances.0.schedules", [
         {"action": "stop", "trigger": {"type": "cron", "expression": "0 8 * * *", "start_time": "tomorrow"}}]),
      "amlkit:instances[0].schedules[0].trigger.start_time: got 'tomorrow'; allowed: a local time "

@@ -96,7 +96,8 @@ FAILING = [
     ("instance-type-number", entry(K8S, instance_types=[{"name": "a", "resources": {"requests": {"cpu": 2}}}]),
      f"{AT}.instance_types[0].resources.requests: got a mapping; allowed: a mapping of text keys to text values "
      "(quote numbers: cpu: \"2\")"),
-    ("unknown-key", entry(K8S, compute_type="Kubernetes"), f"{AT}.compute_type: unknown key; allowed keys: name, "
+    ("unknown-key", entry(K8S, compute_type="Kubernetes"), f"{AT}.compute_type: unknown key 'compute_type'; "
+     "allowed keys: name, "
      "type, resource_id, namespace, default_instance_type, instance_types, identity, ssh_settings, "
      "local_auth_enabled, description, tags"),
 ]

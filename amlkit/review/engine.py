@@ -320,7 +320,7 @@ def _config_failure(result: StackReview, error: ConfigError, component: dict[str
         key: value for key, value in vars(error).items() if not key.startswith("_") and key != "source"})
     source = getattr(error, "source", None)  # a component argument: the program line that built it
     file = project.relative(Path(error.file)) if error.file else result.stack_file
-    text = str(error).replace(f"{error.file}: ", f"{file}: ", 1) if error.file else str(error)
+    text = str(error).replace(f"{error.file}:", f"{file}:", 1) if error.file else str(error)
     prefix = "" if error.file else f"{result.stack_file}: "
     if source is not None and not error.file:
         file = project.relative(Path(source["file"]))

@@ -16,7 +16,7 @@ from amlkit.stackfile import namespace_problem, read_yaml
 
 __all__ = [
     "PROJECT_FILES", "Project", "SECRET_PLACEHOLDER", "StackConfig", "find_project_file", "ignored_stack_files",
-    "list_stacks", "load_project", "load_stack_config", "project_root",
+    "list_stacks", "load_project", "load_stack_config", "project_root", "unknown_stack",
 ]
 
 # What a `secure:` value becomes: the review never decrypts, the program sees this placeholder.
@@ -130,7 +130,7 @@ def load_stack_config(project: Project, stack: str) -> StackConfig:
     """The stack's config as the CLI passes it: keys namespaced, objects JSON, `secure:` kept secret."""
     path = project.stack_file(stack)
     if not path.is_file():
-        raise UsageError(f"unknown stack {stack!r}: {project.relative(path)} does not exist")
+        raise UsageError(unknown_stack(project, stack))
     data = _read_yaml(path, allow_empty=True)
     config = data.get("config") or {}
     if not isinstance(config, dict):
@@ -144,6 +144,17 @@ def load_stack_config(project: Project, stack: str) -> StackConfig:
         if secret:
             secret_keys.append(full_key)
     return StackConfig(stack, path, values, tuple(secret_keys))
+
+
+def unknown_stack(project: Project, stack: str) -> str:
+    """`unknown stack 'prdo': stacks/Pulumi.prdo.yaml does not exist; did you mean 'prod'? (stacks here: dev, prod)`."""
+    from amlkit.suggest import did_you_mean
+
+    known = list_stacks(project.dir)
+    where = project.relative(project.stack_config_dir) if project.stack_config_dir != project.dir else "."
+    there = f" (stacks here: {', '.join(known)})" if known else f" (no Pulumi.<stack>.yaml in {where})"
+    return (f"unknown stack {stack!r}: {project.relative(project.stack_file(stack))} does not exist"
+            f"{did_you_mean(stack, known)}{there}")
 
 
 def _namespaced(path: Path, project: str, key: Any) -> str:

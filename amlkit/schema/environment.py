@@ -14,8 +14,10 @@ from amlkit.schema.attached import AttachedSpec
 from amlkit.schema.compute import ClusterSpec, InstanceSpec
 from amlkit.schema.types import (
     DEFAULT_PROD_LIKE,
+    REGIONS_CONTEXT,
     Bool,
     EnvironmentName,
+    ExtraRegionName,
     Model,
     Region,
     Tags,
@@ -58,6 +60,9 @@ class EnvironmentSpec(Model):
     """Protect workspace, storage and key vault from deletion; unset: true in prod-like environments."""
     prod_like_environments: list_of(EnvironmentName) = list(DEFAULT_PROD_LIKE)
     """Environment names whose data is protected by default."""
+    extra_regions: list_of(ExtraRegionName) = []
+    """Region names to accept besides Azure's public regions (amlkit/data/azure_regions.yaml): sovereign clouds
+    (e.g. usgovvirginia, chinanorth3) and regions newer than amlkit's list."""
 
     model_config = ConfigDict(
         extra="forbid",
@@ -156,8 +161,8 @@ def _describe(error: Mapping[str, Any], secret_keys: frozenset[str]) -> tuple[st
     if error["type"] == "amlkit":
         ctx = error["ctx"]
         if "got" in ctx:
-            got = "a secret value" if secret else ctx["got"]
-            return key_path(loc), f"got {got}; allowed: {ctx['allowed']}"
+            got, hint = ("a secret value", "") if secret else (ctx["got"], ctx.get("hint", ""))
+            return key_path(loc), f"got {got}; allowed: {ctx['allowed']}{hint}"
         return key_path(loc), ctx["problem"]
     if error["type"] == "missing":
         return key_path(loc), "required key is missing"
@@ -177,8 +182,11 @@ def validate_environment(
         found = find_plaintext_credential(value, key_path([key]))
         if found:
             raise ConfigError(file, found, credential_problem(found))
+    extra = raw.get("extraRegions")
+    context = {REGIONS_CONTEXT: tuple(name for name in extra if isinstance(name, str)) if isinstance(extra, list)
+               else ()}
     try:
-        return EnvironmentSpec.model_validate(dict(raw))
+        return EnvironmentSpec.model_validate(dict(raw), context=context)
     except ValidationError as error:
         path, problem = _describe(error.errors()[0], frozenset(secret_keys))
         raise ConfigError(file, path, problem) from None

@@ -7,11 +7,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, NoReturn
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationInfo, model_validator
 from pydantic_core import PydanticCustomError
 
 from amlkit import azure_facts as facts
-from amlkit.errors import UnknownVmSize
+from amlkit import regions
+from amlkit.suggest import VM_SIZE_ALLOWED, did_you_mean, size_problem, unknown_key
 
 DEFAULT_PROD_LIKE = ("prod", "production")
 SECRET_PATHS = (
@@ -127,10 +128,11 @@ def one_line(text: str) -> str:
     return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
 
 
-def reject(value: Any, allowed: str, at: tuple[str | int, ...] = ()) -> NoReturn:
-    """Fail with `got <value>; allowed: <allowed>` (optionally at a sub-key of the current location)."""
-    raise PydanticCustomError("amlkit", "got {got}; allowed: {allowed}", {"got": show(value), "allowed": allowed,
-                                                                          "at": at})
+def reject(value: Any, allowed: str, at: tuple[str | int, ...] = (), hint: str = "") -> NoReturn:
+    """Fail with `got <value>; allowed: <allowed>` (optionally at a sub-key of the current location); `hint` is
+    a `; did you mean 'x'?` (`amlkit.suggest.did_you_mean`), shown after what is allowed."""
+    raise PydanticCustomError("amlkit", "got {got}; allowed: {allowed}{hint}",
+                              {"got": show(value), "allowed": allowed, "at": at, "hint": hint})
 
 
 def fail(text: str, at: tuple[str | int, ...] = ()) -> NoReturn:
@@ -175,7 +177,7 @@ def choice(*values: str) -> Any:
         refuse_secret(value)
         if isinstance(value, str) and _snake(value) in values:
             return _snake(value)
-        reject(value, allowed)
+        reject(value, allowed, hint=did_you_mean(value, values))
 
     return Annotated[str, BeforeValidator(check), Allowed(allowed, values)]
 
@@ -228,7 +230,21 @@ def _matching(pattern: re.Pattern[str], allowed: str) -> Any:
 
 
 Description = text(r"(?s).{0,5000}", "text of up to 5000 characters")
-Region = text(r"[a-z][a-z0-9]{2,39}", "an Azure region name in lowercase, e.g. westeurope")
+REGIONS_CONTEXT = "extra_regions"
+"""The validation context key holding the region names a stack adds (`amlkit:extraRegions`)."""
+
+
+def _region(value: Any, info: ValidationInfo) -> str:
+    """A public Azure region (amlkit/data/azure_regions.yaml) or one the stack adds by `amlkit:extraRegions`."""
+    refuse_secret(value)
+    extra = (info.context or {}).get(REGIONS_CONTEXT, ())
+    if regions.region_problem(value, extra) is not None:
+        reject(value, regions.allowed_text(), hint=regions.region_hint(value, extra))
+    return str(value)
+
+
+Region = Annotated[str, BeforeValidator(_region), Allowed(regions.allowed_text())]
+ExtraRegionName = text(regions.NAME.pattern, regions.NAME_ALLOWED)
 Guid = text(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}",
             "a GUID, e.g. 00000000-0000-0000-0000-000000000000")
 EnvironmentName = text(r"[a-z0-9][a-z0-9_-]{0,62}", "1-63 lowercase letters, digits, '-' or '_'")
@@ -295,23 +311,15 @@ def _registry(value: Any) -> str | bool:
 ContainerRegistry = Annotated[str | bool, BeforeValidator(_registry), Allowed(_REGISTRY_ALLOWED)]
 
 
-_VM_SIZE_ALLOWED = "a known Azure VM size name, e.g. Standard_D4ds_v5"
-
-
 def _vm_size(value: Any) -> str:
     refuse_secret(value)
-    from amlkit.vmsizes import parse_vm_size  # the catalogue is large: load it on first use
-
-    if not isinstance(value, str):
-        reject(value, _VM_SIZE_ALLOWED)
-    try:
-        parse_vm_size(value)
-    except UnknownVmSize:
-        reject(value, _VM_SIZE_ALLOWED)
-    return value
+    problem = size_problem(value)
+    if problem is not None:
+        reject(value, problem.allowed, hint=problem.hint)
+    return str(value)
 
 
-VmSize = Annotated[str, BeforeValidator(_vm_size), Allowed(_VM_SIZE_ALLOWED)]
+VmSize = Annotated[str, BeforeValidator(_vm_size), Allowed(VM_SIZE_ALLOWED)]
 
 _SECRET_ALLOWED = "a Pulumi secret (a `secure:` value)"
 
@@ -402,5 +410,6 @@ class Model(BaseModel):
             reject(data, f"a mapping with keys {cls.allowed_keys_text()}")
         for key in data:
             if key not in cls.accepted_keys():
-                fail(f"unknown key; allowed keys: {cls.allowed_keys_text()}", at=(str(key),))
+                fail(f"{unknown_key(key, cls.accepted_keys())}; allowed keys: {cls.allowed_keys_text()}",
+                     at=(str(key),))
         return data

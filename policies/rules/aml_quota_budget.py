@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from amlkit import azure_facts as facts
+from amlkit import regions
 from amlkit.errors import ConfigError, UnknownVmSize
 from amlkit.policies.azure import (
     MANAGED,
@@ -316,20 +317,32 @@ def read_budget(config: Mapping[str, Any]) -> Budget:
                        "instances, managed online deployments), not nodes")
             raise ConfigError(None, f"{NAME}.{old}", problem, config[old])
     default = config.get("defaultCoreQuota")
+    extra = _extra_regions(config.get("extraRegions", []))
     return Budget(
-        core_quota=_core_quota(config.get("coreQuota", {})),
+        core_quota=_core_quota(config.get("coreQuota", {}), extra),
         default_core_quota=None if default is None else _count(f"{NAME}.defaultCoreQuota", default),
-        low_priority_core_quota=_per_region(f"{NAME}.lowPriorityCoreQuota", config.get("lowPriorityCoreQuota", {})),
+        low_priority_core_quota=_per_region(f"{NAME}.lowPriorityCoreQuota", config.get("lowPriorityCoreQuota", {}),
+                                            extra),
         regional_compute_limit=_count(f"{NAME}.regionalComputeLimit",
                                       config.get("regionalComputeLimit", DEFAULT_COMPUTE_LIMIT),
                                       minimum=1, maximum=MAX_COMPUTE_LIMIT),
     )
 
 
-def _core_quota(raw: Any) -> dict[str, dict[str, int]]:
+def _extra_regions(raw: Any) -> tuple[str, ...]:
+    if not isinstance(raw, list):
+        raise ConfigError(None, f"{NAME}.extraRegions", f"got {raw!r}; allowed: a list of region names", raw)
+    for index, name in enumerate(raw):
+        problem = regions.extra_problem(name)
+        if problem is not None:
+            raise ConfigError(None, f"{NAME}.extraRegions[{index}]", problem, name)
+    return tuple(raw)
+
+
+def _core_quota(raw: Any, extra: tuple[str, ...]) -> dict[str, dict[str, int]]:
     path = f"{NAME}.coreQuota"
     quota: dict[str, dict[str, int]] = {}
-    for region, families in _regions(path, raw).items():
+    for region, families in _regions(path, raw, extra).items():
         region_path = f"{path}.{region}"
         if not isinstance(families, Mapping):
             raise ConfigError(None, region_path, "expected a map of VM series or quota family -> cores", families)
@@ -343,11 +356,13 @@ def _core_quota(raw: Any) -> dict[str, dict[str, int]]:
     return quota
 
 
-def _per_region(path: str, raw: Any) -> dict[str, int]:
-    return {region_key(region): _count(f"{path}.{region}", cores) for region, cores in _regions(path, raw).items()}
+def _per_region(path: str, raw: Any, extra: tuple[str, ...]) -> dict[str, int]:
+    return {region_key(region): _count(f"{path}.{region}", cores)
+            for region, cores in _regions(path, raw, extra).items()}
 
 
-def _regions(path: str, raw: Any) -> Mapping[str, Any]:
+def _regions(path: str, raw: Any, extra: tuple[str, ...]) -> Mapping[str, Any]:
+    """A map keyed by region names Azure knows (or `extraRegions` adds): a misspelt key would limit nothing."""
     if not isinstance(raw, Mapping):
         raise ConfigError(None, path, "expected a map keyed by region (e.g. westeurope)", raw)
     seen: dict[str, str] = {}
@@ -357,6 +372,9 @@ def _regions(path: str, raw: Any) -> Mapping[str, Any]:
             raise ConfigError(None, path, f"{region!r} is not a region name", region)
         if key in seen:
             raise ConfigError(None, f"{path}.{region}", f"the same region as {seen[key]!r}", region)
+        problem = regions.region_problem(key, extra, f"{NAME}.extraRegions")
+        if problem is not None:
+            raise ConfigError(None, f"{path}.{region}", problem, region)
         seen[key] = region
     return raw
 
@@ -448,6 +466,14 @@ RULE = Rule(
             "default": {},
             "description": "Low-priority vCPU quota per region: {region: cores}. Regions without an entry "
             "are not checked.",
+        },
+        "extraRegions": {
+            "type": "array",
+            "items": {"type": "string"},
+            "default": [],
+            "description": "Region names accepted as coreQuota / lowPriorityCoreQuota keys besides Azure's public "
+            "regions (amlkit/data/azure_regions.yaml): sovereign clouds such as usgovvirginia, or regions newer "
+            "than amlkit's list. A key that is neither is refused with the closest region.",
         },
         "regionalComputeLimit": {
             "type": "integer",

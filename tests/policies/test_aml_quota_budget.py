@@ -424,7 +424,7 @@ def test_unknown_max_nodes_is_unknown_not_a_pass():
 
 def test_defaults():
     assert RULE.defaults() == {"coreQuota": {}, "lowPriorityCoreQuota": {}, "regionalComputeLimit": 500,
-                               "onlineDeploymentCores": True}
+                               "onlineDeploymentCores": True, "extraRegions": []}
     assert (RULE.config["regionalComputeLimit"]["minimum"], RULE.config["regionalComputeLimit"]["maximum"]) == (
         1, 2500)
 

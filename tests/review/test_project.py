@@ -46,7 +46,7 @@ def test_invalid_stack_file_names_file_and_key(tmp_path):
         load_stack_config(load_project(tmp_path), "dev")
     assert (error.value.file, error.value.key_path) == (str(tmp_path / "Pulumi.dev.yaml"), "config")
     (tmp_path / "Pulumi.dev.yaml").write_text("config:\n  demo:x: [unclosed\n")
-    with pytest.raises(ConfigError, match=r"Pulumi.dev.yaml: not valid YAML at line 3, column 1: expected ','"):
+    with pytest.raises(ConfigError, match=r"Pulumi.dev.yaml:2:11: not valid YAML: a list in \[ \] that is not closed"):
         load_stack_config(load_project(tmp_path), "dev")
 
 

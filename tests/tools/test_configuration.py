@@ -39,7 +39,8 @@ def test_a_field_row_and_its_table_line() -> None:
 @pytest.mark.parametrize(
     ("key", "allowed", "default"),
     [
-        pytest.param("azure-native:location", "an Azure region name in lowercase, e.g. westeurope", "**required**",
+        pytest.param("azure-native:location", "an Azure public region name such as westeurope, or a name listed in "
+                     "amlkit:extraRegions", "**required**",
                      id="location-required"),
         pytest.param("amlkit:environment", "1-63 lowercase letters, digits, `-` or `_`", "the stack name, lowercased",
                      id="environment-loader-default"),
