@@ -173,8 +173,9 @@ def _amlkit_dirs() -> list[str]:
 
 def named_paths(argv: Sequence[str], cwd: Path) -> list[Path] | None:
     """The working directory and every path a check/preview command line names, resolved; read by the
-    CLI's own parser (every spelling it accepts: `-C DIR`, `-CDIR`, `--project-dir=DIR`, `-vCDIR`...).
-    None when the CLI would refuse the command line (the command then runs cold and says why)."""
+    CLI's own parser (every spelling it accepts: `-C DIR`, `-CDIR`, `--project-dir=DIR`, `-vCDIR`...); and
+    the project above any of them that the CLI would find (the nearest Pulumi.yaml upward, as `pulumi` finds
+    it). None when the CLI would refuse the command line (the command then runs cold and says why)."""
     import typer.main
 
     from amlkit import cli
@@ -190,7 +191,17 @@ def named_paths(argv: Sequence[str], cwd: Path) -> list[Path] | None:
         value = parsed.get(name)
         values = value if isinstance(value, list | tuple) else [] if value is None else [value]
         paths += [cwd / str(item) for item in values]
-    return [Path(os.path.realpath(path)) for path in paths]
+    resolved = [Path(os.path.realpath(path)) for path in paths]
+    return resolved + [project for project in map(_project_above, resolved) if project is not None]
+
+
+def _project_above(path: Path) -> Path | None:
+    """The project directory the CLI would find above `path` (not at it), if any."""
+    from amlkit.review.project import project_root
+
+    start = path if path.is_dir() else path.parent
+    found = Path(os.path.realpath(project_root(start)))
+    return found if found != start else None
 
 
 def _path_parameters(callback: Any) -> list[str]:

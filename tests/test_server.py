@@ -418,3 +418,17 @@ def test_status_and_stop_name_a_server_that_holds_the_lock_but_does_not_answer(s
         f"amlkit server: pid {os.getpid()} holds {server_dir / server.LOCK_NAME} but does not answer within 0.3s "
         f"(stopped or hung): kill {os.getpid()}\n"))
     assert CliRunner().invoke(app, ["server", command]).stdout == "amlkit server: not running\n"
+
+
+@pytest.mark.parametrize("argv", [["check"], ["check", "-C", "."], ["check", "stacks/Pulumi.dev.yaml"]],
+                         ids=" ".join)
+def test_server_refuses_a_command_whose_project_is_found_above_its_directories(tmp_path, argv):
+    """The CLI finds the nearest Pulumi.yaml upward, as `pulumi` does: that project must be inside too."""
+    (tmp_path / "Pulumi.yaml").write_text("name: above\nruntime: python\n")
+    inside = tmp_path / "sub"
+    (inside / "stacks").mkdir(parents=True)
+    (inside / "stacks" / "Pulumi.dev.yaml").write_text("config: {}\n")
+    instance = server_process.Server([inside], idle_timeout=60, path=tmp_path / "s.sock")
+    reply, _ = instance.run({**server.run_request(argv), "cwd": str(inside)})
+    assert reply == {"refused": f"{Path(os.path.realpath(tmp_path))} is outside the directories the server was "
+                                f"started for ({Path(os.path.realpath(inside))})"}
