@@ -144,3 +144,120 @@ def _attached(kind: str, resource_id: object, inner: dict | None = None, **outer
 def test_attached_compute_shows_its_target(inputs: dict, expected: list[str]) -> None:
     record = ResourceRecord(urn="u", type=COMPUTE, name="k8s", inputs=inputs)
     assert settings(record) == expected
+
+
+# --- the classic provider's ML resources, and a project's network from its hub ------------------------------
+
+CLASSIC_SUBNET = ("/subscriptions/0000/resourceGroups/rg-net/providers/Microsoft.Network/virtualNetworks/vnet/"
+                  "subnets/aml")
+CLASSIC_CLUSTER_INPUTS = {
+    "name": "gpu", "location": "westeurope", "vmSize": "Standard_D4ds_v5", "vmPriority": "Dedicated",
+    "scaleSettings": {"minNodeCount": 0.0, "maxNodeCount": 4.0, "scaleDownNodesAfterIdleDuration": "PT120S"},
+    "identity": {"type": "SystemAssigned"}, "subnetResourceId": CLASSIC_SUBNET,
+}
+
+
+@pytest.mark.parametrize(
+    ("type_", "inputs", "expected"),
+    [
+        pytest.param("azure:machinelearning/computeCluster:ComputeCluster", CLASSIC_CLUSTER_INPUTS,
+                     ["AmlCompute", "size Standard_D4ds_v5", "min nodes 0", "max nodes 4", "priority Dedicated",
+                      "idle PT120S", "location westeurope", "identity SystemAssigned", "subnet vnet/aml",
+                      "node public IP true (default)", "SSH Disabled (default)", "local auth disabled false (default)"],
+                     id="cluster-with-the-provider-defaults"),
+        pytest.param("azure:machinelearning/computeCluster:ComputeCluster",
+                     {"vmSize": {SECRET_SIG: "x", "value": SECRET_VALUE}, "nodePublicIpEnabled": UNKNOWN,
+                      "sshPublicAccessEnabled": True, "localAuthEnabled": False, "vmPriority": "LowPriority"},
+                     ["AmlCompute", "size [secret]", "min nodes 0 (default)", "priority LowPriority",
+                      "node public IP (unknown)", "SSH Enabled", "local auth disabled true"],
+                     id="cluster-secret-unknown-and-flags"),
+        pytest.param("azure:machinelearning/computeInstance:ComputeInstance",
+                     {"virtualMachineSize": "Standard_DS3_v2", "nodePublicIpEnabled": False,
+                      "ssh": {"publicKey": "ssh-rsa AAAA"},
+                      "identity": {"type": "UserAssigned", "identityIds": ["/id/1"]}},
+                     ["ComputeInstance", "size Standard_DS3_v2", "identity UserAssigned (1 user-assigned)",
+                      "node public IP false", "SSH Enabled"], id="instance"),
+        pytest.param("azure:machinelearning/computeInstance:ComputeInstance", {},
+                     ["ComputeInstance", "node public IP true (default)", "SSH Disabled (default)"],
+                     id="instance-defaults"),
+        pytest.param("azure:machinelearning/inferenceCluster:InferenceCluster",
+                     {"kubernetesClusterId": AKS_ID, "clusterPurpose": "DevTest"},
+                     ["AKS", "attaches managedClusters/aks-ml in rg-aks"], id="inference-cluster"),
+        pytest.param("azure:machinelearning/synapseSpark:SynapseSpark",
+                     {"synapseSparkPoolId": POOL_ID, "localAuthEnabled": False, "identity": {"type": "SystemAssigned"}},
+                     ["SynapseSpark", "attaches workspaces/syn/bigDataPools/pool1 in rg-syn", "identity SystemAssigned",
+                      "local auth disabled true"], id="synapse-spark"),
+        pytest.param("azure:machinelearning/workspace:Workspace", {},
+                     ["public network access Enabled (default)", "managed network Disabled (default)"],
+                     id="workspace-defaults"),
+        pytest.param("azure:machinelearning/workspace:Workspace",
+                     {"kind": "Default", "publicNetworkAccessEnabled": False, "highBusinessImpact": True,
+                      "managedNetwork": {"isolationMode": "AllowOnlyApprovedOutbound"},
+                      "serverlessCompute": {"subnetId": CLASSIC_SUBNET, "publicIpEnabled": False},
+                      "identity": {"type": "SystemAssigned"}},
+                     ["kind Default", "public network access Disabled", "managed network AllowOnlyApprovedOutbound",
+                      f"serverless subnet {CLASSIC_SUBNET}", "serverless no public IP true", "HBI true",
+                      "identity SystemAssigned"], id="workspace"),
+        pytest.param("azure:management/lock:Lock",
+                     {"name": "lock", "scope": "/subscriptions/0000/resourceGroups/rg-ml", "lockLevel": "CanNotDelete"},
+                     ["lock CanNotDelete on scope /subscriptions/0000/resourceGroups/rg-ml"], id="lock"),
+    ],
+)
+def test_classic_settings(type_: str, inputs: dict, expected: list[str]) -> None:
+    assert settings(ResourceRecord(urn="u", type=type_, name="n", inputs=inputs)) == expected
+
+
+def test_classic_and_native_twins_show_the_same_settings() -> None:
+    classic = ResourceRecord(urn="c", type="azure:machinelearning/computeCluster:ComputeCluster", name="gpu",
+                             inputs={**CLASSIC_CLUSTER_INPUTS, "nodePublicIpEnabled": False,
+                                     "sshPublicAccessEnabled": False, "localAuthEnabled": False})
+    native = ResourceRecord(urn="n", type=COMPUTE, name="gpu", inputs={
+        "identity": {"type": "SystemAssigned"},
+        "properties": {"computeType": "AmlCompute", "computeLocation": "westeurope", "disableLocalAuth": True,
+                       "properties": {"vmSize": "Standard_D4ds_v5", "vmPriority": "Dedicated",
+                                      "scaleSettings": {"minNodeCount": 0.0, "maxNodeCount": 4.0,
+                                                        "nodeIdleTimeBeforeScaleDown": "PT120S"},
+                                      "enableNodePublicIp": False, "remoteLoginPortPublicAccess": "Disabled",
+                                      "subnet": {"id": CLASSIC_SUBNET}}}})
+    assert settings(classic) == settings(native)
+
+
+HUB_ID = "/subscriptions/0000/resourceGroups/rg-ml/providers/Microsoft.MachineLearningServices/workspaces/mlw-hub"
+HUB = ResourceRecord(urn="urn:hub", type=WORKSPACE, name="hub", inputs={
+    "resourceGroupName": "rg-ml", "workspaceName": "mlw-hub", "kind": "Hub", "publicNetworkAccess": "Disabled",
+    "managedNetwork": {"isolationMode": "AllowOnlyApprovedOutbound"}})
+
+
+def _project(hub_id: object, built_from: list[str] | None = None) -> ResourceRecord:
+    return ResourceRecord(urn="urn:project", type=WORKSPACE, name="project",
+                          inputs={"resourceGroupName": "rg-ml", "workspaceName": "proj", "kind": "Project",
+                                  "hubResourceId": hub_id},
+                          options={"propertyDependencies": {"hubResourceId": built_from or []}})
+
+
+FROM_HUB = ["kind Project", "public network access Disabled (from hub 'hub')",
+            "managed network AllowOnlyApprovedOutbound (from hub 'hub')"]
+
+
+@pytest.mark.parametrize(
+    ("project", "stack", "expected"),
+    [
+        pytest.param(_project(HUB_ID), [HUB], FROM_HUB, id="hub-named-by-its-id"),
+        pytest.param(_project(UNKNOWN, ["urn:hub"]), [HUB], FROM_HUB, id="hub-id-unknown-built-from-the-hub"),
+        pytest.param(_project(HUB_ID), [],
+                     ["kind Project",
+                      "public network access from its hub workspaces/mlw-hub in rg-ml, not in this stack",
+                      "managed network from its hub workspaces/mlw-hub in rg-ml, not in this stack"],
+                     id="hub-in-another-stack"),
+    ],
+)
+def test_a_project_shows_its_network_as_its_hubs(project: ResourceRecord, stack: list[ResourceRecord],
+                                                 expected: list[str]) -> None:
+    assert settings(project, [project, *stack]) == expected
+
+
+def test_the_plan_shows_a_project_with_its_hubs_network() -> None:
+    project = _project(HUB_ID)
+    stack = StackReview(stack="s", project="p", environment="e", stack_file="f", resources=[HUB, project])
+    (line,) = [line for line in render_plan(stack).plain.splitlines() if " project " in line]
+    assert line.endswith("create  " + "; ".join(FROM_HUB))

@@ -1,6 +1,9 @@
 """The preview's plan: every resource the program would create, as a tree under its parent, with the
 settings people review (size, nodes, priority, identity, network, locks, protect; for an attached
-compute, the resource it attaches).
+compute, the resource it attaches), for azure-native and the classic provider alike (`classic` places each
+classic input where azure-native puts the same ARM property). A project workspace's network settings are its
+hub's (concept-hub-workspace.md: projects obtain the hub's security settings), shown as inherited, never as
+defaults.
 
 Only those settings are shown, never the raw inputs; a value that is a Pulumi secret (redacted by the
 engine, or still wearing the secret signature) prints as `[secret]`, one unknown at preview as
@@ -16,6 +19,7 @@ from rich.text import Text
 
 from amlkit import azure_facts as facts
 from amlkit.review.model import ResourceRecord, StackReview
+from amlkit.review.report import classic
 from amlkit.review.secrets import REDACTED, SECRET_SIG_KEY, UNKNOWN
 
 __all__ = ["COMPUTE", "LOCK_PREFIX", "WORKSPACE", "render_plan", "settings", "show"]
@@ -32,19 +36,22 @@ def render_plan(stack: StackReview) -> Text:
     name_width = max([len("Name"), *(len(r.name) for _, r in rows)])
     out = Text(f"     {'Type'.ljust(type_width)}  {'Name'.ljust(name_width)}  Plan    Info\n", style="bold")
     for prefix, record in rows:
-        info = "; ".join(settings(record))
+        info = "; ".join(settings(record, stack.resources))
         line = f" +   {(prefix + record.type).ljust(type_width)}  {record.name.ljust(name_width)}  create  {info}"
         out.append(line.rstrip() + "\n", style="green")
     out.append(f"\nResources:\n    + {len(rows)} to create\n")
     return out
 
 
-def settings(record: ResourceRecord) -> list[str]:
-    """The reviewable settings of one resource, in a fixed order."""
+def settings(record: ResourceRecord, stack: Sequence[ResourceRecord] = ()) -> list[str]:
+    """The reviewable settings of one resource, in a fixed order; `stack` (the stack's records) finds a project's
+    hub."""
     describe = _DESCRIBERS.get(record.type)
     if describe is None and record.type.startswith(LOCK_PREFIX):
         describe = _lock
     found = describe(record.inputs) if describe else []
+    if record.type in _WORKSPACES and str(_get(_WORKSPACES[record.type](record.inputs), "kind")).lower() == "project":
+        found = _inherited(record, found, stack)
     if record.options.get("protect"):
         found.append("protect")
     if record.options.get("retainOnDelete"):
@@ -157,7 +164,7 @@ def _attached(kind: Any, inputs: Mapping[str, Any]) -> list[str]:
 _PUBLIC_IP_DEFAULT = str(facts.NODE_PUBLIC_IP_DEFAULT).lower()
 
 
-def _compute(inputs: Mapping[str, Any]) -> list[str]:
+def _compute(inputs: Mapping[str, Any], fields: tuple[_Kinds, _Kinds] | None = None) -> list[str]:
     kind = _get(inputs, "properties.computeType")
     found = [show(kind)] if kind is not None else []
     if _get(inputs, "properties.resourceId") is not None:
@@ -167,7 +174,7 @@ def _compute(inputs: Mapping[str, Any]) -> list[str]:
         if kind is None:  # neither kind's defaults would be true: only what the program set
             return ["no computeType", *_labelled(inputs, [("size", facts.VM_SIZE, None)])]
         found = [f"{kind} (no computeType; judged by its properties)"]
-    sizing, access = _INSTANCE if kind == "ComputeInstance" else _CLUSTER
+    sizing, access = (fields or (_INSTANCE, _CLUSTER))[0 if kind == "ComputeInstance" else 1]
     return [*found, *_labelled(inputs, sizing), *_identity(inputs), *_subnet(_get(inputs, facts.SUBNET_ID)),
             *_labelled(inputs, access)]
 
@@ -191,6 +198,17 @@ _CLUSTER: tuple[_Fields, _Fields] = (
      ("SSH", facts.REMOTE_LOGIN, facts.REMOTE_LOGIN_DEFAULT),
      ("local auth disabled", facts.DISABLE_LOCAL_AUTH, None)],
 )
+
+
+_Kinds = tuple[_Fields, _Fields]
+_CLASSIC: tuple[_Kinds, _Kinds] = (
+    (_INSTANCE[0], _INSTANCE[1]),
+    (_CLUSTER[0], [("node public IP", facts.ENABLE_NODE_PUBLIC_IP, _PUBLIC_IP_DEFAULT),
+                   ("SSH", facts.REMOTE_LOGIN, "Disabled"),
+                   ("local auth disabled", facts.DISABLE_LOCAL_AUTH, "false")]),
+)
+"""The classic provider's defaults where they differ from ARM's: it sends a cluster's SSH as Disabled and local auth
+as enabled when omitted (terraform-provider-azurerm machine_learning_compute_cluster_resource.go)."""
 
 
 def _inferred_compute_type(inputs: Mapping[str, Any]) -> str | None:
@@ -223,7 +241,56 @@ def _lock(inputs: Mapping[str, Any]) -> list[str]:
     return [f"lock {level} on the subscription"]
 
 
+_NETWORK = ("public network access", "managed network")
+"""The settings a project workspace takes from its hub (concept-hub-workspace.md)."""
+
+
+def _inherited(project: ResourceRecord, found: list[str], stack: Sequence[ResourceRecord]) -> list[str]:
+    """A project's settings with its network ones replaced by its hub's, marked as inherited."""
+    hub = _hub(project, stack)
+    inherited = {}
+    if hub is not None:
+        for line in settings(hub):
+            label = next((label for label in _NETWORK if line.startswith(label + " ")), None)
+            if label is not None:
+                inherited[label] = f"{line.removesuffix(' (default)')} (from hub '{hub.name}')"
+    hub_id = _get(project.inputs, "hubResourceId")
+    where = f"its hub {_target(hub_id)}, not in this stack" if hub_id is not None else "its hub (no hubResourceId)"
+    shown = []
+    for line in found:
+        label = next((label for label in _NETWORK if line.startswith(label + " ")), None)
+        shown.append(line if label is None else inherited.get(label, f"{label} from {where}"))
+    return shown
+
+
+def _hub(project: ResourceRecord, stack: Sequence[ResourceRecord]) -> ResourceRecord | None:
+    """The stack's workspace a project's hubResourceId was built from, or names (resource group and name)."""
+    workspaces = [r for r in stack if r.type in _WORKSPACES and r.urn != project.urn]
+    built_from = (project.options.get("propertyDependencies") or {}).get("hubResourceId") or []
+    for record in workspaces:
+        if record.urn in built_from:
+            return record
+    parts = [part.lower() for part in str(_get(project.inputs, "hubResourceId")).split("/")]
+    for record in workspaces:
+        inputs = _WORKSPACES[record.type](record.inputs)
+        group, name = _get(record.inputs, "resourceGroupName"), _get(inputs, "workspaceName") or _get(
+            record.inputs, "name")
+        if len(parts) > 4 and [parts[4], parts[-1]] == [str(group).lower(), str(name).lower()]:
+            return record
+    return None
+
+
+_WORKSPACES: dict[str, Callable[[Mapping[str, Any]], Mapping[str, Any]]] = {
+    WORKSPACE: lambda inputs: inputs,
+    classic.WORKSPACE: classic.workspace,
+}
 _DESCRIBERS: dict[str, Callable[[Mapping[str, Any]], list[str]]] = {
     COMPUTE: _compute,
     WORKSPACE: _workspace,
+    classic.CLUSTER: lambda inputs: _compute(classic.cluster(inputs), _CLASSIC),
+    classic.INSTANCE: lambda inputs: _compute(classic.instance(inputs), _CLASSIC),
+    classic.INFERENCE_CLUSTER: lambda inputs: _compute(classic.inference_cluster(inputs)),
+    classic.SYNAPSE_SPARK: lambda inputs: _compute(classic.synapse_spark(inputs)),
+    classic.WORKSPACE: lambda inputs: _workspace(classic.workspace(inputs)),
+    **{lock: (lambda inputs: _lock(classic.lock(inputs))) for lock in classic.LOCKS},
 }
