@@ -57,6 +57,8 @@ RULE = Rule(
     tags=("reliability", "governance"),
     url="https://learn.microsoft.com/azure/machine-learning/how-to-secure-training-vnet",
     remediation="Delete the lock on the <GUID>-azurebatch-cloudservice* resource; lock the workspace, "
-    "storage account and key vault instead.",
+    "storage account and key vault instead, unless the workspace has a managed network: then lock none of them "
+    "(how-to-managed-network.md, Limitations: no scope locks on the Azure Machine Learning resources and resource "
+    "group; aml-managed-network-no-locks).",
     check_stack=check_stack,
 )

@@ -98,6 +98,8 @@ RULE = Rule(
     url="https://learn.microsoft.com/azure/machine-learning/how-to-secure-training-vnet",
     remediation="Remove the resource-group, subscription or management-group lock and lock the individual "
     "resources instead (ManagementLockAtResourceLevel, or ManagementLockByScope on a resource id): the "
-    "storage account, key vault and workspace. Never lock the service-managed azurebatch resources.",
+    "storage account, key vault and workspace, unless the workspace has a managed network: then lock none of them "
+    "(how-to-managed-network.md, Limitations: no scope locks on the Azure Machine Learning resources and resource "
+    "group; aml-managed-network-no-locks). Never lock the service-managed azurebatch resources.",
     check_stack=check_stack,
 )
