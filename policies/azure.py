@@ -521,6 +521,15 @@ class WorkspaceView:
     """`containerRegistry`: the ARM id of the workspace's registry; None: Azure creates one on first build."""
     image_build_compute = Input[str | None]("imageBuildCompute")
     """`imageBuildCompute`: the compute that builds environment images; None: the registry builds them."""
+    storage_account_input = "storageAccount"
+    storage_account = Input[str | None](storage_account_input)
+    """`storageAccount`: the ARM id of the workspace's storage account."""
+    key_vault_input = "keyVault"
+    key_vault = Input[str | None](key_vault_input)
+    """`keyVault`: the ARM id of the workspace's key vault."""
+    provision_network_now = Input[bool]("provisionNetworkNow", False, bool)
+    """`provisionNetworkNow`: provision the managed network with the workspace (default false: with the first
+    compute instance)."""
 
     @property
     def serverless_no_public_ip_given(self) -> bool | None:
@@ -549,6 +558,11 @@ class ClassicWorkspaceView(WorkspaceView):
     container_registry_input = "containerRegistryId"
     container_registry = Input[str | None](container_registry_input)
     image_build_compute = Input[str | None]("imageBuildComputeName")
+    storage_account_input = "storageAccountId"
+    storage_account = Input[str | None](storage_account_input)
+    key_vault_input = "keyVaultId"
+    key_vault = Input[str | None](key_vault_input)
+    provision_network_now = absent(False)
 
     @property
     def serverless_no_public_ip_given(self) -> bool | None:

@@ -61,6 +61,15 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
 
 
 KEY, ONLINE_KEY = "allowedSeries", "allowedOnlineSeries"
+_V020_DEFAULT = [
+    "Dv5", "Dsv5", "Ddv5", "Ddsv5", "Dasv5", "Dadsv5", "Dlsv5", "Dldsv5", "Dsv6", "Ddsv6", "Dlsv6", "Dldsv6",
+    "Dasv6", "Dadsv6", "Dalsv6", "Daldsv6", "Ev5", "Esv5", "Edv5", "Edsv5", "Easv5", "Eadsv5", "Ebsv5",
+    "Ebdsv5", "Esv6", "Edsv6", "Easv6", "Eadsv6", "Fasv6", "Falsv6", "Famsv6", "NCasT4_v3", "NC_A100_v4",
+    "NCads_H100_v5", "NDasrA100_v4", "NDm_A100_v4", "ND-H100-v5", "ND-H200-v5", "NVadsA10_v5", "ND_GB200_v6",
+    "ND_GB300_v6", "Dasv7", "Dadsv7", "Easv7", "Eadsv7", "Fasv7", "Falsv7", "Famsv7", "Dalsv7", "Daldsv7",
+    "Fadsv7", "Faldsv7", "Famdsv7",
+]
+"""0.2.0's default allowedSeries (with the Arm64 ND_GB200_v6 and ND_GB300_v6), kept for rule baselines."""
 EXAMPLE_CPU, EXAMPLE_GPU = "Standard_D4ds_v5", "Standard_NC4as_T4_v3"
 """The sizes the remediation suggests; tests/policies/test_catalogue.py checks that the default allows them."""
 
@@ -109,6 +118,11 @@ RULE = Rule(
                "(CHANGELOG 0.2.0, 'Defaults and the VM catalogue'; sizes/lifecycle/lifecycle-overview.md)",
                config={"allowedSeries": ["Ddsv4", "Eav4", "FX", "HBv3", "NCasT4_v3", "NDasrA100_v4", "ND-H100-v5",
                                          "ND-H200-v5"]}),
+        Change("0.3.0", "ND_GB200_v6 and ND_GB300_v6 (NVIDIA Grace, Arm64 CPUs: nd-gb200-v6-series-specs.md) left the "
+               "default allowedSeries, which now needs a sourced x64 processor; managed online deployments are "
+               "judged against allowedOnlineSeries (reference-managed-online-endpoints-vm-sku-list.md); Arm64 and "
+               "A10 series are refused on compute instances (CHANGELOG 0.3.0, 'Domain truth')",
+               config={"allowedSeries": _V020_DEFAULT}),
     ),
     display_name="Approved VM series",
     group="compute",

@@ -2,7 +2,8 @@
 
 Facts (azure-ai-docs articles/machine-learning/how-to-managed-network.md, "Limitations", read 2026-11-25):
 - "Creating a compute cluster in a different region than the workspace isn't supported when using a managed
-  virtual network." (a compute instance never runs outside its workspace's region either);
+  virtual network." (clusters only: a compute instance never runs outside its workspace's region, with or without a
+  managed network, which is aml-compute-instance-same-region's finding, quoting the instance sentence);
 - "When using Managed virtual network, you can't deploy compute resources inside your custom virtual network.
   Compute resources can only be created inside the managed virtual network." (a cluster or instance with a
   `subnet`);
@@ -87,7 +88,7 @@ def _breaches(resource: StackResource, compute: ComputeView, workspace: StackRes
     if compute.compute_type not in MANAGED:
         return
     region = workspace_props(workspace).location
-    if region and compute.location and not same_region(region, compute.location):
+    if not compute.is_instance and region and compute.location and not same_region(region, compute.location):
         yield must(subject, f"run in its workspace's region {region} {under}",
                    f"{compute.location} (\"{REGION}\", {SOURCE})")
     subnet, shown = stack.subnet(resource)
@@ -105,8 +106,9 @@ RULE = Rule(
     display_name="Computes within managed network limits",
     group="compute",
     stack_key="network_settings",
-    description="Under a workspace's managed network (a project's: its hub's), compute clusters and instances must "
-    "run in the workspace's region and have no subnet of a customer virtual network, and no Kubernetes or virtual "
+    description="Under a workspace's managed network (a project's: its hub's), compute clusters must run in the "
+    "workspace's region (an instance in another region is aml-compute-instance-same-region's finding), clusters "
+    "and instances must have no subnet of a customer virtual network, and no Kubernetes or virtual "
     "machine may be attached: Azure does not support these (how-to-managed-network.md, Limitations).",
     severity="high",
     level="mandatory",

@@ -436,7 +436,10 @@ RULE = Rule(
     check_stack=check_stack,
     changed=(Change("0.2.0", "Managed online deployments' reserved cores, ceil(1.2 x instances) x vCPUs of their "
                     "instance type, count against the dedicated core quotas (quota-allocation-online-deployment.md).",
-                    config={"onlineDeploymentCores": False}),),
+                    config={"onlineDeploymentCores": False}),
+             Change("0.3.0", "A constrained-vCPU size counts its base size's vCPUs (Standard_E8-2s_v5: 8, not 2): "
+                    "\"the total vCPUs of quota that the VM uses\" (VirtualMachineSize.numberOfCores; "
+                    "constrained-vcpu.md).")),
     config={
         "onlineDeploymentCores": {
             "type": "boolean",

@@ -61,6 +61,10 @@ CASES = [
         changed(cluster_props(), "properties.properties.subnet", DELETE), "properties.computeLocation", "eastus"))],
      [("cpu-cluster", f"AmlCompute cluster 'cpu-cluster' must run in its workspace's region westeurope {UNDER}; "
                       f"found eastus (\"{REGION}\", {SOURCE}).")]),
+    # an instance in another region is aml-compute-instance-same-region's finding (with or without a managed
+    # network, quoting the instance sentence): one finding per cause
+    ("instance-in-another-region-is-the-instance-rules", [WS, instance("ci-alice", changed(
+        changed(instance_props(), "properties.properties.subnet", DELETE), "location", "eastus"))], []),
     ("same-region-other-spelling", [WS, cluster("cpu-cluster", changed(
         changed(cluster_props(), "properties.properties.subnet", DELETE), "location", "West Europe"))], []),
     ("attached-kubernetes", [WS, resource("k8s", attached_props("Kubernetes"))], [attached("Kubernetes")]),

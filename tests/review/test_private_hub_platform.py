@@ -42,6 +42,14 @@ FINDINGS = {
      "Managed online deployment 'scoring-blue' must not use a VM series retired for Azure ML compute; found "
      "Standard_NC24s_v3 of series NCv3, retired on 2025-09-30; successors in the default allowedOnlineSeries: "
      "NCads_H100_v5, NCasT4_v3, NVadsA10_v5."),
+    # the hub's managed network is provisioned with the first compute instance, and the project has none the
+    # deployment is built from (how-to-managed-network.md, "Manually provision a managed VNet"; issue 30)
+    ("aml-online-deployment-network-provisioned", A, "scoring-blue",
+     "Managed online deployment 'scoring-blue' must be created after its managed network is provisioned (workspace "
+     "'hub-workspace' sets provisionNetworkNow: true, or the deployment is built from a compute instance in it); "
+     "found neither (\"To create an online deployment, you must manually provision the managed network, or create a "
+     "compute instance first which will automatically provision it.\", how-to-managed-network.md, Manually "
+     "provision a managed VNet)."),
     ("aml-quota-budget", A, "scoring-blue",
      "Dedicated standardNCSv3Family (NCv3) cores in westeurope must fit the core quota of 72; found 96: scoring-blue "
      "ceil(1.2 x 3 instances) = 4 x 24 vCPUs = 96."),
