@@ -17,17 +17,11 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from amlkit.policies.arm import (
-    GroupRef,
-    LockView,
-    is_lock,
-    is_resource_group,
-    parse_arm_id,
-    same_name,
-)
-from amlkit.policies.azure import workspace_props, workspace_view
-from amlkit.policies.framework import Finding, Rule, StackResource, must
+from amlkit.policies.arm import LOCK_AT_RESOURCE, GroupRef, LockView, is_lock, parse_arm_id, same_name
+from amlkit.policies.azure import workspace_props
+from amlkit.policies.framework import Finding, Rule, StackResource, cannot_tell, must
 from amlkit.policies.hubs import managed_network_of
+from amlkit.policies.links import CannotLink, Name, Stack, is_group
 
 SOURCE = "how-to-managed-network.md, Limitations"
 SENTENCE = ("Make sure there are no scope locks on the Azure Machine Learning resources and resource group. Internal "
@@ -43,12 +37,12 @@ class Protected:
     resource: StackResource | None
     locate: Callable[[], tuple[str | None, str | None]]
 
-    def locked_by(self, lock: LockView) -> bool:
+    def locked_by(self, lock: LockView, stack: Stack) -> bool:
         if self.resource is not None and (lock.resource.depends_on("scope", self.resource.urn)
                                           or lock.resource.depends_on("resourceName", self.resource.urn)):
             return True
-        target = lock.target()
-        if target is None or target.kind != "resource":
+        target = lock.target() if lock.is_type(LOCK_AT_RESOURCE) else lock.resolved(stack)
+        if target is None or target.kind != "resource" or target.resource_name is None:
             return False
         group, name = self.locate()
         return same_name(target.resource_name, name) and same_name(target.resource_group, group)
@@ -58,25 +52,30 @@ def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -
     locks = [LockView(r) for r in resources if is_lock(r)]
     if not locks:
         return
-    for workspace in resources:
-        if workspace_view(workspace.type, workspace.props) is None:
-            continue
+    stack = Stack(list(resources))
+    for workspace in stack.workspaces:
         network = managed_network_of(workspace, resources)
         if network is None:
             continue
-        resources_, groups = _protected(workspace, resources)
+        protected, groups = _protected(workspace, stack)
+        under = (f"under the managed network of workspace '{network.name}'" if network is workspace else
+                 f"under the managed network of hub '{network.name}' (workspace '{workspace.name}' is its project)")
         for lock in locks:
-            found = _finding(lock, workspace, network, resources_, groups)
+            try:
+                found = _finding(lock, stack, protected, groups, under)
+            except CannotLink as unknown:
+                expectation = (f"not lock workspace '{workspace.name}', its storage account, key vault or their "
+                               f"resource groups {under}")
+                yield cannot_tell(f"Management lock '{lock.name}'", expectation, unknown.reason, lock.resource.urn)
+                continue
             if found is not None:
                 yield found
 
 
-def _finding(lock: LockView, workspace: StackResource, network: StackResource, protected: list[Protected],
-             groups: list[GroupRef]) -> Finding | None:
-    under = (f"under the managed network of workspace '{network.name}'" if network is workspace else
-             f"under the managed network of hub '{network.name}' (workspace '{workspace.name}' is its project)")
+def _finding(lock: LockView, stack: Stack, protected: list[Protected], groups: list[GroupRef],
+             under: str) -> Finding | None:
     for item in protected:
-        if item.locked_by(lock):
+        if item.locked_by(lock, stack):
             return _message(lock, item.label, "a lock on one resource", under)
     for group in groups:
         target = group.covered_by(lock)
@@ -90,38 +89,33 @@ def _message(lock: LockView, what: str, found: str, under: str) -> Finding:
                         f"{found} (\"{SENTENCE}\", {SOURCE})"), lock.resource.urn)
 
 
-def _protected(workspace: StackResource, resources: Sequence[StackResource]) -> tuple[list[Protected], list[GroupRef]]:
+def _protected(workspace: StackResource, stack: Stack) -> tuple[list[Protected], list[GroupRef]]:
     """The workspace, its storage account and key vault, and the groups of those two unless they are the
-    workspace's (a stack resource built from the workspace's resource group, or an id naming that group)."""
+    workspace's (preview can tell they are: the same known name, or built from the same ResourceGroup)."""
     view = workspace_props(workspace)
     items = [Protected(f"workspace '{workspace.name}'", workspace, lambda: (view.resource_group_name, view.name))]
+    own_group = stack.name_at(workspace, "resourceGroupName", is_group)
     groups: list[GroupRef] = []
-    by_urn = {r.urn: r for r in resources}
-    rg_urns = {urn for urn, r in by_urn.items() if is_resource_group(r.type)}
-    own_rg = set(workspace.property_dependencies.get("resourceGroupName", ())) & rg_urns
     dependents: list[tuple[str, str, Callable[[], str | None]]] = [
         ("storage account", view.storage_account_input, lambda: view.storage_account),
         ("key vault", view.key_vault_input, lambda: view.key_vault),
     ]
     for label, prop, read in dependents:
-        source = next((by_urn[u] for u in workspace.property_dependencies.get(prop, ())
-                       if u in by_urn and not is_resource_group(by_urn[u].type)), None)
+        source = stack.owner(workspace, prop, lambda r: not is_group(r))
         if source is not None:
-            locate = functools.partial(_stack_located, source)
-            items.append(Protected(f"its {label} '{source.name}'", source, locate))
-            source_rg = set(source.property_dependencies.get("resourceGroupName", ())) & rg_urns
-            if not (own_rg and source_rg and source_rg <= own_rg):
-                groups.append(GroupRef(f"its {label} '{source.name}'", tuple(source_rg),
-                                       functools.partial(_stack_group, source)))
+            items.append(Protected(f"its {label} '{source.name}'", source, functools.partial(_stack_located, source)))
+            group = stack.name_at(source, "resourceGroupName", is_group)
+            if group.same(own_group) is not True:
+                groups.append(GroupRef(f"its {label} '{source.name}'", group, None, stack))
             continue
         parsed = parse_arm_id(read())
         if parsed is None or parsed.kind != "resource":
             continue
         located = (parsed.resource_group, parsed.name)
         items.append(Protected(f"its {label} '{parsed.name}'", None, functools.partial(_known, located)))
-        if not same_name(parsed.resource_group, view.resource_group_name):
-            groups.append(GroupRef(f"its {label} '{parsed.name}'", (),
-                                   functools.partial(_known, (parsed.subscription, parsed.resource_group))))
+        if Name(parsed.resource_group).same(own_group) is not True:
+            groups.append(GroupRef(f"its {label} '{parsed.name}'", Name(parsed.resource_group), parsed.subscription,
+                                   stack))
     return items, groups
 
 
@@ -131,11 +125,6 @@ def _stack_located(resource: StackResource) -> tuple[str | None, str | None]:
     name = props.get("accountName", props.get("vaultName", props.get("name")))
     group = props.get("resourceGroupName")
     return (None if group is None else str(group)), (None if name is None else str(name))
-
-
-def _stack_group(resource: StackResource) -> tuple[str | None, str | None]:
-    """(subscription, resource group) as GroupRef reads them: the provider's subscription, the group input."""
-    return None, _stack_located(resource)[0]
 
 
 def _known(pair: tuple[str | None, str | None]) -> tuple[str | None, str | None]:
