@@ -475,6 +475,11 @@ def validate(args: Mapping[str, Any]) -> None:
         raise ConfigError(
             None, "primary_user_assigned_identity", "must be one of identity.user_assigned_identities", primary
         )
+    if args.get("locks") and has_managed_network(args):
+        raise ConfigError(None, "locks", "must be false when the workspace has a managed network: "
+                          "how-to-managed-network.md (Limitations) asks for no scope locks on the Azure Machine "
+                          "Learning resources and resource group; set managed_network.isolation_mode: disabled to "
+                          "lock them", True)
     for key, rule in CHILD_NAMES.items():
         if key in args:
             naming.checked(args[key], rule, key)

@@ -154,7 +154,8 @@ class WorkspaceArgs(TypedDict, total=False):
     enable_diagnostics: bool
     """Send the workspace's logs and metrics to Log Analytics."""
     locks: bool
-    """CanNotDelete locks on the created workspace, storage account and key vault (never the group)."""
+    """CanNotDelete locks on the created workspace, storage account and key vault (never the group); only without a
+    managed network (how-to-managed-network.md, Limitations: no scope locks on the Azure ML resources)."""
     protect_data: bool
     """Protect workspace, storage and key vault from deletion; keep storage on delete."""
     tags: Mapping[str, str]

@@ -18,6 +18,7 @@ from amlkit.vmsizes import (
     CATEGORIES,
     Catalogue,
     VmFamily,
+    cuda_tuple,
     default_approved_series,
     default_online_series,
     extended,
@@ -170,3 +171,19 @@ def approval_text(catalogue: Catalogue | None = None) -> str:
     """The series not retired that historically required Azure approval, in data-file order."""
     catalogue = catalogue or extended(None, "")
     return ", ".join(f.series for f in catalogue.families if f.approval_required and f.retirement is None)
+
+
+def cuda_text(catalogue: Catalogue | None = None) -> str:
+    """The CUDA facts a GPU rule's text cites, from the catalogue's architectures: the first toolkit of the two
+    newest NVIDIA architectures, and the toolkits that dropped older ones."""
+    catalogue = catalogue or extended(None, "")
+    cuda = [a for a in catalogue.architectures.values() if a.cuda_min is not None]
+    newest = sorted(cuda, key=lambda a: cuda_tuple(a.cuda_min or "0.0"))[-2:]
+    dropped: dict[str, list[str]] = {}
+    for architecture in cuda:
+        if architecture.cuda_dropped_in is not None:
+            dropped.setdefault(architecture.cuda_dropped_in, []).append(architecture.name)
+    drops = "; ".join(f"{', '.join(names)} in {version}"
+                      for version, names in sorted(dropped.items(), key=lambda item: cuda_tuple(item[0])))
+    firsts = ", ".join(f"{a.name} {a.cuda_min}" for a in newest)
+    return f"not older than the architecture's first CUDA toolkit (e.g. {firsts}), not dropped by it ({drops})"

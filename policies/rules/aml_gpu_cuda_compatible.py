@@ -67,9 +67,8 @@ RULE = Rule(
     group="compute",
     description="When cudaVersion (the CUDA version of the platform's training images) is configured, GPU "
     "clusters, instances and managed online deployments must use a size whose GPU architecture that CUDA "
-    "supports: not older than the "
-    "architecture's first CUDA toolkit (e.g. Hopper 11.8, Blackwell 12.8), not dropped by it (Kepler in 12.0; "
-    "Maxwell, Pascal, Volta in 13.0), and not an AMD GPU. Off unless cudaVersion is set.",
+    f"supports: {catalogue_schema.cuda_text()}, and not an AMD GPU (per the amlkit VM catalogue). Off unless "
+    "cudaVersion is set.",
     severity="medium",
     level="mandatory",
     tags=("reliability", "governance"),

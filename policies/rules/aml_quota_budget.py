@@ -415,7 +415,8 @@ RULE = Rule(
     since="0.1.0",
     display_name="Core quota budget",
     group="compute",
-    description="The worst-case cores of the stack's AmlCompute clusters (maxNodeCount x vCPUs), "
+    description="The worst-case cores of the stack's AmlCompute clusters (maxNodeCount x vCPUs; a constrained-vCPU "
+    "size counts its base size's vCPUs, all charged to quota), "
     "compute instances (1 node) and managed online deployments (ceil(1.2 x instances) x vCPUs; instances x vCPUs "
     "on the sizes Azure exempts from the 20% upgrade reserve) must fit the "
     "configured quotas per region: dedicated cores per VM family "

@@ -59,7 +59,7 @@ def test_default_children_are_exactly_the_dependencies_the_workspace_and_its_dia
 
 
 def test_every_child_is_parented_to_the_component_and_unprotected_by_default() -> None:
-    rec = build(container_registry=True, locks=True)
+    rec = build(container_registry=True, locks=True, managed_network={"isolation_mode": "disabled"})
     children = [r for r in rec.registrations if r.type != COMPONENT]
     assert len(children) == 10
     for child in children:
@@ -259,7 +259,7 @@ def test_identity_shapes(extra: dict[str, Any], identity: dict[str, Any], primar
 
 
 def test_locks_are_can_not_delete_on_each_created_resource_never_on_the_group() -> None:
-    rec = build(locks=True)
+    rec = build(locks=True, managed_network={"isolation_mode": "disabled"})
     locks = {r.name: r.inputs for r in rec.of_type(LOCK)}
     assert {name: (i["scope"], i["level"]) for name, i in locks.items()} == {
         "mlw-workspace-lock": (WS_ID, "CanNotDelete"),
@@ -271,7 +271,8 @@ def test_locks_are_can_not_delete_on_each_created_resource_never_on_the_group() 
 
 
 def test_reused_resources_are_never_locked() -> None:
-    rec = build(locks=True, storage_account=f"{OTHER}/Microsoft.Storage/storageAccounts/stx",
+    rec = build(locks=True, managed_network={"isolation_mode": "disabled"},
+                storage_account=f"{OTHER}/Microsoft.Storage/storageAccounts/stx",
                 key_vault=f"{OTHER}/Microsoft.KeyVault/vaults/kvx")
     assert [r.name for r in rec.of_type(LOCK)] == ["mlw-workspace-lock"]
 
@@ -299,7 +300,8 @@ def test_two_instances_never_collide() -> None:
     def program() -> None:
         for name in ("team-a", "team-b"):
             Workspace(name, {"resource_group_name": "rg-ml", "location": "westeurope",
-                             "container_registry": True, "locks": True})
+                             "container_registry": True, "locks": True,
+                             "managed_network": {"isolation_mode": "disabled"}})
 
     rec = run(program)
     logical = [(r.type, r.name) for r in rec.registrations]
@@ -410,6 +412,11 @@ INVALID = [
     ({"location": ""}, W + "location: is required"),
     ({"location": None}, W + "location: is required"),
     ({"log_retention_days": "30"}, W + "log_retention_days: must be a whole number, got '30'"),
+    # how-to-managed-network.md, Limitations: no scope locks on the Azure ML resources (issue 30); the default
+    # workspace has a managed network
+    ({"locks": True}, W + "locks: must be false when the workspace has a managed network: how-to-managed-network.md "
+     "(Limitations) asks for no scope locks on the Azure Machine Learning resources and resource group; set "
+     "managed_network.isolation_mode: disabled to lock them, got True"),
 ]
 
 

@@ -309,7 +309,20 @@ def contradictions(text: str) -> list[str]:
             retirement = size.retirement if size else family.retirement if family else None
             if (size or family) and (retirement is None or retirement.text != match[2]):
                 problems.append(f"{name} ({match[2]}): the catalogue says {retirement.text if retirement else 'none'}")
+    for match in re.finditer(r"([A-Z][a-z]+) (\d+\.\d+)\b", text):
+        architecture = gpu_architectures().get(match[1])
+        if architecture is not None and architecture.cuda_min != match[2]:
+            problems.append(f"{match[1]} {match[2]}: the catalogue says CUDA {architecture.cuda_min} first")
+    for match in re.finditer(r"((?:[A-Z][a-z]+(?:, )?)+) in (\d+\.\d+)", text):
+        for name in match[1].split(", "):
+            architecture = gpu_architectures().get(name)
+            if architecture is not None and architecture.cuda_dropped_in != match[2]:
+                problems.append(f"{name} in {match[2]}: the catalogue says dropped in {architecture.cuda_dropped_in}")
     return problems
+
+
+def gpu_architectures():
+    return catalogue({}, "rule").architectures
 
 
 def _size(name):
@@ -336,7 +349,10 @@ def test_no_rule_text_contradicts_the_catalogue(rule):
     ("Azure ML's list (Standard_M128ms, Standard_F72s_v2; NC24s_v3 and NC24rs_v3 retired 2025-09-30)", []),
     ("offered: Standard_M192is_v2 (2027-03-31), Standard_Foo9", ["Standard_Foo9: not a known size"]),
     ("Dsv5 (2028-05-01)", ["Dsv5 (2028-05-01): the catalogue says none"]),
-], ids=["dates", "sizes-without-dates", "unknown-size", "not-retiring"])
+    ("(e.g. Hopper 11.0, Blackwell 12.8), not dropped by it (Kepler in 12.0; Maxwell, Pascal in 12.0)",
+     ["Hopper 11.0: the catalogue says CUDA 11.8 first", "Maxwell in 12.0: the catalogue says dropped in 13.0",
+      "Pascal in 12.0: the catalogue says dropped in 13.0"]),
+], ids=["dates", "sizes-without-dates", "unknown-size", "not-retiring", "cuda"])
 def test_the_contradiction_check_can_fail(text, expected):
     assert contradictions(text) == expected
 

@@ -120,6 +120,7 @@ def test_every_type_the_components_create_has_an_exact_arm_shape():
 
     def build():
         workspace = Workspace("mlw", {"resource_group_name": "rg-ml", "location": "westeurope", "locks": True,
+                                      "managed_network": {"isolation_mode": "disabled"},
                                       "container_registry": True})
         ComputeCluster("cpu", {"workspace": workspace, "size": "Standard_D4ds_v5", "max_instances": 2,
                                "network_settings": {"subnet": SUBNET_ID},
