@@ -253,3 +253,13 @@ def test_a_state_too_large_for_one_analyze_stack_fails_saying_so(tmp_path, monke
     assert re.fullmatch(r"stack prod: the stack policies' AnalyzeStack request is 0\.\d MiB, over the 0\.1 MiB a "
                         r"Python policy pack accepts \(pulumi-policy's _MAX_RPC_MESSAGE_SIZE; `pulumi policy analyze` "
                         r"cannot send it either\)", stack.error), stack.error
+
+
+def test_an_answer_over_grpcs_default_4_mib_is_read_as_the_engine_reads_it(tmp_path):
+    """The engine takes up to 400 MiB from a plugin (pulumi/pulumi rpcutil.GrpcChannelOptions); gRPC's default is
+    4 MiB, which failed the AnalyzeStack answer of a 100,000-resource state (17 MB of findings)."""
+    cluster = states.cluster_inputs(0, description="x" * (5 * 2**20))
+    state = states.write(tmp_path / "prod.json", states.resources(rg_lock=False, cluster=cluster))
+    [stack] = audit([state], tmp_path, options=ReviewOptions(policy_pack=PACKS / "echo")).stacks
+    [echo] = [v for v in stack.violations if v.policy == "echo-inputs"]
+    assert stack.error is None and len(echo.message) > 5 * 2**20

@@ -84,6 +84,7 @@ class Analysis:
 
 
 MAX_ENV_VALUE = 120_000  # Linux refuses a single environment string over 128 KiB (MAX_ARG_STRLEN)
+_CHANNEL = [("grpc.max_receive_message_length", 400 * 2**20)]  # the engine's (pulumi sdk/go/common/util/rpcutil)
 
 
 def config_env(config: dict[str, str]) -> str:
@@ -154,7 +155,7 @@ class PackProcess:
     def stub(self) -> analyzer_pb2_grpc.AnalyzerStub:
         if self._stub is None:
             port = self._read_port()
-            self.channel = grpc.insecure_channel(f"127.0.0.1:{port}")
+            self.channel = grpc.insecure_channel(f"127.0.0.1:{port}", _CHANNEL)
             self._stub = analyzer_pb2_grpc.AnalyzerStub(self.channel)
         return self._stub
 
