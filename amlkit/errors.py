@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
+
+CUT = 80
+"""The most characters of a bad value an error quotes (its message and its `error_detail`)."""
 
 
 class AmlkitError(Exception):
@@ -12,19 +16,38 @@ class AmlkitError(Exception):
     exit_code = 3
 
 
-def show_value(value: Any, limit: int = 240) -> str:
+def show_value(value: Any, limit: int = CUT) -> str:
     """A bad value for a message: its repr when that is data (`'four'`, `4.5`, `['a']`, shortened past
     `limit`), else its type and what little is known (`an Output (known only after deployment)`, `a
     Workspace 'mlw'`): never an object repr like `<pulumi.output.Output object at 0x7f...>`."""
     kind = type(value)
     if kind.__name__ == "Output" and kind.__module__.startswith("pulumi"):
         return "an Output (known only after deployment)"
-    text = repr(value)
+    article = "an" if kind.__name__[:1].lower() in "aeiou" else "a"
+    try:
+        text = repr(value)
+    except (ValueError, RecursionError):  # an int past Python's 4,300-digit limit, or nesting too deep
+        return f"{article} {kind.__name__} value too large to show"
     if text.startswith("<") and text.endswith(">"):
         name = getattr(value, "_name", None)  # a Pulumi resource's name
-        article = "an" if kind.__name__[:1].lower() in "aeiou" else "a"
         return f"{article} {kind.__name__}" + (f" {name!r}" if isinstance(name, str) else "")
     return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def cut(value: Any) -> Any:
+    """A bad value as an error's fields carry it (`error_detail.value`): short data as is, anything whose text
+    is longer than CUT characters as `show_value`'s shortened text, so an error never carries a whole document."""
+    if value is None or isinstance(value, (bool, float)):
+        return value
+    if isinstance(value, int):
+        return value if value.bit_length() <= 256 else show_value(value)
+    if isinstance(value, str):
+        return value if len(value) <= CUT else value[:CUT - 3] + "..."
+    try:
+        short = len(json.dumps(value)) <= CUT
+    except (TypeError, ValueError, RecursionError):
+        short = False
+    return value if short else show_value(value)
 
 
 class ConfigError(AmlkitError):

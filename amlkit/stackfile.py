@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -168,15 +169,7 @@ def read_yaml(path: Path) -> Any:
 def read_yaml_positions(path: Path) -> tuple[Any, dict[tuple[Any, ...], Position]]:
     """`read_yaml`, plus where each key path is: (line, column) of a mapping key or a list item."""
     file = str(path)
-    try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise ConfigError(file, "", f"the file is {size} bytes; allowed: at most {MAX_FILE_BYTES} bytes")
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise ConfigError(file, "", f"cannot read the file: {error.strerror or error}") from None
-    except UnicodeDecodeError:
-        raise ConfigError(file, "", "the file is not UTF-8 text") from None
+    text = read_text(path, MAX_FILE_BYTES)
     loader: _Loader | None = None
     try:
         loader = _Loader(text)
@@ -201,6 +194,32 @@ def read_yaml_positions(path: Path) -> tuple[Any, dict[tuple[Any, ...], Position
     finally:
         if loader is not None:
             loader.dispose()
+
+
+def read_text(path: Path, limit: int) -> str:
+    """A regular file's UTF-8 text, or a ConfigError naming the file: not a regular file (a named pipe would
+    block the read), over `limit` bytes, unreadable, or not UTF-8 (with the offset of the first bad byte)."""
+    file = str(path)
+    try:
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            raise ConfigError(file, "", f"not a regular file ({_file_kind(info.st_mode)}); allowed: a regular file")
+        if info.st_size > limit:
+            raise ConfigError(file, "", f"the file is {info.st_size} bytes; allowed: at most {limit} bytes")
+        data = path.read_bytes()
+    except OSError as error:
+        raise ConfigError(file, "", f"cannot read the file: {error.strerror or error}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ConfigError(file, "", f"not UTF-8 text: byte 0x{data[error.start]:02x} at offset {error.start} "
+                          f"({error.reason}); allowed: UTF-8 text") from None
+
+
+def _file_kind(mode: int) -> str:
+    kinds = ((stat.S_ISFIFO, "a named pipe"), (stat.S_ISDIR, "a directory"), (stat.S_ISSOCK, "a socket"),
+             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+    return next((name for test, name in kinds if test(mode)), "a special file")
 
 
 def one_line(text: str) -> str:

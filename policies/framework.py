@@ -287,7 +287,9 @@ def review_date() -> date:
     try:
         return date.fromisoformat(raw)
     except ValueError:
-        raise ValueError(f"{REVIEW_DATE_ENV}={raw!r} is not a date (YYYY-MM-DD)") from None
+        shown = raw if len(raw) <= 40 else raw[:37] + "..."
+        raise ValueError(f"{REVIEW_DATE_ENV}={shown!r} is not a date; allowed: YYYY-MM-DD (a real day, e.g. "
+                         "2026-11-28), or unset for today") from None
 
 
 # --- waivers ---------------------------------------------------------------------------------------
@@ -362,7 +364,8 @@ def _parse_waiver(path: str, entry: Any) -> Waiver:
     try:
         return Waiver(entry["resource"], entry["reason"], date.fromisoformat(str(expires)))
     except ValueError:
-        raise WaiverError(f"{path}.expires", f"{expires!r} is not a date (YYYY-MM-DD)", expires) from None
+        shown = repr(expires) if len(repr(expires)) <= 80 else repr(str(expires)[:77] + "...")
+        raise WaiverError(f"{path}.expires", f"{shown} is not a date (YYYY-MM-DD)", expires) from None
 
 
 def _closest(word: str, known: Sequence[str]) -> str:

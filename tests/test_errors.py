@@ -5,7 +5,7 @@ from __future__ import annotations
 import pulumi
 import pytest
 
-from amlkit.errors import AmlkitError, ConfigError, ReviewFailed, UsageError, show_value
+from amlkit.errors import CUT, AmlkitError, ConfigError, ReviewFailed, UsageError, cut, show_value
 
 
 class Opaque:
@@ -20,14 +20,17 @@ SHOWN = [
     ("four", "'four'"),
     (4.5, "4.5"),
     (["a", 1], "['a', 1]"),
-    ("x" * 300, repr("x" * 300)[:237] + "..."),
+    ("x" * 300, repr("x" * 300)[:77] + "..."),
+    (10 ** 5000, "an int value too large to show"),  # past Python's 4,300-digit conversion limit
+    ({"n": [10 ** 5000]}, "a dict value too large to show"),
     (pulumi.Output.from_input("secret"), "an Output (known only after deployment)"),
     (Opaque(), "an Opaque"),
     (Named(), "a Named 'mlw'"),
 ]
 
 
-@pytest.mark.parametrize(("value", "shown"), SHOWN, ids=["str", "float", "list", "long", "output", "object", "named"])
+@pytest.mark.parametrize(("value", "shown"), SHOWN, ids=[
+    "str", "float", "list", "long", "huge-int", "huge-int-inside", "output", "object", "named"])
 def test_show_value_never_shows_an_object_repr(value, shown):
     assert show_value(value) == shown
     assert " object at 0x" not in show_value(value)
@@ -37,3 +40,19 @@ def test_show_value_never_shows_an_object_repr(value, shown):
     (AmlkitError("x"), 3), (ReviewFailed("x"), 3), (ConfigError(None, "k", "p"), 2), (UsageError("x"), 2)])
 def test_exit_codes(error, code):
     assert error.exit_code == code
+
+
+CUT_VALUES = [
+    ("four", "four"), (4, 4), (4.5, 4.5), (True, True), (None, None), (["a", 1], ["a", 1]), ({"k": "v"}, {"k": "v"}),
+    ("x" * 300, "x" * 77 + "..."),
+    (["x" * 100], "['" + "x" * 75 + "..."),
+    ({"document": "line\n" * 50}, "{'document': '" + "line\\n" * 10 + "lin..."),
+    (10 ** 5000, "an int value too large to show"),
+]
+
+
+@pytest.mark.parametrize(("value", "carried"), CUT_VALUES, ids=[
+    "str", "int", "float", "bool", "none", "short-list", "short-dict", "long-str", "long-list", "document", "huge-int"])
+def test_an_error_carries_at_most_cut_characters_of_a_value(value, carried):
+    assert cut(value) == carried
+    assert len(str(cut(value))) <= CUT

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -279,3 +280,18 @@ def test_dump_yaml_reads_back_exactly(document, text):
     """PyYAML writes NEL raw in a quoted scalar and reads it back as a space (the stack-file fuzzer found it)."""
     assert dump_yaml(document) == text
     assert yaml.safe_load(dump_yaml(document)) == document
+
+
+def test_a_named_pipe_is_refused_without_being_read(tmp_path):
+    """Before 0.3.0 the review called a FIFO stack file missing, and reading one would block forever."""
+    path = tmp_path / "Pulumi.dev.yaml"
+    os.mkfifo(path)
+    assert error_of(path) == "not a regular file (a named pipe); allowed: a regular file"
+
+
+def test_non_utf8_text_names_the_first_bad_byte_and_its_offset(tmp_path):
+    path = tmp_path / "Pulumi.test.yaml"
+    path.write_bytes((MINIMAL + "  amlkit:tags: {team: caf\xe9}\n").encode("latin-1"))
+    offset = len(MINIMAL) + len("  amlkit:tags: {team: caf")
+    assert error_of(path) == (f"not UTF-8 text: byte 0xe9 at offset {offset} (invalid continuation byte); "
+                              "allowed: UTF-8 text")

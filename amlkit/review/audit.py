@@ -33,9 +33,9 @@ from pathlib import Path
 
 import yaml
 
-from amlkit.errors import ConfigError, ReviewFailed, UsageError
+from amlkit.errors import ConfigError, ReviewFailed, UsageError, cut
 from amlkit.review.model import PACK_DEFAULTS, Review, StackReview
-from amlkit.review.options import ReviewOptions
+from amlkit.review.options import ReviewOptions, check_review_date
 from amlkit.review.pack import canary, driver, multi, snapshot
 from amlkit.review.pack.config import load_config_file
 from amlkit.review.pack.info import default_pack_dir, installed_pack_dir
@@ -60,6 +60,7 @@ def audit(files: Sequence[Path], project_dir: Path = Path("."), options: ReviewO
     if not files:
         raise UsageError("no state file to audit")
     options = options or ReviewOptions()
+    check_review_date()
     jobs = processes.usable_cpus() if options.jobs is None else options.jobs
     if jobs < 1:
         raise UsageError(f"--jobs must be at least 1, got {jobs}")
@@ -157,7 +158,7 @@ class _Audit:
         result.policy_config = labels[0]
         seen = snapshot.Seen()
         try:
-            configs = [(load_config_file(path) if path else None, str(path) if path else None)
+            configs = [(load_config_file(path, self.base) if path else None, str(path) if path else None)
                        for path in config_paths]
             with ExitStack() as running:
                 started = [running.enter_context(driver.PackProcess(spec.directory, item.project, stack, {},
@@ -190,6 +191,6 @@ def _config_failure(result: StackReview, error: ConfigError, secrets: Secrets) -
     result.error = secrets.scrub(f"stack {result.stack}: {error}")
     result.error_kind = "config"
     result.error_detail = secrets.redact({"kind": "config", "stack": result.stack, "file": error.file,
-                                          "key_path": error.key_path, "value": error.value,
+                                          "key_path": error.key_path, "value": cut(error.value),
                                           "problem": error.problem})
     return result

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from amlkit.errors import ConfigError, ReviewFailed, UsageError, show_value
+from amlkit.errors import ConfigError, ReviewFailed, UsageError, cut, show_value
 from amlkit.policies.framework import PACK_NAME
 from amlkit.review.model import (
     PACK_DEFAULTS,
@@ -26,7 +26,7 @@ from amlkit.review.model import (
     Review,
     StackReview,
 )
-from amlkit.review.options import ReviewOptions
+from amlkit.review.options import ReviewOptions, check_review_date
 from amlkit.review.pack import canary, driver, multi
 from amlkit.review.pack.config import load_config_file, unmatched_waivers
 from amlkit.review.pack.findings import pack_info_of, resource_record, stable, unanswered_lookups
@@ -38,6 +38,7 @@ from amlkit.review.project import (
     SECRET_PLACEHOLDER,
     Project,
     StackConfig,
+    check_main,
     find_project_file,
     ignored_stack_files,
     load_project,
@@ -77,7 +78,9 @@ def review(project_dir: Path, stacks: Sequence[str] | None = None, options: Revi
     jobs = processes.usable_cpus() if options.jobs is None else options.jobs
     if jobs < 1:
         raise UsageError(f"--jobs must be at least 1, got {jobs}")
+    check_review_date()
     project = load_project(project_dir)
+    check_main(project)
     providers.check(project.dir)  # a program for another provider version: one clear error, exit 2
     names = list(stacks) if stacks is not None else _list_stacks(project.dir)
     for ignored in ignored_stack_files(project):  # Pulumi drops them silently; say so
@@ -208,7 +211,7 @@ def _review_one(project: Project, config: StackConfig | _BadStackFile, setup: _S
         return result
     runner: Runner | None = None
     try:
-        file_configs = [(load_config_file(path) if path else None, str(path) if path else None)
+        file_configs = [(load_config_file(path, project.dir) if path else None, str(path) if path else None)
                         for path in config_paths]
         ids = azure_ids(config, stack_file, setup.lookups)
         options = setup.options
@@ -330,8 +333,10 @@ def _config_failure(result: StackReview, error: ConfigError, component: dict[str
         prefix += f"component {component['name']} ({component['type']}): "
     suffix = ""
     value = fields.get("value")
-    if value is not None and repr(value) not in text and f"got {value}" not in text:
+    if value is not None and show_value(value) not in text and repr(value) not in text and f"got {value}" not in text:
         suffix = f" (got {show_value(value)})"
+    if "value" in fields:
+        fields["value"] = cut(fields["value"])  # as the message quotes it: never a whole document
     detail = {**fields, "kind": "config", "stack": result.stack, "file": file,
               "component": f"{component['type']}::{component['name']}" if component else fields.get("component")}
     result.error = secrets.scrub(f"stack {result.stack}: {prefix}{text}{suffix}")

@@ -10,7 +10,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["ReviewOptions"]
+from amlkit.errors import UsageError
+
+__all__ = ["ReviewOptions", "check_review_date"]
 
 
 @dataclass(frozen=True)
@@ -44,3 +46,14 @@ class ReviewOptions:
     base: str | None = None
     alias_shortcut: bool = True
     reuse_packs: bool = True
+
+
+def check_review_date() -> None:
+    """`AMLKIT_REVIEW_DATE` is an input of the review: a malformed one is a usage error (exit 2) naming the
+    variable, the bad value and the allowed form, before any work, never a policy that fails on it."""
+    from amlkit.policies.framework import review_date
+
+    try:
+        review_date()
+    except ValueError as error:
+        raise UsageError(str(error)) from None

@@ -7,6 +7,8 @@ The one reader of `Pulumi.yaml`: the review, `amlkit init` and the pre-commit st
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,8 +17,9 @@ from amlkit.errors import ConfigError, UsageError
 from amlkit.stackfile import namespace_problem, read_yaml
 
 __all__ = [
-    "PROJECT_FILES", "Project", "SECRET_PLACEHOLDER", "StackConfig", "find_project_file", "ignored_stack_files",
-    "list_stacks", "load_project", "load_stack_config", "project_root", "unknown_stack",
+    "PROJECT_FILES", "Project", "SECRET_PLACEHOLDER", "StackConfig", "check_main", "find_project_file",
+    "ignored_stack_files", "inside", "list_stacks", "load_project", "load_stack_config", "project_root",
+    "refuse_outside_link", "unknown_stack",
 ]
 
 # What a `secure:` value becomes: the review never decrypts, the program sees this placeholder.
@@ -82,6 +85,34 @@ def load_project(project_dir: Path) -> Project:
     )
 
 
+def check_main(project: Project) -> None:
+    """The program `main:` names must exist: a missing one is a config error of Pulumi.yaml (exit 2), not a
+    program failure."""
+    if not project.main.exists():
+        file = find_project_file(project.dir)
+        shown = project.relative(project.main)
+        raise ConfigError(str(file), "main", f"{shown!r} does not exist; allowed: the program's directory or "
+                          "file, relative to Pulumi.yaml")
+
+
+def refuse_outside_link(path: Path, roots: Iterable[Path]) -> None:
+    """Refuse a file inside the project whose real path is outside every root (a symbolic link leaving the
+    project): a committed link must never make amlkit read another file, nor quote it in an error. The error
+    names the link and its target's path only."""
+    real = Path(os.path.realpath(path))
+    bounds = [Path(os.path.realpath(root)) for root in roots]
+    if any(real == bound or bound in real.parents for bound in bounds):
+        return
+    raise ConfigError(str(path), "", f"a symbolic link to {real}, outside the project; allowed: a file inside "
+                      f"the project ({bounds[0]})")
+
+
+def inside(path: Path, root: Path) -> bool:
+    """Whether `path`, as written (links not followed), lies under `root`."""
+    absolute, base = Path(os.path.abspath(path)), Path(os.path.abspath(root))
+    return absolute == base or base in absolute.parents
+
+
 def find_project_file(directory: Path) -> Path | None:
     """The directory's `Pulumi.yaml` (or `Pulumi.yml`); None when it has neither."""
     return next((directory / name for name in PROJECT_FILES if (directory / name).is_file()), None)
@@ -129,8 +160,9 @@ def ignored_stack_files(project: Project) -> list[Path]:
 def load_stack_config(project: Project, stack: str) -> StackConfig:
     """The stack's config as the CLI passes it: keys namespaced, objects JSON, `secure:` kept secret."""
     path = project.stack_file(stack)
-    if not path.is_file():
+    if not path.exists() and not path.is_symlink():
         raise UsageError(unknown_stack(project, stack))
+    refuse_outside_link(path, (project.dir, project.stack_config_dir))
     data = _read_yaml(path, allow_empty=True)
     config = data.get("config") or {}
     if not isinstance(config, dict):
@@ -215,8 +247,10 @@ def _read_yaml(path: Path, allow_empty: bool = False) -> dict[str, Any]:
     data = read_yaml(path)
     if data is None and allow_empty:
         return {}
-    if not isinstance(data, dict):
-        raise ConfigError(str(path), "", "must be a YAML mapping", data)
+    if not isinstance(data, dict):  # the document itself is never quoted: it may be any file
+        kinds = {list: "a list", str: "text", bool: "a boolean", int: "a number", float: "a number"}
+        kind = "empty" if data is None else kinds.get(type(data), f"a {type(data).__name__} value")
+        raise ConfigError(str(path), "", f"the document is {kind}; allowed: a YAML mapping")
     return data
 
 

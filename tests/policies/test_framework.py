@@ -229,7 +229,8 @@ def test_review_date_defaults_to_today(monkeypatch):
 
 def test_a_malformed_review_date_fails_closed(monkeypatch):
     monkeypatch.setenv(REVIEW_DATE_ENV, "tomorrow")
-    with pytest.raises(ValueError, match=r"^AMLKIT_REVIEW_DATE='tomorrow' is not a date \(YYYY-MM-DD\)$"):
+    with pytest.raises(ValueError, match=r"^AMLKIT_REVIEW_DATE='tomorrow' is not a date; allowed: YYYY-MM-DD \(a real "
+                       r"day, e\.g\. 2026-11-28\), or unset for today$"):
         review_date()
 
 

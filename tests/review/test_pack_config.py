@@ -9,6 +9,7 @@ import pytest
 from amlkit.errors import ConfigError
 from amlkit.policies.framework import WAIVER_SCHEMA
 from amlkit.review.pack.config import PolicyConfig, PolicySchema, load_config_file, parse_config, reconcile
+from amlkit.stackfile import MAX_DEPTH
 
 MAX_NODES = {"type": "integer", "minimum": 1, "maximum": 100, "default": 10}
 POLICIES = [
@@ -87,7 +88,7 @@ def test_config_file_errors(tmp_path):
     with pytest.raises(ConfigError, match=r"pack.json: line 1: not valid JSON"):
         load_config_file(path)
     path.write_text(json.dumps(["advisory"]))
-    with pytest.raises(ConfigError, match=r"must be a JSON object"):
+    with pytest.raises(ConfigError, match=r"the document is a JSON array; allowed: a JSON object"):
         load_config_file(path)
     path.write_text("  ")
     assert load_config_file(path) == {}
@@ -158,3 +159,51 @@ def test_a_waiver_that_matches_no_resource_is_a_warning_naming_the_closest(resou
     config = {"r": PolicyConfig("mandatory", {"waivers": [{"resource": resource, "reason": "x"}]}),
               "other": PolicyConfig("advisory", {"waivers": "not amlkit's"})}
     assert unmatched_waivers(config, RESOURCES, "f.json", "prod") == ([warning] if warning else [])
+
+
+BAD_FILES = [  # (id, file text, key path, problem): config errors naming file and key, never an internal error
+    ("huge-number", '{"mandatory-rule": {"maxNodes": ' + "9" * 5000 + "}}", "mandatory-rule.maxNodes",
+     "a number of 5000 digits; allowed: at most 4300 digits"),
+    ("huge-number-in-a-list", '{"a": {"w": [1, ' + "9" * 4301 + "]}}", "a.w[1]",
+     "a number of 4301 digits; allowed: at most 4300 digits"),
+    ("too-deep", '{"mandatory-rule": {"waivers": ' + "[" * 3000 + "]" * 3000 + "}}",
+     "mandatory-rule.waivers" + "[0]" * 38, f"nested more than {MAX_DEPTH} levels deep; allowed: at most {MAX_DEPTH}"),
+    ("too-deep-objects", '{"p": ' + '{"k": ' * 60 + "1" + "}" * 60 + "}", "p" + ".k" * 39,
+     f"nested more than {MAX_DEPTH} levels deep; allowed: at most {MAX_DEPTH}"),
+    ("not-utf8", b'{"p": "caf\xe9"}', "", "not UTF-8 text: byte 0xe9 at offset 10 (invalid continuation byte); "
+     "allowed: UTF-8 text"),
+    ("document-is-text", json.dumps("https://user:ghp_canary@github.com"), "",
+     "the document is a JSON string; allowed: a JSON object of policy name -> level or object"),
+    ("long-level", json.dumps({"p": "x" * 500}), "p", f"{'x' * 500!r}"[:77] + "... is not an enforcement level; "
+     "allowed: advisory, mandatory, remediate, disabled"),
+]
+
+
+@pytest.mark.parametrize(("text", "key_path", "problem"), [c[1:] for c in BAD_FILES], ids=[c[0] for c in BAD_FILES])
+def test_a_bad_config_file_is_a_config_error_naming_file_and_key(tmp_path, text, key_path, problem):
+    path = tmp_path / "pack.json"
+    path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    with pytest.raises(ConfigError) as error:
+        load_config_file(path)
+    assert (error.value.file, error.value.key_path, error.value.problem) == (str(path), key_path, problem)
+    assert error.value.exit_code == 2
+
+
+def test_a_schema_error_quotes_at_most_a_cut_value():
+    data = {"mandatory-rule": {"maxNodes": "x" * 500}}
+    with pytest.raises(ConfigError) as error:
+        reconcile(POLICIES, None, parse_config(data, "f.json"), "f.json")
+    assert error.value.problem == (f"{'x' * 500!r}"[:77] + "... is not of type 'integer'; allowed: type integer; >= 1; "
+                                   "<= 100")
+
+
+def test_a_config_file_linking_out_of_the_project_is_refused(tmp_path):
+    (tmp_path / "p" / "policy-config").mkdir(parents=True)
+    (tmp_path / "passwd").write_text('{"mandatory-rule": "advisory"}')
+    link = tmp_path / "p" / "policy-config" / "dev.json"
+    link.symlink_to(tmp_path / "passwd")
+    with pytest.raises(ConfigError) as error:
+        load_config_file(link, tmp_path / "p")
+    assert str(error.value) == (f"{link}: a symbolic link to {tmp_path / 'passwd'}, outside the project; allowed: a "
+                                f"file inside the project ({tmp_path / 'p'})")
+    assert load_config_file(tmp_path / "passwd", tmp_path / "p") == {"mandatory-rule": PolicyConfig("advisory")}

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -160,3 +162,67 @@ def test_the_project_root_is_the_nearest_directory_with_pulumi_yaml(tmp_path):
     outside = tmp_path.parent / f"{tmp_path.name}-none"
     outside.mkdir()
     assert project_root(outside) == outside
+
+
+OUTSIDE = "https://user:ghp_canary-token@github.com\n"  # a ~/.git-credentials line: never read, never quoted
+
+
+def _linked_project(tmp_path):
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "Pulumi.yaml").write_text("name: demo\n")
+    (tmp_path / "credentials").write_text(OUTSIDE)
+    return tmp_path / "p"
+
+
+@pytest.mark.parametrize("target", ["absolute", "relative"])
+def test_a_stack_file_linking_out_of_the_project_is_refused_naming_link_and_target_only(tmp_path, target):
+    project = _linked_project(tmp_path)
+    link = project / "Pulumi.dev.yaml"
+    link.symlink_to(tmp_path / "credentials" if target == "absolute" else Path("..") / "credentials")
+    with pytest.raises(ConfigError) as error:
+        load_stack_config(load_project(project), "dev")
+    assert str(error.value) == (f"{link}: a symbolic link to {tmp_path / 'credentials'}, outside the project; "
+                                f"allowed: a file inside the project ({project})")
+    assert (error.value.exit_code, error.value.value) == (2, None)
+
+
+def test_a_link_inside_the_project_or_its_stack_config_dir_is_read(tmp_path):
+    project = _linked_project(tmp_path)
+    (project / "Pulumi.yaml").write_text("name: demo\nstackConfigDir: ../shared\n")
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared" / "base.yaml").write_text("config:\n  demo:x: 1\n")
+    (tmp_path / "shared" / "Pulumi.dev.yaml").symlink_to("base.yaml")
+    assert load_stack_config(load_project(project), "dev").values == {"demo:x": "1"}
+
+
+@pytest.mark.parametrize(("text", "kind"), [(OUTSIDE, "text"), ("- a\n- b\n", "a list"), ("42\n", "a number")],
+                         ids=["text", "list", "number"])
+def test_a_stack_file_that_is_no_mapping_is_never_quoted(tmp_path, text, kind):
+    project = _linked_project(tmp_path)
+    (project / "Pulumi.dev.yaml").write_text(text)
+    with pytest.raises(ConfigError) as error:
+        load_stack_config(load_project(project), "dev")
+    assert str(error.value) == f"{project / 'Pulumi.dev.yaml'}: the document is {kind}; allowed: a YAML mapping"
+    assert error.value.value is None
+
+
+def test_a_named_pipe_stack_file_is_a_config_error_not_an_unknown_stack(tmp_path):
+    project = _linked_project(tmp_path)
+    os.mkfifo(project / "Pulumi.dev.yaml")
+    with pytest.raises(ConfigError, match=r"Pulumi.dev.yaml: not a regular file \(a named pipe\); allowed: a regular "
+                                          r"file$"):
+        load_stack_config(load_project(project), "dev")
+
+
+def test_a_missing_main_is_a_config_error_of_pulumi_yaml(tmp_path):
+    from amlkit.review.project import check_main
+
+    (tmp_path / "Pulumi.yaml").write_text("name: demo\nmain: src/\n")
+    project = load_project(tmp_path)
+    with pytest.raises(ConfigError) as error:
+        check_main(project)
+    assert str(error.value) == (f"{tmp_path / 'Pulumi.yaml'}: main: 'src' does not exist; allowed: the program's "
+                                "directory or file, relative to Pulumi.yaml")
+    assert error.value.exit_code == 2
+    (tmp_path / "src").mkdir()
+    check_main(project)

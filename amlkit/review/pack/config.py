@@ -21,14 +21,17 @@ from __future__ import annotations
 
 import difflib
 import json
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 
-from amlkit.errors import ConfigError
+from amlkit.errors import ConfigError, show_value
 from amlkit.policies.framework import WAIVER_KEYS, WaiverError, parse_waivers
+from amlkit.review.project import inside, refuse_outside_link
+from amlkit.stackfile import MAX_DEPTH, MAX_FILE_BYTES, one_line, read_text
 
 __all__ = [
     "LEVELS", "PolicyConfig", "PolicySchema", "allowed", "check_known", "closest", "load_config_file",
@@ -56,21 +59,99 @@ class PolicySchema:
     required: tuple[str, ...] = ()
 
 
-def load_config_file(path: Path) -> dict[str, PolicyConfig]:
-    """Parse a `--policy-pack-config` file; errors name the file, the key and what is allowed."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise ConfigError(str(path), "", f"cannot read the policy pack config: {error.strerror}") from None
+def load_config_file(path: Path, project_dir: Path | None = None) -> dict[str, PolicyConfig]:
+    """Parse a `--policy-pack-config` file; errors name the file, the key and what is allowed. A file inside
+    `project_dir` that is a symbolic link leaving it is refused (its target is never read)."""
+    if project_dir is not None and inside(path, project_dir):
+        refuse_outside_link(path, (project_dir,))
+    text = read_text(path, MAX_FILE_BYTES)
     if not text.strip():
         return {}
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ConfigError(str(path), f"line {error.lineno}", f"not valid JSON: {error.msg}") from None
-    if not isinstance(data, dict):
-        raise ConfigError(str(path), "", "must be a JSON object of policy name -> level or object", data)
+    data = _parse_json(text, str(path))
+    if not isinstance(data, dict):  # the document itself is never quoted: it may be any file
+        raise ConfigError(str(path), "", f"the document is a JSON {_json_kind(data)}; allowed: a JSON object of "
+                          "policy name -> level or object")
     return parse_config(data, str(path))
+
+
+class _LongNumber:
+    """A JSON integer with more digits than Python converts (sys.get_int_max_str_digits): found by key path."""
+
+    def __init__(self, digits: int) -> None:
+        self.digits = digits
+
+
+def _parse_json(text: str, file: str) -> Any:
+    """JSON, with nesting deeper than MAX_DEPTH and integers over Python's digit limit as config errors naming
+    the key path (never a RecursionError or ValueError out of the parser)."""
+    too_deep = _too_deep(text) if text.count("{") + text.count("[") > MAX_DEPTH else None
+    if too_deep is not None:
+        raise ConfigError(file, _key_path(too_deep), f"nested more than {MAX_DEPTH} levels deep; allowed: at most "
+                          f"{MAX_DEPTH}")
+    limit = sys.get_int_max_str_digits() or None
+    try:
+        data = json.loads(text, parse_int=lambda s: _LongNumber(len(s)) if limit and len(s) > limit else int(s))
+    except json.JSONDecodeError as error:
+        raise ConfigError(file, f"line {error.lineno}", f"not valid JSON: {error.msg}") from None
+    except RecursionError:  # _too_deep stopped short on malformed text
+        raise ConfigError(file, "", f"nested more than {MAX_DEPTH} levels deep; allowed: at most {MAX_DEPTH}") from None
+    long_number = _find_long_number(data, ())
+    if long_number is not None:
+        at, number = long_number
+        raise ConfigError(file, _key_path(at), f"a number of {number.digits} digits; allowed: at most {limit} digits")
+    return data
+
+
+def _find_long_number(value: Any, at: tuple[str | int, ...]) -> tuple[tuple[str | int, ...], _LongNumber] | None:
+    if isinstance(value, _LongNumber):
+        return at, value
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    return next((found for key, item in items if (found := _find_long_number(item, (*at, key))) is not None), None)
+
+
+def _too_deep(text: str) -> tuple[str | int, ...] | None:
+    """The key path where the JSON text nests deeper than MAX_DEPTH, or None (also for text that is not JSON:
+    the parser then says what is wrong)."""
+    path: list[Any] = []
+    kinds: list[str] = []
+    last = '""'
+    index = 0
+    try:
+        while index < len(text):
+            char = text[index]
+            if char == '"':
+                end = index + 1
+                while text[end] != '"':
+                    end += 2 if text[end] == "\\" else 1
+                last, index = text[index:end + 1], end + 1
+                continue
+            if char in "{[":
+                if len(kinds) >= MAX_DEPTH:
+                    return tuple(part for part in path if part is not None)
+                kinds.append(char)
+                path.append(None if char == "{" else 0)
+            elif char in "}]":
+                kinds.pop()
+                path.pop()
+            elif char == ":" and kinds and kinds[-1] == "{":
+                path[-1] = json.loads(last)
+            elif char == "," and kinds and kinds[-1] == "[":
+                path[-1] += 1
+            index += 1
+    except (IndexError, ValueError):
+        return None
+    return None
+
+
+def _key_path(parts: tuple[str | int, ...]) -> str:
+    text = ""
+    for part in parts:
+        text += f"[{part}]" if isinstance(part, int) else (f".{one_line(part)}" if text else one_line(part))
+    return text
+
+
+def _json_kind(value: Any) -> str:
+    return {list: "array", str: "string", bool: "boolean", type(None): "null"}.get(type(value), "number")
 
 
 def parse_config(data: dict[str, Any], file: str | None) -> dict[str, PolicyConfig]:
@@ -93,8 +174,8 @@ def parse_config(data: dict[str, Any], file: str | None) -> dict[str, PolicyConf
 
 def _level(file: str | None, key_path: str, value: Any) -> str:
     if not isinstance(value, str) or value not in LEVELS:
-        raise ConfigError(file, key_path, f"{value!r} is not an enforcement level; allowed: {', '.join(LEVELS)}",
-                          value)
+        raise ConfigError(file, key_path, f"{show_value(value)} is not an enforcement level; allowed: "
+                          f"{', '.join(LEVELS)}", value)
     return value
 
 
@@ -179,7 +260,16 @@ def _validate(policies: list[PolicySchema], result: dict[str, PolicyConfig], fil
         if errors:
             error = errors[0]
             path = ".".join([policy.name, *(str(p) for p in error.absolute_path)])
-            raise ConfigError(file, path, f"{error.message}; allowed: {allowed(error.schema)}", error.instance)
+            raise ConfigError(file, path, f"{_message(error)}; allowed: {allowed(error.schema)}", error.instance)
+
+
+def _message(error: jsonschema.ValidationError) -> str:
+    """jsonschema's message with the bad value as `show_value` shows it (cut), never a whole document."""
+    try:
+        full = repr(error.instance)
+    except (ValueError, RecursionError):
+        return f"got {show_value(error.instance)}"
+    return error.message.replace(full, show_value(error.instance)) if full in error.message else error.message
 
 
 def _takes_amlkit_waivers(policy: PolicySchema) -> bool:
