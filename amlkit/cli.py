@@ -563,11 +563,9 @@ def _print(report: Text | str) -> None:
 
 
 def _write(path: Path, report: Text | str) -> None:
-    text = report.plain if isinstance(report, Text) else report
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot write the report: {exc.strerror or exc}") from exc
+    from amlkit.review.report.files import write_report  # all or nothing: amlkit.review.report.files
+
+    write_report(path, report.plain if isinstance(report, Text) else report)
 
 
 def _pack_sources(review: Review, policy_packs: list[Path]) -> str | dict[str, str]:

@@ -17,7 +17,7 @@ class AmlkitError(Exception):
 
 
 def show_value(value: Any, limit: int = CUT) -> str:
-    """A bad value for a message: its repr when that is data (`'four'`, `4.5`, `['a']`, shortened past
+    """A bad value for a message: its repr when that is data (`'four'`, `4.5`, `['a']`, elided past
     `limit`), else its type and what little is known (`an Output (known only after deployment)`, `a
     Workspace 'mlw'`): never an object repr like `<pulumi.output.Output object at 0x7f...>`."""
     kind = type(value)
@@ -31,7 +31,16 @@ def show_value(value: Any, limit: int = CUT) -> str:
     if text.startswith("<") and text.endswith(">"):
         name = getattr(value, "_name", None)  # a Pulumi resource's name
         return f"{article} {kind.__name__}" + (f" {name!r}" if isinstance(name, str) else "")
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    return elide(text, limit)
+
+
+def elide(text: str, limit: int = CUT) -> str:
+    """`text` when it has at most `limit` characters, else its start and its end around `...` (`limit` in all):
+    an ARM id keeps the subscription and the resource type and name that tell what is wrong."""
+    if len(text) <= limit:
+        return text
+    head = (limit - 3) // 2
+    return text[:head] + "..." + text[len(text) - (limit - 3 - head):]
 
 
 def cut(value: Any) -> Any:
@@ -42,7 +51,7 @@ def cut(value: Any) -> Any:
     if isinstance(value, int):
         return value if value.bit_length() <= 256 else show_value(value)
     if isinstance(value, str):
-        return value if len(value) <= CUT else value[:CUT - 3] + "..."
+        return elide(value, CUT)
     try:
         short = len(json.dumps(value)) <= CUT
     except (TypeError, ValueError, RecursionError):
@@ -112,6 +121,12 @@ class UnknownVmSize(AmlkitError, ValueError):
     """A VM size name amlkit cannot classify. It never guesses a family."""
 
     exit_code = 2
+
+
+class CouldNotFinish(AmlkitError):
+    """amlkit itself could not finish (e.g. writing the report failed: disk full): exit 3, what was there stays."""
+
+    exit_code = 3
 
 
 class ReviewFailed(AmlkitError):

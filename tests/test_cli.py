@@ -247,6 +247,27 @@ def test_output_file_gets_the_report_and_stdout_a_summary(fake, tmp_path: Path, 
     assert (tmp_path / "report.out").read_text(encoding="utf-8") == direct
 
 
+def test_a_failed_report_write_exits_3_and_leaves_the_previous_report(fake, tmp_path: Path, monkeypatch) -> None:
+    """Before 0.3.0 a full disk left a truncated report and exited 2 (reserved for usage and config errors)."""
+    import errno
+
+    from amlkit.review.report import files
+
+    fake(Review(stacks=[dev_stack()]))
+    (tmp_path / "report.json").write_text("previous\n", encoding="utf-8")
+
+    def disk_full(_descriptor: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(files.os, "fsync", disk_full)
+    result = runner.invoke(cli.app, ["check", "--format", "json", "--output", "report.json"])
+    assert (result.exit_code, result.stderr) == (3, "amlkit: error: report.json: cannot write the report: No space "
+                                                    "left on device; the previous report is unchanged\namlkit: run "
+                                                    "again with --verbose to see the traceback\n")
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith((".report", "report"))) == ["report.json"]
+    assert (tmp_path / "report.json").read_text(encoding="utf-8") == "previous\n"
+
+
 def test_unwritable_output_is_a_usage_error(fake) -> None:
     fake(Review(stacks=[dev_stack()]))
     result = runner.invoke(cli.app, ["check", "--output", "no/such/dir/report.txt"])

@@ -20,7 +20,7 @@ SHOWN = [
     ("four", "'four'"),
     (4.5, "4.5"),
     (["a", 1], "['a', 1]"),
-    ("x" * 300, repr("x" * 300)[:77] + "..."),
+    ("x" * 300, repr("x" * 300)[:38] + "..." + repr("x" * 300)[-39:]),
     (10 ** 5000, "an int value too large to show"),  # past Python's 4,300-digit conversion limit
     ({"n": [10 ** 5000]}, "a dict value too large to show"),
     (pulumi.Output.from_input("secret"), "an Output (known only after deployment)"),
@@ -44,9 +44,9 @@ def test_exit_codes(error, code):
 
 CUT_VALUES = [
     ("four", "four"), (4, 4), (4.5, 4.5), (True, True), (None, None), (["a", 1], ["a", 1]), ({"k": "v"}, {"k": "v"}),
-    ("x" * 300, "x" * 77 + "..."),
-    (["x" * 100], "['" + "x" * 75 + "..."),
-    ({"document": "line\n" * 50}, "{'document': '" + "line\\n" * 10 + "lin..."),
+    ("x" * 300, "x" * 38 + "..." + "x" * 39),
+    (["x" * 100], "['" + "x" * 36 + "..." + "x" * 37 + "']"),
+    ({"document": "line\n" * 50}, r"{'document': 'line\nline\nline\nline\n...nline\nline\nline\nline\nline\nline\n'}"),
     (10 ** 5000, "an int value too large to show"),
 ]
 

@@ -104,8 +104,8 @@ ERRORS = [
     ("vm-id-not-a-cluster", dict(resource_id=f"{SUB}/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/vm"),
      K + "resource_id: must be an ARM id like /subscriptions/<guid>/resourceGroups/<rg>/providers/"
      "Microsoft.ContainerService/managedClusters/<name> or /subscriptions/<guid>/resourceGroups/<rg>/providers/"
-     f"Microsoft.Kubernetes/connectedClusters/<name>, got '{SUB}/resourceGroups/rg/providers/Microsoft.Compute/"
-     "virtualMachines/vm'"),
+     "Microsoft.Kubernetes/connectedClusters/<name>, got "  # the id elided to 80 characters (amlkit.errors.CUT)
+     "'/subscriptions/00000000-0000-0000-000...s/Microsoft.Compute/virtualMachines/vm'"),
     ("bad-namespace", dict(namespace="Team_A"),
      K + "namespace: must be a Kubernetes namespace name: 1-63 lowercase letters, digits and '-', starting and "
      "ending with a letter or digit, got 'Team_A'"),

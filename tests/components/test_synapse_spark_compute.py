@@ -58,7 +58,8 @@ S = 'SynapseSparkCompute "spark": '
 ERRORS = [
     ("workspace-id-not-a-pool", dict(resource_id=f"{SUB}/resourceGroups/rg/providers/Microsoft.Synapse/workspaces/ws"),
      S + "resource_id: must be an ARM id like /subscriptions/<guid>/resourceGroups/<rg>/providers/Microsoft.Synapse/"
-     f"workspaces/<name>/bigDataPools/<name>, got '{SUB}/resourceGroups/rg/providers/Microsoft.Synapse/workspaces/ws'"),
+     "workspaces/<name>/bigDataPools/<name>, got "  # the id elided to 80 characters (amlkit.errors.CUT)
+     "'/subscriptions/00000000-0000-0000-000...viders/Microsoft.Synapse/workspaces/ws'"),
     ("unknown-key", dict(pool_name="pool1"),
      S + "pool_name: unknown argument; did you mean name? (help(SynapseSparkComputeArgs) lists every argument)"),
     ("ids-with-system", dict(identity={"type": "system_assigned", "user_assigned_identities": [{"resource_id": UAI}]}),

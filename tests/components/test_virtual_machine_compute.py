@@ -93,7 +93,8 @@ ERRORS = [
     ("aks-id-not-a-vm", dict(resource_id=f"{SUB}/resourceGroups/rg/providers/Microsoft.ContainerService/"
                                          "managedClusters/aks"),
      V + "resource_id: must be an ARM id like /subscriptions/<guid>/resourceGroups/<rg>/providers/Microsoft.Compute/"
-     f"virtualMachines/<name>, got '{SUB}/resourceGroups/rg/providers/Microsoft.ContainerService/managedClusters/aks'"),
+     "virtualMachines/<name>, got "  # the id elided to 80 characters (amlkit.errors.CUT)
+     "'/subscriptions/00000000-0000-0000-000...t.ContainerService/managedClusters/aks'"),
     ("identity-not-taken", dict(identity={"type": "system_assigned"}),
      V + "identity: unknown argument; did you mean description? (help(VirtualMachineComputeArgs) lists every "
      "argument)"),

@@ -394,7 +394,8 @@ INVALID = [
      W + "primary_user_assigned_identity: needs identity.user_assigned_identities"),
     ({"identity": {"type": "user_assigned", "user_assigned_identities": [{"resource_id": UAI}]},
       "primary_user_assigned_identity": UAI2},
-     W + f"primary_user_assigned_identity: must be one of identity.user_assigned_identities, got {UAI2!r}"),
+     W + "primary_user_assigned_identity: must be one of identity.user_assigned_identities, got "  # elided to 80
+     "'/subscriptions/0000/resourceGroups/rg...dentity/userAssignedIdentities/uai-two'"),
     ({"identity": {"type": "none"}},
      W + "identity.type: must be system_assigned or user_assigned (a workspace needs an identity), got 'none'"),
     ({"identity": {"type": "user_assigned"}},

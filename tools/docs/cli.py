@@ -17,8 +17,9 @@ EXIT_CODES = (
     ("2", "bad usage, or a stack has a config error (stack file, policy config, component argument) and no "
           "program or pack failed: one message naming the file, the key path, the bad value and what is allowed; "
           "no traceback; the other stacks are still reviewed"),
-    ("3", "the program or the policy pack failed (a crash, a hang past `--timeout`, a policy that raised): fail "
-          "closed, the review is never reported as clean"),
+    ("3", "the program or the policy pack failed (a crash, a hang past `--timeout`, a policy that raised), or amlkit "
+          "could not finish (the `--output` report could not be written, e.g. disk full: the previous report is left "
+          "as it was, never truncated): fail closed, the review is never reported as clean"),
 )
 
 
