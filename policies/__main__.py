@@ -13,8 +13,10 @@ from amlkit.policies.pack import (
     build_policies,
     convert_each_request_once,
 )
+from amlkit.policies.secret_reads import record_secrets
 
 convert_each_request_once()
+record_secrets()  # findings built from secret inputs say [secret]: amlkit.policies.secret_reads
 apply_rule_baselines(ALL_RULES)
 
 PolicyPack(

@@ -39,6 +39,7 @@ from amlkit.policies.framework import (
     review_date,
 )
 from amlkit.policies.rule_baseline import BASELINE_POLICY, BASELINE_SCHEMA, rebase
+from amlkit.policies.secret_reads import Taint, secret_paths, tracked
 
 LEVELS = {
     "mandatory": EnforcementLevel.MANDATORY,
@@ -86,8 +87,11 @@ def _framework(rule: Rule) -> PolicyComplianceFramework | None:
 def _resource_policy(rule: Rule) -> ResourceValidationPolicy:
     def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
         given = args.get_config()
-        resource = ResourceInput(args.resource_type, args.name, args.urn, args.props)
-        findings = rule.evaluate(resource, given)
+        taint = Taint()  # the rule reads secret inputs through tracked views: amlkit.policies.secret_reads
+        props = tracked(args.props, secret_paths(args.urn), taint)
+        assert rule.check is not None
+        findings = taint.findings(rule.check(ResourceInput(args.resource_type, args.name, args.urn, props),
+                                             rule.effective_config(given)))
         _report(rule, findings, given, args.urn, report, args.not_applicable)
 
     return ResourceValidationPolicy(validate=validate, **_metadata(rule))
@@ -96,9 +100,11 @@ def _resource_policy(rule: Rule) -> ResourceValidationPolicy:
 def _stack_policy(rule: Rule) -> StackValidationPolicy:
     def validate(args: StackValidationArgs, report: ReportViolation) -> None:
         given = args.get_config()
-        resources = [_stack_resource(r) for r in args.resources]
+        taint = Taint()
+        resources = [_stack_resource(r, taint) for r in args.resources]
+        assert rule.check_stack is not None
         try:
-            findings = rule.evaluate_stack(resources, given)
+            findings = taint.findings(rule.check_stack(resources, rule.effective_config(given)))
         except CannotLink as unknown:  # a link preview cannot tell, out of the rule: the rule's unknown
             raise CannotTell([unknown.reason]) from None
         _report(rule, findings, given, "", report, args.not_applicable)
@@ -106,12 +112,12 @@ def _stack_policy(rule: Rule) -> StackValidationPolicy:
     return StackValidationPolicy(validate=validate, **_metadata(rule))
 
 
-def _stack_resource(resource: PolicyResource) -> StackResource:
+def _stack_resource(resource: PolicyResource, taint: Taint) -> StackResource:
     return StackResource(
         resource.resource_type,
         resource.name,
         resource.urn,
-        resource.props,
+        tracked(resource.props, secret_paths(resource.urn), taint),
         resource.parent.urn if resource.parent else None,
         {key: tuple(dep.urn for dep in deps) for key, deps in resource.property_dependencies.items()},
     )

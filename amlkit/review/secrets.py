@@ -7,6 +7,7 @@ show them as REDACTED and UNKNOWN_TEXT.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -16,6 +17,8 @@ SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d"  # pulumi.runtime.rpc._speci
 SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270"  # pulumi.runtime.rpc._special_secret_sig
 UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"  # the engine's "unknown during preview" sentinel
 REDACTED = "[secret]"
+_WORD = r"\w\-"  # what continues a token (so does a dot between word characters): a secret inside `c3`,
+# `2023-08-31` or `3.11.7` is not that secret
 UNKNOWN_TEXT = "[unknown]"
 
 
@@ -29,6 +32,9 @@ class Secrets:
     def __init__(self, plaintexts: Iterable[str] = ()) -> None:
         # longest first, so a secret containing another is scrubbed whole
         self.plaintexts = sorted({p for p in plaintexts if p}, key=len, reverse=True)
+        alternatives = "|".join(re.escape(p) for p in self.plaintexts)
+        self._pattern = re.compile(f"(?<![{_WORD}])(?<!\\w\\.)(?:{alternatives})(?![{_WORD}])(?!\\.\\w)") \
+            if alternatives else None
 
     @classmethod
     def from_inputs(cls, inputs: Iterable[Any], extra: Iterable[str] = ()) -> Secrets:
@@ -52,9 +58,12 @@ class Secrets:
         return value
 
     def scrub(self, text: str) -> str:
-        for plaintext in self.plaintexts:
-            text = text.replace(plaintext, REDACTED)
-        return text
+        """Each whole-token occurrence of a secret in `text` becomes "[secret]": a token is not part of a longer
+        name, number or date (`c3`, `2023-08-31` stay intact when a secret is `3`). The safety net for text
+        amlkit did not build from values (a program's error, another pack's message)."""
+        if self._pattern is None or not text:
+            return text
+        return self._pattern.sub(REDACTED, text)
 
 
 def _collect(value: Any, found: list[str], inside: bool) -> None:

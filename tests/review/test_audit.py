@@ -119,8 +119,9 @@ def test_a_secret_input_reaches_the_packs_as_the_string_secret(tmp_path, passwor
     # the careless pack echoes every string input: the secret is "[secret]" (redacted, or scrubbed from the echo)
     assert {"azureuser", "[secret]", "cpu"} <= set(echo["message"].removeprefix("inputs: ").split(", "))
     [password_finding] = [v for v in stack["violations"] if v["policy"] == "aml-cluster-ssh-disabled"]
+    # the rule read a secret input: its finding says [secret], nothing derived (amlkit.policies.secret_reads)
     assert password_finding["message"].endswith("must not set an admin password in userAccountCredentials; "
-                                                "found a password (value not shown).")
+                                                "found [secret].")
     assert PASSWORD not in json.dumps(report) and code == 1
     assert stderr == (WARNING.format("prod.json") if warned else "")
 

@@ -124,7 +124,8 @@ def test_a_program_using_amlkit_also_preloads_the_components():
 
 
 def test_the_pack_modules_are_those_installed_outside_the_pack():
-    assert preload.pack_modules(default_pack_dir()) == ["pulumi_policy", "amlkit.policies", "amlkit.policies.pack"]
+    assert preload.pack_modules(default_pack_dir()) == ["pulumi_policy", "amlkit.policies", "amlkit.policies.pack",
+                                                      "amlkit.policies.secret_reads"]
     assert preload.pack_modules(PACKS / "exits") == ["sys"]
 
 

@@ -81,6 +81,7 @@ def run(request: dict[str, Any], emit: Callable[[dict[str, Any]], None] | None =
 
     from amlkit.review.run.lookups import Lookups
     from amlkit.review.run.mocks import AzureMocks, RecordingMonitor
+    from amlkit.review.run.secret_errors import scrub_apply_errors
 
     program = Path(request["program"]).resolve()
     entry = program / "__main__.py" if program.is_dir() else program
@@ -106,6 +107,7 @@ def run(request: dict[str, Any], emit: Callable[[dict[str, Any]], None] | None =
         monitor.emit_lookup = emit_lookup
     set_mocks(mocks, project=request["project"], stack=request["stack"], preview=True, monitor=monitor)
     apply_patches(request.get("patches"), request.get("alias_shortcut", True))
+    scrub_apply_errors()  # an apply over a secret never quotes it: amlkit.review.run.secret_errors
     lookups_at_program_lines()
 
     def run_main() -> None:
