@@ -151,6 +151,7 @@ def test_an_exception_in_an_apply_over_a_secret_is_scrubbed(command: str, fmt: s
 SCRUBBED = [  # the safety net for text amlkit did not build (a program's error, another pack's message)
     ("whole-token", "found 3 nodes, x=3.", "found [secret] nodes, x=[secret]."),
     ("inside-a-name", "cluster c3 and c3-gpu", "cluster c3 and c3-gpu"),
+    ("after-a-hyphen", "x-3 and gpu-3", "x-[secret] and gpu-[secret]"),
     ("inside-a-date", "expires 2023-08-31", "expires 2023-08-31"),
     ("inside-a-version", "python 3.11.7", "python 3.11.7"),
     ("quoted", "int('3') failed", "int('[secret]') failed"),

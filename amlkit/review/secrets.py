@@ -17,8 +17,8 @@ SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d"  # pulumi.runtime.rpc._speci
 SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270"  # pulumi.runtime.rpc._special_secret_sig
 UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"  # the engine's "unknown during preview" sentinel
 REDACTED = "[secret]"
-_WORD = r"\w\-"  # what continues a token (so does a dot between word characters): a secret inside `c3`,
-# `2023-08-31` or `3.11.7` is not that secret
+_WORD = r"\w"  # what continues a token (so does a dot between word characters): the `3` inside `c3`, `2023-08-31`
+# or `3.11.7` is not a secret `3`; a secret glued to other text by a hyphen (`x-hunter2`) is still scrubbed
 UNKNOWN_TEXT = "[unknown]"
 
 
