@@ -26,6 +26,7 @@ from amlkit.schema import (
     ClusterSpec,
     EnvironmentSpec,
     InstanceSpec,
+    ProjectSpec,
     ScheduleEntry,
     Secret,
     merged_tags,
@@ -110,6 +111,31 @@ def workspace_args(spec: EnvironmentSpec, resource_group_name: pulumi.Input[str]
         "locks": ws.locks,
         "protect_data": spec.protect_data,
         "tags": merged_tags(spec.tags, ws.tags, environment=spec.environment),
+    })
+    return cast(WorkspaceArgs, args)  # the component's check() validates it
+
+
+def project_args(spec: EnvironmentSpec, project: ProjectSpec, resource_group_name: pulumi.Input[str],
+                 hub_id: pulumi.Input[str]) -> WorkspaceArgs:
+    """The Workspace component's Args for one `amlkit:workspace.projects` entry: a `project` of the hub `hub_id`,
+    in the hub's resource group and region, with the hub's network access and HBI setting (which Azure applies to a
+    project anyway)."""
+    hub = spec.workspace
+    args = _present({
+        "resource_group_name": resource_group_name,
+        "location": spec.location,
+        "name": project.name,
+        "kind": "project",
+        "hub_id": hub_id,
+        "display_name": project.display_name,
+        "description": project.description,
+        "identity": identity_spec(project.identity),
+        "primary_user_assigned_identity": project.primary_user_assigned_identity,
+        "public_network_access": hub.public_network_access,
+        "hbi_workspace": hub.hbi_workspace,
+        "locks": project.locks,
+        "protect_data": spec.protect_data,
+        "tags": merged_tags(spec.tags, hub.tags, project.tags, environment=spec.environment),
     })
     return cast(WorkspaceArgs, args)  # the component's check() validates it
 
@@ -255,12 +281,14 @@ class Environment(pulumi.ComponentResource):
 
     Children are named after this component (`<name>-rg`, `<name>-workspace`,
     `<name>-cluster-<compute>`, `<name>-instance-<compute>`, `<name>-attached-<compute>`), so two
-    environments never collide.
+    environments never collide. A hub's projects are Workspace components `<name>-project-<project>` whose
+    parent is the hub's Workspace (so previews show them under it) and whose `hub_id` is the hub's id.
     With `resourceGroup.existing: true` no resource group resource is declared: its name is used.
     """
 
     resource_group_name: pulumi.Output[str]
     workspace: Workspace
+    projects: dict[str, Workspace]
     clusters: dict[str, ComputeCluster]
     instances: dict[str, ComputeInstance]
     attached: dict[str, AttachedCompute]
@@ -272,6 +300,14 @@ class Environment(pulumi.ComponentResource):
         child = pulumi.ResourceOptions(parent=self)
         self.workspace = Workspace(f"{name}-workspace", workspace_args(spec, self.resource_group_name), child)
         workspace_name = self.workspace.workspace_name
+        self.projects = {
+            project.name: Workspace(
+                f"{name}-project-{project.name}",
+                project_args(spec, project, self.resource_group_name, self.workspace.workspace_id),
+                pulumi.ResourceOptions(parent=self.workspace),
+            )
+            for project in spec.workspace.projects
+        }
         self.clusters = {
             cluster.name: ComputeCluster(
                 f"{name}-cluster-{cluster.name}",
@@ -315,6 +351,7 @@ class Environment(pulumi.ComponentResource):
             "resource_group_name": self.resource_group_name,
             "workspace_name": self.workspace.workspace_name,
             "workspace_id": self.workspace.workspace_id,
+            "project_ids": {name: project.workspace_id for name, project in self.projects.items()},
             "cluster_ids": {name: cluster.compute_id for name, cluster in self.clusters.items()},
             "cluster_names": {name: cluster.compute_name for name, cluster in self.clusters.items()},
             "instance_ids": {name: instance.compute_id for name, instance in self.instances.items()},

@@ -103,7 +103,7 @@ FAILING = [
      "public_network_access, managed_network, image_build_compute, private_endpoints, serverless_compute, identity, "
      "primary_user_assigned_identity, "
      "hbi_workspace, customer_managed_key, storage_account, key_vault, application_insights, "
-     "log_analytics_workspace, container_registry, locks, tags"),
+     "log_analytics_workspace, container_registry, locks, tags, projects"),
     ("workspace-kind", changed("workspace.kind", "featurestore"),
      "amlkit:workspace.kind: got 'featurestore'; allowed: default | hub | project"),
     ("project-needs-hub", changed("workspace.kind", "project"),

@@ -85,9 +85,11 @@ from amlkit.schema.types import (
     text,
 )
 from amlkit.schema.workspace import (
+    HUB_OWNED,
     CustomerManagedKeySpec,
     IdentitySpec,
     ManagedNetworkSpec,
+    ProjectSpec,
     ResourceGroupSpec,
     ServerlessComputeSpec,
     UserAssignedIdentity,
@@ -144,6 +146,8 @@ __all__ = [
     "ServerlessComputeSpec",
     "CustomerManagedKeySpec",
     "WorkspaceSpec",
+    "ProjectSpec",
+    "HUB_OWNED",
     "MAX_NODES",
     "NetworkSettingsSpec",
     "ClusterSshSettings",

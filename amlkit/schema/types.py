@@ -402,6 +402,11 @@ class Model(BaseModel):
     def allowed_keys_text(cls) -> str:
         return ", ".join(cls.accepted_keys())
 
+    @classmethod
+    def key_problem(cls, key: str) -> str | None:
+        """Why a key is refused before the unknown-key check (a key this mapping must not set), else None."""
+        return None
+
     @model_validator(mode="before")
     @classmethod
     def _known_keys(cls, data: Any) -> Any:
@@ -409,6 +414,9 @@ class Model(BaseModel):
             refuse_secret(data)
             reject(data, f"a mapping with keys {cls.allowed_keys_text()}")
         for key in data:
+            refused = cls.key_problem(str(key))
+            if refused is not None:
+                fail(refused, at=(str(key),))
             if key not in cls.accepted_keys():
                 fail(f"{unknown_key(key, cls.accepted_keys())}; allowed keys: {cls.allowed_keys_text()}",
                      at=(str(key),))

@@ -112,6 +112,59 @@ class PrivateEndpointSpec(Model):
     """Azure name of the private endpoint; unset: `pep-<workspace name>-<key>`."""
 
 
+HUB_OWNED = ("kind", "hub_id", "public_network_access", "managed_network", "private_endpoints", "serverless_compute",
+             "hbi_workspace", "customer_managed_key", "storage_account", "key_vault", "application_insights",
+             "log_analytics_workspace", "container_registry", "image_build_compute", "projects")
+"""The keys of a workspace a project takes from its hub (MicrosoftDocs/azure-ai-docs concept-hub-workspace.md:
+"Project workspaces that are created using a hub obtain the hub's security settings and shared resource
+configuration"; one managed network is shared; encryption settings pass down)."""
+
+
+class ProjectSpec(Model):
+    """One entry of a hub's `projects`: a project workspace in the hub's resource group, region and network."""
+
+    name: WorkspaceName
+    """Project workspace name (az ml `name`)."""
+    display_name: Description | None = None
+    """Name shown in the studio."""
+    description: Description | None = None
+    """Free-text description."""
+    identity: IdentitySpec = IdentitySpec(type="system_assigned")
+    """The project's managed identity."""
+    primary_user_assigned_identity: IdentityId | None = None
+    """With user-assigned identities: the one the project uses by default."""
+    locks: Bool = False
+    """A CanNotDelete lock on the project workspace."""
+    tags: Tags = {}
+    """Tags of the project workspace, over the hub's and `amlkit:tags`."""
+
+    @classmethod
+    def key_problem(cls, key: str) -> str | None:
+        if key not in HUB_OWNED:
+            return None
+        return (f"not allowed on a project: a project takes its {key} from its hub (set it on amlkit:workspace, "
+                "the hub; concept-hub-workspace.md: projects obtain the hub's security settings and shared "
+                "resources)")
+
+    @model_validator(mode="after")
+    def _cross_fields(self) -> ProjectSpec:
+        """Cross-field rules:
+
+        - `identity.type` cannot be `none`: a workspace needs an identity.
+        - `primary_user_assigned_identity` must be one of `identity.user_assigned_identities`.
+        """
+        check_identity(self.identity, self.primary_user_assigned_identity)
+        return self
+
+
+def check_identity(identity: IdentitySpec, primary: str | None) -> None:
+    """A workspace needs an identity; its primary user-assigned identity is one of its identities."""
+    if identity.type == "none":
+        reject("none", "system_assigned | user_assigned (a workspace needs an identity)", at=("identity", "type"))
+    if primary and primary.lower() not in {i.lower() for i in identity.ids}:
+        reject(primary, "one of identity.user_assigned_identities", at=("primary_user_assigned_identity",))
+
+
 class WorkspaceSpec(Model):
     """`amlkit:workspace`: the workspace and its dependencies (omitted dependency = created)."""
 
@@ -158,6 +211,10 @@ class WorkspaceSpec(Model):
     """CanNotDelete locks on the created workspace, storage account and key vault (never the group)."""
     tags: Tags = {}
     """Tags of the workspace and its dependencies, over `amlkit:tags`."""
+    projects: list_of(ProjectSpec) = []
+    """With `kind: hub`: its project workspaces, each a child of the hub in its resource group, region, network and
+    stack (`<environment>-project-<name>`); keys the hub owns (managed_network, public_network_access...) are
+    refused on a project."""
 
     @model_validator(mode="after")
     def _cross_fields(self) -> WorkspaceSpec:
@@ -167,6 +224,7 @@ class WorkspaceSpec(Model):
         - `private_endpoints` are not allowed when `kind` is `project` (its hub's endpoint serves it).
         - `identity.type` cannot be `none`: a workspace needs an identity.
         - `primary_user_assigned_identity` must be one of `identity.user_assigned_identities`.
+        - `projects` only when `kind` is `hub`; project names differ from each other and from the hub's.
         """
         if self.kind == "project" and not self.hub_id:
             fail("required when kind is project (the hub workspace's ARM id)", at=("hub_id",))
@@ -175,12 +233,19 @@ class WorkspaceSpec(Model):
         if self.kind == "project" and self.private_endpoints:
             fail("not allowed when kind is project (a project is reached through its hub's private endpoint)",
                      at=("private_endpoints",))
-        if self.identity.type == "none":
-            reject("none", "system_assigned | user_assigned (a workspace needs an identity)", at=("identity", "type"))
-        primary = self.primary_user_assigned_identity
-        if primary and primary.lower() not in {i.lower() for i in self.identity.ids}:
-            reject(primary, "one of identity.user_assigned_identities", at=("primary_user_assigned_identity",))
+        check_identity(self.identity, self.primary_user_assigned_identity)
+        self._check_projects()
         return self
+
+    def _check_projects(self) -> None:
+        if self.projects and self.kind != "hub":
+            reject(self.kind, "hub (projects are only read for a hub)", at=("kind",))
+        seen = {self.name.lower(): "the hub"}
+        for index, project in enumerate(self.projects):
+            first = seen.setdefault(project.name.lower(), f"projects[{index}]")
+            if first != f"projects[{index}]":
+                reject(project.name, f"a workspace name not used elsewhere in this stack ({first} has it)",
+                       at=("projects", index, "name"))
 
     @property
     def has_managed_network(self) -> bool:

@@ -225,7 +225,9 @@ def test_the_attached_computes_share_their_common_fields() -> None:
 
 # (stack file model, component Args type, keys only one side has and why)
 VOCABULARY = [
-    (schema.WorkspaceSpec, WorkspaceArgs, set()),
+    # a hub's `projects` become Workspace components of their own (components/environment.py project_args)
+    (schema.WorkspaceSpec, WorkspaceArgs, {"projects"}),
+    (schema.ProjectSpec, WorkspaceArgs, set()),
     (schema.ClusterSpec, ComputeClusterArgs, {"type"}),  # az ml's compute type: the component is the type
     (schema.InstanceSpec, ComputeInstanceArgs, {"type"}),
     (schema.IdentitySpec, IdentitySpec, set()),

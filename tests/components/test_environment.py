@@ -101,7 +101,27 @@ def test_the_environment_registers_exactly_what_it_exposes():
     rec = build(spec_of())
     assert rec.component_outputs["qa"] == rec.outputs
     assert sorted(rec.outputs) == ["attached_ids", "attached_names", "cluster_ids", "cluster_names", "instance_ids",
-                                   "instance_names", "resource_group_name", "workspace_id", "workspace_name"]
+                                   "instance_names", "project_ids", "resource_group_name", "workspace_id",
+                                   "workspace_name"]
+
+
+HUB = {"name": "mlw-hub", "kind": "hub", "tags": {"tier": "workspace"}, "public_network_access": "disabled",
+       "projects": [{"name": "mlw-fraud", "description": "Fraud models", "tags": {"team": "fraud"}}]}
+
+
+def test_a_hubs_projects_are_project_workspaces_under_the_hub_in_its_group_and_region():
+    rec = build(spec_of(workspace=HUB))
+    project = rec.get("amlkit:index:Workspace", "qa-project-mlw-fraud")
+    assert project.parent == "qa-workspace"  # under the hub: previews show it there
+    inputs = rec.get(WS, "qa-project-mlw-fraud-workspace").inputs
+    hub = rec.get(WS, "qa-workspace-workspace")
+    assert (inputs["kind"], inputs["workspaceName"], inputs["resourceGroupName"], inputs["location"]) == (
+        "Project", "mlw-fraud", "rg-ml-qa", "westeurope")
+    assert inputs["hubResourceId"] == hub.outputs["id"]  # the hub's id, a dependency of the project
+    assert (inputs["publicNetworkAccess"], inputs["description"]) == ("Disabled", "Fraud models")
+    assert "managedNetwork" not in inputs and "storageAccount" not in inputs  # the hub's
+    assert inputs["tags"] == {"owner": "ml-platform", "tier": "workspace", "team": "fraud", "environment": "qa"}
+    assert rec.outputs["project_ids"] == {"mlw-fraud": hub.outputs["id"].rsplit("/", 1)[0] + "/mlw-fraud"}
 
 
 def test_existing_resource_group_is_only_referenced():
