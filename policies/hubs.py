@@ -33,9 +33,9 @@ def hub_of(project: StackResource, resources: Sequence[StackResource]) -> StackR
     else the same resource group and name in the ARM id (the hub's group followed through the graph when unknown).
     None when the hub is not in the stack, or preview cannot tell which workspace the id names (the callers then
     report the project as unknown, never as passing)."""
-    from amlkit.policies.links import CannotLink, Stack
+    from amlkit.policies.links import CannotLink, stack_of
 
-    stack = Stack(resources)
+    stack = stack_of(resources)
     ref = stack.id_ref(project, "hubResourceId", lambda: workspace_props(project).hub_resource_id)
     if ref is None:
         return None

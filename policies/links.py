@@ -123,10 +123,22 @@ class Stack:
     resources: Sequence[StackResource]
     by_urn: dict[str, StackResource] = field(init=False)
     workspaces: list[StackResource] = field(init=False)
+    _refs: dict[str, WorkspaceRef] = field(init=False)
+    _by_name: dict[str, list[StackResource]] = field(init=False)
+    _nameless: list[StackResource] = field(init=False)
+    _position: dict[str, int] = field(init=False)
 
     def __post_init__(self) -> None:
         self.by_urn = {r.urn: r for r in self.resources}
         self.workspaces = [r for r in self.resources if is_workspace(r)]
+        self._refs, self._by_name, self._nameless = {}, {}, []
+        self._position = {w.urn: index for index, w in enumerate(self.workspaces)}
+        for workspace in self.workspaces:  # indexed once: a link is a lookup, not a scan of every workspace
+            name = self.workspace_ref(workspace).name
+            if name.known and name.text is not None:
+                self._by_name.setdefault(name.text.lower(), []).append(workspace)
+            else:
+                self._nameless.append(workspace)
 
     # --- names ----------------------------------------------------------------------------------------
 
@@ -160,8 +172,12 @@ class Stack:
 
     def workspace_ref(self, workspace: StackResource) -> WorkspaceRef:
         """A stack workspace's own resource group and name."""
-        return WorkspaceRef(self.name_at(workspace, "resourceGroupName", is_group), self.own_name(workspace),
-                            frozenset({workspace.urn}))
+        ref = self._refs.get(workspace.urn)
+        if ref is None:
+            ref = WorkspaceRef(self.name_at(workspace, "resourceGroupName", is_group), self.own_name(workspace),
+                               frozenset({workspace.urn}))
+            self._refs[workspace.urn] = ref
+        return ref
 
     def id_ref(self, resource: StackResource, prop: str, value: Callable[[], Any] | None = None) -> WorkspaceRef | None:
         """What input `prop` (an ARM id; `value` reads it when it is nested) says of a workspace; None when it is
@@ -204,7 +220,7 @@ class Stack:
         """The stack workspace `ref` names; None when it names none of them; CannotLink when preview cannot tell
         (`what` says whose reference it is, for the reason)."""
         undecided = []
-        for workspace in self.workspaces:
+        for workspace in self._candidates(ref):
             if workspace is exclude:
                 continue
             verdict = self.matches(ref, workspace)
@@ -216,6 +232,16 @@ class Stack:
             raise CannotLink(f"{what} names workspace {ref.shown()}, and preview cannot tell whether that is "
                              f"workspace '{undecided[0]}' of this stack")
         return None
+
+    def _candidates(self, ref: WorkspaceRef) -> list[StackResource]:
+        """The workspaces `ref` may name, in stack order: the ones it was built from; else those of its name and
+        those whose name preview cannot know; every workspace when its own name is unknown."""
+        if ref.whole:
+            return [w for w in self.workspaces if w.urn in ref.whole]
+        if not ref.name.known or ref.name.text is None:
+            return self.workspaces
+        found = {w.urn: w for w in self._by_name.get(ref.name.text.lower(), []) + self._nameless}
+        return sorted(found.values(), key=lambda w: self._position[w.urn])
 
     def workspace_of(self, compute: StackResource) -> StackResource | None:
         """The stack's workspace a compute belongs to; None when it is in another stack; CannotLink when preview
@@ -264,6 +290,21 @@ class Workspaces(dict[tuple[str, str], StackResource]):
             ref = self.stack.workspace_ref(workspace)
             known = ref.group.known and ref.name.known
             self[workspace_key(ref.group.text, ref.name.text) if known else ("", workspace.urn)] = workspace
+
+
+_LAST: list[tuple[Sequence[StackResource], Stack]] = []
+"""The index of the last resource list `stack_of` saw (one entry, kept with that list so its identity is not
+reused): the rules of one AnalyzeStack call share it instead of each indexing the stack again."""
+
+
+def stack_of(resources: Sequence[StackResource]) -> Stack:
+    """The `Stack` of `resources`, indexed once per resource list."""
+    last = _LAST[0] if _LAST else None
+    if last is not None and last[0] is resources:
+        return last[1]
+    stack = Stack(resources)
+    _LAST[:] = [(resources, stack)]
+    return stack
 
 
 def workspaces_by_key(resources: Iterable[StackResource]) -> Workspaces:

@@ -3,7 +3,7 @@ HBI from its hub (concept-hub-workspace.md). Each workspace rule judges the hub 
 stack, and cannot tell without it; never "found Disabled" from the project's own inputs."""
 
 import pytest
-from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
+from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, unknown_checking_proxy
 
 from amlkit.policies.hubs import hub_of
 from amlkit.policies.rules import (
@@ -103,3 +103,25 @@ def test_kind_compares_case_insensitively_and_default_workspaces_are_judged_on_t
     default = resource("plain", workspace_props(workspaceName="plain", publicNetworkAccess="Enabled"), WORKSPACE_TYPE)
     assert messages(aml_workspace_public_network_disabled.RULE, [hub(), lower, default]) == [
         ("plain", "Workspace 'plain' must have publicNetworkAccess Disabled; found Enabled.", False)]
+
+
+# --- what a real preview knows: the hub's id is unknown, the graph and its group resource name it -------------
+
+P_RG = resource("rg", {"resourceGroupName": "rg-ml-prod", "location": "westeurope"},
+                "azure-native:resources:ResourceGroup")
+P_HUB = resource("hub", unknown_checking_proxy(workspace_props(workspaceName="hub-prod", kind="Hub",
+                                                               resourceGroupName=UNKNOWN_STRING_VALUE)),
+                 WORKSPACE_TYPE, {"resourceGroupName": [P_RG.urn]})
+
+
+@pytest.mark.parametrize(("hub_id", "built_from", "found"), [
+    (UNKNOWN_STRING_VALUE, [P_HUB.urn], True),
+    (HUB_ID, [], True),
+    (workspace_id("rg-other", "hub-prod"), [], False),
+    (UNKNOWN_STRING_VALUE, [], False),
+], ids=["unknown-id-built-from-the-hub", "literal-id-meets-the-group-resource-name", "literal-id-of-another-group",
+        "unknown-id-built-from-nothing-here"])
+def test_hub_of_on_what_preview_knows(hub_id, built_from, found):
+    props = workspace_props(workspaceName="proj", kind="Project", hubResourceId=hub_id)
+    proj = resource("proj", unknown_checking_proxy(props), WORKSPACE_TYPE, {"hubResourceId": built_from})
+    assert hub_of(proj, [P_RG, P_HUB, proj]) is (P_HUB if found else None)

@@ -3,7 +3,7 @@
 import pytest
 from pulumi_policy.proxy import unknown_checking_proxy
 
-from amlkit.policies.links import CannotLink, Name, Stack, both, workspace_of, workspaces_by_key
+from amlkit.policies.links import CannotLink, Name, Stack, both, stack_of, workspace_of, workspaces_by_key
 from tests.policies.preview_fixtures import PLATFORM_ID, U, cluster, group, workspace
 from tests.policies.workspace_fixtures import RESOURCE_GROUP_TYPE, WORKSPACE_TYPE, res, workspace_props
 
@@ -85,3 +85,20 @@ def test_subnet(subnet, depends, expected):
     if depends:
         compute = res(compute.type, compute.name, compute.props, subnetResourceId=snet.urn)
     assert Stack([snet, compute]).subnet(compute) == expected
+
+
+def test_stack_of_indexes_each_resource_list_once():
+    rg = group("native")
+    resources = [rg, workspace("native", rg)]
+    assert stack_of(resources) is stack_of(resources)
+    assert stack_of(list(resources)) is not stack_of(resources)
+
+
+def test_a_link_looks_up_workspaces_by_name_not_every_workspace():
+    rg = group("native")
+    workspaces = [workspace("native", rg, f"mlw{index}") for index in range(50)]
+    stack = Stack([rg, *workspaces])
+    ref = stack.compute_ref(cluster("native", PLATFORM_ID.replace("mlw-platform", "mlw7-prod").replace(
+        "rg-shared-ml", "rg-ml")))
+    assert stack._candidates(ref) == [workspaces[7]]
+    assert stack.find(ref, "compute 'gpu'") is workspaces[7]
