@@ -225,7 +225,8 @@ TIMEOUT_MESSAGE = re.compile(
     r"stack prod: the audit of prod\.json did not finish within 3s: "
     r"((?P<analysed>[\d,]+) (of [\d,]+ resources analysed|resources analysed of about [\d,]+ \([\d,]+ read, \d+% "
     r"of the file\)|resources analysed)|all 4,007 resources analysed, the stack policies \(AnalyzeStack\) had not "
-    r"answered); raise --timeout( \(this state needs about --timeout \d+ at this pace\))?")
+    r"answered); raise --timeout( \(at this pace its resources need about --timeout \d+, its stack policies more on "
+    r"top\))?")
 
 
 @pytest.mark.slow

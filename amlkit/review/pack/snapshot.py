@@ -82,7 +82,8 @@ class Deadline:
             return ""
         elapsed = time.monotonic() - self.start
         needed = elapsed * total / self.analysed * 1.25
-        return f" (this state needs about --timeout {max(60, math.ceil(needed / 60) * 60)} at this pace)"
+        return (f" (at this pace its resources need about --timeout {max(60, math.ceil(needed / 60) * 60)}, "
+                "its stack policies more on top)")
 
 
 @dataclasses.dataclass
