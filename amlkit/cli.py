@@ -30,12 +30,13 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from amlkit import __version__, sizes_cmd
+from amlkit import __version__, merge_cmd, sizes_cmd
 from amlkit.commands import register, stacks_from_files
 from amlkit.errors import UsageError
 from amlkit.guard import guarded
 from amlkit.review.model import PackInfo, Review
 from amlkit.review.options import ReviewOptions
+from amlkit.review.shard import Shard
 
 app = typer.Typer(
     name="amlkit",
@@ -121,6 +122,7 @@ StackFiles = Annotated[list[Path] | None, typer.Argument(
 
 register(app)
 app.command(name="sizes")(sizes_cmd.sizes)
+app.command(name="merge")(merge_cmd.command(Formats, Outputs, NoColor))
 server_app = typer.Typer(help="The opt-in persistent review server for pre-commit hooks and editors: later "
                          "`amlkit check` / `preview` commands under its directories use it (same output, same "
                          "exit code) while it runs.", no_args_is_help=True)
@@ -266,9 +268,17 @@ def check(
     verbose: Verbose = False,
     state: AuditStates = None,
     strict: Strict = False,
+    shard: Annotated[str | None, typer.Option("--shard", metavar="K/N", help="Review only shard K of N of the "
+                                              "stacks (a CI matrix); `amlkit merge` combines the shards' JSON "
+                                              "reports into the unsharded run's reports.")] = None,
 ) -> None:
     """Run only the policy review of each stack; with --state, audit deployed states instead (no program)."""
     options = _options(policy_pack, policy_pack_config, jobs, timeout, verbose)
+    if shard is not None:
+        with guarded(verbose):
+            sharded = merge_cmd.shard_option(shard, stack_files, state, strict)
+        return _review_and_report(None, project_dir, stack, options, _Report(_pairs(format, output), strict=strict,
+                                                                             shard=sharded))
     if state:
         if stack_files or stack:
             raise _usage("--state audits the given state files (each names its stack): it takes no stack files "
@@ -328,6 +338,7 @@ class _Report:
     outputs: tuple[tuple[ReportFormat, Path | None], ...]
     with_plan: bool = False
     strict: bool = False
+    shard: Shard | None = None  # `check --shard K/N`: review its share; the JSON report carries the shard
 
 
 def _pairs(formats: list[ReportFormat] | None, outputs: list[Path] | None) -> tuple[tuple[ReportFormat, Path | None],
@@ -399,7 +410,11 @@ def _packs() -> ModuleType:
     return importlib.import_module("amlkit.review.pack.info")
 
 
-def _review(project_dir: Path, stacks: list[str] | None, options: ReviewOptions) -> Review:
+def _review(project_dir: Path, stacks: list[str] | None, options: ReviewOptions, shard: Shard | None = None) -> Review:
+    if shard is not None:
+        stacks = shard.select(project_dir, stacks, merge_cmd.setup(options))
+        if not stacks:  # a share with no stacks (more shards than stacks) is an empty review
+            return Review()
     if options.states and not stacks:
         from amlkit.review.plan.state import load_state
 
@@ -421,7 +436,7 @@ def _review_and_report(stack_files: list[Path] | None, project_dir: Path, stacks
             review = _review_files(stack_files, stacks, options)
         else:
             project_dir = _project_root(project_dir)
-            review = _review(project_dir, stacks, options)
+            review = _review(project_dir, stacks, options, report.shard)
         _report(review, report, project_dir, options)
 
 
@@ -482,7 +497,8 @@ def _report(review: Review, report: _Report, project_dir: Path, options: ReviewO
     sources = _pack_sources(review, as_list(options.policy_pack))
     written = []
     for fmt, output in report.outputs:
-        rendered = render_report(review, fmt, project_dir, sources, report.with_plan)
+        rendered = (merge_cmd.shard_json(review, report.shard) if report.shard and fmt is ReportFormat.json
+                    else render_report(review, fmt, project_dir, sources, report.with_plan))
         if output is None:
             _print(rendered)
         else:
