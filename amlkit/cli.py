@@ -122,7 +122,8 @@ StackFiles = Annotated[list[Path] | None, typer.Argument(
 
 register(app)
 app.command(name="sizes")(sizes_cmd.sizes)
-app.command(name="merge")(merge_cmd.command(Formats, Outputs, NoColor))
+# this very module, also when it runs as __main__ (`python -m amlkit.cli`): its ReportFormat is the options'
+app.command(name="merge")(merge_cmd.command(Formats, Outputs, NoColor, sys.modules[__name__]))
 server_app = typer.Typer(help="The opt-in persistent review server for pre-commit hooks and editors: later "
                          "`amlkit check` / `preview` commands under its directories use it (same output, same "
                          "exit code) while it runs.", no_args_is_help=True)

@@ -5,6 +5,7 @@ report code only when a shard runs or a merge is asked for."""
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Annotated, Any
 
 import typer
@@ -20,8 +21,9 @@ __all__ = ["Merged", "command", "load", "setup", "shard_json", "shard_option"]
 # CLI's own -f/-o/--no-color option types, which typer reads from the function's annotations.
 
 
-def command(formats: Any, outputs: Any, no_color_type: Any) -> Callable[..., None]:
-    """The `amlkit merge` command, with the CLI's own report options (paired -f/-o, --no-color)."""
+def command(formats: Any, outputs: Any, no_color_type: Any, cli: ModuleType) -> Callable[..., None]:
+    """The `amlkit merge` command, with the CLI's own report options (paired -f/-o, --no-color) and reporting
+    (`cli`: the CLI module as it runs)."""
     def merge(
         reports: Annotated[list[Path], typer.Argument(metavar="SHARD.json", exists=True, dir_okay=False,
                                                       help="The JSON reports of every shard of one run.")],
@@ -33,7 +35,6 @@ def command(formats: Any, outputs: Any, no_color_type: Any) -> Callable[..., Non
         unsharded `amlkit check` gives; shards of different runs, setups or amlkit versions exit 2."""
         import os
 
-        from amlkit import cli
         from amlkit.guard import guarded
 
         if no_color:

@@ -56,7 +56,7 @@ def test_server_check_gives_the_cold_run_s_output_and_exit_code(server_dir, tmp_
     assert oct(os.lstat(server_dir).st_mode & 0o777) == "0o700"
     assert oct(os.lstat(server_dir / server.SOCKET_NAME).st_mode & 0o777) == "0o600"
     commands = [("check", "-f", "json"), ("check", "-s", "prod"), ("preview", "-s", "nonprod", "-f", "markdown"),
-                ("check", "-s", "prod", "-f", "sarif", "-o", "out.sarif")]
+                ("check", "-s", "prod", "-f", "sarif", "-o", "out.sarif"), ("check", "--shard", "2/2", "-f", "json")]
     for args in commands:
         served = _amlkit(*args, cwd=project)
         served_file = (project / "out.sarif").read_text() if "-o" in args else None
@@ -97,6 +97,7 @@ NAMED_PATHS = [  # (argv, the paths it names besides the working directory): eve
      ["/tmp/x", "a.json", "b.json"]),
     (["check", "-j", "2", "--timeout", "30", "--policy-pack", "pack"], ["pack"]),
     (["check", "--", "-C/etc"], ["-C/etc"]),  # after `--`, a stack file named `-C/etc`
+    (["check", "--shard", "2/3", "-f", "json", "-o", "s.json"], ["s.json"]),  # a shard (#33)
 ]
 
 
