@@ -21,7 +21,7 @@ from pulumi.runtime import rpc
 
 from amlkit import program
 from amlkit.errors import ConfigError
-from tests.components.harness import AzureMocks, RecordingMonitor
+from tests.components.harness import DeployedMocks, RecordingMonitor
 
 ROOT = Path(__file__).resolve().parent.parent
 STACKS = ROOT / "stacks"
@@ -51,7 +51,7 @@ def _plain(value: Any) -> Any:
 def child_main() -> None:
     """Entry point of the child process: argv[1] is a JSON request {stack, config, secret_keys}."""
     request = json.loads(sys.argv[1])
-    mocks = AzureMocks()
+    mocks = DeployedMocks()
     monitor = RecordingMonitor(mocks)
     pulumi.runtime.set_mocks(mocks, project="amlkit", stack=request["stack"], preview=True, monitor=monitor)
     pulumi.runtime.set_all_config(request["config"], request["secret_keys"])

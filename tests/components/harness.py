@@ -1,7 +1,7 @@
 """Run components under Pulumi's mocks and record every registration with its options.
 
 `run(build)` sets fresh mocks, calls `build()` inside a Pulumi program and waits for every
-registration. The mocks are the review's (`amlkit.review.run.mocks.AzureMocks`, one implementation): ARM
+registration. The mocks answer as Azure does once deployed (`amlkit.review.run.mocks.DeployedMocks`): ARM
 ids, names and identities shaped as outputs (a map of user-assigned identities, a principal id for a
 system identity).
 """
@@ -16,10 +16,10 @@ import pulumi
 from pulumi.runtime import mocks, rpc
 
 from amlkit.review.run.arm import SUBSCRIPTION, TENANT
-from amlkit.review.run.mocks import AzureMocks, principal_of
+from amlkit.review.run.mocks import AzureMocks, DeployedMocks, principal_of
 
-__all__ = ["RG", "RG_ID", "SUBSCRIPTION", "TENANT", "AzureMocks", "Recorded", "RecordingMonitor", "Registration",
-           "arm_id", "principal_of", "run"]
+__all__ = ["RG", "RG_ID", "SUBSCRIPTION", "TENANT", "AzureMocks", "DeployedMocks", "Recorded", "RecordingMonitor",
+           "Registration", "arm_id", "principal_of", "run"]
 
 RG = "rg-ml"
 RG_ID = f"/subscriptions/{SUBSCRIPTION}/resourceGroups/{RG}"
@@ -113,7 +113,7 @@ def run(build: Callable[[], Any], preview: bool = False) -> Recorded:
     `build` may return a dict of Outputs (e.g. a component's attributes); they are resolved.
     With `preview=True` outputs the mocks do not return stay unknown, as in `pulumi preview`.
     """
-    azure = AzureMocks()
+    azure = DeployedMocks()
     monitor = RecordingMonitor(azure)
     pulumi.runtime.set_mocks(azure, project="amlkit", stack="test", preview=preview, monitor=monitor)
     resolved: dict[str, Any] = {}

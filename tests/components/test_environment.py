@@ -17,7 +17,7 @@ from amlkit.components.environment import (
     workspace_args,
 )
 from amlkit.schema import EnvironmentSpec, Secret, validate_environment
-from tests.components.harness import SUBSCRIPTION, AzureMocks, Recorded, RecordingMonitor, _registration
+from tests.components.harness import SUBSCRIPTION, DeployedMocks, Recorded, RecordingMonitor, _registration
 
 RG = "azure-native:resources:ResourceGroup"
 COMPUTE = "azure-native:machinelearningservices:Compute"
@@ -45,7 +45,7 @@ def spec_of(**changes: Any) -> EnvironmentSpec:
 
 
 def build(spec: EnvironmentSpec) -> Recorded:
-    mocks = AzureMocks()
+    mocks = DeployedMocks()
     monitor = RecordingMonitor(mocks)
     pulumi.runtime.set_mocks(mocks, project="amlkit", stack="qa", preview=False, monitor=monitor)
     resolved: dict[str, Any] = {}

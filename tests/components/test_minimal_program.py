@@ -14,6 +14,8 @@ import pytest
 
 from amlkit.review.engine import review
 from amlkit.review.model import StackReview
+from amlkit.review.options import ReviewOptions
+from tests.review.statefiles import deployed_state
 
 ROOT = Path(__file__).resolve().parents[2]
 MINIMAL = ROOT / "tests" / "fixtures" / "minimal_components"
@@ -34,8 +36,11 @@ ADVISORIES = {
 
 
 @pytest.fixture(scope="module")
-def reviewed() -> StackReview:
-    (stack,) = review(MINIMAL, ["minimal"]).stacks
+def reviewed(tmp_path_factory: pytest.TempPathFactory) -> StackReview:
+    """Against the program's own state export: the instance's role assignment is scoped to the deployed
+    workspace id (in a first preview that id is unknown, see `test_a_first_preview_cannot_tell_the_grant`)."""
+    state = deployed_state(MINIMAL, "minimal", tmp_path_factory.mktemp("state"))
+    (stack,) = review(MINIMAL, ["minimal"], options=ReviewOptions(states=[state])).stacks
     return stack
 
 
@@ -44,6 +49,15 @@ def test_the_minimal_program_has_only_the_documented_advisories(reviewed: StackR
     assert {(v.policy, v.level, v.resource, v.message) for v in reviewed.violations} == ADVISORIES
     assert reviewed.unknown == []
     assert reviewed.outcome == "warnings"
+    assert reviewed.plan is not None and {step.op for step in reviewed.plan.steps} == {"same"}
+
+
+def test_a_first_preview_cannot_tell_the_grant() -> None:
+    """Before deployment the workspace id the grant is scoped to is unknown, as in `pulumi preview`: the same
+    advisories, and the instance's identity rule is unknown, never a pass."""
+    (stack,) = review(MINIMAL, ["minimal"]).stacks
+    assert {(v.policy, v.level, v.resource, v.message) for v in stack.violations} == ADVISORIES
+    assert [u.policy for u in stack.unknown] == ["aml-compute-instance-identity"]
 
 
 def test_the_instance_gets_contributor_on_its_workspace_from_the_workspace_argument(reviewed: StackReview) -> None:

@@ -1,4 +1,6 @@
-"""Build `pulumi stack export` files from a program's own registrations, for plan tests."""
+"""Build `pulumi stack export` files from a program's own registrations, for plan tests and for the tests
+that need the concrete ids a deployed stack has (`deployed_state`: what `pulumi up` of the program would
+leave; a review against it sees every resource `same`, with its deployed outputs)."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from amlkit.review.project import load_project, load_stack_config
 from amlkit.review.run.arm import arm_id, physical_name
 from amlkit.review.run.mocks import shaped_identity
 from amlkit.review.secrets import SECRET_SIG, SECRET_SIG_KEY, UNKNOWN
@@ -57,6 +60,23 @@ def state_resources(records: Iterable[Mapping[str, Any]], project: str, stack: s
                 entry[key] = True
         resources.append(entry)
     return resources
+
+
+def deployed_records(program: Path, stack: str) -> tuple[str, list[dict[str, Any]]]:
+    """(project name, the program's registrations as `pulumi up` would make them: every output known)."""
+    from tests.review.helpers import normalized, run_runner
+
+    project = load_project(program)
+    config = load_stack_config(project, stack)
+    request = {"program": str(project.main), "project": project.name, "stack": stack, "config": config.values,
+               "secret_keys": list(config.secret_keys), "deployed": True}
+    return project.name, normalized(run_runner(request)["resources"])
+
+
+def deployed_state(program: Path, stack: str, directory: Path) -> Path:
+    """A state export of the program as deployed, written to `directory/<stack>.json`."""
+    project, records = deployed_records(program, stack)
+    return write_state(Path(directory) / f"{stack}.json", state_resources(records, project, stack))
 
 
 def find(resources: list[dict[str, Any]], name: str) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from amlkit.policies import ALL_RULES
 from amlkit.review.engine import review
 from amlkit.review.options import ReviewOptions
 from tests.review.helpers import FIXTURES
+from tests.review.statefiles import deployed_state
 
 EVERY = FIXTURES / "every_rule"
 PACK_CONFIG = EVERY / "pack-config.json"
@@ -155,8 +156,12 @@ MESSAGES = {
 
 
 @pytest.fixture(scope="module")
-def result():
-    return review(EVERY, ["every"], options=ReviewOptions(policy_pack_config=PACK_CONFIG))
+def result(tmp_path_factory):
+    """Against the program's own state export: the rules that link resources by id (a compute to its
+    workspace, a lock to its resource group) see deployed ids, as `pulumi preview` of a deployed stack does.
+    Without a state they are unknown (tests/review/test_preview_knowledge.py)."""
+    state = deployed_state(EVERY, "every", tmp_path_factory.mktemp("state"))
+    return review(EVERY, ["every"], options=ReviewOptions(policy_pack_config=PACK_CONFIG, states=[state]))
 
 
 @pytest.fixture(scope="module")

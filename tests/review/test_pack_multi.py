@@ -12,6 +12,7 @@ from amlkit.review.engine import default_pack_dir, review
 from amlkit.review.options import ReviewOptions
 from amlkit.review.pack.multi import PackSpec, config_path, pairing_error, resolve
 from tests.review.helpers import PACKS, RAW
+from tests.review.statefiles import deployed_state
 
 ECHO, PROBE = PACKS / "echo", PACKS / "audit_probe"
 MISMATCH = ("the number of --policy-pack-config flags ({configs}) must match the number of --policy-pack flags "
@@ -100,8 +101,9 @@ def test_two_packs_with_two_configs_give_both_packs_findings(tmp_path):
     ours, theirs = tmp_path / "ours.json", tmp_path / "theirs.json"
     ours.write_text(json.dumps({"all": "advisory"}), encoding="utf-8")
     theirs.write_text(json.dumps({"echo-inputs": "mandatory"}), encoding="utf-8")
+    state = deployed_state(RAW, "prod", tmp_path)  # the lock links to the group through its deployed name
     [stack] = review(RAW, ["prod"], options=ReviewOptions(
-        policy_pack=(default_pack_dir(), ECHO), policy_pack_config=(ours, theirs))).stacks
+        policy_pack=(default_pack_dir(), ECHO), policy_pack_config=(ours, theirs), states=[state])).stacks
     assert stack.error is None
     assert sorted((v.pack, v.policy, v.level, v.resource) for v in stack.violations) == [
         ("amlkit-guardrails", policy, "advisory", resource) for policy, resource in (

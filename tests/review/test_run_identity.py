@@ -110,7 +110,7 @@ def test_a_state_of_the_program_as_deployed_plans_every_resource_same(source, st
     config = load_stack_config(project, stack)
     ids = azure_ids(config, project.relative(project.stack_file(stack)), load_lookups(project_dir))
     request = {"program": str(project.main), "project": project.name, "stack": stack, "config": config.values,
-               "secret_keys": list(config.secret_keys), "azure": ids.to_request()}
+               "secret_keys": list(config.secret_keys), "azure": ids.to_request(), "deployed": True}
     records = normalized(run_runner(request)["resources"])
     monkeypatch.setattr(arm, "SUBSCRIPTION", ids.subscription.value)  # the deployed ids in the state
     monkeypatch.setattr(arm, "TENANT", ids.tenant.value)

@@ -332,3 +332,53 @@ OUTPUT_ONLY_CASES = [
                          ids=[c[0] for c in OUTPUT_ONLY_CASES])
 def test_output_only_fields_nested_in_echoed_inputs_are_unknown(token, inputs, expected):
     assert with_output_only_unknown(token, inputs) == expected
+
+
+U = rpc.UNKNOWN
+PREVIEW_CASES = [
+    # azure-native: inputs mirrored to the outputs of the same name; `name` (a response property, not the
+    # `workspaceName` path input), principal ids and every other output unknown
+    ("native-workspace", "azure-native:machinelearningservices:Workspace",
+     {"workspaceName": "mlw", "resourceGroupName": "rg", "location": "westeurope", "publicNetworkAccess": "Disabled",
+      "identity": {"type": "SystemAssigned"}},
+     {"name": U, "location": "westeurope", "publicNetworkAccess": "Disabled", "kind": U, "hubResourceId": U,
+      "identity": {"type": "SystemAssigned", "principalId": U, "tenantId": U, "userAssignedIdentities": U}}),
+    # a list of identity ids in, a map out: the shapes differ, so unknown (previewOutputValue)
+    ("native-user-identities", "azure-native:machinelearningservices:Compute",
+     {"computeName": "cpu", "identity": {"type": "UserAssigned", "userAssignedIdentities": ["/uai/a"]},
+      "properties": {"computeType": "AmlCompute", "properties": {"vmSize": "STANDARD_DS3_V2"}}},
+     {"name": U, "location": U, "identity": {"type": "UserAssigned", "principalId": U, "tenantId": U,
+                                             "userAssignedIdentities": U},
+      "properties": {"computeType": "AmlCompute", "properties": {"vmSize": "STANDARD_DS3_V2"}}}),
+    # the classic provider: the configured attributes planned, the computed ones unknown
+    ("classic-cluster", "azure:machinelearning/computeCluster:ComputeCluster",
+     {"name": "cpu", "machineLearningWorkspaceId": "/mlw", "vmSize": "Standard_DS3_v2",
+      "scaleSettings": {"maxNodeCount": 2.0}},
+     {"name": "cpu", "machineLearningWorkspaceId": "/mlw", "vmSize": "Standard_DS3_v2", "identity": U,
+      "scaleSettings": {"maxNodeCount": 2.0, "minNodeCount": U, "scaleDownNodesAfterIdleDuration": U}}),
+]
+
+
+@pytest.mark.parametrize(("token", "inputs", "expected"), [c[1:] for c in PREVIEW_CASES],
+                         ids=[c[0] for c in PREVIEW_CASES])
+def test_a_created_resource_gets_the_providers_preview_outputs_and_no_id(token, inputs, expected):
+    from pulumi.runtime.mocks import MockResourceArgs
+
+    resource_id, outputs = AzureMocks().new_resource(MockResourceArgs(token, "x", inputs, "", "", True))
+    assert resource_id is None
+    assert {key: outputs[key] for key in expected} == expected
+    assert "id" not in outputs
+
+
+def test_an_update_keeps_the_old_name_and_location_in_azure_native_and_the_old_outputs_in_classic():
+    from amlkit.review.run.statemocks import updated_outputs
+
+    old = {"name": "mlw", "location": "westeurope", "workspaceId": "guid", "publicNetworkAccess": "Enabled"}
+    native = updated_outputs("azure-native:machinelearningservices:Workspace",
+                             {"workspaceName": "mlw", "publicNetworkAccess": "Disabled"}, old)
+    assert (native["name"], native["location"], native["publicNetworkAccess"], native["workspaceId"]) == (
+        "mlw", "westeurope", "Disabled", U)
+    classic = updated_outputs("azure:machinelearning/computeCluster:ComputeCluster",
+                              {"name": "cpu", "vmSize": "Standard_DS4_v2"},
+                              {"id": "/c/cpu", "name": "cpu", "vmSize": "Standard_DS3_v2", "identity": {"x": 1}})
+    assert classic == {"id": "/c/cpu", "name": "cpu", "vmSize": "Standard_DS4_v2", "identity": {"x": 1}}

@@ -14,6 +14,7 @@ from amlkit.policies.framework import PACK_NAME, Rule, WaiverContractError, pars
 from amlkit.review.model import Lookup, PackInfo, PolicyInfo, ResourceRecord, StackReview, Unknown, Violation
 from amlkit.review.pack import driver
 from amlkit.review.pack.config import PolicyConfig
+from amlkit.review.pack.unknowns import what_is_unknown
 from amlkit.review.secrets import Secrets
 from amlkit.review.urns import STACK_TYPE, stack_urn, urn_name, urn_type
 
@@ -125,6 +126,8 @@ def add_findings(result: StackReview, analysis: driver.Analysis, records: list[d
         urn, type_, name = where(diag.urn)
         message = scrub(diag.message)
         if diag.unknown:
+            what = what_is_unknown(message, by_urn.get(diag.urn) if diag.urn else None, records)
+            message = message if what is None else f"{what}. {message}"
             result.unknown.append(Unknown(diag.policy, urn, type_, name, message, pack=analysis.pack_name))
         else:
             level = cast("Literal['mandatory', 'advisory']", diag.level)  # the driver sets only these two

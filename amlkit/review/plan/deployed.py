@@ -12,7 +12,7 @@ from amlkit.review.plan.state import StateResource
 from amlkit.review.secrets import Secrets
 from amlkit.review.urns import alias_urns, urn_owner
 
-__all__ = ["answers_from_state", "find_deployed"]
+__all__ = ["find_deployed", "planned_op"]
 
 
 def find_deployed(record: Mapping[str, Any], deployed: Mapping[str, StateResource], stack_urn: str,
@@ -36,8 +36,10 @@ def find_deployed(record: Mapping[str, Any], deployed: Mapping[str, StateResourc
     return None
 
 
-def answers_from_state(record: Mapping[str, Any], old: StateResource) -> bool:
-    """The engine answers a registration with the deployed outputs unless the resource is replaced."""
-    from amlkit.review.plan.diff import step  # the plan's own decision: same, update or replace
+def planned_op(record: Mapping[str, Any], old: StateResource) -> str:
+    """The plan's own decision for a deployed resource: same, update or replace. The engine answers a `same`
+    registration with the deployed outputs (SameStep), an `update` with the provider's preview of the update
+    (the old id kept), a `replace` with the provider's preview of a create (amlkit.review.run.statemocks)."""
+    from amlkit.review.plan.diff import step
 
-    return step(record, old, Secrets()).op in ("same", "update")
+    return step(record, old, Secrets()).op

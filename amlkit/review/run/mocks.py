@@ -1,8 +1,10 @@
-"""Pulumi mocks that answer like Azure, and a monitor that records every registration.
+"""Pulumi mocks that answer as `pulumi preview` knows, and a monitor that records every registration.
 
-Runs inside the runner child process (one stack per process). The recording monitor builds the
-URNs the Pulumi engine would (no root Stack type, the parent's full type chain), so the URNs the
-program sees, the dependencies and the parents all match what `pulumi preview` reports.
+A resource being created gets what its provider answers in a preview: its inputs mirrored to outputs, its
+id and every other output unknown (`AzureMocks.new_resource`). Runs inside the runner child process (one
+stack per process). The recording monitor builds the URNs the Pulumi engine would (no root Stack type,
+the parent's full type chain), so the URNs the program sees, the dependencies and the parents all match
+what `pulumi preview` reports.
 
 Lookups (invokes and stack references) get only what the review can know: the client config, a
 project's pinned answers (amlkit.review.run.lookups) and the `id`/`name` a `get<Type>` lookup's ARM path
@@ -15,7 +17,7 @@ reference's outputs are left out of its state, which the SDK reads as unknown. E
 lookup is reported once per program line that called it (`emit_lookup`; the runner sets `CALLER`).
 
 As in the SDK, a lookup whose arguments hold an unknown never reaches the monitor: its result is unknown
-and an `apply` over it does not run; the runner reports it (`reported_unsent`, with `<unknown>` where an
+and an `apply` over it does not run; the runner reports it (`report_unsent_lookups`, with `<unknown>` where an
 argument is unknown). A lookup that returns keys, passwords or connection strings (`list*`,
 amlkit.review.run.sdk.returns_credentials) is never answered: the `_output` form is wholly unknown, and
 the plain form (which must return a value) gets its typed result with every string unknown, so
@@ -37,14 +39,21 @@ from pulumi.runtime.proto import resource_pb2
 
 from amlkit.review.run import arm
 from amlkit.review.run.arm import arm_id, derived_fields, physical_name
-from amlkit.review.run.sdk import result_fields, result_shape, returns_credentials, with_output_only_unknown
+from amlkit.review.run.sdk import (
+    preview_outputs,
+    result_fields,
+    result_shape,
+    returns_credentials,
+    with_output_only_unknown,
+)
 from amlkit.review.secrets import REDACTED, is_secret
 from amlkit.review.urns import STACK_TYPE, engine_urn
 
 __all__ = [
-    "AzureMocks", "CALLER", "CLIENT_CONFIG", "FORM", "SENT", "CLIENT_CONFIGS", "DEFAULT_LOCATION", "RecordingMonitor",
-    "STACK_REFERENCE", "UNKNOWN_ARG", "UNKNOWN_MARK", "alias_dict", "at_caller", "has_unknown_mark", "mark_unknown",
-    "principal_of", "record", "shaped_identity", "shown_args", "source_position", "unmarked",
+    "AzureMocks", "CALLER", "CLIENT_CONFIG", "CLIENT_CONFIGS", "DEFAULT_LOCATION", "DeployedMocks", "FORM",
+    "RecordingMonitor", "SENT", "STACK_REFERENCE", "UNKNOWN_ARG", "UNKNOWN_MARK", "alias_dict", "at_caller",
+    "deployed_outputs", "has_unknown_mark", "mark_unknown", "principal_of", "record", "report_unsent_lookups",
+    "shaped_identity", "shown_args", "source_position", "unmarked",
 ]
 
 DEFAULT_LOCATION = "westeurope"
@@ -97,19 +106,14 @@ class AzureMocks(Mocks):
         self.pins = pins
 
     def new_resource(self, args: MockResourceArgs) -> tuple[str | None, dict[str, Any]]:
+        """A resource being created, answered as its provider answers `Create` in a preview
+        (amlkit.review.run.sdk.preview_outputs): inputs mirrored to their outputs, every other output and
+        the id unknown (no id: the SDK reads an empty id in a preview as unknown)."""
         if args.typ == STACK_REFERENCE:
             return self.stack_reference(str(args.inputs.get("name", args.name)))
         if not args.custom:
             return None, {}
-        inputs = dict(args.inputs)
-        name = physical_name(args.typ, args.name, inputs)
-        outputs = with_output_only_unknown(args.typ, inputs)
-        outputs["name"] = name
-        outputs["id"] = arm_id(args.typ, name, inputs)
-        outputs.setdefault("location", DEFAULT_LOCATION)
-        if "identity" in inputs:
-            outputs["identity"] = shaped_identity(inputs["identity"], args.name)
-        return outputs["id"], outputs
+        return None, preview_outputs(args.typ, dict(args.inputs)) or {}
 
     def stack_reference(self, stack: str) -> tuple[str, dict[str, Any]]:
         """A pinned stack's outputs; otherwise no `outputs` at all, which the SDK reads as unknown."""
@@ -142,6 +146,30 @@ class AzureMocks(Mocks):
     def call(self, args: MockCallArgs) -> tuple[dict[str, Any], list[tuple[str, str]] | None]:
         """Invokes, for a plain mock monitor: `answer`'s result ({} where it is wholly unknown), no failures."""
         return self.answer(args.token, args.args)[0] or {}, []
+
+
+class DeployedMocks(AzureMocks):
+    """Outputs as Azure returns them once `pulumi up` created the resources: ARM ids, names (the name input,
+    else the logical name), a location, identities shaped as maps with a principal per holder. Never used
+    by a review: it builds the state export a deployed program would leave (tests, bench, `deployed_outputs`)."""
+
+    def new_resource(self, args: MockResourceArgs) -> tuple[str | None, dict[str, Any]]:
+        if args.typ == STACK_REFERENCE or not args.custom:
+            return super().new_resource(args)
+        outputs = deployed_outputs(args.typ, args.name, dict(args.inputs))
+        return outputs["id"], outputs
+
+
+def deployed_outputs(type_token: str, logical: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    """What Azure returns for a created resource (see DeployedMocks)."""
+    name = physical_name(type_token, logical, inputs)
+    outputs = with_output_only_unknown(type_token, inputs)
+    outputs["name"] = name
+    outputs["id"] = arm_id(type_token, name, inputs)
+    outputs.setdefault("location", DEFAULT_LOCATION)
+    if "identity" in inputs:
+        outputs["identity"] = shaped_identity(inputs["identity"], logical)
+    return outputs
 
 
 class RecordingMonitor(MockMonitor):

@@ -7,7 +7,9 @@ of amlkit.review.run.patches to apply, default all that are verified), optionall
 dict>...]` (answer deployed resources from a state, see amlkit.review.run.statemocks), `"packages":
 {"amlkit.components": <dir>}` (import a package from another directory, for `--base`), `"azure":
 {"subscriptionId", "tenantId"}` (the stack's own ids, amlkit.review.run.identity) and `"lookups":
-<amlkit.review.run.lookups.Lookups JSON>` (a project's pinned lookups). The result is JSON lines on stdout,
+<amlkit.review.run.lookups.Lookups JSON>` (a project's pinned lookups). `"deployed": true` answers as Azure
+does once deployed (amlkit.review.run.mocks.DeployedMocks), never in a review: it builds the state export a
+`pulumi up` of the program would leave (tests, bench). The result is JSON lines on stdout,
 streamed as the
 program registers resources (so the policy pack can analyze them meanwhile, as the engine does):
 `{"resource": {...}}` per registration, `{"lookup": {"token", "args", "file", "line"}}` per distinct lookup
@@ -80,7 +82,7 @@ def run(request: dict[str, Any], emit: Callable[[dict[str, Any]], None] | None =
     from pulumi.runtime.sync_await import _sync_await
 
     from amlkit.review.run.lookups import Lookups
-    from amlkit.review.run.mocks import AzureMocks, RecordingMonitor
+    from amlkit.review.run.mocks import AzureMocks, DeployedMocks, RecordingMonitor
     from amlkit.review.run.secret_errors import scrub_apply_errors
 
     program = Path(request["program"]).resolve()
@@ -96,7 +98,8 @@ def run(request: dict[str, Any], emit: Callable[[dict[str, Any]], None] | None =
         arm.SUBSCRIPTION = request["azure"]["subscriptionId"]
         arm.TENANT = request["azure"]["tenantId"]
     use_packages(request.get("packages") or {})
-    mocks = AzureMocks(Lookups.from_json(request.get("lookups")))
+    mocks_class = DeployedMocks if request.get("deployed") else AzureMocks
+    mocks = mocks_class(Lookups.from_json(request.get("lookups")))
     monitor = RecordingMonitor(mocks, request["stack"], request["project"], emit, emit_lookup)
     if request.get("state") is not None:  # plan against a deployed state (amlkit.review.run.statemocks)
         from amlkit.review.run.statemocks import StateMocks, StateMonitor

@@ -15,12 +15,13 @@ import typing
 import warnings
 from typing import Any
 
+from pulumi.output import Unknown
 from pulumi.runtime import rpc
 
 from amlkit.tokens import type_parts
 
 __all__ = [
-    "function_parts", "output_only_unknown", "result_fields", "result_shape", "returns_credentials",
+    "function_parts", "output_only_unknown", "preview_outputs", "result_fields", "result_shape", "returns_credentials",
     "with_output_only_unknown",
 ]
 
@@ -201,6 +202,51 @@ def with_output_only_unknown(type_token: str, outputs: dict[str, Any]) -> dict[s
     fields = _fields(cls)
     return {wire: value if wire == "identity" or wire not in fields else output_only_unknown(value, fields[wire])
             for wire, value in outputs.items()}
+
+
+def preview_outputs(type_token: str, inputs: dict[str, Any]) -> dict[str, Any] | None:
+    """A resource's outputs as its provider answers `Create` in a preview (and `Update`, before the stable
+    outputs are added back): every output of the SDK's resource class that an input of the same wire name
+    gives, shaped to the output's type (`_preview_value`), and every other one unknown. azure-native:
+    `PreviewOutputs(inputs, res.Response)` (pulumi/pulumi-azure-native `provider/pkg/provider/provider.go`,
+    `Create`'s `req.GetPreview()` branch; `provider/pkg/convert/previewOutputs.go`), so a `*Name` path
+    input does not make the output `name` known. The classic provider (the Terraform bridge) plans the
+    configured attributes and leaves computed ones unknown. None when no installed SDK has the class."""
+    cls = _sdk_class(type_token)
+    if cls is None:
+        return None
+    return {wire: _preview_value(inputs[wire], hint) if wire in inputs else rpc.UNKNOWN
+            for wire, hint in _fields(cls).items()}
+
+
+def _preview_value(value: Any, hint: Any) -> Any:
+    """previewOutputValue (previewOutputs.go): an input kept where its shape matches the output's type
+    (objects field by field, a field the input lacks unknown), unknown where it does not (a list of
+    user-assigned identity ids given where the output is a map); untyped and one-of values kept as given."""
+    if isinstance(value, Unknown) or value == rpc.UNKNOWN:
+        return value
+    if rpc.is_rpc_secret(value):
+        return rpc.wrap_rpc_secret(_preview_value(rpc.unwrap_rpc_secret(value), hint))
+    hint = _unwrap(hint)
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if isinstance(hint, type) and issubclass(hint, str):  # str and the SDKs' string enums
+        return value if isinstance(value, str) else rpc.UNKNOWN
+    if hint is bool:
+        return value if isinstance(value, bool) else rpc.UNKNOWN
+    if hint in (int, float):
+        return value if isinstance(value, (int, float)) and not isinstance(value, bool) else rpc.UNKNOWN
+    if origin in (list, collections.abc.Sequence) and args:
+        return [_preview_value(item, args[0]) for item in value] if isinstance(value, list) else rpc.UNKNOWN
+    if origin in (dict, collections.abc.Mapping) and len(args) == 2:
+        if not isinstance(value, dict):
+            return rpc.UNKNOWN
+        return {key: _preview_value(item, args[1]) for key, item in value.items()}
+    if isinstance(hint, type) and hint not in (dict, list, object) and _fields(hint):
+        if not isinstance(value, dict):
+            return rpc.UNKNOWN
+        return {wire: _preview_value(value[wire], field) if wire in value else rpc.UNKNOWN
+                for wire, field in _fields(hint).items()}
+    return value  # Any, untyped or one of several types: as given
 
 
 def _is_str(annotation: Any) -> bool:

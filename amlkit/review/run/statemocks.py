@@ -1,9 +1,13 @@
 """Mocks that answer like the engine planning against a deployed state (runs in the runner child).
 
-For a registration whose URN is in the state and that is not replaced, the engine answers with the
-deployed id and outputs, so dependents see the deployed values (an unchanged dependency never makes
-everything downstream look changed). Created and replaced resources get the usual Azure-like mock
-outputs. A secret the state keeps encrypted is answered as an unknown secret.
+For a registration whose URN is in the state, the engine's step decides what the program gets back
+(pulumi/pulumi `pkg/resource/deploy/step.go`): a `same` resource keeps its deployed id and outputs
+(SameStep), so dependents see the deployed values and an unchanged dependency never makes everything
+downstream look changed; an `update` keeps its id and gets what the provider answers `Update` in a
+preview (azure-native: its preview outputs plus the old `name` and `location`, pulumi/pulumi-azure-native
+`provider/pkg/provider/provider.go` `Update`, the `req.GetPreview()` branch; other providers: the
+deployed outputs with the new inputs over them); a `replace` or a new resource gets the preview of a
+create (amlkit.review.run.mocks.AzureMocks). A secret the state keeps encrypted is an unknown secret.
 """
 
 from __future__ import annotations
@@ -12,32 +16,50 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from pulumi.runtime import rpc
 from pulumi.runtime.mocks import MockResourceArgs
 
-from amlkit.review.plan.deployed import answers_from_state, find_deployed
+from amlkit.review.plan.deployed import find_deployed, planned_op
 from amlkit.review.plan.state import ENCRYPTED, StateResource
 from amlkit.review.run.mocks import AzureMocks, RecordingMonitor, record
+from amlkit.review.run.sdk import preview_outputs
 from amlkit.review.secrets import UNKNOWN, is_secret
 from amlkit.review.urns import stack_urn
+from amlkit.tokens import type_parts
 
-__all__ = ["StateMocks", "StateMonitor", "answerable"]
+__all__ = ["STABLE_OUTPUTS", "StateMocks", "StateMonitor", "answerable", "updated_outputs"]
+
+STABLE_OUTPUTS = ("name", "location")  # azure-native's Update preview keeps these from the old state
 
 
 class StateMocks(AzureMocks):
-    """AzureMocks, except while the monitor has put a deployed answer for the current registration."""
+    """AzureMocks, except while the monitor has put the deployed resource and its step for the current
+    registration (a `same` or an `update`)."""
 
     def __init__(self) -> None:
         self.local = threading.local()
 
     def new_resource(self, args: MockResourceArgs) -> tuple[str | None, dict[str, Any]]:
-        answer: tuple[str | None, dict[str, Any]] | None = getattr(self.local, "answer", None)
-        if answer is not None:
-            return answer
-        return super().new_resource(args)
+        deployed: tuple[str, StateResource] | None = getattr(self.local, "deployed", None)
+        if deployed is None:
+            return super().new_resource(args)
+        op, old = deployed
+        if op == "same":
+            return old.id or None, answerable(old.outputs)
+        return old.id or None, updated_outputs(args.typ, dict(args.inputs), answerable(old.outputs))
+
+
+def updated_outputs(type_token: str, inputs: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
+    """What the provider answers `Update` in a preview (see the module docstring)."""
+    if type_parts(type_token) is not None:  # azure-native
+        outputs = preview_outputs(type_token, inputs) or {}
+        return {**outputs, **{key: old[key] for key in STABLE_OUTPUTS if key in old}}
+    given = preview_outputs(type_token, inputs) or {}
+    return {**old, **{key: value for key, value in given.items() if key in inputs and value != rpc.UNKNOWN}}
 
 
 class StateMonitor(RecordingMonitor):
-    """RecordingMonitor that answers deployed, not-replaced resources from the state."""
+    """RecordingMonitor that answers deployed resources planned `same` or `update` from the state."""
 
     def __init__(self, mocks: StateMocks, stack: str, project: str, state: list[dict[str, Any]],
                  emit: Callable[[dict[str, Any]], None] | None = None) -> None:
@@ -50,14 +72,15 @@ class StateMonitor(RecordingMonitor):
         urn = self.make_urn(request.parent, request.type, request.name)
         registration = record(request, urn)
         old = find_deployed(registration, self.state, self.stack_urn)
-        answer = None
-        if old is not None and old.custom and answers_from_state(registration, old):
-            answer = (old.id or None, answerable(old.outputs))
-        self.answers.local.answer = answer
+        deployed = None
+        if old is not None and old.custom:
+            op = planned_op(registration, old)
+            deployed = (op, old) if op in ("same", "update") else None
+        self.answers.local.deployed = deployed
         try:
             return super().RegisterResource(request)
         finally:
-            self.answers.local.answer = None
+            self.answers.local.deployed = None
 
 
 def answerable(value: Any) -> Any:
