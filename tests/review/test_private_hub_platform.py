@@ -17,6 +17,7 @@ import pytest
 from amlkit.review.engine import review
 from amlkit.review.options import ReviewOptions
 from tests.review.helpers import FIXTURES
+from tests.review.statefiles import deployed_state
 
 pytestmark = pytest.mark.slow  # two reviews of a whole project
 
@@ -70,9 +71,12 @@ def reviews(tmp_path_factory):
     config = json.loads((PLATFORM / "pack-config.json").read_text(encoding="utf-8"))
     pinned = tmp_path_factory.mktemp("baseline") / "pack-config.json"
     pinned.write_text(json.dumps({**config, "baseline": {"version": "0.1.0"}}), encoding="utf-8")
+    # against the program's own state export: the hub, its projects and computes link through deployed ids
+    # (a first preview cannot tell them: tests/review/test_preview_knowledge.py)
+    state = deployed_state(PLATFORM, "dev", tmp_path_factory.mktemp("state"))
     (current,) = review(PLATFORM, ["dev"], options=ReviewOptions(
-        policy_pack_config=PLATFORM / "pack-config.json")).stacks
-    (baseline,) = review(PLATFORM, ["dev"], options=ReviewOptions(policy_pack_config=pinned)).stacks
+        policy_pack_config=PLATFORM / "pack-config.json", states=[state])).stacks
+    (baseline,) = review(PLATFORM, ["dev"], options=ReviewOptions(policy_pack_config=pinned, states=[state])).stacks
     return current, baseline
 
 
