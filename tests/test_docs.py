@@ -148,8 +148,7 @@ def test_the_readme_one_minute_check_runs_as_written(tmp_path: Path) -> None:
                               check=False, timeout=600) for command in commands]
     assert [r.returncode for r in results] == [0, 0, 0, 0], results[-1].stderr
     assert "Policy config: pack defaults" in results[-1].stdout
-    # unknown: the stack rules that read names of resources being created (unknown in a first preview)
-    assert "Summary: 1 stack, 0 mandatory, 3 advisory, 0 waived, 7 unknown" in results[-1].stdout
+    assert "Summary: 1 stack, 0 mandatory, 3 advisory, 0 waived, 0 unknown" in results[-1].stdout
     assert "aml-workspace-cmk" in results[-1].stdout and "aml-workspace-user-assigned-identity" in results[-1].stdout
     assert "aml-workspace-private-endpoint" in results[-1].stdout
 

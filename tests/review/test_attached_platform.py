@@ -8,11 +8,9 @@ import pytest
 
 from amlkit.review.engine import review
 from amlkit.review.model import Review
-from amlkit.review.options import ReviewOptions
 from amlkit.review.report import markdown as report_markdown
 from amlkit.review.report.resources import render_plan
 from tests.review.helpers import FIXTURES
-from tests.review.statefiles import deployed_state
 
 PLATFORM = FIXTURES / "attached_platform"
 SUB = "/subscriptions/00000000-0000-0000-0000-000000000000"
@@ -28,35 +26,14 @@ def stack():
     return only
 
 
-@pytest.fixture(scope="module")
-def deployed(tmp_path_factory):
-    """Against the program's own state export: which workspace each compute attaches to is the deployed
-    workspace's name (being created, it is unknown: see `test_a_first_preview_cannot_tell_the_duplicates`)."""
-    state = deployed_state(PLATFORM, "dev", tmp_path_factory.mktemp("state"))
-    [only] = review(PLATFORM, ["dev"], options=ReviewOptions(states=[state])).stacks
-    return only
-
-
-def test_a_first_preview_cannot_tell_the_duplicates(stack):
-    assert stack.error is None
-    assert sorted(u.policy for u in stack.unknown) == [  # stack rules that read names of resources being created
-        "aml-attached-compute-unique", "aml-cluster-same-region", "aml-compute-instance-identity",
-        "aml-compute-network-isolated", "aml-managed-network-limits", "aml-quota-budget",
-        "aml-workspace-image-build-compute"]
-    assert sorted((v.policy, v.resource) for v in stack.violations) == sorted(
-        (policy, "mlw") for policy in WORKSPACE_ADVISORIES)
-
-
-def test_only_the_vm_attached_twice_is_refused(deployed):
-    stack = deployed
+def test_only_the_vm_attached_twice_is_refused(stack):
     assert (stack.error, stack.unknown) == (None, [])
     assert sorted((v.policy, v.resource) for v in stack.violations) == sorted(
         [("aml-attached-compute-unique", "dsvm-again-compute"), ("aml-attached-compute-unique", "dsvm-compute")]
         + [(policy, "mlw") for policy in WORKSPACE_ADVISORIES])
 
 
-def test_each_duplicate_names_the_other(deployed):
-    stack = deployed
+def test_each_duplicate_names_the_other(stack):
     messages = {v.resource: v.message for v in stack.violations if v.policy == "aml-attached-compute-unique"}
     upper = VM.upper().replace("/SUBSCRIPTIONS/", "/subscriptions/")
     assert messages == {
