@@ -50,7 +50,8 @@ def pack_path() -> None:
 
 def import_az_ml(
     files: Annotated[list[Path], typer.Argument(metavar="FILE...", help="az ml compute YAML files (type "
-                                                "amlcompute or computeinstance).", dir_okay=False)],
+                                                "amlcompute, computeinstance, kubernetes, virtualmachine or "
+                                                "synapsespark).", dir_okay=False)],
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the stack entries to this file "
                                                 "instead of stdout.", dir_okay=False)] = None,
     vnet_scope: Annotated[str | None, typer.Option(
@@ -59,7 +60,9 @@ def import_az_ml(
     strict: Annotated[bool, typer.Option("--strict", help="Exit 2, writing nothing, when any key was not imported "
                                          "as is (az ml defaults written out are not counted).")] = False,
 ) -> None:
-    """Convert `az ml compute` YAML files into `amlkit:clusters` / `amlkit:instances` stack entries.
+    """Convert `az ml compute` YAML files into `amlkit:clusters` / `amlkit:instances` / `amlkit:attached` stack
+    entries (clusters: amlcompute; instances: computeinstance; attached computes: kubernetes, virtualmachine,
+    synapsespark).
 
     Keys that are not imported are listed on stderr with their file, and so are az ml defaults written
     out; passwords are never copied. Every file is tried: if any fails, each failing file is listed and
@@ -80,8 +83,8 @@ def import_az_ml(
             sys.stdout.flush()
         else:
             _write(output, text)
-            typer.echo(f"Wrote {len(result.clusters)} cluster(s) and {len(result.instances)} instance(s) to "
-                       f"{output}", err=True)
+            typer.echo(f"Wrote {len(result.clusters)} cluster(s), {len(result.instances)} instance(s) and "
+                       f"{len(result.attached)} attached compute(s) to {output}", err=True)
 
 
 def _write(path: Path, text: str) -> None:

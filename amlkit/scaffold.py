@@ -19,8 +19,9 @@ import yaml
 from pydantic import TypeAdapter, ValidationError
 
 from amlkit import azure_facts as facts
-from amlkit import schema
+from amlkit import schema, vmsizes
 from amlkit.errors import ConfigError, UsageError
+from amlkit.policies.framework import review_date
 from amlkit.review.project import find_project_file, load_project
 
 DEFAULT_LOCATION = "westeurope"
@@ -75,7 +76,19 @@ def check_workspace_name(value: str) -> str:
 
 
 def check_cluster_size(value: str) -> str:
-    return _check(schema.VmSize, value, "amlkit:clusters[0].size")
+    """A VM size the pack's defaults approve (a retired, retiring or otherwise excluded series would make the
+    scaffolded stack fail its own check), named by the VM catalogue (`amlkit.vmsizes`)."""
+    size = _check(schema.VmSize, value, "amlkit:clusters[0].size")
+    vm = vmsizes.parse_vm_size(size)
+    why = vmsizes.default_exclusion(vm.family)
+    if vm.retirement is not None:
+        why = f"{vmsizes.status(vm, review_date())} on {vm.retirement.text}"
+    if not why:
+        return size
+    successors = f" (its successors: {', '.join(vm.family.successors)})" if vm.family.successors else ""
+    raise ConfigError(None, "amlkit:clusters[0].size", f"got {size!r}: {why}{successors}, so the stack would fail "
+                      f"its own check; allowed: a size of the default approved series (`amlkit sizes --approved`), "
+                      f"e.g. {DEFAULT_CLUSTER_SIZE}")
 
 
 CHECKS: dict[str, Callable[[str], str]] = {

@@ -1,4 +1,4 @@
-"""The rule model: metadata plus a pure validator, and the waiver logic shared by every rule.
+"""The rule model: metadata plus a pure validator (the waivers every rule takes: `amlkit.policies.waivers`).
 
 A rule never touches pulumi-policy objects. `amlkit.policies.pack` wraps rules into
 `ResourceValidationPolicy` / `StackValidationPolicy` at the edge; tests call `Rule.evaluate` or
@@ -12,9 +12,6 @@ nor a violation.
 
 from __future__ import annotations
 
-import difflib
-import fnmatch
-import json
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -30,9 +27,6 @@ TAGS = ("cost", "security", "reliability", "network", "identity", "governance")
 PACK_NAME = "amlkit-guardrails"
 """The name of amlkit's own policy pack (as GetAnalyzerInfo reports it)."""
 
-# The contract between the pack and the offline review for waived findings (see `describe_waived`).
-WAIVER_CONTRACT = "amlkit-waivers"
-WAIVER_CONTRACT_VERSION = 1
 DOCS_URL = "https://github.com/amlkit/amlkit/blob/main/docs/rules/"
 """Where each rule's page lives (generated into docs/rules/ by tools/gen_docs.py)."""
 
@@ -197,8 +191,8 @@ class Rule:
     `name` is the public interface (pack config keys, waivers, reports); `ref` is its stable opaque
     reference (like PSRule's `AZR-000404` next to `Azure.ML.DisableLocalAuth`).
 
-    `config` holds JSON-schema properties (each with a "default" where it has one). Every rule also
-    accepts `waivers` (see `WAIVER_SCHEMA`); it is added at the edge, not declared per rule.
+    `config` holds JSON-schema properties (each with a "default" where it has one). Every rule also accepts
+    `waivers` and `waiverExpiryWarningDays` (`amlkit.policies.waivers.edge_schema`), added at the edge.
     """
 
     name: str
@@ -290,186 +284,6 @@ def review_date() -> date:
         shown = raw if len(raw) <= 40 else raw[:37] + "..."
         raise ValueError(f"{REVIEW_DATE_ENV}={shown!r} is not a date; allowed: YYYY-MM-DD (a real day, e.g. "
                          "2026-11-28), or unset for today") from None
-
-
-# --- waivers ---------------------------------------------------------------------------------------
-
-WAIVER_SCHEMA: dict[str, Any] = {
-    "type": "array",
-    "description": "Findings to waive: each names a resource (logical name, URN or glob), a reason and "
-    "optionally an expiry date (YYYY-MM-DD, inclusive).",
-    "items": {
-        "type": "object",
-        "properties": {
-            "resource": {"type": "string", "minLength": 1},
-            "reason": {"type": "string", "minLength": 1},
-            "expires": {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}$"},
-        },
-        "required": ["resource", "reason"],
-        "additionalProperties": False,
-    },
-    "default": [],
-}
-
-
-class WaiverError(ValueError):
-    """A waiver in the pack config is malformed. The policy fails (closed) rather than guess; the offline
-    review reports it as a config error naming the file and `key_path`."""
-
-    def __init__(self, key_path: str, problem: str, value: Any = None) -> None:
-        self.key_path, self.problem, self.value = key_path, problem, value
-        super().__init__(f"{key_path}: {problem}")
-
-
-@dataclass(frozen=True)
-class Waiver:
-    resource: str
-    reason: str
-    expires: date | None = None
-
-    def matches(self, name: str, urn: str | None) -> bool:
-        return fnmatch.fnmatchcase(name, self.resource) or (
-            urn is not None and fnmatch.fnmatchcase(urn, self.resource)
-        )
-
-    def expired(self, today: date) -> bool:
-        return self.expires is not None and today > self.expires
-
-
-def parse_waivers(policy: str, raw: Any) -> list[Waiver]:
-    """Waivers from a rule's config; malformed entries raise `WaiverError` naming the key path."""
-    if raw in (None, []):
-        return []
-    if not isinstance(raw, list):
-        raise WaiverError(f"{policy}.waivers", f"expected a list of waivers, got {type(raw).__name__}", raw)
-    return [_parse_waiver(f"{policy}.waivers[{index}]", entry) for index, entry in enumerate(raw)]
-
-
-WAIVER_KEYS = ("resource", "reason", "expires")
-
-
-def _parse_waiver(path: str, entry: Any) -> Waiver:
-    if not isinstance(entry, Mapping):
-        raise WaiverError(path, "expected an object with resource, reason and optional expires", entry)
-    unknown = sorted(set(entry) - set(WAIVER_KEYS))
-    if unknown:
-        raise WaiverError(f"{path}.{unknown[0]}", f"unknown key{_closest(unknown[0], WAIVER_KEYS)}; allowed: "
-                          f"{', '.join(WAIVER_KEYS)}")
-    for key in ("resource", "reason"):
-        if not isinstance(entry.get(key), str) or not entry[key].strip():
-            raise WaiverError(f"{path}.{key}", "required, a non-empty string", entry.get(key))
-    expires = entry.get("expires")
-    if expires is None:
-        return Waiver(entry["resource"], entry["reason"])
-    try:
-        return Waiver(entry["resource"], entry["reason"], date.fromisoformat(str(expires)))
-    except ValueError:
-        shown = repr(expires) if len(repr(expires)) <= 80 else repr(str(expires)[:77] + "...")
-        raise WaiverError(f"{path}.expires", f"{shown} is not a date (YYYY-MM-DD)", expires) from None
-
-
-def _closest(word: str, known: Sequence[str]) -> str:
-    matches = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
-    return f" (did you mean {matches[0]!r}?)" if matches else ""
-
-
-@dataclass(frozen=True)
-class Waived:
-    """A finding a waiver covers: reported as waived, with the waiver's reason, never as a pass."""
-
-    urn: str
-    finding: Finding
-    waiver: Waiver
-
-    def describe(self) -> str:
-        """One readable line (for `pulumi preview`): not the contract, which `describe_waived` adds."""
-        expiry = self.waiver.expires.isoformat() if self.waiver.expires else "never"
-        return f"waived on {urn_name(self.urn)}: {_one_line(self.waiver.reason)} (expires {expiry})"
-
-    def entry(self) -> dict[str, str | None]:
-        return {"urn": self.urn, "reason": self.waiver.reason,
-                "expires": self.waiver.expires.isoformat() if self.waiver.expires else None,
-                "message": self.finding.message}
-
-
-class WaiverContractError(ValueError):
-    """A not-applicable reason that claims to carry waivers but cannot be read: the review fails closed."""
-
-
-def describe_waived(waived: Sequence[Waived]) -> str:
-    """The not-applicable reason for waived findings: readable lines, then ONE contract line.
-
-    The last line is `amlkit-waivers/v1 <JSON>`, the JSON being `{"version": 1, "waived": [{"urn", "reason",
-    "expires" (YYYY-MM-DD or null), "message"}]}` in ASCII (every other character escaped), so any reason or
-    message (`|`, quotes, newlines, unicode) round-trips exactly and the line never breaks. The readable
-    lines above it are for people (`pulumi preview`) and are never parsed.
-    """
-    payload = {"version": WAIVER_CONTRACT_VERSION, "waived": [w.entry() for w in waived]}
-    contract = f"{WAIVER_CONTRACT}/v{WAIVER_CONTRACT_VERSION} " + json.dumps(payload, separators=(",", ":"))
-    return "\n".join([*(w.describe() for w in waived), contract])
-
-
-def parse_waived(text: str) -> list[dict[str, str | None]]:
-    """The waived findings of a not-applicable reason written by `describe_waived` (the offline review
-    reads them back). A reason without the contract line is not a waiver: []. A contract line of another
-    version, or one that does not parse, raises WaiverContractError (never read as "nothing waived")."""
-    last = text.rsplit("\n", 1)[-1]
-    if not last.startswith(f"{WAIVER_CONTRACT}/"):
-        return []
-    tag, _, body = last.partition(" ")
-    if tag != f"{WAIVER_CONTRACT}/v{WAIVER_CONTRACT_VERSION}":
-        raise WaiverContractError(f"waived findings in format {tag!r}; this amlkit reads "
-                                  f"{WAIVER_CONTRACT}/v{WAIVER_CONTRACT_VERSION} (use the same amlkit version for "
-                                  "the pack and the review)")
-    try:
-        data = json.loads(body)
-        entries = data["waived"]
-        if data.get("version") != WAIVER_CONTRACT_VERSION or not isinstance(entries, list):
-            raise ValueError("unexpected shape")
-        return [_waived_entry(entry) for entry in entries]
-    except (ValueError, KeyError, TypeError, AttributeError) as error:
-        raise WaiverContractError(f"unreadable waived findings ({error}): {last[:200]}") from None
-
-
-def _waived_entry(entry: Any) -> dict[str, str | None]:
-    keys = ("urn", "reason", "expires", "message")
-    if not isinstance(entry, dict) or set(entry) != set(keys):
-        raise ValueError(f"expected an object with {', '.join(keys)}")
-    for key in keys:
-        if not isinstance(entry[key], str) and not (key == "expires" and entry[key] is None):
-            raise ValueError(f"{key} must be a string")
-    return {key: entry[key] for key in keys}
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
-def apply_waivers(
-    findings: Iterable[Finding],
-    waivers: Sequence[Waiver],
-    default_urn: str,
-    today: date,
-) -> tuple[list[Finding], list[Waived]]:
-    """Split findings into the ones still reported and the ones a live waiver covers.
-
-    A finding whose only matching waiver has expired stays reported, and says so.
-    """
-    active: list[Finding] = []
-    waived: list[Waived] = []
-    for finding in findings:
-        urn = finding.urn or default_urn
-        matching = [w for w in waivers if w.matches(urn_name(urn), urn)]
-        live = [w for w in matching if not w.expired(today)]
-        if live:
-            waived.append(Waived(urn, finding, live[0]))
-        elif matching:
-            expired = matching[0]
-            note = f" (waiver expired on {expired.expires}: {expired.reason})"
-            active.append(Finding(finding.message + note, finding.urn))
-        else:
-            active.append(finding)
-    return active, waived
 
 
 def urn_name(urn: str) -> str:

@@ -24,22 +24,19 @@ from pulumi_policy import (
 )
 from pulumi_policy.proxy import UnknownValueError
 
-from amlkit.policies.framework import (
-    PACK_NAME,
-    WAIVER_SCHEMA,
-    CannotLink,
-    Finding,
-    ResourceInput,
-    Rule,
-    StackResource,
-    Waived,
-    apply_waivers,
-    describe_waived,
-    parse_waivers,
-    review_date,
-)
+from amlkit.policies.framework import PACK_NAME, CannotLink, Finding, ResourceInput, Rule, StackResource, review_date
 from amlkit.policies.rule_baseline import BASELINE_POLICY, BASELINE_SCHEMA, rebase
 from amlkit.policies.secret_reads import Taint, secret_paths, tracked
+from amlkit.policies.waivers import (
+    Subject,
+    Waived,
+    apply_waivers,
+    azure_names,
+    describe_waived,
+    edge_schema,
+    parse_waivers,
+    warn_days,
+)
 
 LEVELS = {
     "mandatory": EnforcementLevel.MANDATORY,
@@ -56,7 +53,7 @@ SEVERITIES = {
 
 def config_schema(rule: Rule) -> PolicyConfigSchema:
     properties = {name: dict(schema) for name, schema in rule.config.items()}
-    return PolicyConfigSchema(properties={**properties, "waivers": dict(WAIVER_SCHEMA)})
+    return PolicyConfigSchema(properties={**properties, **edge_schema()})
 
 
 def build_policies(rules: Sequence[Rule]) -> list[Policy]:
@@ -92,7 +89,9 @@ def _resource_policy(rule: Rule) -> ResourceValidationPolicy:
         assert rule.check is not None
         findings = taint.findings(rule.check(ResourceInput(args.resource_type, args.name, args.urn, props),
                                              rule.effective_config(given)))
-        _report(rule, findings, given, args.urn, report, args.not_applicable)
+        subject = Subject(args.urn, azure_names(args.props), args.opts.parent if args.opts else None)
+        _report(rule, findings, given, lambda urn: subject if urn == args.urn else Subject(urn), args.urn, report,
+                args.not_applicable)
 
     return ResourceValidationPolicy(validate=validate, **_metadata(rule))
 
@@ -107,7 +106,8 @@ def _stack_policy(rule: Rule) -> StackValidationPolicy:
             findings = taint.findings(rule.check_stack(resources, rule.effective_config(given)))
         except CannotLink as unknown:  # a link preview cannot tell, out of the rule: the rule's unknown
             raise CannotTell([unknown.reason]) from None
-        _report(rule, findings, given, "", report, args.not_applicable)
+        subjects = {r.urn: Subject(r.urn, azure_names(r.props), r.parent_urn) for r in resources}
+        _report(rule, findings, given, lambda urn: subjects.get(urn) or Subject(urn), "", report, args.not_applicable)
 
     return StackValidationPolicy(validate=validate, **_metadata(rule))
 
@@ -123,8 +123,9 @@ def _stack_resource(resource: PolicyResource, taint: Taint) -> StackResource:
     )
 
 
-def _report(rule: Rule, findings: list[Finding], given: Mapping[str, Any] | None, default_urn: str,
-            report: ReportViolation, not_applicable: Callable[[str | None], None]) -> None:
+def _report(rule: Rule, findings: list[Finding], given: Mapping[str, Any] | None,
+            subject_of: Callable[[str], Subject], default_urn: str, report: ReportViolation,
+            not_applicable: Callable[[str | None], None]) -> None:
     """Report live findings as violations; waived ones go out as the policy's not-applicable reason;
     unknown ones ("cannot tell") go out last, as the protocol's unknown.
 
@@ -140,7 +141,7 @@ def _report(rule: Rule, findings: list[Finding], given: Mapping[str, Any] | None
     decided = [f for f in findings if not f.unknown]
     undecided = [f.message for f in findings if f.unknown]
     waivers = parse_waivers(rule.name, (given or {}).get("waivers"))
-    active, waived = apply_waivers(decided, waivers, default_urn, review_date())
+    active, waived = apply_waivers(decided, waivers, subject_of, default_urn, review_date(), warn_days(given))
     for finding in active:
         report(finding.message, finding.urn)
     if undecided:

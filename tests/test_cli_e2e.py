@@ -395,3 +395,39 @@ def test_a_program_in_another_language_exits_2_naming_its_runtime_and_the_pack(t
     assert (result.exit_code, result.stdout, result.stderr) == (2, "", (
         f"amlkit: error: {tmp_path / 'Pulumi.yaml'}: runtime {name!r}: amlkit reviews Python programs offline only; "
         f"review this program with the Pulumi CLI: pulumi preview --policy-pack {pack}\n"))
+
+
+ROOT = Path(__file__).resolve().parent.parent
+PROD_WAIVERS = {
+    "all": "mandatory",
+    "aml-workspace-cmk": {"enforcementLevel": "advisory", "waivers": [
+        {"resource": "prod-workspace", "reason": "CMK next quarter", "expires": "2026-12-01"}]},
+    "aml-cluster-max-nodes": {"enforcementLevel": "mandatory", "maxNodes": 10, "waivers": [
+        {"resource": "prod-attached-aks-inference", "reason": "stale"}]},
+    "aml-workspace-managed-network": {"enforcementLevel": "mandatory", "waivers": [
+        {"resource": "mlw-prod", "reason": "customer VNet"}]},
+}
+
+
+@pytest.mark.slow
+def test_waivers_by_component_and_entry_cover_children_and_one_that_waives_nothing_fails_strict(tmp_path: Path):
+    """#31: a waiver naming the component (`prod-workspace`) or the stack entry (`mlw-prod`) covers the finding on the
+    child and says which child; one naming a resource but covering no finding is a warning, an error under --strict;
+    one expiring within waiverExpiryWarningDays (14) is a warning too."""
+    config = tmp_path / "prod.json"
+    config.write_text(json.dumps(PROD_WAIVERS), encoding="utf-8")
+    result = runner.invoke(cli.app, ["check", "-C", str(ROOT), "-s", "prod", "--policy-pack-config", str(config),
+                                     "-f", "json", "--strict"])
+    assert result.exit_code == 2, result.output
+    [stack] = json.loads(result.stdout)["stacks"]
+    assert [(v["policy"], v["level"], v["resource"], v["waiver"], v["waiver_via"]) for v in stack["violations"]] == [
+        ("aml-workspace-cmk", "waived", "prod-workspace-workspace", "prod-workspace", "component"),
+        ("aml-workspace-managed-network", "waived", "prod-workspace-workspace", "mlw-prod", "entry")]
+    assert stack["warnings"] == [
+        f"{config}: aml-cluster-max-nodes.waivers[0]: resource 'prod-attached-aks-inference' names "
+        "prod-attached-aks-inference and 1 more but covers no finding of this policy in stack prod: it waives "
+        "nothing (a finding on a child is covered by naming the child, its stack entry or its component)",
+        f"{config}: aml-workspace-cmk.waivers[0]: resource 'prod-workspace' expires on 2026-12-01 (in 7 day(s), "
+        "within waiverExpiryWarningDays 14): after it the finding(s) on prod-workspace-workspace fail again; fix "
+        "them or renew the waiver with a reason"]
+    assert result.stderr.splitlines()[-1] == "amlkit: error: 2 warning(s), errors under --strict"

@@ -39,3 +39,28 @@ def test_a_program_pinned_to_another_provider_major_is_one_clear_error():
         "reviews programs for "
         'pulumi-azure-native >=3.29,<4 (docs/review.md, "Providers and versions")')
     assert "Traceback" not in result.output
+
+
+def test_a_classic_program_without_the_extra_is_one_error_saying_what_to_install(monkeypatch):
+    """pulumi-azure is the extra amlkit[classic]: without it, a program that imports it is exit 2 before anything
+    runs (not `ModuleNotFoundError: No module named 'pulumi_azure'` from a failed program, exit 3)."""
+    from amlkit.review.run import providers
+
+    real = providers.installed
+    monkeypatch.setattr(providers, "installed", lambda package: None if package == "pulumi-azure" else real(package))
+    project = FIXTURES / "provider_twins" / "classic"
+    result = runner.invoke(cli.app, ["check", "-C", str(project)])
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"amlkit: error: {project / '__main__.py'}: import pulumi_azure: the program uses the classic Azure provider "
+        "pulumi-azure, which is not installed: it comes with amlkit's extra, pip install 'amlkit[classic]' "
+        "(pulumi-azure >=6.0,<7)\n")
+
+
+def test_an_azure_native_program_needs_no_extra(monkeypatch, tmp_path):
+    from amlkit.review.run import providers
+
+    monkeypatch.setattr(providers, "installed", lambda package: None)
+    (tmp_path / "__main__.py").write_text("import pulumi_azure_native as azure_native\nimport pulumi_azuread\n",
+                                          encoding="utf-8")
+    providers.check_classic(tmp_path)  # raises nothing: only pulumi_azure itself is the classic provider

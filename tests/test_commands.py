@@ -103,7 +103,17 @@ def test_import_writes_the_output_file(tmp_path: Path, monkeypatch: pytest.Monke
     assert result.stdout == ""
     assert target.read_text(encoding="utf-8").splitlines()[2:5] == [
         "amlkit:clusters:", "- name: low-pri-example", "  size: STANDARD_DS3_v2"]
-    assert result.stderr.splitlines()[-1] == f"Wrote 1 cluster(s) and 0 instance(s) to {target}"
+    assert result.stderr.splitlines()[-1] == f"Wrote 1 cluster(s), 0 instance(s) and 0 attached compute(s) to {target}"
+
+
+def test_the_import_summary_counts_attached_computes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(FIXTURES)
+    target = tmp_path / "entries.yaml"
+    result = run(["import-az-ml", "cluster-low-priority.yml", "instance-schedule.yml", "attached-kubernetes.yml",
+                  "--output", str(target)])
+    assert result.exit_code == 0, result.output
+    assert "amlkit:attached:" in target.read_text(encoding="utf-8")
+    assert result.stderr.splitlines()[-1] == f"Wrote 1 cluster(s), 1 instance(s) and 1 attached compute(s) to {target}"
 
 
 @pytest.mark.parametrize("to_file", [False, True], ids=["stdout", "output-file"])
@@ -214,6 +224,9 @@ def test_init_interactive_reprompts_on_bad_answers(project: Path) -> None:
 @pytest.mark.parametrize(("flag", "value", "message"), [
     ("--cluster-size", "Standard_Foo", "amlkit:clusters[0].size: got 'Standard_Foo'; allowed: a known Azure VM size "
      "name, e.g. Standard_D4ds_v5"),
+    ("--cluster-size", "Standard_NC6", "amlkit:clusters[0].size: got 'Standard_NC6': retired on 2023-09-06 (its "
+     "successors: NCasT4_v3), so the stack would fail its own check; allowed: a size of the default approved series "
+     "(`amlkit sizes --approved`), e.g. Standard_D4ds_v5"),
     ("--workspace-name", "-bad", "amlkit:workspace.name: got '-bad'; allowed: 3-33 letters, digits, hyphens and "
      "underscores, starting with a letter or digit"),
     ("--stack", "a/b", "stack: got 'a/b'; allowed: 1-100 letters, digits, '-', '_' or '.'"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -199,3 +200,31 @@ def test_architecture_names_only_modules_files_and_names_that_exist() -> None:
     undefined = [f"{path} {name}" for path, name in pinned if not _resolves(f"{_module_of(path)}.{name}")]
     assert (missing, unresolved, undefined) == ([], [], [])
     assert len(files) > 20 and len(dotted) > 5 and len(pinned) > 5  # the page still cites the code
+
+
+# --- the README's one-minute check, as written ------------------------------------------------------
+
+
+def one_minute_check() -> list[str]:
+    """The command lines of the README's "A one-minute check" block."""
+    section = README.read_text(encoding="utf-8").split("## A one-minute check", 1)[1]
+    block = re.search(r"```sh\n(.*?)```", section, flags=re.S)
+    assert block is not None
+    return [line for line in block[1].splitlines() if line.strip()]
+
+
+@pytest.mark.slow
+def test_the_readme_one_minute_check_runs_as_written_in_an_empty_directory(tmp_path: Path) -> None:
+    """Each line in an empty directory with what a user has: amlkit on PATH, no Pulumi CLI, no Azure account."""
+    path = os.pathsep.join([str(Path(sys.executable).parent), "/usr/bin", "/bin"])
+    assert shutil.which("pulumi", path=path) is None
+    env = {**os.environ, "PATH": path, "NO_COLOR": "1"}
+    outputs = []
+    for line in one_minute_check():
+        done = subprocess.run(["bash", "-c", line], cwd=tmp_path, env=env, capture_output=True, text=True,
+                              timeout=600, check=False)
+        assert done.returncode == 0, f"{line}\n{done.stdout}\n{done.stderr}"
+        outputs.append(done.stdout)
+    assert "Summary: 1 stack, 0 mandatory, 3 advisory, 0 waived, 0 unknown\n" in outputs[3]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["Pulumi.dev.yaml", "Pulumi.yaml", "__main__.py",
+                                                          "amlkit.md", "amlkit.sarif"]

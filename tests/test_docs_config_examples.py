@@ -47,6 +47,10 @@ EXPECTED = {
     "docs/waivers.md#0": (ROOT, "prod", {
         ("aml-cluster-vm-priority", GPU): "waived" if WAIVER_LIVE else "mandatory",
         ("aml-cluster-vm-priority", "prod-cluster-cpu-cluster-compute"): "mandatory"}),
+    "docs/waivers.md#1": (ROOT, "prod", {  # a waiver naming a stack entry, one naming a component
+        ("aml-cluster-vm-priority", GPU): "waived" if WAIVER_LIVE else "mandatory",
+        ("aml-cluster-vm-priority", "prod-cluster-cpu-cluster-compute"): "mandatory",
+        ("aml-workspace-cmk", "prod-workspace-workspace"): "waived"}),
     "examples/platform-repo/README.md#0": (PLATFORM, "nonprod", {
         ("aml-cluster-vm-priority", "gpu-cluster-compute"): "waived" if WAIVER_LIVE else "mandatory"}),
 }

@@ -212,3 +212,17 @@ def test_installs_from_a_git_url(tmp_path):
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     (built,) = out.glob("amlkit-*.whl")
     assert sorted(expected_files() - set(zipfile.ZipFile(built).namelist())) == []
+
+
+def test_every_pinned_amlkit_tag_is_the_latest_release() -> None:
+    """The pre-commit hook's example rev, the README's install tag and the example platform repo's rev all name
+    the latest release in CHANGELOG.md (a heading `## X.Y.Z (date)`, not `(unreleased)`)."""
+    released = re.findall(r"^## (\d+\.\d+\.\d+) \((?!unreleased)", (ROOT / "CHANGELOG.md").read_text(encoding="utf-8"),
+                          flags=re.M)
+    latest = f"v{released[0]}"
+    hooks = (ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
+    platform = (ROOT / "examples" / "platform-repo" / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert re.findall(r"rev: (v[\d.]+)", hooks) == [latest]
+    assert re.findall(r"rev: (v[\d.]+)", platform) == [latest]
+    assert set(re.findall(r"amlkit@(v[\d.]+)", readme)) == {latest}

@@ -26,7 +26,7 @@ ANSWERS = StackAnswers(stack="dev", location="westeurope", environment="dev", re
 
 @pytest.mark.parametrize(("field", "value"), [
     ("stack", "dev"), ("stack", "team.prod-2"), ("location", "westeurope"), ("environment", "prod_eu"),
-    ("resource_group", "rg-ml.prod(1)"), ("workspace_name", "mlw-prod"), ("cluster_size", "standard_ds3_v2"),
+    ("resource_group", "rg-ml.prod(1)"), ("workspace_name", "mlw-prod"), ("cluster_size", "standard_d4ds_v5"),
     ("cluster_size", "Standard_NC4as_T4_v3"),
 ])
 def test_good_answers_pass(field: str, value: str) -> None:
@@ -46,6 +46,16 @@ def test_good_answers_pass(field: str, value: str) -> None:
      "underscores, starting with a letter or digit"),
     ("cluster_size", "Standard_Foo", "amlkit:clusters[0].size: got 'Standard_Foo'; allowed: a known Azure VM size "
      "name, e.g. Standard_D4ds_v5"),
+    ("cluster_size", "Standard_NC6", "amlkit:clusters[0].size: got 'Standard_NC6': retired on 2023-09-06 (its "
+     "successors: NCasT4_v3), so the stack would fail its own check; allowed: a size of the default approved series "
+     "(`amlkit sizes --approved`), e.g. Standard_D4ds_v5"),
+    ("cluster_size", "standard_ds3_v2", "amlkit:clusters[0].size: got 'standard_ds3_v2': retiring on 2028-05-01 "
+     "(its successors: Dsv5, Ddsv5, Dasv5, Dadsv5, Dasv6, Dadsv6, Dsv6, Ddsv6, Dasv7, Dadsv7, Esv6, Edsv6, Easv6, "
+     "Eadsv6, Easv7, Eadsv7), so the stack would fail its own check; allowed: a size of the default approved series "
+     "(`amlkit sizes --approved`), e.g. Standard_D4ds_v5"),
+    ("cluster_size", "Standard_ND40rs_v2", "amlkit:clusters[0].size: got 'Standard_ND40rs_v2': approval-required: "
+     "allowed only by config, so the stack would fail its own check; allowed: a size of the default approved series "
+     "(`amlkit sizes --approved`), e.g. Standard_D4ds_v5"),
 ])
 def test_bad_answers_name_the_key_value_and_what_is_allowed(field: str, value: str, message: str) -> None:
     with pytest.raises(ConfigError) as caught:

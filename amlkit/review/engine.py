@@ -19,18 +19,14 @@ from pathlib import Path
 from typing import Any
 
 from amlkit.errors import ConfigError, ReviewFailed, UsageError, cut, show_value
-from amlkit.policies.framework import PACK_NAME
-from amlkit.review.model import (
-    PACK_DEFAULTS,
-    PackInfo,
-    Review,
-    StackReview,
-)
+from amlkit.policies.framework import PACK_NAME, review_date
+from amlkit.review.model import PACK_DEFAULTS, PackInfo, Review, StackReview, Unknown, Violation
 from amlkit.review.options import ReviewOptions, check_review_date
 from amlkit.review.pack import canary, driver, multi
-from amlkit.review.pack.config import load_config_file, unmatched_waivers
+from amlkit.review.pack.config import load_config_file
 from amlkit.review.pack.findings import pack_info_of, resource_record, stable, unanswered_lookups
 from amlkit.review.pack.info import POLICY_PACK_FILES, default_pack_dir, installed_pack_dir
+from amlkit.review.pack.waivers import waiver_warnings
 from amlkit.review.plan import baseline, diff
 from amlkit.review.plan.baseline import Baseline
 from amlkit.review.proc import processes, warm
@@ -82,6 +78,7 @@ def review(project_dir: Path, stacks: Sequence[str] | None = None, options: Revi
     project = load_project(project_dir)
     check_main(project)
     providers.check(project.dir)  # a program for another provider version: one clear error, exit 2
+    providers.check_classic(project.main)  # a program for the classic provider without amlkit[classic]: exit 2
     names = list(stacks) if stacks is not None else _list_stacks(project.dir)
     for ignored in ignored_stack_files(project):  # Pulumi drops them silently; say so
         print(f"amlkit: warning: {project.relative(ignored)} is ignored: a stack file must be named "
@@ -243,9 +240,12 @@ def _review_one(project: Project, config: StackConfig | _BadStackFile, setup: _S
             runner.close()
     result = multi.add_results(result, analyses, setup.packs, labels, records, secrets, project.name)
     if result.error is None:  # waivers are amlkit's: the config of amlkit's pack (or a copy of it) is checked
+        ours: list[Violation | Unknown] = [*(v for v in result.violations if v.pack == PACK_NAME),
+                                            *(u for u in result.unknown if u.pack == PACK_NAME)]
         result.warnings = [warning for analysis, label in zip(analyses, labels, strict=True)
                            if analysis.pack_name == PACK_NAME
-                           for warning in unmatched_waivers(analysis.config, records, label, config.stack)]
+                           for warning in waiver_warnings(analysis.config, records, ours, label, config.stack,
+                                                          review_date())]
     return result
 
 

@@ -79,6 +79,14 @@ class Violation:
     pack: str = ""
     waiver_reason: str | None = None
     waiver_expires: str | None = None
+    waiver: str | None = None  # the waiver's `resource` as written in the policy config
+    waiver_via: str | None = None  # how it named this resource: resource, entry (stack entry) or component
+
+    def waived_by(self) -> str:
+        """`covered by the waiver for its component X` when a waiver named this resource through its stack entry or
+        its component, which is how a report says which child a waiver covered; '' otherwise."""
+        what = {"entry": "its stack entry", "component": "its component"}.get(self.waiver_via or "")
+        return f"covered by the waiver for {what} {self.waiver}" if what and self.waiver else ""
 
 
 @dataclass(frozen=True)

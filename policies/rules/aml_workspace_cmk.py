@@ -57,8 +57,9 @@ RULE = Rule(
     tags=("security",),
     url="https://github.com/Azure/azure-policy/blob/master/built-in-policies/policyDefinitions/"
     "Machine%20Learning/Workspace_CMKEnabled_Audit.json",
-    remediation="Set encryption with status Enabled and key_vault_properties (key_vault_arm_id, "
-    "key_identifier) pointing at a key in a key vault with purge protection. It can only be set at creation. "
-    "Project workspaces are skipped (as by ba769a63): set it on their Hub.",
+    remediation="Set encryption with status Enabled and key_vault_properties (key_vault_arm_id, key_identifier; "
+    "stack: customer_managed_key with key_vault and key_uri) pointing at a key in a key vault with purge "
+    "protection. It can only be set at creation. Project workspaces are skipped (as by ba769a63): set it "
+    "on their Hub.",
     check=check,
 )

@@ -36,6 +36,7 @@ RULE = Rule(
     tags=("security", "governance"),
     url="https://github.com/Azure/Enterprise-Scale/blob/main/src/resources/Microsoft.Authorization/"
     "policyDefinitions/Deny-MachineLearning-HbiWorkspace.json",
-    remediation="Set hbi_workspace to true. It can only be set when the workspace is created.",
+    remediation="Set hbi_workspace to true (stack: hbi_workspace: true). It can only be set when the workspace is "
+    "created.",
     check_stack=check_stack,
 )

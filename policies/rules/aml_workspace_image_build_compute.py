@@ -135,7 +135,8 @@ RULE = Rule(
     level="mandatory",
     tags=("reliability", "network"),
     url="https://learn.microsoft.com/azure/machine-learning/how-to-managed-network#configure-image-builds",
-    remediation="Set image_build_compute to a compute cluster (or instance) of the workspace, e.g. the CPU "
-    "cluster; under an approved-outbound managed network also allow the package repositories the builds need.",
+    remediation="Set image_build_compute (stack: image_build_compute: the cluster's name) to a compute cluster (or "
+    "instance) of the workspace, e.g. the CPU cluster; under an approved-outbound managed network also "
+    "allow the package repositories the builds need.",
     check_stack=check_stack,
 )

@@ -42,8 +42,9 @@ RULE = Rule(
     level="advisory",
     tags=("security", "network"),
     url="https://learn.microsoft.com/azure/machine-learning/policy-reference",
-    remediation="Set managed_network.isolation_mode to AllowOnlyApprovedOutbound and declare the outbound "
-    "rules the workspace needs. The mode cannot be turned off once enabled.",
+    remediation="Set managed_network.isolation_mode to AllowOnlyApprovedOutbound (stack: "
+    "managed_network.isolation_mode: allow_only_approved_outbound) and declare the outbound rules the "
+    "workspace needs. The mode cannot be turned off once enabled.",
     check_stack=check_stack,
     config={
         "allowedIsolationModes": {

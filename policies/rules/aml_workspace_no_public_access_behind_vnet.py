@@ -34,7 +34,7 @@ RULE = Rule(
     tags=("security", "network"),
     url="https://github.com/Azure/Enterprise-Scale/blob/main/src/resources/Microsoft.Authorization/"
     "policyDefinitions/Deny-MachineLearning-PublicAccessWhenBehindVnet.json",
-    remediation="Remove allow_public_access_when_behind_vnet (or set it to false); use public_network_access "
-    "Disabled with a private endpoint.",
+    remediation="Remove allow_public_access_when_behind_vnet (or set it to false); use public_network_access Disabled"
+    " (stack: public_network_access: disabled) with a private endpoint.",
     check=check,
 )

@@ -126,9 +126,10 @@ RULE = Rule(
     level="advisory",
     tags=("security", "network"),
     url="https://learn.microsoft.com/azure/machine-learning/how-to-configure-private-link",
-    remediation="Give the workspace private_endpoints (subnet_resource_id, private_dns_zone_resource_ids for "
-    "privatelink.api.azureml.ms and privatelink.notebooks.azure.net), or declare a network:PrivateEndpoint with a "
-    "private link service connection of group amlworkspace to it. When another stack (a network stack) owns the "
-    "endpoint, waive the finding on this workspace with that reason: a preview sees only this stack's resources.",
+    remediation="Give the workspace private_endpoints (stack: private_endpoints, each with subnet_resource_id, "
+    "private_dns_zone_resource_ids for privatelink.api.azureml.ms and privatelink.notebooks.azure.net), "
+    "or declare a network:PrivateEndpoint with a private link service connection of group amlworkspace to"
+    " it. When another stack (a network stack) owns the endpoint, waive the finding on this workspace "
+    "with that reason: a preview sees only this stack's resources.",
     check_stack=check_stack,
 )

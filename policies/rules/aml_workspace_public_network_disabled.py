@@ -42,7 +42,8 @@ RULE = Rule(
     level="advisory",
     tags=("security", "network"),
     url="https://learn.microsoft.com/azure/machine-learning/policy-reference",
-    remediation="Set public_network_access to Disabled and reach the workspace through a private endpoint "
-    "(or the managed network); omitting it leaves the workspace public.",
+    remediation="Set public_network_access to Disabled (stack: public_network_access: disabled) and reach the "
+    "workspace through a private endpoint (or the managed network); omitting it leaves the workspace "
+    "public.",
     check_stack=check_stack,
 )

@@ -61,9 +61,10 @@ RULE = Rule(
     tags=("security", "network"),
     url="https://learn.microsoft.com/azure/machine-learning/how-to-secure-training-vnet"
     "#compute-instancecluster-or-serverless-compute-with-no-public-ip",
-    remediation="Set serverless_compute_settings.serverless_compute_no_public_ip to true. The workspace "
-    "needs a private endpoint in that VNet and the subnet needs outbound access to the Azure ML "
-    "dependencies (AzureMachineLearning, BatchNodeManagement.<region>, Storage.<region>), e.g. through a NAT "
-    "gateway or firewall. With a managed network instead, the setting does not apply.",
+    remediation="Set serverless_compute_settings.serverless_compute_no_public_ip to true (stack: "
+    "serverless_compute.no_public_ip: true). The workspace needs a private endpoint in that VNet and the "
+    "subnet needs outbound access to the Azure ML dependencies (AzureMachineLearning, "
+    "BatchNodeManagement.<region>, Storage.<region>), e.g. through a NAT gateway or firewall. With a "
+    "managed network instead, the setting does not apply.",
     check=check,
 )

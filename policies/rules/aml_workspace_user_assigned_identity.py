@@ -72,8 +72,8 @@ RULE = Rule(
     tags=("identity", "security"),
     url="https://github.com/Azure/azure-policy/blob/master/built-in-policies/policyDefinitions/"
     "Machine%20Learning/Workspace_UAIEnabled_Audit.json",
-    remediation="Set identity.type to UserAssigned with the identity's ARM id in user_assigned_identities, "
-    "and primary_user_assigned_identity to that same id (one of the listed identities); grant it the roles "
-    "the workspace needs first.",
+    remediation="Set identity.type to UserAssigned (stack: identity.type: user_assigned) with the identity's ARM id "
+    "in user_assigned_identities, and primary_user_assigned_identity to that same id (one of the listed "
+    "identities); grant it the roles the workspace needs first.",
     check=check,
 )

@@ -140,7 +140,7 @@ def prod_stack() -> StackReview:
             Violation(policy="aml-compute-no-public-ip", level="waived", severity="medium", urn=cpu, type=COMPUTE,
                       resource="cpu-cluster", message="Cluster cpu-cluster must not give nodes a public IP.",
                       pack="amlkit-guardrails", waiver_reason="Migration to the hub network, ticket NET-42",
-                      waiver_expires="2026-12-31"),
+                      waiver_expires="2026-12-31", waiver="cpu-cluster", waiver_via="entry"),
             Violation(policy="aml-cluster-ssh-disabled", level="advisory", severity="high", urn=cpu, type=COMPUTE,
                       resource="cpu-cluster",
                       message="Cluster cpu-cluster must close the SSH port explicitly; found NotSpecified.",

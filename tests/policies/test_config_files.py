@@ -8,7 +8,7 @@ import jsonschema
 import pytest
 
 from amlkit.policies import ALL_RULES
-from amlkit.policies.framework import WAIVER_SCHEMA
+from amlkit.policies.waivers import WAIVER_SCHEMA
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG_DIR = ROOT / "policy-config"

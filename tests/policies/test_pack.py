@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from pulumi_policy import (
     EnforcementLevel,
+    PolicyCustomTimeouts,
+    PolicyResourceOptions,
     ResourceValidationArgs,
     ResourceValidationPolicy,
     StackValidationArgs,
@@ -140,7 +142,7 @@ def test_build_policies_carries_metadata():
         compliance = rule.compliance and (rule.compliance.name, rule.compliance.version,
                                           rule.compliance.reference, rule.compliance.specification)
         assert framework == compliance
-        assert set(policy.config_schema.properties) == {*rule.config, "waivers"}
+        assert set(policy.config_schema.properties) == {*rule.config, "waivers", "waiverExpiryWarningDays"}
 
 
 def _validate(props, config):
@@ -167,9 +169,39 @@ def test_edge_reports_waived_finding_as_not_applicable_with_reason():
     urn = "urn:pulumi:prod::amlkit::azure-native:machinelearningservices:Compute::gpu"
     assert raised.value.reason == (
         "waived on gpu: warm pool for demo (expires 2999-12-31)\n"
-        'amlkit-waivers/v1 {"version":1,"waived":[{"urn":"' + urn + '","reason":"warm pool for demo",'
-        '"expires":"2999-12-31","message":"AmlCompute cluster \'gpu\' must have minNodeCount 0; found 1."}]}'
+        'amlkit-waivers/v2 {"version":2,"waived":[{"urn":"' + urn + '","reason":"warm pool for demo",'
+        '"expires":"2999-12-31","message":"AmlCompute cluster \'gpu\' must have minNodeCount 0; found 1.",'
+        '"waiver":"gpu","via":"resource"}]}'
     )
+
+
+COMPONENT = "urn:pulumi:prod::amlkit::amlkit:index:ComputeCluster::prod-cluster-gpu"
+
+
+@pytest.mark.parametrize(("resource", "line"), [
+    pytest.param("prod-cluster-gpu", "waived on gpu (by the waiver for its component prod-cluster-gpu): demo "
+                 "(expires 2999-12-31)", id="component"),
+    pytest.param("gpu-cluster", "waived on gpu (by the waiver for its stack entry gpu-cluster): demo "
+                 "(expires 2999-12-31)", id="stack-entry"),
+])
+def test_edge_waives_by_component_and_by_stack_entry(resource, line):
+    policy = build_policies([aml_cluster_min_nodes_zero.RULE])[0]
+    props = {**FAILING, "computeName": "gpu-cluster"}
+    opts = PolicyResourceOptions(False, [], None, [], PolicyCustomTimeouts(0, 0, 0), [], COMPONENT)
+    config = {"waivers": [{"resource": resource, "reason": "demo", "expires": "2999-12-31"}]}
+    args = ResourceValidationArgs(COMPUTE_TYPE, props, f"urn:pulumi:prod::amlkit::{COMPUTE_TYPE}::gpu", "gpu", opts,
+                                  None, config, {})
+    with pytest.raises(_NotApplicableError) as raised:
+        policy.validate(args, lambda message, urn=None: pytest.fail(message))
+    assert raised.value.reason.splitlines()[0] == line
+
+
+def test_edge_counts_the_expiry_window_as_the_wire_carries_it():
+    config = {"waiverExpiryWarningDays": 30.0,
+              "waivers": [{"resource": "gpu", "reason": "demo", "expires": "2026-12-05"}]}
+    with pytest.raises(_NotApplicableError) as raised:
+        _validate(FAILING, config)
+    assert raised.value.reason.splitlines()[0] == "waived on gpu: demo (expires 2026-12-05, in 11 day(s))"
 
 
 def test_edge_reports_expired_waiver_as_violation():
@@ -327,3 +359,10 @@ def test_analyze_stack_runs_with_the_cyclic_collector_paused_and_resumes_it():
         serve(None, "fails", None)
     assert gc.isenabled() and analyze(None, "request", None) is True
 
+
+def test_every_workspace_rule_names_its_stack_key_in_the_remediation():
+    """A finding on a stack-file workspace is fixed in the stack file: the remediation says which key there, next
+    to the Azure property (as the cluster rules do: `min_node_count (stack: min_instances)`)."""
+    missing = [rule.name for rule in ALL_RULES
+               if rule.group == "workspace" and rule.stack_key and f"stack: {rule.stack_key}" not in rule.remediation]
+    assert missing == []

@@ -494,7 +494,7 @@ def test_a_typo_in_one_stacks_policy_config_is_that_stacks_config_error(tmp_path
     assert dev.error == (f"stack dev: {tmp_path}/dev.json: aml-cluster-max-node: unknown policy (did you mean "
                          "'aml-cluster-max-nodes'?); allowed: `all` or a policy of the pack (listed by `amlkit rules`)")
     assert min2.error == (f"stack min2: {tmp_path}/min2.json: aml-cluster-max-nodes.maxNode: unknown setting (did you "
-                          "mean 'maxNodes'?); allowed: enforcementLevel, maxNodes, waivers")
+                          "mean 'maxNodes'?); allowed: enforcementLevel, maxNodes, waiverExpiryWarningDays, waivers")
     assert (dev.error_kind, min2.error_detail["key_path"]) == ("config", "aml-cluster-max-nodes.maxNode")
     assert result.exit_code() == 2
 
@@ -515,8 +515,8 @@ def test_a_waiver_with_a_difficult_reason_is_reported_exactly(tmp_path):
 
 def test_a_waiver_contract_this_review_cannot_read_fails_the_stack_closed():
     [ok] = review(FAULTY, ["ok"], options=ReviewOptions(policy_pack=PACKS / "future_waivers")).stacks
-    assert ok.error == ("stack ok: policy future-waiver-policy: waived findings in format 'amlkit-waivers/v2'; this "
-                        "amlkit reads amlkit-waivers/v1 (use the same amlkit version for the pack and the review)")
+    assert ok.error == ("stack ok: policy future-waiver-policy: waived findings in format 'amlkit-waivers/v3'; this "
+                        "amlkit reads amlkit-waivers/v2 (use the same amlkit version for the pack and the review)")
     assert (ok.error_kind, ok.pack, ok.violations) == ("pack", None, [])
 
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from amlkit.errors import ConfigError
-from amlkit.policies.framework import WAIVER_SCHEMA
+from amlkit.policies.waivers import WAIVER_SCHEMA
 from amlkit.review.pack.config import PolicyConfig, PolicySchema, load_config_file, parse_config, reconcile
 from amlkit.stackfile import MAX_DEPTH
 
@@ -138,27 +138,6 @@ def test_a_bad_waiver_is_a_config_error_naming_file_and_key(entry, key_path, pro
         reconcile(WAIVED, None, parse_config({"waived-rule": {"waivers": [entry]}}, "f.json"), "f.json")
     assert (error.value.file, error.value.key_path, error.value.problem, error.value.value) == (
         "f.json", key_path, problem, value)
-
-
-RESOURCES = [{"name": n, "urn": f"urn:pulumi:prod::p::t::{n}"} for n in
-             ("prod-cluster-gpu-cluster-compute", "prod-cluster-cpu-cluster-compute", "prod-rg")]
-UNMATCHED = [  # (waiver resource, warning or None)
-    ("prod-cluster-gpu-cluster-compute", None),
-    ("prod-cluster-*", None),
-    ("urn:pulumi:prod::p::t::prod-rg", None),
-    ("gpu-cluster*", "f.json: r.waivers[0]: resource 'gpu-cluster*' matches no resource of stack prod; closest: "
-                     "prod-cluster-gpu-cluster-compute, prod-cluster-cpu-cluster-compute"),
-    ("zzz", "f.json: r.waivers[0]: resource 'zzz' matches no resource of stack prod"),
-]
-
-
-@pytest.mark.parametrize(("resource", "warning"), UNMATCHED, ids=["name", "glob", "urn", "stale-glob", "nothing-close"])
-def test_a_waiver_that_matches_no_resource_is_a_warning_naming_the_closest(resource, warning):
-    from amlkit.review.pack.config import unmatched_waivers
-
-    config = {"r": PolicyConfig("mandatory", {"waivers": [{"resource": resource, "reason": "x"}]}),
-              "other": PolicyConfig("advisory", {"waivers": "not amlkit's"})}
-    assert unmatched_waivers(config, RESOURCES, "f.json", "prod") == ([warning] if warning else [])
 
 
 BAD_FILES = [  # (id, file text, key path, problem): config errors naming file and key, never an internal error

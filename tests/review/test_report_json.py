@@ -73,7 +73,8 @@ def test_violations_sorted_by_level_with_waiver_fields_only_on_waived() -> None:
          "message": "Cluster cpu-cluster must close the SSH port explicitly; found NotSpecified."},
         {"policy": "aml-compute-no-public-ip", **pack, "level": "waived", "severity": "medium", **base,
          "message": "Cluster cpu-cluster must not give nodes a public IP.",
-         "reason": "Migration to the hub network, ticket NET-42", "expires": "2026-12-31"},
+         "reason": "Migration to the hub network, ticket NET-42", "expires": "2026-12-31", "waiver": "cpu-cluster",
+         "waiver_via": "entry"},
     ]
     assert prod["unknown"] == [{"policy": "aml-cluster-same-region", **pack, "urn": cpu_urn(), "type": COMPUTE,
                                 "resource": "cpu-cluster", "message": "can't be known during preview"}]

@@ -35,6 +35,11 @@ config:
   amlkit:instances:
     - name: ci-alice
       size: Standard_DS3_v2
+  amlkit:attached:
+    - name: aks-batch
+      type: kubernetes
+      identity:
+        type: system_assigned
 """
 
 ENV = ResourceRecord(urn="urn:env", type="amlkit:index:Environment", name="prod", custom=False)
@@ -60,7 +65,13 @@ VAULT2 = ResourceRecord(urn="urn:kv2", type="azure-native:keyvault:Vault", name=
                         parent="urn:wsc2")
 LOCK = ResourceRecord(urn="urn:lock", type="azure-native:authorization:ManagementLockAtResourceGroupLevel",
                       name="rg-lock", parent="urn:env")
-RESOURCES = [ENV, WS_COMPONENT, WS, STORAGE, CPU_COMPONENT, CPU, GPU, ALICE, LOCK, WS2_COMPONENT, WS2, VAULT2]
+AKS_COMPONENT = ResourceRecord(urn="urn:aksc", type="amlkit:index:KubernetesCompute", name="prod-attached-aks-batch",
+                               parent="urn:env", custom=False)
+AKS = ResourceRecord(urn="urn:aks", type="azure-native:machinelearningservices:Compute",
+                     name="prod-attached-aks-batch-compute", parent="urn:aksc",
+                     inputs={"computeName": "aks-batch", "workspaceName": "mlw-prod"})
+RESOURCES = [ENV, WS_COMPONENT, WS, STORAGE, CPU_COMPONENT, CPU, GPU, ALICE, LOCK, WS2_COMPONENT, WS2, VAULT2,
+             AKS_COMPONENT, AKS]
 
 
 @pytest.fixture
@@ -73,7 +84,7 @@ def stack_file(tmp_path: Path) -> Path:
 def test_index_lists_every_named_entry_with_its_lines(stack_file: Path) -> None:
     entries = index_stack_file(stack_file)
     assert {name: e.line for name, e in entries.items()} == {
-        "mlw-prod": 5, "cpu-cluster": 8, "gpu": 12, "ci-alice": 15,
+        "mlw-prod": 5, "cpu-cluster": 8, "gpu": 12, "ci-alice": 15, "aks-batch": 18,
     }
     assert dict(entries["cpu-cluster"].keys) == {"name": 8, "size": 9, "min_instances": 10, "max_instances": 11}
 
@@ -93,6 +104,9 @@ def test_index_lists_every_named_entry_with_its_lines(stack_file: Path) -> None:
         pytest.param("urn:kv2", "", 5, id="sibling-of-the-ml-workspace-in-a-nested-component"),
         pytest.param("urn:ws2", "aml-workspace-public-network-disabled", 6, id="matched-by-workspace-name-input"),
         pytest.param("urn:lock", "aml-no-resource-group-lock", 1, id="root-component-children-do-not-count"),
+        pytest.param("urn:aks", "", 18, id="attached-compute-at-its-entry-not-the-workspace"),
+        pytest.param("urn:aks", "aml-compute-identity", 20, id="attached-compute-at-its-entrys-key"),
+        pytest.param("urn:aksc", "", 18, id="attached-component"),
         pytest.param("urn:nowhere", "", 1, id="unknown-urn-falls-back-to-line-1"),
     ],
 )

@@ -6,6 +6,7 @@ import dataclasses
 
 import pytest
 
+from amlkit.policies.waivers import HOW_TO_WAIVE
 from amlkit.review.model import Review, Violation
 from amlkit.review.report.markdown import render, render_rules
 from tests.data.reviews import (
@@ -81,7 +82,7 @@ Cluster cpu-cluster must not give nodes a public IP.
 
 - Resource: `{URN}`
 - Severity: medium
-- Waived: Migration to the hub network, ticket NET-42 (expires 2026-12-31)
+- Waived: Migration to the hub network, ticket NET-42 (expires 2026-12-31); covered by the waiver for its stack entry cpu-cluster
 - Remediation: Set enable_node_public_ip: false and give the cluster a subnet.
 
 </details>
@@ -98,7 +99,7 @@ Not evaluated at preview: this is not a pass.
 - Resource: `{URN}`
 
 </details>
-"""
+"""  # noqa: E501
 
 
 def test_stack_with_every_kind_of_finding() -> None:
@@ -190,7 +191,8 @@ def test_rules_table() -> None:
 | `aml-cluster-ssh-disabled` | AMLK-0008 | 0.2.0 | advisory | high | resource | security, network | Cluster SSH ports are explicitly closed. | Set ssh_public_access_enabled: false. ([docs](https://learn.microsoft.com/azure/machine-learning/how-to-secure-training-vnet)) |
 | `aml-compute-no-public-ip` |  |  | mandatory | medium | resource | network, security | Compute nodes have no public IP address. | Set enable_node_public_ip: false and give the cluster a subnet. |
 | `aml-quota-budget` |  |  | disabled | low | stack |  | Clusters fit the core quota. |  |
-"""  # noqa: E501
+
+""" + HOW_TO_WAIVE + "\n"  # noqa: E501
 
 
 def _big_review(findings: int) -> Review:

@@ -18,6 +18,7 @@ from amlkit.review.model import Lookup, Review, Unknown, Violation
 from amlkit.review.report.sarif import SCHEMA_URI, render, to_sarif
 from tests.data.reviews import (
     COMPUTE,
+    EXTRA,
     SECRET_VALUE,
     config_error_stack,
     cpu_urn,
@@ -139,7 +140,8 @@ def test_results_levels_locations_and_suppressions(project: Path) -> None:
     assert "suppressions" not in mandatory and "suppressions" not in advisory
     assert waived["suppressions"] == [{"kind": "external", "status": "accepted",
                                        "justification": "Migration to the hub network, ticket NET-42",
-                                       "properties": {"expires": "2026-12-31"}}]
+                                       "properties": {"expires": "2026-12-31", "waiver": "cpu-cluster",
+                                                      "waiverVia": "entry"}}]
     assert unknown["message"]["text"] == "Not evaluated at preview (not a pass): can't be known during preview"
     assert unknown["properties"]["pack"] == "amlkit-guardrails"
     [extension] = run["tool"]["extensions"]  # the one pack, with its own policies as rules
@@ -147,13 +149,16 @@ def test_results_levels_locations_and_suppressions(project: Path) -> None:
     assert [r.get("name", r["id"]) for r in extension["rules"]] == [
         "aml-cluster-min-nodes-zero", "aml-cluster-ssh-disabled", "aml-compute-no-public-ip", "aml-quota-budget"]
     assert run["invocations"] == [{"executionSuccessful": True,
-                                   "properties": {"policyConfig": {"prod": "policy-config/prod.json"}}}]
+                                   "properties": {"policyConfig": {"prod": "policy-config/prod.json"},
+                                                  "packConfigs": {"prod": {"amlkit-guardrails":
+                                                                           "policy-config/prod.json"}}}}]
 
 
 def test_a_failed_stack_is_an_error_result_and_an_unsuccessful_run(project: Path) -> None:
     run = to_sarif(Review(stacks=[failed_stack()]), project)["runs"][0]
     assert run["invocations"] == [{
-        "executionSuccessful": False, "properties": {"policyConfig": {"staging": "pack defaults"}},
+        "executionSuccessful": False, "properties": {"policyConfig": {"staging": "pack defaults"},
+                                                     "packConfigs": {"staging": {}}},
         "toolExecutionNotifications": [
             {"level": "error", "message": {"text": "stack staging: program failed: ValueError: bad subnet"},
              "properties": {"stack": "staging", "kind": "program"}}]}]
@@ -268,7 +273,8 @@ def test_unanswered_lookups_are_notes_of_a_successful_run(schema: dict, project:
     log = to_sarif(Review(stacks=[stack]), project)
     _validate(schema, log)
     assert log["runs"][0]["invocations"] == [{
-        "executionSuccessful": True, "properties": {"policyConfig": {"dev": "pack defaults"}},
+        "executionSuccessful": True, "properties": {"policyConfig": {"dev": "pack defaults"},
+                                                    "packConfigs": {"dev": {"amlkit-guardrails": "pack defaults"}}},
         "toolExecutionNotifications": [{
             "level": "note", "descriptor": {"id": "amlkit-lookup-unanswered"},
             "message": {"text": "stack dev: lookup not answered offline, what the program derived from it is unknown: "
@@ -296,3 +302,12 @@ def test_each_pack_is_a_tool_extension_and_each_result_names_its_pack(project: P
     assert [(r["ruleId"], r["properties"]["pack"]) for r in run["results"]] == [
         ("acme-tags", "acme-extra"), ("AMLK-0001", "amlkit-guardrails"), ("AMLK-0008", "amlkit-guardrails"),
         ("aml-compute-no-public-ip", "amlkit-guardrails"), ("aml-cluster-same-region", "amlkit-guardrails")]
+
+
+def test_with_two_packs_both_packs_configs_are_in_the_log(project: Path) -> None:
+    run = to_sarif(Review(stacks=[two_pack_stack()]), project)["runs"][0]
+    [invocation] = run["invocations"]
+    assert invocation["properties"] == {
+        "policyConfig": {"prod": "policy-config/prod.json"},
+        "packConfigs": {"prod": {"amlkit-guardrails": "policy-config/prod.json", "acme-extra": EXTRA.policy_config}}}
+    assert EXTRA.policy_config not in ("", "policy-config/prod.json")

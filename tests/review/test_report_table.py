@@ -9,6 +9,7 @@ import re
 import pytest
 from rich.console import Console
 
+from amlkit.policies.waivers import HOW_TO_WAIVE
 from amlkit.review.model import Review
 from amlkit.review.report.table import pack_label, render, render_policies, render_rules, summary_line
 from tests.data.reviews import (
@@ -34,6 +35,7 @@ Policies:
     Waived:
         - [waived] [severity: medium]  aml-compute-no-public-ip  (azure-native:machinelearningservices:Compute: cpu-cluster)
           reason: Migration to the hub network, ticket NET-42 (expires 2026-12-31)
+          covered by the waiver for its stack entry cpu-cluster
           Cluster cpu-cluster must not give nodes a public IP.
     Unknown at preview (not a pass):
         - aml-cluster-same-region  (azure-native:machinelearningservices:Compute: cpu-cluster)
@@ -188,7 +190,8 @@ aml-compute-no-public-ip  [mandatory] [severity: medium] [resource]
 
 aml-quota-budget  [disabled] [severity: low] [stack]
     Clusters fit the core quota.
-"""
+
+""" + HOW_TO_WAIVE + "\n"
 
 
 TWO_PACKS = PROD_POLICIES.replace("    1 mandatory, 1 advisory", """\
@@ -206,3 +209,16 @@ def test_several_packs_are_grouped_by_pack_as_pulumi_does() -> None:
     clean_extra.violations = [v for v in clean_extra.violations if v.pack != "acme-extra"]
     assert "    ✅ acme-extra@v2.0.0 (local: ../acme)\n    Policy config: acme.json\n    1 mandatory" in \
         render_policies(clean_extra, sources).plain
+
+
+def test_a_state_that_could_not_be_read_has_no_header_with_empty_fields() -> None:
+    from amlkit.review.model import StackReview
+    from amlkit.review.report.table import stack_header
+
+    failed = StackReview("states/bad.json", "", "", "states/bad.json", audited_state="states/bad.json",
+                         error="stack states/bad.json: states/bad.json: 'deployment' is a required property",
+                         error_kind="config")
+    assert stack_header(failed) == "State states/bad.json (not read)"
+    assert render(Review(stacks=[failed]), "policies").plain.splitlines()[0] == "State states/bad.json (not read)"
+    read = StackReview("dev", "amlkit", "", "states/dev.json", audited_state="states/dev.json")
+    assert stack_header(read) == "Stack dev (project amlkit, states/dev.json)"

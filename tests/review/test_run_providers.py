@@ -58,11 +58,15 @@ def test_providers_check(tmp_path, monkeypatch, versions, requirements, pyprojec
     assert error.exit_code == 2
 
 
-def test_the_supported_ranges_are_amlkits_own_dependencies():
+def test_the_supported_ranges_are_amlkits_own_dependencies_and_the_classic_extra():
     import tomllib
     from pathlib import Path
 
     data = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text(encoding="utf-8"))
-    pinned = {dep.split(">=")[0]: ">=" + dep.split(">=")[1] for dep in data["project"]["dependencies"]
+    deps = [*data["project"]["dependencies"], *data["project"]["optional-dependencies"]["classic"]]
+    pinned = {dep.split(">=")[0]: ">=" + dep.split(">=")[1] for dep in deps
               if dep.split(">=")[0] in providers.SUPPORTED}
     assert pinned == providers.SUPPORTED
+    classic = f"{providers.CLASSIC}{providers.SUPPORTED[providers.CLASSIC]}"
+    assert data["project"]["optional-dependencies"]["classic"] == [classic]
+    assert not any(dep.startswith(f"{providers.CLASSIC}>") for dep in data["project"]["dependencies"])

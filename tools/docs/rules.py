@@ -10,7 +10,8 @@ from typing import Any
 
 from amlkit.errors import UsageError
 from amlkit.policies import ALL_RULES
-from amlkit.policies.framework import WAIVER_SCHEMA, Change, Rule, StackResource
+from amlkit.policies.framework import Change, Rule, StackResource
+from amlkit.policies.waivers import WAIVER_SCHEMA
 from tests.policies.examples import Example, example_of, rule_test_path
 from tools.docs.configuration import UndocumentedError
 from tools.docs.markdown import GENERATED, UNSET, cell, inline, table

@@ -29,13 +29,13 @@ from typing import Any
 import jsonschema
 
 from amlkit.errors import ConfigError, show_value
-from amlkit.policies.framework import WAIVER_KEYS, WaiverError, parse_waivers
+from amlkit.policies.waivers import WAIVER_KEYS, WaiverError, parse_waivers
 from amlkit.review.project import inside, refuse_outside_link
 from amlkit.stackfile import MAX_DEPTH, MAX_FILE_BYTES, one_line, read_text
 
 __all__ = [
     "LEVELS", "PolicyConfig", "PolicySchema", "allowed", "check_known", "closest", "load_config_file",
-    "parse_config", "reconcile", "unmatched_waivers",
+    "parse_config", "reconcile",
 ]
 
 LEVELS = ("advisory", "mandatory", "remediate", "disabled")
@@ -273,7 +273,7 @@ def _message(error: jsonschema.ValidationError) -> str:
 
 
 def _takes_amlkit_waivers(policy: PolicySchema) -> bool:
-    """Whether the policy's `waivers` setting is amlkit's (amlkit.policies.framework.WAIVER_SCHEMA)."""
+    """Whether the policy's `waivers` setting is amlkit's (amlkit.policies.waivers.WAIVER_SCHEMA)."""
     items = policy.properties.get("waivers", {}).get("items", {})
     return isinstance(items, dict) and set(items.get("properties", {})) == set(WAIVER_KEYS)
 
@@ -285,28 +285,6 @@ def _check_waivers(policy: str, raw: Any, file: str | None) -> None:
         parse_waivers(policy, raw)
     except WaiverError as error:
         raise ConfigError(file, error.key_path, error.problem, error.value) from None
-
-
-def unmatched_waivers(config: dict[str, PolicyConfig], resources: list[dict[str, Any]], file: str,
-                      stack: str) -> list[str]:
-    """A warning per waiver that matches no resource of the stack (by logical name or URN), naming the
-    closest resource names: a waiver that waives nothing is almost always a typo or a stale entry."""
-    names = sorted({r["name"] for r in resources})
-    warnings = []
-    for policy, entry in sorted(config.items()):
-        try:
-            waivers = parse_waivers(policy, (entry.properties or {}).get("waivers"))
-        except WaiverError:  # not amlkit's waivers (another pack's setting of that name)
-            continue
-        for index, waiver in enumerate(waivers):
-            if any(waiver.matches(r["name"], r["urn"]) for r in resources):
-                continue
-            bare = waiver.resource.replace("*", "").replace("?", "")
-            close = difflib.get_close_matches(bare, names, n=3, cutoff=0.3)
-            hint = f"; closest: {', '.join(close)}" if close else ""
-            warnings.append(f"{file}: {policy}.waivers[{index}]: resource {waiver.resource!r} matches no resource of "
-                            f"stack {stack}{hint}")
-    return warnings
 
 
 def allowed(schema: Any) -> str:

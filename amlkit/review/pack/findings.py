@@ -10,7 +10,8 @@ from typing import Any, Literal, cast
 from pulumi.runtime.proto import analyzer_pb2
 
 from amlkit.errors import ReviewFailed
-from amlkit.policies.framework import PACK_NAME, Rule, WaiverContractError, parse_waived
+from amlkit.policies.framework import PACK_NAME, Rule
+from amlkit.policies.waivers import WaiverContractError, parse_waived
 from amlkit.review.model import Lookup, PackInfo, PolicyInfo, ResourceRecord, StackReview, Unknown, Violation
 from amlkit.review.pack import driver
 from amlkit.review.pack.config import PolicyConfig
@@ -140,7 +141,8 @@ def add_findings(result: StackReview, analysis: driver.Analysis, records: list[d
             result.violations.append(Violation(
                 entry.policy, "waived", severities.get(entry.policy, "unspecified"), urn, type_, name,
                 scrub(waived["message"] or ""), pack=analysis.pack_name,
-                waiver_reason=scrub(waived["reason"] or ""), waiver_expires=waived["expires"]))
+                waiver_reason=scrub(waived["reason"] or ""), waiver_expires=waived["expires"],
+                waiver=waived["waiver"], waiver_via=waived["via"]))
 
 
 def _waived(entry: driver.NotApplicable) -> list[dict[str, str | None]]:

@@ -80,12 +80,13 @@ def own_pack_info(pack_dir: Path, config: Path | None = None) -> PackInfo:
     """amlkit's pack as GetAnalyzerInfo and Configure would describe it, from the rules' metadata (and its
     `baseline` entry, a policy of the pack that checks nothing: `amlkit.policies.rule_baseline`)."""
     from amlkit.policies import all_rules
-    from amlkit.policies.framework import PACK_NAME, WAIVER_SCHEMA
+    from amlkit.policies.framework import PACK_NAME
     from amlkit.policies.rule_baseline import BASELINE_POLICY, BASELINE_SCHEMA
+    from amlkit.policies.waivers import edge_schema
     from amlkit.review.pack.config import PolicyConfig, PolicySchema, load_config_file, reconcile
 
     rules = all_rules()
-    schemas = [PolicySchema(rule.name, rule.level, _wire({**rule.config, "waivers": WAIVER_SCHEMA}))
+    schemas = [PolicySchema(rule.name, rule.level, _wire({**rule.config, **edge_schema()}))
                for rule in rules]
     schemas.append(PolicySchema(BASELINE_POLICY, "advisory", _wire(BASELINE_SCHEMA)))
     file_config = load_config_file(config) if config else None

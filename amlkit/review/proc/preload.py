@@ -20,9 +20,14 @@ AMLKIT_PROGRAM_MODULES = ("amlkit.program", "amlkit.components", "amlkit.vmsizes
 
 def program_modules(program: Path) -> list[str]:
     """What a program's child would import: the azure-native modules it uses, amlkit's components."""
-    found, amlkit_used = _scan(program)
+    found, tops = _scan(program)
     names = _azure_names(found)
-    return [*names, *AMLKIT_PROGRAM_MODULES] if amlkit_used else names
+    return [*names, *AMLKIT_PROGRAM_MODULES] if "amlkit" in tops else names
+
+
+def importer_of(program: Path, top: str) -> Path | None:
+    """The first file of the program (or of the amlkit modules it uses) found to import package `top`, else None."""
+    return _scan(program)[1].get(top)
 
 
 def azure_modules(program: Path) -> list[str]:
@@ -34,17 +39,18 @@ def _azure_names(found: set[str]) -> list[str]:
     return sorted(f"pulumi_azure_native.{name}" for name in found if _is_azure_module(name))
 
 
-def _scan(program: Path) -> tuple[set[str], bool]:
+def _scan(program: Path) -> tuple[set[str], dict[str, Path]]:
     """Follow the imports from the program's entry file through its own modules and amlkit's.
 
     Returns the azure-native submodule names used (imported, or reached through an alias of the
-    package) and whether amlkit is imported. Reads at most _SCANNED_FILES files, with regular
-    expressions (a guess is enough: a module missed here is imported by the child itself).
+    package) and each top-level package imported with the first file found to import it. Reads at most
+    _SCANNED_FILES files, with regular expressions (a guess is enough: a module missed here is imported by
+    the child itself).
     """
     entry = program / "__main__.py" if program.is_dir() else program
     root = entry.parent
     found: set[str] = set()
-    amlkit_used = False
+    tops: dict[str, Path] = {}
     todo, seen = [entry], set[Path]()
     while todo and len(seen) < _SCANNED_FILES:
         path = todo.pop()
@@ -56,9 +62,10 @@ def _scan(program: Path) -> tuple[set[str], bool]:
         except OSError:
             continue
         modules = _imported(text, path, found)
-        amlkit_used |= any(name.split(".")[0] == "amlkit" for name in modules)
+        for name in sorted(modules):
+            tops.setdefault(name.split(".")[0], path)
         todo.extend(file for name in modules for file in _source_of(name, root) if file not in seen)
-    return found, amlkit_used
+    return found, tops
 
 
 _FROM_IMPORT = re.compile(r"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]+)", re.MULTILINE)

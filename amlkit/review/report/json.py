@@ -18,7 +18,7 @@ Shape (format version 1; fields are only ever added, never renamed, within a ver
                                   "problem", ...every other field of the ConfigError},
           "resources": [{"urn", "type", "name", "parent"}],          # sorted by urn
           "violations": [{"policy", "pack", "level", "severity", "urn", "type", "resource", "message"}
-                         + {"reason", "expires"} when level is "waived"],
+                         + {"reason", "expires", "waiver", "waiver_via"} when level is "waived"],
           "unknown": [{"policy", "pack", "urn", "type", "resource", "message"}],
           "planBase": null | "state <file>" | "git <rev> (<commit>)",     # with --state / --base
           "planAzureIds": null | {"subscriptionId": {"value", "from"}, "tenantId": {"value", "from"}},
@@ -28,7 +28,7 @@ Shape (format version 1; fields are only ever added, never renamed, within a ver
                            + {"error"} when the engine refuses the step, {"notCompared"}],
           "changeSummary": null | {"create": 1, "update": 1, "replace": 1, "delete": 1, "same": 14},
           "lookups": [{"token", "args", "file", "line"}],
-          "warnings": ["a waiver that matches no resource of the stack, ..."]
+          "warnings": ["a waiver that waives nothing, or expires within waiverExpiryWarningDays, ..."]
         }
       ],
       "summary": {"mandatory": 0, "advisory": 0, "waived": 0, "unknown": 0, "failed": 0}
@@ -37,7 +37,9 @@ Shape (format version 1; fields are only ever added, never renamed, within a ver
 `level` is mandatory | advisory | waived; `pack` is the name of the policy pack a finding comes
 from (`packs` lists every pack run on the stack, each with the config applied to it);
 `audited_state` is the `pulumi stack export` file a `check --state` audit read instead of running
-the program (null for a review of the program); `expires` is an ISO date or null. Violations are sorted by
+the program (null for a review of the program); `expires` is an ISO date or null; `waiver` is the waiver's
+`resource` as written and `waiver_via` how it named the finding's resource (`resource`, `entry`: its stack entry,
+`component`: the component that contains it). Violations are sorted by
 level (mandatory, advisory, waived), then policy, type, resource name, urn, message; unknowns by
 policy, type, resource name, urn. `summary.failed` counts stacks whose review failed (`error` set):
 such a review is never clean, whatever the counts say. `policy_config` is the policy pack config file
@@ -167,4 +169,6 @@ def _violation(v: Violation) -> dict[str, Any]:
     if v.level == "waived":
         data["reason"] = v.waiver_reason
         data["expires"] = v.waiver_expires
+        data["waiver"] = v.waiver
+        data["waiver_via"] = v.waiver_via
     return data

@@ -2,7 +2,7 @@
 
 A finding names a resource by URN. The resource, or one of its ancestors (a cluster's component, the
 environment), was built from one entry of the stack's amlkit config: the workspace mapping or one
-item of `amlkit:clusters` / `amlkit:instances`, each with a `name:`. We walk the parent chain, match
+item of `amlkit:clusters` / `amlkit:instances` / `amlkit:attached`, each with a `name:`. We walk the parent chain, match
 a logical name (or the Azure name input, `computeName` / `workspaceName`) to such an entry, and point
 at the entry's key the policy is about when the entry sets it (`min_instances:` for the minimum-nodes
 rule), else at the entry's `name:`. Anything not found, or a file that cannot be read, is line 1.
@@ -26,7 +26,7 @@ __all__ = ["NAME_INPUTS", "SECTIONS", "Entry", "ancestry", "children_index", "fi
            "index_stack_file", "locate", "policy_keys", "related_names", "source_of"]
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: same nodes and marks
-SECTIONS = ("amlkit:workspace", "amlkit:clusters", "amlkit:instances")
+SECTIONS = ("amlkit:workspace", "amlkit:clusters", "amlkit:instances", "amlkit:attached")
 NAME_INPUTS = ("computeName", "workspaceName")
 
 
@@ -39,7 +39,8 @@ class Entry:
 
 
 def index_stack_file(path: Path) -> dict[str, Entry]:
-    """Entry name -> Entry for the workspace, clusters and instances of a stack file ({} if unreadable)."""
+    """Entry name -> Entry for the workspace, clusters, instances and attached computes of a stack file ({} if
+    unreadable)."""
     try:
         root = yaml.compose(path.read_text(encoding="utf-8"), Loader=_LOADER)
     except (OSError, UnicodeDecodeError, yaml.YAMLError):

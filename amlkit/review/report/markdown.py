@@ -11,6 +11,8 @@ import html
 import re
 from collections.abc import Mapping
 
+from amlkit.policies.framework import PACK_NAME
+from amlkit.policies.waivers import HOW_TO_WAIVE
 from amlkit.review.model import PackInfo, PolicyInfo, Review, StackReview, Unknown, Violation
 
 __all__ = ["ICONS", "MAX_CHARS", "STATES", "TITLE", "render", "render_rules"]
@@ -62,7 +64,8 @@ def render_rules(pack: PackInfo) -> str:
         for p in sorted(pack.policies, key=lambda p: p.name)
     ]
     header = ["Policy", "Ref", "Since", "Level", "Severity", "Scope", "Tags", "Description", "Remediation"]
-    return f"## {_cell(pack.name)}@v{_cell(pack.version)}\n\n{_table(header, rows)}\n"
+    waivers = f"\n{HOW_TO_WAIVE}\n" if pack.name == PACK_NAME else ""
+    return f"## {_cell(pack.name)}@v{_cell(pack.version)}\n\n{_table(header, rows)}\n{waivers}"
 
 
 def _headline(review: Review) -> str:
@@ -182,7 +185,8 @@ def _violation_details(v: Violation, policy: PolicyInfo | None) -> str:
     lines = [_fence(v.message), "", f"- Resource: `{_code(v.urn)}`", f"- Severity: {v.severity}"]
     if v.level == "waived":
         expiry = f" (expires {v.waiver_expires})" if v.waiver_expires else ""
-        lines.append(f"- Waived: {_cell(v.waiver_reason or 'no reason given')}{expiry}")
+        by = f"; {_cell(v.waived_by())}" if v.waived_by() else ""
+        lines.append(f"- Waived: {_cell(v.waiver_reason or 'no reason given')}{expiry}{by}")
     if policy and policy.remediation:
         lines.append(f"- Remediation: {_cell(policy.remediation)}")
     if policy and policy.url:

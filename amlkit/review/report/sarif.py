@@ -20,7 +20,8 @@ Each result names its pack in `properties.pack`.
   rule `amlkit-review-failed` (at the program line that built the component for a component argument
   error, at the stack-file line of the config key for another config error, else line 1),
   `executionSuccessful: false` and a tool notification naming the stack: a failed review never uploads
-  as a clean one. The invocation's `properties.policyConfig` names each stack's policy config.
+  as a clean one. The invocation's `properties.policyConfig` names each stack's policy config (of its first
+  pack) and `properties.packConfigs` the config of every pack run on it (`{stack: {pack: config}}`).
 - each lookup the review could not answer -> a `note` notification of the invocation (descriptor
   `amlkit-lookup-unanswered`, the stack, token, args and the calling program line's file and line in its
   properties).
@@ -152,7 +153,8 @@ def _rule(policy: PolicyInfo) -> dict[str, Any]:
 def _invocation(stacks: list[StackReview]) -> dict[str, Any]:
     failed = [s for s in stacks if s.error]
     invocation: dict[str, Any] = {"executionSuccessful": not failed,
-                                  "properties": {"policyConfig": {s.stack: s.policy_config for s in stacks}}}
+                                  "properties": {"policyConfig": {s.stack: s.policy_config for s in stacks},
+                                                 "packConfigs": {s.stack: _pack_configs(s) for s in stacks}}}
     if failed:
         invocation["toolExecutionNotifications"] = [
             {"level": "error", "message": {"text": f"stack {s.stack}: {_unprefixed(s)}"},
@@ -167,6 +169,11 @@ def _invocation(stacks: list[StackReview]) -> dict[str, Any]:
     if warnings:
         invocation.setdefault("toolExecutionNotifications", []).extend(warnings)
     return invocation
+
+
+def _pack_configs(stack: StackReview) -> dict[str, str]:
+    """Every pack run on the stack -> the policy config applied to it (`policyConfig` names the first pack's)."""
+    return {pack.name: pack.policy_config or stack.policy_config for pack in stack.all_packs()}
 
 
 def _lookup_notifications(stacks: list[StackReview]) -> list[dict[str, Any]]:
@@ -213,7 +220,7 @@ def _results(stack: StackReview, index: dict[str, tuple[int, str]], project_dir:
                                                 "region": {"startLine": failed_line}}}],
             "partialFingerprints": _fingerprint(stack.stack, FAILED_RULE.name, ""),
             "properties": {"stack": stack.stack, "environment": stack.environment, "errorKind": stack.error_kind,
-                           "policyConfig": stack.policy_config},
+                           "policyConfig": stack.policy_config, "packConfigs": _pack_configs(stack)},
         }
     for v in stack.ordered_violations():
         result: dict[str, Any] = {
@@ -227,7 +234,7 @@ def _results(stack: StackReview, index: dict[str, tuple[int, str]], project_dir:
                            "resourceType": v.type, "urn": v.urn},
         }
         if v.level == "waived":
-            result["suppressions"] = [_suppression(v.waiver_reason, v.waiver_expires)]
+            result["suppressions"] = [_suppression(v)]
         yield result
     for u in stack.ordered_unknown():
         yield {
@@ -255,11 +262,13 @@ def config_error_line(stack: StackReview, project_dir: Path) -> int:
     return next((number for number, line in enumerate(lines, 1) if pattern.match(line)), 1)
 
 
-def _suppression(reason: str | None, expires: str | None) -> dict[str, Any]:
+def _suppression(v: Violation) -> dict[str, Any]:
     suppression: dict[str, Any] = {"kind": "external", "status": "accepted",
-                                   "justification": reason or "waived without a reason"}
-    if expires:
-        suppression["properties"] = {"expires": expires}
+                                   "justification": v.waiver_reason or "waived without a reason"}
+    properties = {key: value for key, value in (("expires", v.waiver_expires), ("waiver", v.waiver),
+                                                ("waiverVia", v.waiver_via)) if value}
+    if properties:
+        suppression["properties"] = properties
     return suppression
 
 

@@ -10,6 +10,8 @@ from collections.abc import Mapping
 
 from rich.text import Text
 
+from amlkit.policies.framework import PACK_NAME
+from amlkit.policies.waivers import HOW_TO_WAIVE
 from amlkit.review.model import PACK_DEFAULTS, PackInfo, PolicyInfo, Review, StackReview, Unknown, Violation
 
 __all__ = [
@@ -41,7 +43,15 @@ def render(review: Review, pack_source: PackSource = "", plans: dict[str, Text] 
 
 
 def stack_header(stack: StackReview) -> str:
-    return f"Stack {stack.stack} (project {stack.project}, environment {stack.environment}, {stack.stack_file})"
+    """`Stack <name> (project <p>, environment <e>, <file>)`, naming only what is known: a state file that could
+    not be read is `State <file> (not read)`, never a header with empty fields."""
+    if stack.audited_state and not stack.project:
+        return f"State {stack.audited_state} (not read)"
+    fields = [f"project {stack.project}" if stack.project else "",
+              f"environment {stack.environment}" if stack.environment else "",
+              stack.stack_file if stack.stack_file != stack.stack else ""]
+    known = ", ".join(field for field in fields if field)
+    return f"Stack {stack.stack}" + (f" ({known})" if known else "")
 
 
 def render_policies(stack: StackReview, pack_source: PackSource = "") -> Text:
@@ -138,6 +148,9 @@ def render_rules(pack: PackInfo, pack_source: str = "") -> Text:
     for policy in policies:
         out.append("\n")
         _rule(out, policy)
+    if pack.name == PACK_NAME:
+        out.append("\n")
+        _indented(out, HOW_TO_WAIVE, "")
     return out
 
 
@@ -170,6 +183,8 @@ def _violation(out: Text, v: Violation) -> None:
     if v.level == "waived":
         expiry = f" (expires {v.waiver_expires})" if v.waiver_expires else ""
         _indented(out, f"reason: {v.waiver_reason or 'none given'}{expiry}", INDENT * 2 + "  ")
+        if v.waived_by():
+            _indented(out, v.waived_by(), INDENT * 2 + "  ")
     _indented(out, v.message, INDENT * 2 + "  ")
 
 

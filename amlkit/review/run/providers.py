@@ -11,6 +11,11 @@ must hold, or the program dies with a raw `ImportError` / `TypeError` that never
   imports modules and argument types 3.x no longer has.
 
 Either failure is ONE ConfigError (exit 2) naming the package, the installed version and the range.
+
+pulumi-azure (the classic provider) is an extra, `amlkit[classic]`: most platforms use only azure-native, and
+the classic SDK is most of a fresh install's size and time. A program that imports it while it is not installed
+gets ONE ConfigError (exit 2) saying what to install, instead of a program failure
+(`ModuleNotFoundError: No module named 'pulumi_azure'`).
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from packaging.version import Version
 
 from amlkit.errors import ConfigError
 
-__all__ = ["DOCS", "SUPPORTED", "check", "installed", "project_requirements"]
+__all__ = ["CLASSIC", "DOCS", "SUPPORTED", "check", "check_classic", "installed", "project_requirements"]
 
 SUPPORTED: dict[str, str] = {
     "pulumi-azure-native": ">=3.29,<4",
@@ -35,6 +40,8 @@ SUPPORTED: dict[str, str] = {
 """Package -> the versions whose resource shapes the rules read (keep in step with pyproject.toml and the
 README)."""
 DOCS = 'docs/review.md, "Providers and versions"'
+CLASSIC = "pulumi-azure"
+"""The classic provider: installed with amlkit's extra `amlkit[classic]`, not with amlkit itself."""
 
 
 def installed(package: str) -> Version | None:
@@ -62,6 +69,19 @@ def check(project_dir: Path) -> None:
             raise ConfigError(str(file), where, f"the program targets {requirement}, but the installed "
                               f"{name} is {version}, and amlkit reviews programs for {name} {SUPPORTED[name]} "
                               f"({DOCS})", str(requirement))
+
+
+def check_classic(program: Path) -> None:
+    """Raise ConfigError when the program imports the classic provider (`pulumi_azure`) and it is not installed."""
+    if installed(CLASSIC) is not None:
+        return
+    from amlkit.review.proc.preload import importer_of
+
+    importer = importer_of(program, "pulumi_azure")
+    if importer is not None:
+        raise ConfigError(str(importer), "import pulumi_azure", "the program uses the classic Azure provider "
+                          f"pulumi-azure, which is not installed: it comes with amlkit's extra, pip install "
+                          f"'amlkit[classic]' (pulumi-azure {SUPPORTED[CLASSIC]})")
 
 
 def project_requirements(project_dir: Path) -> list[tuple[Path, int, Requirement]]:
