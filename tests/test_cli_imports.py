@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-HEAVY = ("grpc", "pulumi_policy", "amlkit.review.engine", "amlkit.review.pack.driver", "pulumi")
+HEAVY = ("grpc", "pulumi_policy", "amlkit.review.engine", "amlkit.review.pack.driver", "pulumi", "pulumi_azure_native",
+         "pulumi_azure")
 
 _PROBE = """
 import atexit, json, sys
@@ -26,7 +27,7 @@ def _report():
         json.dump([name for name in heavy if name in sys.modules], out)
 atexit.register(_report)
 sys.argv = ["amlkit", *args]
-from amlkit.cli import main
+from amlkit.launch import main  # the console script (#33: a timing-free guard of its lazy imports)
 main()
 """
 

@@ -29,8 +29,9 @@ from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc
 from amlkit.errors import ReviewFailed
 from amlkit.policies.framework import PACK_NAME
 from amlkit.policies.rule_baseline import BASELINE_POLICY
-from amlkit.review.pack.config import PolicyConfig, PolicySchema, reconcile
-from amlkit.review.pack.info import pack_version, rule_baseline
+from amlkit.review.pack.config import PolicyConfig, PolicySchema
+from amlkit.review.pack.info import pack_version
+from amlkit.review.pack.reconciled import reconciled
 from amlkit.review.proc import environment, processes, warm
 from amlkit.review.urns import alias_urns
 
@@ -380,13 +381,12 @@ def stack_tags(project: str) -> dict[str, str]:
 
 def configure(pack: PackProcess, config_file: dict[str, PolicyConfig] | None,
               config_file_name: str | None) -> Analysis:
-    """GetAnalyzerInfo, reconcile the config as the engine does, and Configure with ALL of it."""
+    """GetAnalyzerInfo, reconcile the config once per file as the engine does, and Configure with ALL of it."""
     info = pack.analyzer_info()
     policies = list(info.policies)
-    schemas, initial = pack.schemas()
-    config = reconcile(schemas, initial, config_file, config_file_name)
+    info_bytes, (schemas, initial) = info.SerializeToString(deterministic=True), pack.schemas()
+    config = reconciled(info_bytes, schemas, initial, config_file, config_file_name, info.name == PACK_NAME)
     if info.name == PACK_NAME:
-        config = rule_baseline(config, config_file_name)
         policies = [p for p in policies if p.name != BASELINE_POLICY]  # config, not a rule
     request = analyzer_pb2.ConfigureAnalyzerRequest()
     for name, entry in config.items():
