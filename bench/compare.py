@@ -131,11 +131,14 @@ def bench_sample(repeat: int, amlkit: list[str] | None) -> ToolResult:
     return run_alternately([tool], repeat)["amlkit"]
 
 
-def bench_help(repeat: int, exe: str | None) -> ToolResult:
-    """`amlkit --help`, a cold process per repetition (it imports neither grpc, pulumi-policy nor the engine)."""
+COLD_COMMANDS = {"--help": ["--help"], "rules": ["rules"], "sizes": ["sizes"], "init (start-up)": ["init", "--help"]}
+
+
+def bench_cold(repeat: int, exe: str | None, args: list[str]) -> ToolResult:
+    """`amlkit <args>`, a cold process per repetition (none imports grpc, pulumi-policy, pulumi nor the engine)."""
     if exe is None:
         return ToolResult(error="amlkit not available")
-    tool = Tool("amlkit", [exe, "--help"], REPO, dict(os.environ), (0,), lambda _: Findings())
+    tool = Tool("amlkit", [exe, *args], REPO, dict(os.environ), (0,), lambda _: Findings())
     return run_alternately([tool], repeat)["amlkit"]
 
 
@@ -269,7 +272,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if "sample" in wanted:
             sample = bench_sample(args.repeat, amlkit)
-            warm_rows = {"`amlkit --help`, cold": bench_help(args.repeat, amlkit_exe()),
+            warm_rows = {**{f"`amlkit {name}`, cold": bench_cold(args.repeat, amlkit_exe(), command)
+                            for name, command in COLD_COMMANDS.items()},
                          "second review in one process (library API)": bench_in_process(args.repeat),
                          "with the persistent server (`amlkit server start`)": bench_server(args.repeat,
                                                                                           amlkit_exe())}
