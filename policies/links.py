@@ -237,7 +237,8 @@ class Stack:
         """The workspaces `ref` may name, in stack order: the ones it was built from; else those of its name and
         those whose name preview cannot know; every workspace when its own name is unknown."""
         if ref.whole:
-            return [w for w in self.workspaces if w.urn in ref.whole]
+            built_from = [self.by_urn[u] for u in ref.whole if u in self._position]  # a lookup, not a scan (#32)
+            return sorted(built_from, key=lambda w: self._position[w.urn])
         if not ref.name.known or ref.name.text is None:
             return self.workspaces
         found = {w.urn: w for w in self._by_name.get(ref.name.text.lower(), []) + self._nameless}

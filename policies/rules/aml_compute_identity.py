@@ -97,10 +97,31 @@ def identity_kinds(raw: Any) -> set[str]:
 # --- instances: Contributor on the workspace for idle shutdown ----------------------------------------
 
 
+class Assignments:
+    """The stack's role assignments indexed once by the resources their `principalId` was built from, so finding
+    an instance's assignments is a lookup, not a scan of every assignment (linear in the stack, #32)."""
+
+    def __init__(self, resources: Sequence[StackResource]) -> None:
+        self.listed = [r for r in resources if role_assignment_view(r.type, r.props) is not None]
+        self._by_principal: dict[str, list[int]] = {}
+        for position, assignment in enumerate(self.listed):
+            for urn in set(assignment.property_dependencies.get("principalId", ())):
+                self._by_principal.setdefault(urn, []).append(position)
+
+    def granted_to(self, instance: StackResource, compute: ComputeView) -> list[StackResource]:
+        """The assignments whose principal is the instance's identity (`_grants_to`), in stack order."""
+        if identity_kinds(compute.identity_type) == {SYSTEM}:
+            sources: set[str] = {instance.urn}
+        else:
+            sources = {urn for urn in instance.property_dependencies.get("identity", ()) if _user_assigned(urn)}
+        positions = sorted({p for urn in sources for p in self._by_principal.get(urn, ())})
+        return [self.listed[p] for p in positions]
+
+
 def idle_shutdown(subject: str, instance: StackResource, compute: ComputeView,
-                  assignments: list[StackResource], workspaces: Workspaces) -> Iterator[Finding]:
+                  assignments: Assignments, workspaces: Workspaces) -> Iterator[Finding]:
     """An instance's identity must hold Contributor (or Owner) on its workspace or a scope above it."""
-    mine = [a for a in assignments if _grants_to(a, instance, compute)]
+    mine = assignments.granted_to(instance, compute)
     if not mine:
         yield cannot_tell(subject, IDLE, "the stack assigns its managed identity no role, so a grant made "
                           "elsewhere cannot be seen", instance.urn)
@@ -129,8 +150,12 @@ def _grants_to(assignment: StackResource, instance: StackResource, compute: Comp
     if identity_kinds(compute.identity_type) == {SYSTEM}:
         return instance.urn in principal
     identities = set(instance.property_dependencies.get("identity", ())) & principal
-    return any(is_type(_urn_type(urn), USER_ASSIGNED_IDENTITY) or _urn_type(urn) == CLASSIC_USER_ASSIGNED_IDENTITY
-               for urn in identities)
+    return any(_user_assigned(urn) for urn in identities)
+
+
+def _user_assigned(urn: str) -> bool:
+    """The URN is a user-assigned identity's (azure-native or classic)."""
+    return is_type(_urn_type(urn), USER_ASSIGNED_IDENTITY) or _urn_type(urn) == CLASSIC_USER_ASSIGNED_IDENTITY
 
 
 def _urn_type(urn: str) -> str:

@@ -40,11 +40,13 @@ EXPECTATION = "have a diagnostic setting (monitor:DiagnosticSetting whose resour
 
 def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -> Iterator[Finding]:
     workspaces = [r for r in resources if workspace_view(r.type, r.props) is not None]
-    settings = [r for r in resources if diagnostic_setting_view(r.type, r.props) is not None]
-    workspace_urns = {w.urn for w in workspaces}
+    if not workspaces:  # no setting is read when there is nothing to judge
+        return
     stack = Stack(resources)
+    settings = Settings([r for r in resources if diagnostic_setting_view(r.type, r.props) is not None],
+                        {w.urn for w in workspaces})
     for workspace in workspaces:
-        found, undecided = _what_is_missing(workspace, settings, workspace_urns, stack)
+        found, undecided = _what_is_missing(workspace, settings, stack)
         if found is None:
             continue
         expectation = EXPECTATION if not found else LOGS_EXPECTATION
@@ -55,23 +57,61 @@ def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -
             yield Finding(must(f"Workspace '{workspace.name}'", expectation, found or None), workspace.urn)
 
 
-def _what_is_missing(workspace: StackResource, settings: list[StackResource], workspace_urns: set[str],
-                     stack: Stack) -> tuple[str | None, list[str]]:
+class Settings:
+    """The stack's diagnostic settings indexed once (#32: linear in the stack, not workspaces x settings): by the
+    workspace their `resourceUri` was built from, and the others ("free") by the workspace name their known
+    `resourceUri` parses to. A free setting whose id is unknown, or a workspace whose own name preview cannot
+    know, is looked at the old way; a free setting indexed under another name never targets the workspace
+    (`Stack.names_workspace` says False when both names are known and differ), nor one whose id is not a
+    workspace's."""
+
+    def __init__(self, listed: list[StackResource], workspace_urns: set[str]) -> None:
+        self._by_workspace: dict[str, list[StackResource]] = {}
+        self.free: list[StackResource] = []
+        self._by_name: dict[str, list[int]] = {}
+        self._unknown: list[int] = []
+        for setting in listed:
+            built_from = set(setting.property_dependencies.get(_setting(setting).target_input, ())) & workspace_urns
+            for urn in sorted(built_from):
+                self._by_workspace.setdefault(urn, []).append(setting)
+            if not built_from:
+                self._index_free(setting)
+
+    def _index_free(self, setting: StackResource) -> None:
+        position = len(self.free)
+        self.free.append(setting)
+        known, ref = read_known(lambda: Stack.parsed_ref(_setting(setting).target_id))
+        if not known:
+            self._unknown.append(position)
+        elif ref is not None and ref.name.text is not None:
+            self._by_name.setdefault(ref.name.text.lower(), []).append(position)
+
+    def built_from(self, workspace: StackResource) -> list[StackResource]:
+        """The settings whose target input was built from the workspace's outputs, in stack order."""
+        return self._by_workspace.get(workspace.urn, [])
+
+    def maybe_targeting(self, workspace: StackResource, stack: Stack) -> list[StackResource]:
+        """The free settings that may target the workspace (the others never do), in stack order."""
+        own = stack.workspace_ref(workspace).name
+        if not own.known or own.text is None:
+            return self.free
+        positions = sorted(self._unknown + self._by_name.get(own.text.lower(), []))
+        return [self.free[p] for p in positions]
+
+
+def _what_is_missing(workspace: StackResource, settings: Settings, stack: Stack) -> tuple[str | None, list[str]]:
     """None when a setting exports the workspace's logs; "" when no setting targets it; else each setting's gap;
     with the settings preview cannot tell from this workspace's (their target id is known, the workspace's group
     is not).
 
     Settings built from the workspace's outputs are judged first; ids are parsed only when none of them
-    exports the logs, so an unrelated setting's unknown id cannot turn a pass into an unknown.
+    exports the logs, so an unrelated setting's unknown id cannot turn a pass into an unknown. A setting built
+    from another workspace's outputs is never read for this one.
     """
-    dependent = [s for s in settings if s.depends_on(_setting(s).target_input, workspace.urn)]
-    problems = [(s, _problem(s)) for s in dependent]
+    problems = [(s, _problem(s)) for s in settings.built_from(workspace)]
     if any(problem is None for _, problem in problems):
         return None, []
-    others = workspace_urns - {workspace.urn}
-    rest = [s for s in settings if s not in dependent
-            and not any(s.depends_on(_setting(s).target_input, urn) for urn in others)]
-    verdicts = [(s, _targets(s, workspace, stack)) for s in rest]
+    verdicts = [(s, _targets(s, workspace, stack)) for s in settings.maybe_targeting(workspace, stack)]
     problems += [(s, _problem(s)) for s, verdict in verdicts if verdict]
     if any(problem is None for _, problem in problems):
         return None, []

@@ -5,7 +5,9 @@ from pulumi_policy import StackValidationArgs
 from pulumi_policy.policy import PolicyResource
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError, unknown_checking_proxy
 
+from amlkit.policies.azure import compute_view
 from amlkit.policies.pack import build_policies
+from amlkit.policies.rules.aml_compute_identity import Assignments, _grants_to
 from amlkit.policies.rules.aml_compute_instance_identity import RULE
 from tests.policies.compute_fixtures import (
     USER_IDENTITY_ID,
@@ -204,3 +206,88 @@ PREVIEW_CASES = [
                          ids=[c[0] for c in PREVIEW_CASES])
 def test_preview_knowledge(scope, scope_from, expected):
     assert findings([P_RG, P_WS, P_CI, preview_grant(scope, scope_from)]) == expected
+
+
+
+# --- the role assignments are indexed once per stack (#32): the verdicts of a mixed stack are pinned -----------
+
+UAI2_URN, UAI3_URN = urn(UAI_TYPE, "uai-2"), urn(UAI_TYPE, "uai-3")
+USER_ASSIGNED = {"type": "UserAssigned", "userAssignedIdentities": [USER_IDENTITY_ID]}
+
+
+def ci(name, depends=None, **props):
+    """An instance named `name`; `depends` maps an input to the URNs it was built from."""
+    return resource(name, {**instance_props(), "computeName": name, **props}, depends=depends)
+
+
+def as_preview(r):
+    """The resource as preview shows it: reading an unknown input raises."""
+    return resource(r.name, unknown_checking_proxy(dict(r.props)), r.type, r.property_dependencies)
+
+
+def of(name):
+    return urn(COMPUTE_TYPE, name)
+
+
+MIXED = [as_preview(r) for r in [  # instances, assignments, the workspace interleaved; unknowns; shared identities
+    grant("bob-reader", role=READER, principal=of("ci-bob")),
+    ci("ci-alice"),
+    grant("carol-unknown-role", role=UNKNOWN_STRING_VALUE, principal=of("ci-carol")),
+    ci("ci-bob"),
+    grant("uai-owner", role=OWNER, principal=UAI_URN),
+    WS,
+    ci("ci-carol"),
+    ci("ci-dave", depends={"identity": [UAI_URN]}, identity=USER_ASSIGNED),
+    grant("alice-contributor"),
+    grant("bob-on-another-workspace", scope=WORKSPACE_ID.replace("mlw-prod", "mlw-dev"), scope_from=None,
+          principal=of("ci-bob")),
+    ci("ci-erin", depends={"identity": [UAI2_URN]}, identity=USER_ASSIGNED),
+    grant("uai2-reader", role=READER, principal=UAI2_URN),
+    resource("uai2-uai3-reader", grant(role=READER).props, ROLE_TYPE, {"principalId": [UAI3_URN, UAI2_URN]}),
+    ci("ci-frank", depends={"identity": [UAI3_URN, UAI2_URN]}, identity={**USER_ASSIGNED, "type": "UserAssigned"}),
+    ci("ci-gina"),
+    grant("gina-unknown-scope", scope=UNKNOWN_STRING_VALUE, scope_from=None, principal=of("ci-gina")),
+    grant("gina-reader", role=READER, principal=of("ci-gina")),
+    ci("ci-hank"),
+    grant("ivan-contributor", principal=of("ci-ivan")),
+    ci("ci-ivan", depends={"identity": [UAI_URN]}, identity={"type": "SystemAssigned,UserAssigned"}),
+]]
+
+
+def none_of(name, names):
+    return decided(name, f"Compute instance '{name}' {IDLE}; found role assignments {names}, none of them "
+                         "Contributor or Owner on the workspace or a scope above it.")
+
+
+PINNED = [  # the findings of MIXED before the index, as they were (scan of every assignment per instance)
+    none_of("ci-bob", "'bob-reader', 'bob-on-another-workspace'"),
+    unknown("role or scope of 'carol-unknown-role' unknown until deployment", "ci-carol"),
+    none_of("ci-erin", "'uai2-reader', 'uai2-uai3-reader'"),
+    none_of("ci-frank", "'uai2-reader', 'uai2-uai3-reader'"),
+    unknown("role or scope of 'gina-unknown-scope' unknown until deployment", "ci-gina"),
+    unknown("the stack assigns its managed identity no role, so a grant made elsewhere cannot be seen", "ci-hank"),
+]
+
+
+PINNED_REVERSED = [  # MIXED[::-1]: the findings in stack order, each listing its assignments in stack order
+    PINNED[5],
+    PINNED[4],
+    none_of("ci-frank", "'uai2-uai3-reader', 'uai2-reader'"),
+    none_of("ci-erin", "'uai2-uai3-reader', 'uai2-reader'"),
+    PINNED[1],
+    none_of("ci-bob", "'bob-on-another-workspace', 'bob-reader'"),
+]
+
+
+@pytest.mark.parametrize(("stack", "expected"), [(MIXED, PINNED), (MIXED[::-1], PINNED_REVERSED)],
+                         ids=["as-written", "reversed"])
+def test_a_mixed_stack_keeps_its_exact_findings(stack, expected):
+    assert findings(stack) == expected
+
+
+def test_the_index_finds_what_a_scan_of_every_assignment_finds():
+    index = Assignments(MIXED)
+    for instance in (r for r in MIXED if r.type == COMPUTE_TYPE):
+        compute = compute_view(instance.type, instance.props)
+        scan = [a.name for a in index.listed if _grants_to(a, instance, compute)]
+        assert [a.name for a in index.granted_to(instance, compute)] == scan

@@ -195,3 +195,77 @@ def test_preview_knowledge(provider, shape, expected):
             for name, message, unknown in found] == expected
     if shape == "nameless-group":
         assert found[0][1].endswith("cannot tell: preview cannot tell whether diagnostic setting 'diag' targets it.")
+
+
+
+# --- the settings are indexed once per stack (#32): the verdicts of a mixed stack are pinned ----------------------
+
+QA = res(WORKSPACE_TYPE, "mlw-qa", workspace_props(resourceGroupName="rg-ml-qa", workspaceName="mlw-qa"))
+UAT = res(WORKSPACE_TYPE, "mlw-uat", workspace_props(resourceGroupName="rg-ml-uat", workspaceName="mlw-uat"))
+NAMELESS = res(WORKSPACE_TYPE, "mlw-nameless", {k: v for k, v in workspace_props(resourceGroupName="rg-ml-uat").items()
+                                                 if k != "workspaceName"})
+OFF = [log(enabled=False)]
+
+
+def as_preview(r: StackResource) -> StackResource:
+    """The resource as preview shows it: reading an unknown input raises."""
+    return StackResource(r.type, r.name, r.urn, unknown_checking_proxy(dict(r.props)), None, r.property_dependencies)
+
+
+def built_from(name: str, *workspaces: StackResource, logs=None) -> StackResource:
+    """A setting whose resourceUri was built from `workspaces` (unknown at preview)."""
+    props = diagnostic_props(UNKNOWN_STRING_VALUE)
+    if logs is not None:
+        props["logs"] = logs
+    return res(DIAGNOSTIC_TYPE, name, props, resourceUri=tuple(w.urn for w in workspaces))
+
+
+def mixed(with_unknown_id: bool) -> list[StackResource]:
+    listed = [
+        setting("s-prod-literal-off", logs=OFF),
+        PROD,
+        built_from("s-dev-graph", DEV),
+        setting("s-other-name", resourceUri=workspace_id(name="mlw-other")),
+        setting("s-unknown-id", resourceUri=UNKNOWN_STRING_VALUE) if with_unknown_id else None,
+        QA,
+        built_from("s-uat-graph-off", UAT, logs=OFF),
+        NAMELESS,
+        setting("s-storage", resourceUri=storage_id()),
+        DEV,
+        built_from("s-qa-and-prod-off", QA, PROD, logs=OFF),
+        UAT,
+        setting("s-uat-literal-upper", resourceUri=workspace_id("RG-ML-UAT", "MLW-UAT")),
+        setting("s-uat-literal-other-group", resourceUri=workspace_id("rg-ml-prod", "mlw-uat"), logs=[]),
+    ]
+    return [as_preview(r) for r in listed if r is not None]
+
+
+NO_LOG = "enables no log (logs[].enabled true)"
+PROD_GAP = ("mlw-prod", f"Workspace 'mlw-prod' {LOGS_EXPECTATION}; found setting 's-qa-and-prod-off' {NO_LOG}; "
+            f"setting 's-prod-literal-off' {NO_LOG}.", False)
+QA_GAP = ("mlw-qa", f"Workspace 'mlw-qa' {LOGS_EXPECTATION}; found setting 's-qa-and-prod-off' {NO_LOG}.", False)
+
+
+def undecided(workspace: str, setting_name: str, logs: bool = False) -> tuple[str, str, bool]:
+    expectation = LOGS_EXPECTATION if logs else ("must have a diagnostic setting (monitor:DiagnosticSetting whose "
+                                                 "resourceUri is the workspace's id)")
+    return workspace, (f"Workspace '{workspace}' {expectation}; cannot tell: preview cannot tell whether diagnostic "
+                       f"setting '{setting_name}' targets it."), True
+
+
+NAMELESS_UNDECIDED = undecided("mlw-nameless", "s-uat-literal-upper")
+MIXED_CASES = [  # the findings before the index, as they were (each workspace scanned every setting)
+    ("decided", mixed(False), [PROD_GAP, QA_GAP, NAMELESS_UNDECIDED]),
+    ("with-an-unknown-id", mixed(True), [undecided("mlw-prod", "s-unknown-id", logs=True),
+                                         undecided("mlw-qa", "s-unknown-id", logs=True),
+                                         undecided("mlw-nameless", "s-unknown-id")]),
+    ("decided-reversed", mixed(False)[::-1], [NAMELESS_UNDECIDED, QA_GAP, PROD_GAP]),
+    ("with-an-unknown-id-reversed", mixed(True)[::-1], [NAMELESS_UNDECIDED,
+                                                        undecided("mlw-qa", "s-unknown-id", logs=True),
+                                                        undecided("mlw-prod", "s-unknown-id", logs=True)]),
+]
+
+
+@pytest.mark.parametrize(("resources", "expected"), [c[1:] for c in MIXED_CASES], ids=[c[0] for c in MIXED_CASES])
+def test_a_mixed_stack_keeps_its_exact_findings(resources, expected):
+    assert [(f.urn.rsplit("::", 1)[-1], f.message, f.unknown) for f in RULE.evaluate_stack(resources)] == expected
