@@ -101,8 +101,8 @@ class Assignments:
     """The stack's role assignments indexed once by the resources their `principalId` was built from, so finding
     an instance's assignments is a lookup, not a scan of every assignment (linear in the stack, #32)."""
 
-    def __init__(self, resources: Sequence[StackResource]) -> None:
-        self.listed = [r for r in resources if role_assignment_view(r.type, r.props) is not None]
+    def __init__(self, listed: list[StackResource]) -> None:
+        self.listed = listed
         self._by_principal: dict[str, list[int]] = {}
         for position, assignment in enumerate(self.listed):
             for urn in set(assignment.property_dependencies.get("principalId", ())):

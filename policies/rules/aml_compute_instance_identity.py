@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from amlkit.policies.azure import INSTANCE, compute_of, compute_subject
+from amlkit.policies.azure import INSTANCE, compute_of, compute_subject, role_assignment_view
 from amlkit.policies.framework import Finding, Rule, StackResource, must
 from amlkit.policies.links import workspaces_by_key
 from amlkit.policies.rules.aml_compute_identity import Assignments, identity_kinds, idle_shutdown
@@ -28,7 +28,8 @@ NAME = "aml-compute-instance-identity"
 
 def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -> Iterator[Finding]:
     required = bool(config.get("requireIdentity", False))
-    assignments = Assignments(resources)  # indexed once: linear in the stack, not instances x assignments
+    # indexed once: linear in the stack, not instances x assignments
+    assignments = Assignments([r for r in resources if role_assignment_view(r.type, r.props) is not None])
     workspaces = workspaces_by_key(resources)
     for resource in resources:
         compute = compute_of(resource.type, resource.props, INSTANCE)
