@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from amlkit.review.engine import review
+from amlkit.review.report.locate import locate
 from tests.review.helpers import FIXTURES
 
 pytestmark = pytest.mark.slow
@@ -46,3 +47,14 @@ def test_a_hub_owned_key_on_a_project_is_a_config_error_at_its_line(tmp_path: Pa
         "project: a project takes its managed_network from its hub (set it on amlkit:workspace, the hub; "
         "concept-hub-workspace.md: projects obtain the hub's security settings and shared resources)")
     assert (stack.error_kind, stack.error_detail["line"], stack.error_detail["column"]) == ("config", 16, 7)
+
+
+def test_a_project_s_findings_are_located_at_its_own_entry() -> None:
+    (stack,) = review(HUB, ["prod"]).stacks
+    stack_file = HUB / "stacks" / "Pulumi.prod.yaml"
+    lines = {v.resource: locate(stack_file, v.urn, stack.resources, v.policy) for v in stack.violations
+             if v.policy == "aml-workspace-user-assigned-identity"}
+    # line 9: the hub's `name: mlw-hub-prod`; 15 and 17: each project's `- name:` (before: 9, the hub's line, as
+    # projects were not indexed)
+    assert lines == {"prod-workspace-workspace": 9, "prod-project-mlw-fraud-prod-workspace": 15,
+                     "prod-project-mlw-churn-prod-workspace": 17}

@@ -1,9 +1,10 @@
 """Find the line of a stack file that a finding is about, for SARIF and editors.
 
 A finding names a resource by URN. The resource, or one of its ancestors (a cluster's component, the
-environment), was built from one entry of the stack's amlkit config: the workspace mapping or one
-item of `amlkit:clusters` / `amlkit:instances` / `amlkit:attached`, each with a `name:`. We walk the parent chain, match
-a logical name (or the Azure name input, `computeName` / `workspaceName`) to such an entry, and point
+environment), was built from one entry of the stack's amlkit config: the workspace mapping or one item of
+`amlkit:clusters` / `amlkit:instances` / `amlkit:attached` or of a hub's `amlkit:workspace.projects`, each with a
+`name:`. We walk the parent chain, match a logical name (or the Azure name input, `computeName` /
+`workspaceName`) to such an entry, and point
 at the entry's key the policy is about when the entry sets it (`min_instances:` for the minimum-nodes
 rule), else at the entry's `name:`. Anything not found, or a file that cannot be read, is line 1.
 
@@ -39,8 +40,8 @@ class Entry:
 
 
 def index_stack_file(path: Path) -> dict[str, Entry]:
-    """Entry name -> Entry for the workspace, clusters, instances and attached computes of a stack file ({} if
-    unreadable)."""
+    """Entry name -> Entry for the workspace (and a hub's projects), clusters, instances and attached computes of a
+    stack file ({} if unreadable)."""
     try:
         root = yaml.compose(path.read_text(encoding="utf-8"), Loader=_LOADER)
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
@@ -52,6 +53,9 @@ def index_stack_file(path: Path) -> dict[str, Entry]:
         items = node.value if isinstance(node, yaml.SequenceNode) else [node]
         for item in items:
             _add_entry(entries, item)
+    projects = _get(_get(config, "amlkit:workspace"), "projects")  # a hub's projects (#31): entries of their own
+    for item in projects.value if isinstance(projects, yaml.SequenceNode) else []:
+        _add_entry(entries, item)
     return entries
 
 
