@@ -59,6 +59,17 @@ def cut(value: Any) -> Any:
     return value if short else show_value(value)
 
 
+def schema_message(error: Any) -> str:
+    """A jsonschema ValidationError's message with the bad value as `show_value` shows it (cut), never a whole
+    document."""
+    try:
+        full = repr(error.instance)
+    except (ValueError, RecursionError):
+        return f"got {show_value(error.instance)}"
+    message: str = error.message
+    return message.replace(full, show_value(error.instance)) if full in message else message
+
+
 class ConfigError(AmlkitError):
     """Bad input: names the file, the key path, the bad value and what is allowed."""
 

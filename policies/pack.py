@@ -310,13 +310,17 @@ __all__ = ["PACK_NAME", "apply_rule_baselines", "baseline_policy", "build_polici
 
 # --- the rule baseline -------------------------------------------------------------------------------
 
-def baseline_policy() -> StackValidationPolicy:
+def baseline_policy(secrets_by_value: bool = False) -> StackValidationPolicy:
     """The policy behind the pack config's `baseline` entry: it checks nothing; its config (`version`) is the
-    rule baseline `apply_rule_baselines` applies (see `amlkit.policies.rule_baseline` for why a policy)."""
+    rule baseline `apply_rule_baselines` applies (see `amlkit.policies.rule_baseline` for why a policy).
+    `secrets_by_value`: `secret_reads.record_secrets` installed; the description then says so (BY_VALUE_NOTE)."""
+    from amlkit.policies.secret_reads import BY_VALUE_NOTE
+
     return StackValidationPolicy(
         name=BASELINE_POLICY,
         description="Not a rule: its config pins the amlkit release whose rules this stack has adopted "
-        "(rules newer than it run as advisory, rules changed after it keep that release's defaults).",
+        "(rules newer than it run as advisory, rules changed after it keep that release's defaults)."
+        + (BY_VALUE_NOTE if secrets_by_value else ""),
         enforcement_level=EnforcementLevel.ADVISORY,
         config_schema=PolicyConfigSchema(properties=BASELINE_SCHEMA),
         validate=lambda args, report: None,

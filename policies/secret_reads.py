@@ -21,11 +21,14 @@ from typing import Any
 
 from amlkit.policies.framework import Finding
 
-__all__ = ["REDACTED", "Taint", "record_secrets", "redacted", "secret_paths", "tracked"]
+__all__ = ["BY_VALUE_NOTE", "REDACTED", "Taint", "record_secrets", "redacted", "secret_paths", "tracked"]
 
 REDACTED = "[secret]"
 _SIG_KEY = "4dabf18193072939515e22adb298388d"  # pulumi's special signature key
 _SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270"  # ... and its value for a secret
+# Appended to the `baseline` policy's description (GetAnalyzerInfo) only when `record_secrets` installed: the
+# review trusts this pack's text unscrubbed only when its pack process says so (amlkit.review.pack.findings)
+BY_VALUE_NOTE = " Findings built from a secret input say [secret] (secrets by value)."
 _local = threading.local()  # {urn: secret paths} of the request this gRPC worker thread is serving
 
 Path = tuple[Any, ...]

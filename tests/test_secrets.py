@@ -66,8 +66,9 @@ def engine() -> Iterator[ReplayEngine]:
     and --output file of this module renders that same review (tests/replay.py)."""
     with replaying() as replay:
         yield replay
-    # echo verbose, echo plain, leaky_raise, the amlkit program, secret_values dev and crash (fewer with -k)
-    assert replay.real_runs <= 6
+    # echo verbose, echo plain, leaky_raise, the amlkit program, secret_values dev and crash, dev with the
+    # hookless pack (fewer with -k)
+    assert replay.real_runs <= 7
 
 
 def _assert_clean(text: str) -> None:
@@ -164,3 +165,47 @@ def test_scrubbing_replaces_whole_tokens_only(text: str, scrubbed: str) -> None:
     from amlkit.review.secrets import Secrets
 
     assert Secrets(["3", "literal-token-s3cr3t-value", "literal"]).scrub(text) == scrubbed
+
+
+# --- fail closed (#32): without the pack's by-value hook, the review scrubs amlkit's own pack's text too --------
+
+SECRET_TEXTS = ("Standard_M208ms_v2", "PT27H46M39S", "found 3")  # the secrets of tests/fixtures/secret_values
+
+
+@pytest.fixture(scope="module")
+def hookless_pack(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """amlkit's own pack, except that `record_secrets` cannot install (as with a pulumi-policy whose servicer
+    changed): its findings are built from the secrets' values."""
+    pack = tmp_path_factory.mktemp("hookless")
+    shutil.copy(ROOT / "policies" / "PulumiPolicy.yaml", pack)
+    (pack / "__main__.py").write_text(
+        "import runpy\n"
+        "from amlkit.policies import secret_reads\n"
+        "secret_reads.record_secrets = lambda: False  # the hook could not install\n"
+        f"runpy.run_path({str(ROOT / 'policies' / '__main__.py')!r}, run_name='__main__')\n", encoding="utf-8")
+    return pack
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_without_the_by_value_hook_no_secret_reaches_any_format(hookless_pack: Path, fmt: str,
+                                                                 tmp_path: Path) -> None:
+    report = tmp_path / "report.out"
+    args = ["check", "-C", str(SECRET_VALUES), "-s", "dev", "--policy-pack", str(hookless_pack),
+            "--policy-pack-config", str(SECRET_VALUES / "policy-config" / "dev.json"), "--format", fmt,
+            "--verbose", "--output", str(report)]
+    output = _run(args) + report.read_text(encoding="utf-8")
+    assert "AmlCompute cluster 'c3' must have minNodeCount 0; found [secret]." in output  # scrubbed by the net
+    assert "found [secret] of series" in output  # before: found Standard_M208ms_v2 of series ...
+    assert [text for text in SECRET_TEXTS if text in output] == []
+
+
+def test_the_pack_confirms_its_by_value_hook_only_when_it_installed(hookless_pack: Path) -> None:
+    from amlkit.review.pack import driver
+    from amlkit.review.proc import warm
+
+    def by_value(pack_dir: Path) -> bool:
+        with warm.session(None, pack_dir, 1), driver.PackProcess(pack_dir, "p", "dev", {}, 60.0) as pack:
+            driver.handshake(pack)
+            return driver.configure(pack, None, None).by_value
+
+    assert (by_value(ROOT / "policies"), by_value(hookless_pack)) == (True, False)

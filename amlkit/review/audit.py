@@ -41,7 +41,7 @@ from amlkit.review.pack.config import load_config_file
 from amlkit.review.pack.info import default_pack_dir, installed_pack_dir
 from amlkit.review.plan.stream import StateStream, peek_owner
 from amlkit.review.proc import processes, warm
-from amlkit.review.project import Project, find_project_file, load_project
+from amlkit.review.project import Project, find_project_file, load_project, refuse_state_link
 from amlkit.review.secrets import Secrets
 
 __all__ = ["WARNING", "audit"]
@@ -112,6 +112,7 @@ def _load(path: Path, base: Path) -> _Loaded | _Broken:
     """The file's owner, read up to its first resource: the rest streams through the audit."""
     label = _label(path, base)
     try:
+        refuse_state_link(path, base)  # a link inside the project naming another file (SECURITY.md)
         project, stack = peek_owner(path)
     except ConfigError as error:
         return _Broken(label, error)

@@ -39,6 +39,7 @@ from amlkit.review.project import (
     ignored_stack_files,
     load_project,
     load_stack_config,
+    refuse_state_link,
 )
 from amlkit.review.project import list_stacks as _list_stacks
 from amlkit.review.run import providers
@@ -256,6 +257,8 @@ def _baselines(project: Project, names: Sequence[str], states: Sequence[Path], b
     if states and base is not None:
         raise UsageError("give --state or --base, not both")
     if states:
+        for path in states:  # a link inside the project naming another file is refused (SECURITY.md)
+            refuse_state_link(path, project.dir)
         return baseline.from_state_files(states, project.name, names)
     assert base is not None
     baselines: dict[str, Baseline] = {}

@@ -19,7 +19,7 @@ from amlkit.stackfile import namespace_problem, read_yaml
 __all__ = [
     "PROJECT_FILES", "Project", "SECRET_PLACEHOLDER", "StackConfig", "check_main", "find_project_file",
     "ignored_stack_files", "inside", "list_stacks", "load_project", "load_stack_config", "project_root",
-    "refuse_outside_link", "unknown_stack",
+    "refuse_outside_link", "refuse_state_link", "unknown_stack",
 ]
 
 # What a `secure:` value becomes: the review never decrypts, the program sees this placeholder.
@@ -105,6 +105,14 @@ def refuse_outside_link(path: Path, roots: Iterable[Path]) -> None:
         return
     raise ConfigError(str(path), "", f"a symbolic link to {real}, outside the project; allowed: a file inside "
                       f"the project ({bounds[0]})")
+
+
+def refuse_state_link(path: Path, root: Path) -> None:
+    """A state file (`check --state`, `analyze --file`) written as a path inside `root` (the project, or the
+    working directory without one) must really be there: a committed link naming another file is refused, as
+    for stack files. A path written outside `root` is the user's explicit choice, read as given."""
+    if inside(path, root):
+        refuse_outside_link(path, [root])
 
 
 def inside(path: Path, root: Path) -> bool:

@@ -265,3 +265,55 @@ def test_an_answer_over_grpcs_default_4_mib_is_read_as_the_engine_reads_it(tmp_p
     [stack] = audit([state], tmp_path, options=ReviewOptions(policy_pack=PACKS / "echo")).stacks
     [echo] = [v for v in stack.violations if v.policy == "echo-inputs"]
     assert stack.error is None and len(echo.message) > 5 * 2**20
+
+
+# --- state files that are links (#32): like stack files, a link inside the project never reads another file ------
+
+CREDENTIAL = "https://user:ghp_SECRETTOKEN@github.com"
+
+
+def _linked_state(tmp_path, project: bool):
+    root = tmp_path / "p"
+    (root / "states").mkdir(parents=True)
+    if project:
+        (root / "Pulumi.yaml").write_text("name: acme-ml\nruntime: python\n", encoding="utf-8")
+    target = tmp_path / "git-credentials"
+    target.write_text(CREDENTIAL + "\n", encoding="utf-8")
+    link = root / "states" / "prod.json"
+    link.symlink_to(target)
+    return root, link, target
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "sarif", "markdown"])
+@pytest.mark.parametrize("project", [True, False], ids=["project", "no-project"])
+def test_a_state_file_linking_out_of_the_project_is_refused_naming_the_link_and_target(tmp_path, project, fmt):
+    """Before 0.3.0 the target was read (a credential file: `not valid JSON`; a JSON document: audited)."""
+    root, link, target = _linked_state(tmp_path, project)
+    result = runner.invoke(cli.app, ["analyze", "--file", str(link), "-C", str(root), "-f", fmt])
+    assert result.exit_code == 2
+    assert (f"{link}: a symbolic link to {target}, outside the project; allowed: a file inside the project "
+            f"({root})") in result.stdout
+    assert "SECRETTOKEN" not in result.stdout + result.stderr
+
+
+def test_a_linked_state_refused_in_json_has_no_value(tmp_path):
+    root, link, target = _linked_state(tmp_path, True)
+    code, report, _ = _json(["check", "--state", str(link), "-C", str(root)])
+    (stack,) = report["stacks"]
+    assert (code, stack["error_kind"], stack["error_detail"]["value"]) == (2, "config", None)
+    assert stack["error"] == (f"stack states/prod.json: {link}: a symbolic link to {target}, outside the project; "
+                              f"allowed: a file inside the project ({root})")
+
+
+def test_a_state_path_written_outside_the_project_is_the_users_choice(tmp_path):
+    """Given explicitly outside the project (a CI export in /tmp, say), a link is followed as written."""
+    root = tmp_path / "p"
+    root.mkdir()
+    (tmp_path / "exports").mkdir()
+    exported = states.write(tmp_path / "exports" / "prod.json", states.resources(min_nodes=2, rg_lock=False))
+    link = tmp_path / "latest.json"
+    link.symlink_to(exported)
+    code, report, _ = _json(["check", "--state", str(link), "-C", str(root)])
+    (stack,) = report["stacks"]
+    assert (stack["stack"], stack["error"]) == ("prod", None)
+    assert (AMLKIT, "aml-cluster-min-nodes-zero", "mandatory", "cpu") in _findings(stack)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -124,3 +125,59 @@ def test_cli_refuses_a_truncated_state(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert done.stderr == (f"amlkit: error: {state}: not valid JSON (a truncated or partial export?): Expecting ':' "
                            "delimiter (line 1, column 41); expected the output of `pulumi stack export`\n")
+
+
+# --- no file contents in errors (#32): a state file's error quotes at most 80 characters of a value ----------
+
+LONG = "ghp_" + "S" * 300  # stands for a credential inside a file given as a state
+
+
+def _cut(text: str) -> str:
+    return text[:38] + "..." + text[-39:]
+
+
+LONG_BAD = [
+    pytest.param(lambda: json.dumps({"version": LONG, "deployment": {}}),
+                 f"state.json: version: deployment version {_cut(repr(LONG))} is not supported: amlkit reads "
+                 "version 3, what `pulumi stack export` of Pulumi CLI v3 writes", id="long-version"),
+    pytest.param(lambda: json.dumps({"version": 3, "deployment": {"manifest": MANIFEST, "resources": [
+        {"urn": RG_URN, "type": "t", "protect": LONG}]}}),
+                 f"state.json: deployment.resources[0].protect: {_cut(repr(LONG))} is not of type 'boolean' (not a "
+                 "valid deployment version 3 state)", id="long-field-value"),
+    pytest.param(lambda: json.dumps({"version": 3, "deployment": LONG}),
+                 f"state.json: deployment: {_cut(repr(LONG))} is not of type 'object' (not a valid deployment "
+                 "version 3 state)", id="a-document-in-place-of-the-deployment"),
+]
+
+
+@pytest.mark.parametrize(("text", "message"), LONG_BAD)
+def test_a_bad_state_file_error_quotes_at_most_80_characters(tmp_path: Path, text, message: str,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before 0.3.0 the whole value was quoted (a 300-character string in every format)."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError) as caught:
+        _write(tmp_path, text())
+        load_state(Path("state.json"))
+    assert (str(caught.value), LONG in str(caught.value)) == (message, False)
+
+
+def test_another_stacks_state_quotes_its_names_cut(tmp_path: Path) -> None:
+    state = load_state(write_state(tmp_path / "s.json", resources(LONG)))
+    with pytest.raises(ConfigError) as caught:
+        check_owner(state, "raw-aml", "dev")
+    assert f"this is the state of stack {_cut(repr(LONG))} of project 'raw-aml'" in str(caught.value)
+    assert LONG not in str(caught.value)
+
+
+def test_preview_refuses_a_state_linking_out_of_the_project(tmp_path: Path) -> None:
+    """`preview --state` plans against the file: a link inside the project naming another file is refused before
+    it is read (#32), as stack files are."""
+    project = tmp_path / "p"
+    shutil.copytree(RAW, project, ignore=shutil.ignore_patterns("__pycache__"))
+    target = write_state(tmp_path / "elsewhere.json", resources())
+    link = project / "state.json"
+    link.symlink_to(target)
+    done = CliRunner().invoke(cli.app, ["preview", "-C", str(project), "-s", "dev", "--state", str(link)])
+    assert (done.exit_code, done.stdout, done.stderr) == (
+        2, "", f"amlkit: error: {link}: a symbolic link to {target}, outside the project; allowed: a file inside "
+        f"the project ({project})\n")

@@ -75,3 +75,15 @@ def test_the_owner_is_read_from_the_first_resource_only(tmp_path):
     path = tmp_path / "state.json"
     path.write_text(json.dumps(_export(resources("prod", "acme")))[:-60], encoding="utf-8")  # truncated later on
     assert peek_owner(path) == ("acme", "prod")
+
+
+def test_a_long_key_given_twice_is_named_cut_to_80_characters(tmp_path):
+    """A state file's error quotes at most 80 characters of what is in it (#32)."""
+    key = "k" * 300
+    path = tmp_path / "state.json"
+    path.write_text(f'{{"version": 3, "deployment": {{"manifest": {json.dumps(MANIFEST)}, "{key}": 1, "{key}": 2, '
+                    '"resources": []}}', encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        list(StateStream(path).resources())
+    assert str(caught.value) == (f"{path}: deployment.{'k' * 38}...{'k' * 39}: given twice (a JSON parser would "
+                                 "silently keep the last one); expected the output of `pulumi stack export`")

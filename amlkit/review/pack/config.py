@@ -28,7 +28,7 @@ from typing import Any
 
 import jsonschema
 
-from amlkit.errors import ConfigError, show_value
+from amlkit.errors import ConfigError, schema_message, show_value
 from amlkit.policies.waivers import WAIVER_KEYS, WaiverError, parse_waivers
 from amlkit.review.project import inside, refuse_outside_link
 from amlkit.stackfile import MAX_DEPTH, MAX_FILE_BYTES, one_line, read_text
@@ -260,16 +260,7 @@ def _validate(policies: list[PolicySchema], result: dict[str, PolicyConfig], fil
         if errors:
             error = errors[0]
             path = ".".join([policy.name, *(str(p) for p in error.absolute_path)])
-            raise ConfigError(file, path, f"{_message(error)}; allowed: {allowed(error.schema)}", error.instance)
-
-
-def _message(error: jsonschema.ValidationError) -> str:
-    """jsonschema's message with the bad value as `show_value` shows it (cut), never a whole document."""
-    try:
-        full = repr(error.instance)
-    except (ValueError, RecursionError):
-        return f"got {show_value(error.instance)}"
-    return error.message.replace(full, show_value(error.instance)) if full in error.message else error.message
+            raise ConfigError(file, path, f"{schema_message(error)}; allowed: {allowed(error.schema)}", error.instance)
 
 
 def _takes_amlkit_waivers(policy: PolicySchema) -> bool:

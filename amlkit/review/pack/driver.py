@@ -29,6 +29,7 @@ from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc
 from amlkit.errors import ReviewFailed
 from amlkit.policies.framework import PACK_NAME
 from amlkit.policies.rule_baseline import BASELINE_POLICY
+from amlkit.policies.secret_reads import BY_VALUE_NOTE
 from amlkit.review.pack.config import PolicyConfig, PolicySchema
 from amlkit.review.pack.info import pack_version
 from amlkit.review.pack.reconciled import reconciled
@@ -82,6 +83,7 @@ class Analysis:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     not_applicable: list[NotApplicable] = field(default_factory=list)
     reported_version: str = ""  # what the pack says of itself (pulumi-policy's Python packs: 0.0.1)
+    by_value: bool = False  # amlkit's own pack confirmed it redacts secrets by value (policies.secret_reads)
 
 
 MAX_ENV_VALUE = 120_000  # Linux refuses a single environment string over 128 KiB (MAX_ARG_STRLEN)
@@ -386,14 +388,16 @@ def configure(pack: PackProcess, config_file: dict[str, PolicyConfig] | None,
     policies = list(info.policies)
     info_bytes, (schemas, initial) = info.SerializeToString(deterministic=True), pack.schemas()
     config = reconciled(info_bytes, schemas, initial, config_file, config_file_name, info.name == PACK_NAME)
+    by_value = False
     if info.name == PACK_NAME:
+        by_value = any(p.name == BASELINE_POLICY and p.description.endswith(BY_VALUE_NOTE) for p in policies)
         policies = [p for p in policies if p.name != BASELINE_POLICY]  # config, not a rule
     request = analyzer_pb2.ConfigureAnalyzerRequest()
     for name, entry in config.items():
         request.policyConfig[name].CopyFrom(policy_config_message(entry))
     pack.call("Configure", request, "Configure")
     return Analysis(info.name, pack_version(pack.pack_dir, info.version), policies, config,
-                    reported_version=info.version)
+                    reported_version=info.version, by_value=by_value)
 
 
 @functools.lru_cache(maxsize=8)

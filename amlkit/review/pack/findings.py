@@ -121,8 +121,9 @@ def add_findings(result: StackReview, analysis: driver.Analysis, records: list[d
         return urn, urn_type(urn), urn_name(urn)
 
     # amlkit's own pack redacts by value (amlkit.policies.secret_reads): its text is never rewritten, so a
-    # resource `c3` stays `c3` when a secret is 3. Another pack's text gets the whole-token safety net.
-    scrub = (lambda text: text) if analysis.pack_name == PACK_NAME else secrets.scrub
+    # resource `c3` stays `c3` when a secret is 3, but only when its process confirmed the hook is active
+    # (fail closed). Any other text gets the whole-token safety net.
+    scrub = (lambda text: text) if analysis.pack_name == PACK_NAME and analysis.by_value else secrets.scrub
     for diag in analysis.diagnostics:
         urn, type_, name = where(diag.urn)
         message = scrub(diag.message)

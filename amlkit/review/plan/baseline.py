@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from amlkit.errors import UsageError
+from amlkit.errors import UsageError, show_value
 from amlkit.review.plan.state import StateResource, check_owner, load_state
 
 __all__ = ["Baseline", "Checkout", "checkout", "from_state_files", "resolve"]
@@ -37,7 +37,7 @@ def from_state_files(paths: Sequence[Path], project: str, stacks: Sequence[str])
             raise UsageError(f"{path}: an empty state names no stack; give it with exactly one --stack")
         if stack not in stacks:
             check_owner(state, project, stacks[0] if len(stacks) == 1 else stack)
-            raise UsageError(f"{path}: the state of stack {stack!r}, which is not reviewed "
+            raise UsageError(f"{path}: the state of stack {show_value(stack)}, which is not reviewed "
                              f"(reviewed: {', '.join(stacks)})")
         check_owner(state, project, stack)
         if stack in found:

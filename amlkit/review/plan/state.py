@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from amlkit.errors import ConfigError
+from amlkit.errors import ConfigError, elide, schema_message, show_value
 from amlkit.review.secrets import SECRET_SIG, SECRET_SIG_KEY, is_secret
 from amlkit.review.urns import STACK_TYPE, urn_name, urn_owner
 
@@ -93,7 +93,7 @@ def load_state(path: Path) -> State:
         raise ConfigError(file, "version", "missing: not a `pulumi stack export` file "
                           "(expected an object with `version` and `deployment`)")
     if data["version"] != DEPLOYMENT_VERSION:
-        raise ConfigError(file, "version", f"deployment version {data['version']!r} is not supported: amlkit "
+        raise ConfigError(file, "version", f"deployment version {show_value(data['version'])} is not supported: amlkit "
                           f"reads version {DEPLOYMENT_VERSION}, what `pulumi stack export` of Pulumi CLI v3 writes",
                           data["version"])
     _validate(file, data)
@@ -108,7 +108,8 @@ def check_owner(state: State, project: str, stack: str) -> None:
     if not state.resources or (state.project, state.stack) == (project, stack):
         return
     raise ConfigError(state.file, "deployment.resources[0].urn",
-                      f"this is the state of stack {state.stack!r} of project {state.project!r}, not of stack "
+                      f"this is the state of stack {show_value(state.stack)} of project {show_value(state.project)}, "
+                      "not of stack "
                       f"{stack!r} of project {project!r}; export it with `pulumi stack export --stack {stack}`")
 
 
@@ -121,7 +122,7 @@ def _validate(file: str, data: dict[str, Any]) -> None:
     if errors:
         error = errors[0]
         raise ConfigError(file, _key_path(error.absolute_path),
-                          f"{error.message} (not a valid deployment version {DEPLOYMENT_VERSION} state)")
+                          f"{schema_message(error)} (not a valid deployment version {DEPLOYMENT_VERSION} state)")
 
 
 def _key_path(parts: Any) -> str:
@@ -134,7 +135,7 @@ def _key_path(parts: Any) -> str:
 def _owner(file: str, resources: list[dict[str, Any]]) -> tuple[str, str]:
     owners = {urn_owner(r["urn"]) for r in resources}
     if len(owners) > 1:
-        listed = ", ".join(f"{stack} ({project})" for project, stack in sorted(owners))
+        listed = ", ".join(f"{elide(stack)} ({elide(project)})" for project, stack in sorted(owners))
         raise ConfigError(file, "deployment.resources", f"resources of several stacks: {listed}")
     return owners.pop() if owners else ("", "")
 

@@ -21,7 +21,7 @@ from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from amlkit.errors import ConfigError
+from amlkit.errors import ConfigError, elide
 from amlkit.review.plan.state import DEPLOYMENT_VERSION, SCHEMA, StateResource, load_state
 from amlkit.review.plan.state import _resource as state_resource
 from amlkit.review.urns import urn_owner
@@ -89,7 +89,7 @@ class StateStream:
         seen: set[str] = set()
         chars.expect("{")
         for key in chars.members():
-            _once(self.file, seen, key, key)
+            _once(self.file, seen, key, elide(key))
             if key == "version":
                 version = chars.value()
                 if version != DEPLOYMENT_VERSION:
@@ -108,7 +108,7 @@ class StateStream:
         header: dict[str, Any] = {}
         chars.expect("{")
         for key in chars.members():
-            _once(self.file, header, key, f"deployment.{key}")
+            _once(self.file, header, key, f"deployment.{elide(key)}")
             if key != "resources":
                 header[key] = chars.value()
                 continue
