@@ -144,7 +144,8 @@ def stack_config(bench: Plan) -> dict[str, Any]:
                 "name": WORKSPACE,
                 "public_network_access": "disabled",
                 "managed_network": {"isolation_mode": "allow_only_approved_outbound"},
-                "locks": True,
+                # no `locks: true`: a managed-network workspace takes no scope locks (how-to-managed-network.md,
+                # Limitations; amlkit 0.3.0 refuses them, #30)
             },
             "amlkit:clusters": [cluster_config(c, bench.local_auth_knob) for c in bench.clusters],
         }

@@ -2,8 +2,8 @@
 
 One `main.tf`: provider, resource group, storage account, key vault, Application Insights, the
 workspace (public access off, managed network approved-outbound, system identity), one
-`azurerm_machine_learning_compute_cluster` per planned cluster, the CanNotDelete locks amlkit puts
-on the workspace, storage and key vault (`locks: true`), and the planted lock on the resource group.
+`azurerm_machine_learning_compute_cluster` per planned cluster, and the planted lock on the resource group
+(no locks on the workspace, storage or key vault: a managed-network workspace takes none, as on the amlkit side).
 """
 
 from __future__ import annotations
@@ -105,9 +105,6 @@ resource "azurerm_management_lock" "{name}" {{
 """
 
 LOCKED = (
-    ("workspace", "azurerm_machine_learning_workspace.bench", "amlkit locks: true"),
-    ("storage", "azurerm_storage_account.bench", "amlkit locks: true"),
-    ("key_vault", "azurerm_key_vault.bench", "amlkit locks: true"),
     ("resource_group", "azurerm_resource_group.bench", "planted defect: a lock on the whole resource group"),
 )
 
