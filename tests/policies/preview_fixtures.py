@@ -83,6 +83,16 @@ def cluster(provider: str, of: StackResource | str | None, rg: StackResource | N
     return res(CLASSIC_CLUSTER, name, unknown_checking_proxy(inputs), **deps)
 
 
+def compute_stack(provider: str, of: str, workspace_inputs: dict[str, Any],
+                  cluster_inputs: dict[str, Any]) -> list[StackResource]:
+    """A group, a workspace in it and a cluster whose workspace is linked as `of` says: "graph" (the workspace's
+    outputs, with the group), "literal-id-of-another-stack" (PLATFORM_ID), anything else (nothing preview knows)."""
+    rg = group(provider)
+    ws = workspace(provider, rg, **workspace_inputs)
+    workspace_of = {"graph": ws, "literal-id-of-another-stack": PLATFORM_ID}.get(of)
+    return [rg, ws, cluster(provider, workspace_of, rg if workspace_of is ws else None, **cluster_inputs)]
+
+
 def verdicts(rule: Rule, resources: list[StackResource],
              config: dict[str, Any] | None = None) -> list[tuple[str, str, bool]]:
     """(logical name, message, unknown) of each finding, in the rule's order."""

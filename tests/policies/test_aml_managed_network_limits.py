@@ -124,8 +124,5 @@ PREVIEW_CASES = [
 @pytest.mark.parametrize("provider", ["native", "classic"])
 @pytest.mark.parametrize(("of", "expected"), PREVIEW_CASES, ids=[c[0] for c in PREVIEW_CASES])
 def test_preview_knowledge(provider, of, expected):
-    rg = preview.group(provider)
-    ws = preview.workspace(provider, rg, **PREVIEW_WORKSPACE)
-    workspace_of = {"graph": ws, "literal-id-of-another-stack": preview.PLATFORM_ID}.get(of)
-    compute = preview.cluster(provider, workspace_of, rg if workspace_of is ws else None, **PREVIEW_CLUSTER)
-    assert preview.verdicts(RULE, [rg, ws, compute]) == expected
+    stack = preview.compute_stack(provider, of, PREVIEW_WORKSPACE, PREVIEW_CLUSTER)
+    assert preview.verdicts(RULE, stack) == expected
