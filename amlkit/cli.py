@@ -367,7 +367,7 @@ def _audit_and_report(states: list[Path], project_dir: Path, options: ReviewOpti
     with guarded(options.verbose):
         _check_pairing(options)
         project_dir = _project_root(project_dir)
-        review = importlib.import_module("amlkit.review.audit").audit(states, project_dir, options)
+        review = importlib.import_module("amlkit.review.state_audit").audit(states, project_dir, options)
         _report(review, report, project_dir, options)
 
 
@@ -449,7 +449,7 @@ def _review_files(stack_files: list[Path], stacks: list[str] | None, options: Re
     if not reviews:
         typer.echo("amlkit: nothing to review: none of the files belongs to a Pulumi project with stacks", err=True)
         raise typer.Exit(0)
-    return Review(stacks=[stack for review in reviews for stack in review.stacks])
+    return Review(stacks=tuple(stack for review in reviews for stack in review.stacks))
 
 
 def exit_code(review: Review) -> int:

@@ -76,10 +76,8 @@ def fake(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
 
 def _stack_without(levels: set[str], unknown: bool = True):
     stack = prod_stack()
-    stack.violations = [v for v in stack.violations if v.level not in levels]
-    if not unknown:
-        stack.unknown = []
-    return stack
+    stack = dataclasses.replace(stack, violations=tuple(v for v in stack.violations if v.level not in levels))
+    return stack if unknown else dataclasses.replace(stack, unknown=())
 
 
 @pytest.mark.parametrize(

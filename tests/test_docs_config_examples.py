@@ -69,7 +69,7 @@ def test_a_config_example_configures_the_real_pack_over_the_wire(name, tmp_path)
     result = review(project, [stack], options=ReviewOptions(policy_pack_config=config))
     reviewed = result.stacks[0]
     assert reviewed.error is None
-    assert reviewed.warnings == []  # every waiver of the example matches a resource of the sample stack
+    assert reviewed.warnings == ()  # every waiver of the example matches a resource of the sample stack
     configured = {policy for policy in EXAMPLES[name] if policy != "all"}
     levels = {p.name: p.level for p in reviewed.pack.policies}
     for policy, entry in EXAMPLES[name].items():

@@ -114,7 +114,7 @@ def review(project_dir: Path, stacks: Sequence[str] | None = None, options: Revi
 def _review_all(project: Project, configs: list[StackConfig | _BadStackFile], setup: _Setup, jobs: int) -> Review:
     if jobs == 1 or len(configs) == 1:
         with processes.cancel_on_interrupt():
-            return Review([_review_stack(project, config, setup) for config in configs])
+            return Review(tuple(_review_stack(project, config, setup) for config in configs))
     pool = ThreadPoolExecutor(max_workers=jobs)
     try:
         with processes.cancel_on_interrupt():
@@ -122,7 +122,7 @@ def _review_all(project: Project, configs: list[StackConfig | _BadStackFile], se
     finally:
         # after an interrupt the children are dead, so the workers return at once
         pool.shutdown(wait=True, cancel_futures=True)
-    return Review(results)
+    return Review(tuple(results))
 
 
 def pack_info(policy_pack: Path | None = None, config: Path | None = None) -> PackInfo:
@@ -181,13 +181,12 @@ def _internal_failure(project: Project, config: StackConfig | _BadStackFile, err
     if isinstance(config, StackConfig):
         with contextlib.suppress(Exception):
             environment = config.environment()
-    result = StackReview(config.stack, project.name, environment, project.relative(project.stack_file(config.stack)))
     detail = str(error)
     message = f"stack {config.stack}: internal error: {type(error).__name__}{': ' + detail if detail else ''}"
     if verbose:
         message += "\n" + "".join(traceback.format_exception(error)).rstrip()
-    result.error, result.error_kind = secrets.scrub(message), "internal"
-    return result
+    return StackReview(config.stack, project.name, environment, project.relative(project.stack_file(config.stack)),
+                       error=secrets.scrub(message), error_kind="internal")
 
 
 def _review_one(project: Project, config: StackConfig | _BadStackFile, setup: _Setup,
@@ -199,14 +198,12 @@ def _review_one(project: Project, config: StackConfig | _BadStackFile, setup: _S
         result = StackReview(config.stack, project.name, config.stack, stack_file)
         return _config_failure(result, config.error, None, _secrets([]), project)
     environment = config.environment()
-    result = StackReview(config.stack, project.name, environment, stack_file)
     config_paths = [multi.config_path(spec, project.dir, config.stack, environment) for spec in setup.packs]
     labels = [project.relative(Path(os.path.abspath(path))) if path else PACK_DEFAULTS for path in config_paths]
-    result.policy_config = labels[0]
+    result = StackReview(config.stack, project.name, environment, stack_file, policy_config=labels[0])
     baseline = (setup.baselines or {}).get(config.stack)
     if baseline is not None and baseline.error:
-        result.error, result.error_kind = baseline.error, "program"
-        return result
+        return replace(result, error=baseline.error, error_kind="program")
     runner: Runner | None = None
     try:
         file_configs = [(load_config_file(path, project.dir) if path else None, str(path) if path else None)
@@ -222,20 +219,20 @@ def _review_one(project: Project, config: StackConfig | _BadStackFile, setup: _S
                 session.submit(record)
             records = stable(streamed)
             secrets = _secrets(records)
-            result.resources = [resource_record(r, secrets) for r in records]
-            result.lookups = unanswered_lookups(runner.lookups, secrets)
+            result = replace(result, resources=tuple(resource_record(r, secrets) for r in records),
+                             lookups=tuple(unanswered_lookups(runner.lookups, secrets)))
             if baseline is not None:
-                result.plan = replace(_plan(records, runner.stack_outputs, baseline, project.name, config.stack),
-                                      azure=ids.describe(config.stack), azure_ids=ids.to_json())
+                result = replace(result, plan=replace(
+                    _plan(records, runner.stack_outputs, baseline, project.name, config.stack),
+                    azure=ids.describe(config.stack), azure_ids=ids.to_json()))
             analyses = session.finish(records)
     except ConfigError as error:  # the policy config, or a ConfigError the program raised
-        result.resources = []
+        result = replace(result, resources=())
         return _config_failure(result, error, getattr(error, "component", None), _secrets(streamed), project)
     except ReviewFailed as failure:
         # a failing policy or program may quote input values: scrub every secret seen so far
-        result.error = _secrets(streamed).scrub(str(failure))
-        result.error_kind = "program" if isinstance(failure, ProgramFailed) else "pack"
-        return result
+        return replace(result, error=_secrets(streamed).scrub(str(failure)),
+                       error_kind="program" if isinstance(failure, ProgramFailed) else "pack")
     finally:
         if runner is not None:
             runner.close()
@@ -243,10 +240,9 @@ def _review_one(project: Project, config: StackConfig | _BadStackFile, setup: _S
     if result.error is None:  # waivers are amlkit's: the config of amlkit's pack (or a copy of it) is checked
         ours: list[Violation | Unknown] = [*(v for v in result.violations if v.pack == PACK_NAME),
                                             *(u for u in result.unknown if u.pack == PACK_NAME)]
-        result.warnings = [warning for analysis, label in zip(analyses, labels, strict=True)
-                           if analysis.pack_name == PACK_NAME
-                           for warning in waiver_warnings(analysis.config, records, ours, label, config.stack,
-                                                          review_date())]
+        result = replace(result, warnings=tuple(
+            warning for analysis, label in zip(analyses, labels, strict=True) if analysis.pack_name == PACK_NAME
+            for warning in waiver_warnings(analysis.config, records, ours, label, config.stack, review_date())))
     return result
 
 
@@ -342,10 +338,8 @@ def _config_failure(result: StackReview, error: ConfigError, component: dict[str
         fields["value"] = cut(fields["value"])  # as the message quotes it: never a whole document
     detail = {**fields, "kind": "config", "stack": result.stack, "file": file,
               "component": f"{component['type']}::{component['name']}" if component else fields.get("component")}
-    result.error = secrets.scrub(f"stack {result.stack}: {prefix}{text}{suffix}")
-    result.error_kind = "config"
-    result.error_detail = secrets.redact(detail)
-    return result
+    return replace(result, error=secrets.scrub(f"stack {result.stack}: {prefix}{text}{suffix}"), error_kind="config",
+                   error_detail=secrets.redact(detail))
 
 
 def _secrets(records: list[dict[str, Any]]) -> Secrets:

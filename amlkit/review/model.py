@@ -1,4 +1,4 @@
-"""What one review produces, and the one order every report shows it in. The engine fills it; the report
+"""What one review produces, and the one order every report shows it in. The engine builds it (frozen); the report
 formats only read it (in the order the `ordered_*` methods give).
 
 The JSON format is `asdict`-shaped from these classes (see amlkit.review.report.json), so renaming a
@@ -9,16 +9,22 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from amlkit.policies.framework import Equivalent
 
+if TYPE_CHECKING:  # the plan's module is the plan layer's; a review without a plan never loads it
+    from amlkit.review.plan.diff import Plan
+
 __all__ = [
-    "LEVEL_ORDER", "Level", "Lookup", "PACK_DEFAULTS", "PackInfo", "PolicyInfo", "ResourceRecord", "Review",
-    "StackReview", "Unknown", "Violation",
+    "LEVEL_ORDER", "ErrorKind", "Level", "Lookup", "PACK_DEFAULTS", "PackInfo", "PolicyInfo", "ResourceRecord",
+    "Review", "StackReview", "Unknown", "Violation",
 ]
 
 Level = Literal["mandatory", "advisory", "waived"]
+# why a stack was not reviewed: "config" (stack file, policy config or component argument: exit 2), "program",
+# "pack" or "internal" (an unexpected error of the review itself) (exit 3)
+ErrorKind = Literal["config", "program", "pack", "internal"]
 PACK_DEFAULTS = "pack defaults"  # what a stack reviewed without a policy pack config file is told
 LEVEL_ORDER = {"mandatory": 0, "advisory": 1, "waived": 2}  # violations in reports: mandatory first
 
@@ -125,33 +131,37 @@ class Lookup:
         return f"{self.token}({args}){at}"
 
 
-@dataclass
+@dataclass(frozen=True)
 class StackReview:
+    """One stack's review. Frozen: the engine builds it whole (`dataclasses.replace` for a changed copy)."""
+
     stack: str
     project: str
     environment: str
     stack_file: str  # path of Pulumi.<stack>.yaml, relative to the project dir when possible
     pack: PackInfo | None = None  # the first pack (amlkit's own unless --policy-pack named others)
-    resources: list[ResourceRecord] = field(default_factory=list)
-    violations: list[Violation] = field(default_factory=list)
-    unknown: list[Unknown] = field(default_factory=list)
+    resources: tuple[ResourceRecord, ...] = ()
+    violations: tuple[Violation, ...] = ()
+    unknown: tuple[Unknown, ...] = ()
     error: str | None = None  # set when the stack could not be reviewed: never a clean review
-    # "config" (stack file, policy config or component argument: exit 2), "program" or "pack" (exit 3)
-    error_kind: str | None = None
+    error_kind: ErrorKind | None = None  # set with `error`: "config" exits 2, the others 3
     # a config error's fields: stack, file, component, key_path, value, problem, and whatever else the
     # ConfigError carried (JSON-safe); None for other failures
     error_detail: dict[str, Any] | None = None
     policy_config: str = PACK_DEFAULTS  # the config file applied to the first pack, or PACK_DEFAULTS
-    plan: Any = None  # amlkit.review.plan.diff.Plan with --state / --base, else None
-    lookups: list[Lookup] = field(default_factory=list)  # unanswered lookups (see amlkit.review.run.mocks)
+    plan: Plan | None = None  # the plan against a deployed state or a git revision (--state / --base), else None
+    lookups: tuple[Lookup, ...] = ()  # unanswered lookups (see amlkit.review.run.mocks)
     # every pack run on the stack, in the order given (each with its policy_config); `pack` is the first
-    packs: list[PackInfo] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)  # e.g. a waiver that matches no resource of the stack
+    packs: tuple[PackInfo, ...] = ()
+    warnings: tuple[str, ...] = ()  # e.g. a waiver that matches no resource of the stack
     audited_state: str | None = None  # `check --state`: the state file audited (no program ran), else None
 
-    def all_packs(self) -> list[PackInfo]:
+    def __post_init__(self) -> None:
+        _as_tuples(self, "resources", "violations", "unknown", "lookups", "packs", "warnings")
+
+    def all_packs(self) -> tuple[PackInfo, ...]:
         """The packs run on the stack: `packs`, or the one `pack` of a review built before packs existed."""
-        return self.packs or ([self.pack] if self.pack is not None else [])
+        return self.packs or ((self.pack,) if self.pack is not None else ())
 
     def count(self, level: Level) -> int:
         return sum(1 for v in self.violations if v.level == level)
@@ -181,9 +191,14 @@ class StackReview:
         return "passed"
 
 
-@dataclass
+@dataclass(frozen=True)
 class Review:
-    stacks: list[StackReview] = field(default_factory=list)
+    """What `review` and `audit` return: every stack's review, in the order the stacks were given."""
+
+    stacks: tuple[StackReview, ...] = ()
+
+    def __post_init__(self) -> None:
+        _as_tuples(self, "stacks")
 
     def count(self, level: Level) -> int:
         return sum(s.count(level) for s in self.stacks)
@@ -216,3 +231,11 @@ class Review:
             return 2
         refused = any(s.plan is not None and s.plan.errors for s in self.stacks)
         return 1 if self.count("mandatory") or refused else 0
+
+
+def _as_tuples(result: object, *names: str) -> None:
+    """A result given lists (an embedder's or a test's) stores them as tuples: no sequence of a result can change."""
+    for name in names:
+        value = getattr(result, name)
+        if not isinstance(value, tuple):
+            object.__setattr__(result, name, tuple(value))

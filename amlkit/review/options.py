@@ -1,5 +1,5 @@
 """How a review runs: one value for what `amlkit check` / `preview` / `analyze` flags set, passed whole from
-the command line to the engine (`amlkit.review.engine.review`) and the audit (`amlkit.review.audit.audit`).
+the command line to the engine (`amlkit.review.engine.review`) and the audit (`amlkit.review.state_audit.audit`).
 
 Light on purpose (no grpc, no pulumi): the CLI builds it before it imports the engine.
 """
@@ -33,7 +33,7 @@ class ReviewOptions:
     alias_shortcut: False runs the SDK's unused alias-URN and stack-walk work too (for comparisons only).
     reuse_packs: False starts a fresh process of amlkit's own pack per stack, which is otherwise reused
     across stacks and reviews, one per worker (same result: for comparisons only).
-    An audit of deployed states (`amlkit.review.audit`) reads the packs, their configs, jobs, timeout and
+    An audit of deployed states (`amlkit.review.state_audit`) reads the packs, their configs, jobs, timeout and
     verbose; it runs no program, so the rest does not apply to it.
     """
 

@@ -47,7 +47,7 @@ def reviewed(tmp_path_factory: pytest.TempPathFactory) -> StackReview:
 def test_the_minimal_program_has_only_the_documented_advisories(reviewed: StackReview) -> None:
     assert reviewed.error is None
     assert {(v.policy, v.level, v.resource, v.message) for v in reviewed.violations} == ADVISORIES
-    assert reviewed.unknown == []
+    assert reviewed.unknown == ()
     assert reviewed.outcome == "warnings"
     assert reviewed.plan is not None and {step.op for step in reviewed.plan.steps} == {"same"}
 

@@ -196,9 +196,6 @@ def two_pack_stack() -> StackReview:
     """prod with a second pack, acme-extra (its own config), that finds one more mandatory violation."""
     stack = prod_stack()
     own = dataclasses.replace(PACK, directory="/site-packages/amlkit/policies", policy_config=stack.policy_config)
-    stack.packs = [own, EXTRA]
-    stack.pack = own
-    stack.violations.append(Violation(policy="acme-tags", level="mandatory", severity="low", urn=cpu_urn(),
-                                      type=COMPUTE, resource="cpu-cluster", pack="acme-extra",
-                                      message="Cluster cpu-cluster must carry an owner tag."))
-    return stack
+    extra = Violation(policy="acme-tags", level="mandatory", severity="low", urn=cpu_urn(), type=COMPUTE,
+                      resource="cpu-cluster", pack="acme-extra", message="Cluster cpu-cluster must carry an owner tag.")
+    return dataclasses.replace(stack, packs=(own, EXTRA), pack=own, violations=(*stack.violations, extra))

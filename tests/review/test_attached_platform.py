@@ -27,7 +27,7 @@ def stack():
 
 
 def test_only_the_vm_attached_twice_is_refused(stack):
-    assert (stack.error, stack.unknown) == (None, [])
+    assert (stack.error, stack.unknown) == (None, ())
     assert sorted((v.policy, v.resource) for v in stack.violations) == sorted(
         [("aml-attached-compute-unique", "dsvm-again-compute"), ("aml-attached-compute-unique", "dsvm-compute")]
         + [(policy, "mlw") for policy in WORKSPACE_ADVISORIES])

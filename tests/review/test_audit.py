@@ -1,4 +1,4 @@
-"""amlkit.review.audit: `amlkit check --state FILE` / `amlkit analyze --file FILE`, the packs over a
+"""amlkit.review.state_audit: `amlkit check --state FILE` / `amlkit analyze --file FILE`, the packs over a
 `pulumi stack export` without the program (as `pulumi policy analyze --file`)."""
 
 from __future__ import annotations
@@ -12,13 +12,13 @@ from google.protobuf import json_format
 from typer.testing import CliRunner
 
 from amlkit import __version__, cli
-from amlkit.review.audit import audit
 from amlkit.review.engine import default_pack_dir
 from amlkit.review.options import ReviewOptions
 from amlkit.review.pack import snapshot
 from amlkit.review.pack.snapshot import blind
 from amlkit.review.plan.state import ENCRYPTED
 from amlkit.review.secrets import SECRET_SIG, SECRET_SIG_KEY
+from amlkit.review.state_audit import audit
 from tests.review import auditstates as states
 from tests.review.helpers import PACKS, record_pack_calls
 
@@ -251,7 +251,7 @@ def test_a_state_too_large_for_one_analyze_stack_fails_saying_so(tmp_path, monke
     clusters = [states.cluster_resource("prod", f"c{n}", states.cluster_inputs(0), "ws", "rg", "p") for n in range(150)]
     state = states.write(tmp_path / "prod.json", [*states.resources(), *clusters])
     [stack] = audit([state], tmp_path).stacks
-    assert (stack.error_kind, stack.violations) == ("pack", [])
+    assert (stack.error_kind, stack.violations) == ("pack", ())
     assert re.fullmatch(r"stack prod: the stack policies' AnalyzeStack request is 0\.\d MiB, over the 0\.1 MiB a "
                         r"Python policy pack accepts \(pulumi-policy's _MAX_RPC_MESSAGE_SIZE; `pulumi policy analyze` "
                         r"cannot send it either\)", stack.error), stack.error

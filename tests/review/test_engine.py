@@ -517,7 +517,7 @@ def test_a_waiver_contract_this_review_cannot_read_fails_the_stack_closed():
     [ok] = review(FAULTY, ["ok"], options=ReviewOptions(policy_pack=PACKS / "future_waivers")).stacks
     assert ok.error == ("stack ok: policy future-waiver-policy: waived findings in format 'amlkit-waivers/v3'; this "
                         "amlkit reads amlkit-waivers/v2 (use the same amlkit version for the pack and the review)")
-    assert (ok.error_kind, ok.pack, ok.violations) == ("pack", None, [])
+    assert (ok.error_kind, ok.pack, ok.violations) == ("pack", None, ())
 
 
 def test_rules_refuses_a_config_directory(tmp_path):

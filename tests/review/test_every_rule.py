@@ -186,7 +186,7 @@ def test_the_exact_findings(stack):
 
 def test_no_unknowns_no_error_and_mandatory_findings_fail_the_review(result, stack):
     assert stack.error is None
-    assert stack.unknown == []
+    assert stack.unknown == ()
     assert (stack.stack, stack.project, stack.stack_file) == ("every", "every-rule", "Pulumi.every.yaml")
     assert result.exit_code() == 1
 

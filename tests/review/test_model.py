@@ -1,3 +1,5 @@
+import dataclasses
+
 import pytest
 
 from amlkit.review.model import Review, StackReview, Unknown, Violation
@@ -8,10 +10,9 @@ def _violation(level: str) -> Violation:
 
 
 def _stack(*levels: str, unknown: bool = False) -> StackReview:
-    stack = StackReview("dev", "proj", "dev", "Pulumi.dev.yaml", violations=[_violation(lv) for lv in levels])
-    if unknown:
-        stack.unknown.append(Unknown("p", "urn:x", "t", "r", "can't be known during preview"))
-    return stack
+    unknowns = (Unknown("p", "urn:x", "t", "r", "can't be known during preview"),) if unknown else ()
+    return StackReview("dev", "proj", "dev", "Pulumi.dev.yaml", violations=tuple(_violation(lv) for lv in levels),
+                       unknown=unknowns)
 
 
 @pytest.mark.parametrize(("stack", "outcome", "code"), [
@@ -27,6 +28,5 @@ def test_outcome_and_exit_code(stack, outcome, code):
 
 
 def test_a_failed_stack_exits_3_whatever_its_counts():
-    stack = _stack("mandatory")
-    stack.error = "the program failed"
+    stack = dataclasses.replace(_stack("mandatory"), error="the program failed")
     assert Review([stack, _stack()]).exit_code() == 3

@@ -129,5 +129,5 @@ def test_a_stale_waiver_of_amlkits_pack_is_a_warning_with_another_pack_alongside
     [stack] = review(RAW, ["prod"], options=ReviewOptions(
         policy_pack=(default_pack_dir(), ECHO), policy_pack_config=(ours, theirs))).stacks
     assert stack.error is None
-    assert stack.warnings == [f"{ours}: aml-cluster-ssh-disabled.waivers[0]: resource 'gpu-wram' matches no "
-                              "resource of stack prod; closest: gpu-warm"]
+    assert stack.warnings == (f"{ours}: aml-cluster-ssh-disabled.waivers[0]: resource 'gpu-wram' matches no "
+                              "resource of stack prod; closest: gpu-warm",)

@@ -7,6 +7,7 @@ azure-native fixtures, through amlkit.review.engine; plus table-driven unit case
 from __future__ import annotations
 
 import copy
+import dataclasses
 import functools
 import shutil
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import Any
 import pytest
 
 from amlkit.review import engine
+from amlkit.review.model import Review
 from amlkit.review.options import ReviewOptions
 from amlkit.review.plan import diff
 from amlkit.review.plan.state import StateResource
@@ -133,9 +135,9 @@ def test_refused_plan_exits_1_even_without_mandatory_findings(tmp_path: Path) ->
     resources = deployed(PLATFORM, "prod")
     find(resources, "mlw-workspace")["inputs"]["workspaceName"] = "mlw-acme-production"
     result, plan = plan_of(PLATFORM, "prod", resources, tmp_path)
-    result.violations = [v for v in result.violations if v.level != "mandatory"]
+    result = dataclasses.replace(result, violations=tuple(v for v in result.violations if v.level != "mandatory"))
     assert [s.name for s in plan.errors] == ["mlw-workspace"]
-    assert engine.Review([result]).exit_code() == 1
+    assert Review((result,)).exit_code() == 1
 
 
 def test_deleted_parent_deletes_its_children(tmp_path: Path) -> None:

@@ -86,7 +86,7 @@ def test_a_looked_up_subnet_is_reviewed_like_its_written_out_id(platform, stack,
     result = stack_of(platform, stack)
     assert result.error is None
     assert findings(result) == (VIOLATIONS, UNKNOWN_POLICIES)
-    assert result.lookups == lookups
+    assert result.lookups == tuple(lookups)
     assert platform.exit_code() == 1
 
 
@@ -161,7 +161,7 @@ def pinned(tmp_path) -> Path:
 def test_pinned_lookups_are_answered_and_no_longer_listed(pinned, tmp_path):
     result = review(pinned, ["lookup"], options=deployed(pinned, ["lookup"], tmp_path)).stacks[0]
     assert findings(result) == (VIOLATIONS, set())
-    assert result.lookups == []
+    assert result.lookups == ()
 
 
 def test_a_bad_lookups_file_stops_the_review_with_exit_2(pinned):
@@ -196,5 +196,5 @@ def test_a_stack_reference_is_not_sent_to_the_pack_as_in_pulumi_preview(monkeypa
     registered = {r.type for r in result.resources}
     assert "pulumi:pulumi:StackReference" not in sent_types | registered
     assert sent_types == registered
-    assert result.lookups == [STACK_REFERENCE]
+    assert result.lookups == (STACK_REFERENCE,)
     assert findings(result) == (VIOLATIONS, UNKNOWN_POLICIES)

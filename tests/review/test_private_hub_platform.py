@@ -86,7 +86,7 @@ def findings(stack):
 
 def test_the_platform_is_reviewed_end_to_end_with_exact_findings(reviews):
     current, _ = reviews
-    assert (current.error, current.unknown) == (None, [])
+    assert (current.error, current.unknown) == (None, ())
     assert findings(current) == FINDINGS
     assert current.outcome == "mandatory"
 

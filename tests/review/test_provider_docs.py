@@ -199,5 +199,5 @@ def test_the_providers_docs_example_gets_exactly_these_findings(fixture, finding
     (stack,) = review(project, [stack_name], options=ReviewOptions(states=[state])).stacks
     assert stack.error is None
     assert sorted((v.policy, v.level, v.resource, v.message) for v in stack.violations) == sorted(findings)
-    assert stack.unknown == []
-    assert stack.lookups == []  # azure.core.get_client_config() is answered offline
+    assert stack.unknown == ()
+    assert stack.lookups == ()  # azure.core.get_client_config() is answered offline

@@ -164,9 +164,9 @@ def test_plan_is_collapsed_per_stack() -> None:
 
 
 def test_finding_text_cannot_inject_markdown_or_html() -> None:
-    stack = dev_stack()
-    stack.violations = [Violation(policy="p|x", level="mandatory", severity="high", urn="u", type="t`y",
-                                  resource="<img src=x>", message="```\n</details><script>x</script>")]
+    stack = dataclasses.replace(dev_stack(), violations=(Violation(
+        policy="p|x", level="mandatory", severity="high", urn="u", type="t`y", resource="<img src=x>",
+        message="```\n</details><script>x</script>"),))
     text = render(Review(stacks=[stack]))
     assert "| ❌ mandatory | high | `p\\|x` | `<img src=x>` | `t'y` |" in text
     assert "<summary>❌ mandatory: p|x on &lt;img src=x&gt;</summary>" in text
@@ -198,8 +198,8 @@ def test_rules_table() -> None:
 def _big_review(findings: int) -> Review:
     stack = prod_stack()
     template = stack.violations[2]
-    stack.violations = [dataclasses.replace(template, resource=f"cluster-{i:04d}", message="m" * 200)
-                        for i in range(findings)]
+    stack = dataclasses.replace(stack, violations=tuple(
+        dataclasses.replace(template, resource=f"cluster-{i:04d}", message="m" * 200) for i in range(findings)))
     return Review(stacks=[stack, failed_stack()])
 
 

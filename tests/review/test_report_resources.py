@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from amlkit.review.model import ResourceRecord, StackReview
@@ -28,7 +30,7 @@ def test_plan_of_a_stack() -> None:
 
 def test_plan_does_not_depend_on_registration_order() -> None:
     stack = prod_stack()
-    stack.resources.reverse()
+    stack = dataclasses.replace(stack, resources=stack.resources[::-1])
     assert render_plan(stack).plain == PROD_PLAN
 
 

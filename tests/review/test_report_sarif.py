@@ -196,7 +196,7 @@ def test_a_config_error_points_at_the_stack_file_line_of_its_key(tmp_path: Path,
         "config:\n  platform:clusters: [{name: cpu, max: four}]\n  amlkit:environment: dev\n  amlkt:tags: {}\n"
         "  amlkit:clusters:\n    - name: cpu\n", encoding="utf-8")
     stack = config_error_stack()
-    stack.error_detail = {**stack.error_detail, "key_path": key_path}
+    stack = replace(stack, error_detail={**(stack.error_detail or {}), "key_path": key_path})
     [result] = to_sarif(Review(stacks=[stack]), tmp_path)["runs"][0]["results"]
     assert result["locations"][0]["physicalLocation"]["region"] == {"startLine": line}
 
@@ -227,10 +227,10 @@ def test_missing_stack_file_points_at_line_1(tmp_path: Path) -> None:
 
 
 def test_waiver_without_reason_still_has_a_justification(project: Path) -> None:
-    stack = dev_stack()
-    stack.violations = [Violation(policy="p", level="waived", severity="low", urn="u", type="t", resource="r",
-                                  message="m")]
-    stack.unknown = [Unknown(policy="q", urn="u", type="t", resource="r", message="m")]
+    stack = replace(dev_stack(),
+                    violations=(Violation(policy="p", level="waived", severity="low", urn="u", type="t", resource="r",
+                                          message="m"),),
+                    unknown=(Unknown(policy="q", urn="u", type="t", resource="r", message="m"),))
     run = to_sarif(Review(stacks=[stack]), project)["runs"][0]
     assert run["results"][0]["suppressions"] == [{"kind": "external", "status": "accepted",
                                                   "justification": "waived without a reason"}]
@@ -242,8 +242,8 @@ def test_no_secret_in_the_log(project: Path) -> None:
 
 def _with_sources(stack, program: Path):
     """Every resource declared at line 10 + its index in `program`."""
-    stack.resources = [replace(r, source_file=str(program), source_line=10 + i) for i, r in enumerate(stack.resources)]
-    return stack
+    return replace(stack, resources=tuple(replace(r, source_file=str(program), source_line=10 + i)
+                                          for i, r in enumerate(stack.resources)))
 
 
 def test_a_program_not_driven_by_a_stack_file_is_located_at_the_declaring_line(tmp_path: Path) -> None:
@@ -266,10 +266,9 @@ def test_a_stack_file_driven_program_keeps_its_stack_file_lines(project: Path) -
 
 
 def test_unanswered_lookups_are_notes_of_a_successful_run(schema: dict, project: Path) -> None:
-    stack = dev_stack()
-    stack.lookups = [Lookup("azure-native:network:getSubnet", {"resourceGroupName": "rg", "subnetName": "s"},
-                            "__main__.py", 7),
-                     Lookup("pulumi:pulumi:StackReference", {"name": "acme/shared/prod"})]  # no program line known
+    stack = replace(dev_stack(), lookups=(
+        Lookup("azure-native:network:getSubnet", {"resourceGroupName": "rg", "subnetName": "s"}, "__main__.py", 7),
+        Lookup("pulumi:pulumi:StackReference", {"name": "acme/shared/prod"})))  # no program line known
     log = to_sarif(Review(stacks=[stack]), project)
     _validate(schema, log)
     assert log["runs"][0]["invocations"] == [{

@@ -65,15 +65,12 @@ Policies:
 
 def _advisory_only():
     stack = prod_stack()
-    stack.violations = [v for v in stack.violations if v.level == "advisory"]
-    stack.unknown = []
-    return stack
+    return dataclasses.replace(stack, violations=tuple(v for v in stack.violations if v.level == "advisory"),
+                               unknown=())
 
 
 def _unknown_only():
-    stack = prod_stack()
-    stack.violations = []
-    return stack
+    return dataclasses.replace(prod_stack(), violations=())
 
 
 @pytest.mark.parametrize(
@@ -115,9 +112,8 @@ def test_whole_report_sorts_stacks_and_ends_with_the_summary() -> None:
 
 def test_output_does_not_depend_on_input_order() -> None:
     review = full_review()
-    shuffled = Review(stacks=list(reversed(review.stacks)))
-    for stack in shuffled.stacks:
-        stack.violations.reverse()
+    shuffled = Review(stacks=tuple(dataclasses.replace(stack, violations=stack.violations[::-1])
+                                   for stack in reversed(review.stacks)))
     assert render(shuffled, "policies").plain == render(review, "policies").plain
 
 
@@ -135,8 +131,8 @@ def test_summary_line(review: Review, line: str) -> None:
 
 def test_waiver_without_expiry_or_reason() -> None:
     stack = prod_stack()
-    stack.violations = [dataclasses.replace(v, waiver_expires=None, waiver_reason=None)
-                        for v in stack.violations if v.level == "waived"]
+    stack = dataclasses.replace(stack, violations=tuple(dataclasses.replace(v, waiver_expires=None, waiver_reason=None)
+                                                        for v in stack.violations if v.level == "waived"))
     assert "          reason: none given\n" in render_policies(stack).plain
 
 
@@ -206,7 +202,8 @@ def test_several_packs_are_grouped_by_pack_as_pulumi_does() -> None:
     sources = {"amlkit-guardrails": "policies", "acme-extra": "../acme"}
     assert render_policies(two_pack_stack(), sources).plain == TWO_PACKS
     clean_extra = two_pack_stack()
-    clean_extra.violations = [v for v in clean_extra.violations if v.pack != "acme-extra"]
+    clean_extra = dataclasses.replace(clean_extra,
+                                      violations=tuple(v for v in clean_extra.violations if v.pack != "acme-extra"))
     assert "    ✅ acme-extra@v2.0.0 (local: ../acme)\n    Policy config: acme.json\n    1 mandatory" in \
         render_policies(clean_extra, sources).plain
 

@@ -55,11 +55,11 @@ def test_the_ml_resources_are_reviewed_and_the_program_never_crashes(result):
     assert stack.error is None
     assert result.exit_code() == 1  # mandatory findings on the compute, as for any program
     assert {(v.policy, v.level, v.resource) for v in stack.violations} == VIOLATIONS
-    assert stack.unknown == []  # the compute links to its workspace through the dependency graph
+    assert stack.unknown == ()  # the compute links to its workspace through the dependency graph
 
 
 def test_each_keys_lookup_is_listed_with_the_programs_own_arguments(result):
-    assert result.stacks[0].lookups == LOOKUPS
+    assert result.stacks[0].lookups == tuple(LOOKUPS)
 
 
 def test_a_value_derived_from_the_keys_is_unknown(result):

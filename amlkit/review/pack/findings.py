@@ -4,6 +4,7 @@ in a stable order, unanswered lookups, the pack's policies, violations, unknowns
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal, cast
 
@@ -107,7 +108,8 @@ def _ours(pack_name: str, policy: str) -> Rule:
 
 
 def add_findings(result: StackReview, analysis: driver.Analysis, records: list[dict[str, Any]], secrets: Secrets,
-              project: str) -> None:
+                 project: str) -> StackReview:
+    """The stack's review with one pack's findings added after those it has."""
     by_urn = {r["urn"]: r for r in records}
     root = stack_urn(project, result.stack)
 
@@ -124,26 +126,29 @@ def add_findings(result: StackReview, analysis: driver.Analysis, records: list[d
     # resource `c3` stays `c3` when a secret is 3, but only when its process confirmed the hook is active
     # (fail closed). Any other text gets the whole-token safety net.
     scrub = (lambda text: text) if analysis.pack_name == PACK_NAME and analysis.by_value else secrets.scrub
+    violations: list[Violation] = []
+    unknown: list[Unknown] = []
     for diag in analysis.diagnostics:
         urn, type_, name = where(diag.urn)
         message = scrub(diag.message)
         if diag.unknown:
             what = what_is_unknown(message, by_urn.get(diag.urn) if diag.urn else None, records)
             message = message if what is None else f"{what}. {message}"
-            result.unknown.append(Unknown(diag.policy, urn, type_, name, message, pack=analysis.pack_name))
+            unknown.append(Unknown(diag.policy, urn, type_, name, message, pack=analysis.pack_name))
         else:
             level = cast("Literal['mandatory', 'advisory']", diag.level)  # the driver sets only these two
-            result.violations.append(Violation(diag.policy, level, diag.severity, urn, type_, name, message,
-                                               pack=analysis.pack_name))
+            violations.append(Violation(diag.policy, level, diag.severity, urn, type_, name, message,
+                                        pack=analysis.pack_name))
     severities = driver.policy_severities(analysis)
     for entry in analysis.not_applicable:
         for waived in _waived(entry):
             urn, type_, name = where(waived["urn"] or entry.urn)
-            result.violations.append(Violation(
+            violations.append(Violation(
                 entry.policy, "waived", severities.get(entry.policy, "unspecified"), urn, type_, name,
                 scrub(waived["message"] or ""), pack=analysis.pack_name,
                 waiver_reason=scrub(waived["reason"] or ""), waiver_expires=waived["expires"],
                 waiver=waived["waiver"], waiver_via=waived["via"]))
+    return replace(result, violations=(*result.violations, *violations), unknown=(*result.unknown, *unknown))
 
 
 def _waived(entry: driver.NotApplicable) -> list[dict[str, str | None]]:

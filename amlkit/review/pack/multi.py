@@ -121,15 +121,13 @@ def add_results(result: StackReview, analyses: Sequence[Any], specs: Sequence[Pa
 
     try:
         for analysis in analyses:
-            add_findings(result, analysis, records, secrets, project)
+            result = add_findings(result, analysis, records, secrets, project)
     except ReviewFailed as failure:
-        result.violations, result.unknown = [], []
-        result.error, result.error_kind = secrets.scrub(f"stack {result.stack}: {failure}"), "pack"
-        return result
-    result.packs = [replace(pack_info_of(analysis), directory=str(spec.directory), policy_config=label)
-                    for analysis, spec, label in zip(analyses, specs, labels, strict=True)]
-    result.pack = result.packs[0]
-    return result
+        return replace(result, violations=(), unknown=(), error=secrets.scrub(f"stack {result.stack}: {failure}"),
+                       error_kind="pack")
+    packs = tuple(replace(pack_info_of(analysis), directory=str(spec.directory), policy_config=label)
+                  for analysis, spec, label in zip(analyses, specs, labels, strict=True))
+    return replace(result, packs=packs, pack=packs[0])
 
 
 class Sessions:

@@ -3,7 +3,7 @@
 remediate; what would change is reported as an advisory finding, never applied) then `Analyze` with the
 state **inputs**; one `AnalyzeStack` with the state **outputs**, parent, dependencies and property
 dependencies, where a finding on a URN the state does not have is the root stack's. A secret the export
-left encrypted reaches the packs as the string `[secret]` (`blind`). amlkit.review.audit runs it per file.
+left encrypted reaches the packs as the string `[secret]` (`blind`). amlkit.review.state_audit runs it per file.
 
 The state streams through (amlkit.review.plan.stream): each resource is sent to every pack as it is read,
 with a window of Analyze calls in flight per pack, and kept only as its AnalyzeStack entry (serialized) and

@@ -35,7 +35,8 @@ SUMMARY_WORDS = (("create", "to create"), ("update", "to update"), ("replace", "
 
 def render(stack: StackReview) -> Text:
     """The plan of one stack as a table, then details, errors, outputs and the summary."""
-    plan: Plan = stack.plan
+    plan = stack.plan
+    assert plan is not None, "a plan is rendered only for a stack that has one"
     rows = list(_rows(plan))
     stack_name = plan.stack_urn.rsplit("::", 1)[-1]
     type_width = max([len("Type"), len("pulumi:pulumi:Stack"), *(len(prefix + s.type) for prefix, s in rows)])

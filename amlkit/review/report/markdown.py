@@ -151,6 +151,7 @@ def _changes(stack: StackReview, budget: _Budget) -> str:
     from amlkit.review.report import changes
 
     plan = stack.plan
+    assert plan is not None, "a plan is rendered only for a stack that has one"
     summary_text = changes.summary_text(plan).replace("\n   ", ",").replace("Resources:,", "Resources:")
     head = f"**Plan** against {_cell(plan.base)}: {_cell(summary_text)}"
     rows = [[_cell(op), f"`{_code(name)}`", f"`{_code(type_)}`", _cell(why)]

@@ -69,11 +69,12 @@ def _pack(data: dict[str, Any]) -> PackInfo:
 def _review(stacks: list[dict[str, Any]], packs: list[PackInfo]) -> list[StackReview]:
     return [StackReview(**{
         **data, "pack": None if data["pack"] is None else packs[data["pack"]],
-        "packs": [packs[index] for index in data["packs"]],
-        "resources": [ResourceRecord(**r) for r in data["resources"]],
-        "violations": [Violation(**v) for v in data["violations"]],
-        "unknown": [Unknown(**u) for u in data["unknown"]],
-        "lookups": [Lookup(**lookup) for lookup in data["lookups"]],
+        "packs": tuple(packs[index] for index in data["packs"]),
+        "resources": tuple(ResourceRecord(**r) for r in data["resources"]),
+        "violations": tuple(Violation(**v) for v in data["violations"]),
+        "unknown": tuple(Unknown(**u) for u in data["unknown"]),
+        "lookups": tuple(Lookup(**lookup) for lookup in data["lookups"]),
+        "warnings": tuple(data["warnings"]),
     }) for data in stacks]
 
 
@@ -105,7 +106,7 @@ def load(paths: list[Path]) -> Merged:
             if seen[0] != pack.version:
                 raise UsageError(f"{path}: pack {pack.name} {pack.version}, but {seen[1]} ran {pack.name} {seen[0]}")
         stacks += _review(shard["review"], packs)
-    return Merged(Review(stacks=stacks), Path(first["project_dir"]), first["setup"])
+    return Merged(Review(stacks=tuple(stacks)), Path(first["project_dir"]), first["setup"])
 
 
 def _check_cover(shards: list[tuple[Path, dict[str, Any]]]) -> None:

@@ -78,11 +78,11 @@ def audit(files: Sequence[Path], project_dir: Path = Path("."), options: ReviewO
         run = _Audit(specs, project, base, options.timeout, options.verbose)
         if jobs == 1 or len(loaded) == 1:
             with processes.cancel_on_interrupt():
-                return Review([run.stack(item) for item in loaded])
+                return Review(tuple(run.stack(item) for item in loaded))
         pool = ThreadPoolExecutor(max_workers=jobs)
         try:
             with processes.cancel_on_interrupt():
-                return Review(list(pool.map(run.stack, loaded)))
+                return Review(tuple(pool.map(run.stack, loaded)))
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
 
@@ -152,11 +152,11 @@ class _Audit:
             return _config_failure(result, item.error, Secrets())
         stack = item.stack or item.label
         deadline = snapshot.Deadline(self.timeout, stack, item.label)
-        result = StackReview(stack, item.project, _environment(self.project, item), item.label,
-                             audited_state=item.label)
-        config_paths = [multi.config_path(spec, self.base, stack, result.environment) for spec in self.specs]
+        environment = _environment(self.project, item)
+        config_paths = [multi.config_path(spec, self.base, stack, environment) for spec in self.specs]
         labels = [_label(path, self.base) if path else PACK_DEFAULTS for path in config_paths]
-        result.policy_config = labels[0]
+        result = StackReview(stack, item.project, environment, item.label, policy_config=labels[0],
+                             audited_state=item.label)
         seen = snapshot.Seen()
         try:
             configs = [(load_config_file(path, self.base) if path else None, str(path) if path else None)
@@ -174,12 +174,11 @@ class _Audit:
             self._warn(item, seen)
             secrets = Secrets(seen.plaintexts)
             failure = deadline.explain(failure)
-            result.error, result.error_kind = secrets.scrub(f"stack {stack}: {failure}"), "pack"
-            return result
+            return dataclasses.replace(result, error=secrets.scrub(f"stack {stack}: {failure}"), error_kind="pack")
         self._warn(item, seen)
         secrets = Secrets(seen.plaintexts)
-        result.resources = [dataclasses.replace(record, inputs=secrets.redact(record.inputs))
-                            for record in seen.records]
+        result = dataclasses.replace(result, resources=tuple(
+            dataclasses.replace(record, inputs=secrets.redact(record.inputs)) for record in seen.records))
         return multi.add_results(result, analyses, self.specs, labels, seen.findings, secrets, item.project)
 
     @staticmethod
@@ -189,9 +188,7 @@ class _Audit:
 
 
 def _config_failure(result: StackReview, error: ConfigError, secrets: Secrets) -> StackReview:
-    result.error = secrets.scrub(f"stack {result.stack}: {error}")
-    result.error_kind = "config"
-    result.error_detail = secrets.redact({"kind": "config", "stack": result.stack, "file": error.file,
-                                          "key_path": error.key_path, "value": cut(error.value),
-                                          "problem": error.problem})
-    return result
+    return dataclasses.replace(
+        result, error=secrets.scrub(f"stack {result.stack}: {error}"), error_kind="config",
+        error_detail=secrets.redact({"kind": "config", "stack": result.stack, "file": error.file,
+                                     "key_path": error.key_path, "value": cut(error.value), "problem": error.problem}))
