@@ -35,7 +35,6 @@ def test_audit_is_the_function_once_its_module_loaded() -> None:
     """The function lives in `state_audit`: a submodule named `audit` would replace it as the package's
     attribute the moment anything imported that module."""
     import amlkit.review.state_audit  # noqa: F401 - loaded before the name is asked for
-
     from amlkit.review import audit
 
     assert audit is state_audit.audit and callable(audit)
