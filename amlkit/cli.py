@@ -34,6 +34,7 @@ from amlkit import __version__, merge_cmd, sizes_cmd
 from amlkit.commands import register, stacks_from_files
 from amlkit.errors import UsageError
 from amlkit.guard import guarded
+from amlkit.launch import prestart
 from amlkit.review.model import PackInfo, Review
 from amlkit.review.options import ReviewOptions
 from amlkit.review.shard import Shard
@@ -178,42 +179,12 @@ def main() -> None:
     """Console-script entry point. SIGTERM (CI cancel, `timeout`) unwinds like Ctrl-C, so the engine
     stops the program and pack processes it started instead of leaving them running."""
     signal.signal(signal.SIGTERM, _terminate)
-    if _reviews(sys.argv[1:]):
-        # the warm-start server imports pulumi and azure-native while this process imports the engine
-        # (before any gRPC channel exists here: see amlkit.review.proc.warm)
-        from amlkit.review.proc import warm
-
-        # an audit runs no program: nothing of the project's to preload
-        warm.prestart(None if _audits(sys.argv[1:]) else _project_hint(sys.argv[1:]), one_shot=True)
+    prestart(sys.argv[1:])  # the fork server, unless amlkit.launch started it already
     try:
         app()
     finally:
         if "amlkit.review.proc.warm" in sys.modules:
             sys.modules["amlkit.review.proc.warm"].stop()  # the fork server ends with the command
-
-
-def _project_hint(args: list[str]) -> Path:
-    """The project a review command line names (`-C DIR`, else its first stack file's directory, else `.`)."""
-    for index, arg in enumerate(args):
-        if arg in ("-C", "--project-dir") and index + 1 < len(args):
-            return Path(args[index + 1])
-        if arg.startswith("--project-dir="):
-            return Path(arg.split("=", 1)[1])
-    files = [arg for arg in args if arg.endswith((".yaml", ".yml"))]
-    return Path(files[0]).parent if files else Path(".")
-
-
-def _reviews(args: list[str]) -> bool:
-    """Whether the command line runs a review (`check`, `preview` or `analyze`, not just their help)."""
-    command = next((a for a in args if not a.startswith("-")), None)
-    return command in ("check", "preview", "analyze") and not {"--help", "-h"} & set(args)
-
-
-def _audits(args: list[str]) -> bool:
-    """Whether the command line audits deployed states (`analyze`, `check --state`): no program runs."""
-    command = next((a for a in args if not a.startswith("-")), None)
-    return command == "analyze" or (command == "check" and any(a == "--state" or a.startswith("--state=")
-                                                                for a in args))
 
 
 def _terminate(signum: int, frame: object) -> NoReturn:

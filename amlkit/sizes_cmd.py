@@ -102,10 +102,11 @@ def _allowed(config: Path | None) -> tuple[Catalogue, set[VmFamily]]:
     """The catalogue (with the approved-family rule's `extraFamilies`) and the families its config allows."""
     from amlkit.policies.catalogue import catalogue
     from amlkit.policies.rules.aml_compute_approved_vm_family import RULE, allowed_families
-    from amlkit.review.pack.config import load_config_file
 
     settings: Mapping[str, Any] = RULE.defaults()
     if config is not None:
+        from amlkit.review.pack.config import load_config_file  # jsonschema and all: only with a config
+
         entry = load_config_file(config).get(APPROVED_RULE)
         if entry is not None and entry.properties:
             settings = {**settings, **entry.properties}

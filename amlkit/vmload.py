@@ -12,11 +12,11 @@ import json
 import re
 from collections.abc import Iterator, Mapping
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
-import yaml
-
 from amlkit.errors import ConfigError
+from amlkit.vmcache import cached_parse
 from amlkit.vmmodel import (
     CATEGORIES,
     CPU_ARCHITECTURES,
@@ -53,7 +53,18 @@ _SIZE_KEYS = {"template", "vcpus", "constrained", "gpus", "gpu_memory_gb_total",
 
 @functools.cache
 def _raw() -> Mapping[str, Any]:
-    text = resources.files("amlkit").joinpath("data/vm_families.yaml").read_text(encoding="utf-8")
+    """The parsed data file: from the parsed copy beside the bytecode when it is current (amlkit.vmcache)."""
+    source = resources.files("amlkit").joinpath("data/vm_families.yaml")
+    if isinstance(source, Path):
+        import yaml
+
+        return cached_parse(source, _parse, f"PyYAML {yaml.__version__}")
+    return _parse(source.read_text(encoding="utf-8"))
+
+
+def _parse(text: str) -> Mapping[str, Any]:
+    import yaml
+
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: ~10x faster
     data: Mapping[str, Any] = yaml.load(text, Loader=loader)  # a safe loader either way
     return data

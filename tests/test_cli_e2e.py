@@ -19,7 +19,7 @@ import jsonschema
 import pytest
 from typer.testing import CliRunner
 
-from amlkit import cli
+from amlkit import cli, launch
 from tests.replay import replaying
 
 runner = CliRunner()
@@ -360,9 +360,9 @@ def test_a_program_crash_and_a_stack_file_typo_are_per_stack_too() -> None:
 def test_the_fork_server_is_started_early_only_for_a_review(args: list[str], reviews: bool, hint: str,
                                                             audits: bool) -> None:
     """An audit (no program) starts it without the project's program to preload."""
-    assert cli._reviews(args) is reviews
-    assert cli._project_hint(args) == Path(hint)
-    assert cli._audits(args) is audits
+    assert launch.reviews(args) is reviews
+    assert launch.project_hint(args) == Path(hint)
+    assert launch.audits(args) is audits
 
 
 def test_e2e_rules_json_carries_the_rule_metadata() -> None:

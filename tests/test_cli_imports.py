@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from amlkit.server import SERVER_DIR_ENV
+
 ROOT = Path(__file__).resolve().parents[1]
 HEAVY = ("grpc", "pulumi_policy", "amlkit.review.engine", "amlkit.review.pack.driver", "pulumi", "pulumi_azure_native",
          "pulumi_azure")
@@ -68,3 +70,39 @@ def test_cli_imports_the_engine_for_a_review(tmp_path):
     code, loaded = _loaded(tmp_path, ["check", "-C", str(ROOT / "examples/platform-repo"), "-s", "nonprod"])
     assert code in (0, 1)
     assert {"grpc", "amlkit.review.engine", "amlkit.review.pack.driver"} <= set(loaded)
+
+
+@pytest.mark.parametrize("args", [["rules"], ["sizes", "--approved"], ["init", "--help"]],
+                         ids=["rules", "sizes", "init"])
+def test_light_commands_without_a_config_file_do_not_import_jsonschema(tmp_path, args):
+    """Only a config file needs validating: amlkit's own defaults are valid (tests/review/test_pack_info.py)."""
+    report = tmp_path / "modules.json"
+    done = subprocess.run([sys.executable, "-c", _PROBE, str(report), "jsonschema", *args], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120, env={**os.environ, "NO_COLOR": "1"})
+    assert done.returncode == 0, done.stderr
+    assert json.loads(report.read_text()) == []
+
+
+_ORDER_PROBE = """
+import sys
+from amlkit.review.proc import warm
+def prestart(project_dir=None, one_shot=False):
+    print("prestart", project_dir, one_shot, "amlkit.cli" in sys.modules, "typer" in sys.modules)
+    raise SystemExit(0)
+warm.prestart = prestart
+sys.argv = ["amlkit", *sys.argv[1:]]
+from amlkit.launch import main
+main()
+"""
+
+
+@pytest.mark.parametrize(("args", "expected"), [
+    (["check", "-C", "proj", "-s", "dev"], "prestart proj True False False"),
+    (["analyze", "--file", "prod.json"], "prestart None True False False"),
+])
+def test_the_console_script_starts_the_fork_server_before_importing_the_command_line(tmp_path, args, expected):
+    """The server's imports overlap the CLI's: it starts before typer, rich or amlkit.cli are imported."""
+    done = subprocess.run([sys.executable, "-c", _ORDER_PROBE, *args], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120, env={**os.environ, SERVER_DIR_ENV: str(tmp_path / "none")})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == expected

@@ -46,6 +46,23 @@ def test_packinfo_without_config_equals_the_running_pack():
     assert asdict(packinfo.pack_info()) == asdict(engine.pack_info())
 
 
+def test_the_defaults_of_amlkits_pack_validate_against_its_schemas(monkeypatch):
+    """`rules` without a config file skips validating the defaults (no jsonschema import): they must be valid,
+    and a pack whose defaults are not valid must still fail that listing's twin, the validated reconcile."""
+    from amlkit.policies import all_rules
+    from amlkit.policies.rule_baseline import BASELINE_POLICY, BASELINE_SCHEMA
+    from amlkit.policies.waivers import edge_schema
+    from amlkit.review.pack.config import PolicySchema, reconcile
+
+    schemas = [PolicySchema(rule.name, rule.level, {**rule.config, **edge_schema()}) for rule in all_rules()]
+    schemas.append(PolicySchema(BASELINE_POLICY, "advisory", BASELINE_SCHEMA))
+    assert reconcile(schemas, {}, None) == reconcile(schemas, {}, None, validate=False)
+    broken = [PolicySchema("p", "advisory", {"maxNodes": {"type": "integer", "default": "ten"}})]
+    with pytest.raises(ConfigError, match="p.maxNodes"):
+        reconcile(broken, {}, None)
+    assert reconcile(broken, {}, None, validate=False)["p"].properties == {"maxNodes": "ten"}
+
+
 @pytest.mark.parametrize("text", CONFIGS.values(), ids=CONFIGS.keys())
 def test_packinfo_with_a_config_equals_the_running_pack(tmp_path, text):
     config = _write(tmp_path, text)

@@ -26,8 +26,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-
 from amlkit.errors import ConfigError, schema_message, show_value
 from amlkit.policies.waivers import WAIVER_KEYS, WaiverError, parse_waivers
 from amlkit.review.project import inside, refuse_outside_link
@@ -184,15 +182,19 @@ def reconcile(
     initial: dict[str, PolicyConfig] | None,
     given: dict[str, PolicyConfig] | None,
     file: str | None = None,
+    *,
+    validate: bool = True,
 ) -> dict[str, PolicyConfig]:
-    """Defaults, then the pack's initial config, then the file; validated against each schema."""
+    """Defaults, then the pack's initial config, then the file; validated against each schema (`validate`
+    False: not validated, for a caller that knows the result is valid, e.g. amlkit's own pack's defaults)."""
     if given:
         check_known(policies, given, file)
     result = {policy.name: _defaults(policy) for policy in policies}
     for config in (initial, given):
         if config:
             result = _apply(result, config)
-    _validate(policies, result, file)
+    if validate:
+        _validate(policies, result, file)
     return result
 
 
@@ -245,6 +247,8 @@ def _copy(properties: dict[str, Any] | None) -> dict[str, Any] | None:
 
 
 def _validate(policies: list[PolicySchema], result: dict[str, PolicyConfig], file: str | None) -> None:
+    import jsonschema  # ~40 ms to import: only where a config is validated
+
     for policy in policies:
         if _takes_amlkit_waivers(policy):
             _check_waivers(policy.name, (result[policy.name].properties or {}).get("waivers"), file)
