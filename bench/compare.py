@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -61,9 +60,11 @@ from measure import (
     amlkit_cmd,
     amlkit_exe,
     amlkit_findings,
+    bytecode_env,
     checkov_cmd,
     checkov_env,
     checkov_findings,
+    compile_amlkit,
     ensure_checkov,
     error_line,
     measure,
@@ -82,6 +83,7 @@ from report import (
     sample_lines,
     warm_lines,
 )
+from targets import table as targets_table
 from terraform import write_terraform
 
 from stacks import find_local_auth_knob, plan, validate, write_project
@@ -101,7 +103,7 @@ def bench_size(n: int, repeat: int, root: Path, checkov: Path, amlkit: list[str]
     tools = [Tool("checkov", prefix + checkov_cmd(checkov, tf_dir), work, checkov_env(), (0, 1), checkov_findings)]
     if amlkit is not None:
         cmd = prefix + amlkit_cmd(amlkit, project_dir, n)
-        tools.insert(0, Tool("amlkit", cmd, work, dict(os.environ), AMLKIT_OK, amlkit_findings))
+        tools.insert(0, Tool("amlkit", cmd, work, bytecode_env(), AMLKIT_OK, amlkit_findings))
     results = run_alternately(tools, repeat)
     missing = ToolResult(error="amlkit check not available")
     return Row(n, repeat, bench.planted(), results.get("amlkit", missing), results["checkov"])
@@ -116,7 +118,7 @@ def bench_platform(s: int, repeat: int, root: Path, checkov: Path, amlkit: list[
     tools = [Tool("checkov", checkov_cmd(checkov, tf_root), root, checkov_env(), (0, 1), checkov_findings)]
     if amlkit is not None:
         cmd = [*amlkit, "--project-dir", str(project_dir), "--format", "json"]
-        tools.insert(0, Tool("amlkit", cmd, root, dict(os.environ), AMLKIT_OK, amlkit_findings))
+        tools.insert(0, Tool("amlkit", cmd, root, bytecode_env(), AMLKIT_OK, amlkit_findings))
     results = run_alternately(tools, repeat)
     missing = ToolResult(error="amlkit check not available")
     return Row(s, repeat, planted, results.get("amlkit", missing), results["checkov"])
@@ -126,7 +128,7 @@ def bench_sample(repeat: int, amlkit: list[str] | None) -> ToolResult:
     """One sample stack (`stacks/Pulumi.dev.yaml` of this repository), each run a cold process."""
     if amlkit is None:
         return ToolResult(error="amlkit check not available")
-    tool = Tool("amlkit", [*amlkit, "--stack", "dev", "--format", "json"], REPO, dict(os.environ), AMLKIT_OK,
+    tool = Tool("amlkit", [*amlkit, "--stack", "dev", "--format", "json"], REPO, bytecode_env(), AMLKIT_OK,
                 amlkit_findings)
     return run_alternately([tool], repeat)["amlkit"]
 
@@ -138,7 +140,7 @@ def bench_cold(repeat: int, exe: str | None, args: list[str]) -> ToolResult:
     """`amlkit <args>`, a cold process per repetition (none imports grpc, pulumi-policy, pulumi nor the engine)."""
     if exe is None:
         return ToolResult(error="amlkit not available")
-    tool = Tool("amlkit", [exe, *args], REPO, dict(os.environ), (0,), lambda _: Findings())
+    tool = Tool("amlkit", [exe, *args], REPO, bytecode_env(), (0,), lambda _: Findings())
     return run_alternately([tool], repeat)["amlkit"]
 
 
@@ -146,7 +148,7 @@ def bench_in_process(repeat: int) -> ToolResult:
     """Second (and later) reviews of the sample stack in ONE process (bench/in_process.py): the fork
     server and amlkit's pack stay warm between review() calls. CPU: the whole tree (bench/in_process.py)."""
     done = subprocess.run([sys.executable, str(BENCH / "in_process.py"), str(REPO), "dev", str(repeat + 1)],
-                          capture_output=True, text=True, timeout=600)
+                          capture_output=True, text=True, timeout=600, env=bytecode_env())
     lines = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
     if done.returncode != 0 or len(lines) != repeat + 1 or any(line["errors"] for line in lines):
         return ToolResult(error=f"exit {done.returncode}: {error_line(done.stderr or done.stdout)}")
@@ -164,7 +166,7 @@ def bench_server(repeat: int, exe: str | None) -> ToolResult:
     from amlkit import server
 
     directory = Path(tempfile.mkdtemp(prefix="amlkit-bench-server-"))
-    env = {**os.environ, server.SERVER_DIR_ENV: str(directory / "srv")}
+    env = {**bytecode_env(), server.SERVER_DIR_ENV: str(directory / "srv")}
     started = subprocess.run([exe, "server", "start", str(REPO)], env=env, capture_output=True, text=True)
     if started.returncode != 0:
         shutil.rmtree(directory, ignore_errors=True)
@@ -207,7 +209,7 @@ def reliability(runs: int, s: int, root: Path, amlkit: list[str] | None, knob: s
     project_dir, _, _ = write_environments(root / f"reliability-s{s}", s, knob)
     counts = []
     for run in range(runs):
-        result = measure([*amlkit, "--project-dir", str(project_dir), "--format", "json"], root, dict(os.environ))
+        result = measure([*amlkit, "--project-dir", str(project_dir), "--format", "json"], root, bytecode_env())
         try:
             counts.append(amlkit_findings(result.stdout).not_reviewed if result.returncode in AMLKIT_OK else s)
         except (ValueError, KeyError, TypeError):
@@ -235,10 +237,12 @@ def positive(text: str) -> int:
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description="amlkit vs Checkov on the same Azure ML infrastructure.")
-    parser.add_argument("--scenario", choices=("all", "platform", "clusters", "sample"), default="all",
+    parser.add_argument("--scenario", choices=("all", "platform", "clusters", "sample", "targets"), default="all",
                         help="platform: S environments; clusters: N computes in one workspace; sample: one "
-                             "sample stack cold (all: every one)")
-    parser.add_argument("--envs", type=parse_sizes, default=[1, 10, 50, 200], help="environment counts S")
+                             "sample stack cold (all: every one); targets: issue 33's table in one run (platform "
+                             "at --envs, default 50,200,500, then the sample stack and the light commands cold)")
+    parser.add_argument("--envs", type=parse_sizes, help="environment counts S (default 1,10,50,200; targets: "
+                        "50,200,500)")
     parser.add_argument("--reliability", type=int, default=10, metavar="RUNS",
                         help="reviews of S=--reliability-envs environments counting stacks not reviewed (0: none)")
     parser.add_argument("--reliability-envs", type=positive, default=50, metavar="S")
@@ -252,6 +256,35 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def targets(args: argparse.Namespace) -> int:
+    """Issue 33's table in one run: S environments (amlkit and Checkov alternating), then one sample stack
+    cold and the light commands cold; every figure with the load average of its runs."""
+    checkov = ensure_checkov(args.checkov)
+    compile_amlkit()  # bytecode and the parsed catalogue, as an installed package has them
+    amlkit = amlkit_check(amlkit_exe(), args.amlkit_timeout)
+    knob = find_local_auth_knob()
+    root = args.keep or Path(tempfile.mkdtemp(prefix="amlkit-bench-"))
+    load_before = load_average()
+    try:
+        platform_rows = [bench_platform(s, args.repeat, root, checkov, amlkit, knob) for s in args.envs]
+        counts = reliability(args.reliability, args.reliability_envs, root, amlkit, knob)
+        sample = bench_sample(args.repeat, amlkit)
+        cold = {f"`amlkit {name}`, cold": bench_cold(args.repeat, amlkit_exe(), command)
+                for name, command in COLD_COMMANDS.items()}
+    finally:
+        if args.keep is None:
+            shutil.rmtree(root, ignore_errors=True)
+    print("\n".join(["", *environment_lines(checkov, load_before), "bytecode: on (PYTHONDONTWRITEBYTECODE unset, "
+                     "amlkit's sources compiled first, as an installed package has them)", knob_note(knob), ""]))
+    print("\n".join(targets_table(platform_rows, sample, cold)))
+    for table in (findings_table(platform_rows, "S"), notes(platform_rows, "S"), linearity(platform_rows)):
+        print("\n" + "\n".join(table))
+    if counts:
+        print(f"\nstacks not reviewed in {len(counts)} reviews of S={args.reliability_envs}: {counts} "
+              f"(total {sum(counts)})")
+    return 0
+
+
 def repeats_for(n: int, args: argparse.Namespace) -> int:
     if n >= LARGE_N and args.repeat_large:
         return min(args.repeat, args.repeat_large)
@@ -260,6 +293,10 @@ def repeats_for(n: int, args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.envs is None:
+        args.envs = [50, 200, 500] if args.scenario == "targets" else [1, 10, 50, 200]
+    if args.scenario == "targets":
+        return targets(args)
     checkov = ensure_checkov(args.checkov)
     amlkit = amlkit_check(amlkit_exe(), args.amlkit_timeout)
     if amlkit is None:

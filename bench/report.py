@@ -34,7 +34,7 @@ def _not_reviewed(run: Run) -> int:
 def perf_table(rows: list[Row], label: str = "N") -> list[str]:
     head = (
         f"{label:>5} {'reps':>4} | {'amlkit s':>8} {'cpu s':>7} {'MB':>5} {'not rev':>7} | {'checkov s':>9} "
-        f"{'cpu s':>7} {'MB':>5} | {'wall a/c':>8} {'cpu a/c':>7} {'mem a/c':>7}"
+        f"{'cpu s':>7} {'MB':>5} | {'wall a/c':>8} {'cpu a/c':>7} {'mem a/c':>7} | {'load a/c':>9}"
     )
     lines = [head, "-" * len(head)]
     for row in rows:
@@ -44,7 +44,8 @@ def perf_table(rows: list[Row], label: str = "N") -> list[str]:
             f"{fmt(a.peak_mb(), '.0f'):>5} {not_reviewed(a):>7} | {fmt(c.median_seconds(), '.2f'):>9} "
             f"{fmt(c.median_cpu(), '.2f'):>7} "
             f"{fmt(c.peak_mb(), '.0f'):>5} | {ratio(a.median_seconds(), c.median_seconds()):>8} "
-            f"{ratio(a.median_cpu(), c.median_cpu()):>7} {ratio(a.peak_mb(), c.peak_mb()):>7}"
+            f"{ratio(a.median_cpu(), c.median_cpu()):>7} {ratio(a.peak_mb(), c.peak_mb()):>7} | "
+            f"{a.load_range()}/{c.load_range()}"
         )
     return lines
 
@@ -166,7 +167,7 @@ def sample_lines(sample: ToolResult | None) -> list[str]:
     return [f"one sample stack (stacks/Pulumi.dev.yaml), a cold `amlkit check --stack dev` per run, "
             f"{len(sample.runs)} runs: median {sample.median_seconds():.2f}s wall (min "
             f"{min(r.seconds for r in sample.runs):.2f}s), {sample.median_cpu():.2f}s cpu, "
-            f"{sample.peak_mb():.0f} MB"]
+            f"{sample.peak_mb():.0f} MB, load {sample.load_range()}"]
 
 
 
@@ -178,5 +179,6 @@ def warm_lines(rows: dict[str, ToolResult]) -> list[str]:
             out.append(f"{label}: {result.error}")
             continue
         out.append(f"{label}, {len(result.runs)} runs: median {result.median_seconds():.2f}s wall (min "
-                   f"{min(r.seconds for r in result.runs):.2f}s), {result.median_cpu():.2f}s cpu")
+                   f"{min(r.seconds for r in result.runs):.2f}s), {result.median_cpu():.2f}s cpu, load "
+                   f"{result.load_range()}")
     return out
