@@ -24,6 +24,7 @@ from pulumi_policy import (
 )
 from pulumi_policy.proxy import UnknownValueError
 
+from amlkit.policies import shared_stack
 from amlkit.policies.framework import PACK_NAME, CannotLink, Finding, ResourceInput, Rule, StackResource, review_date
 from amlkit.policies.rule_baseline import BASELINE_POLICY, BASELINE_SCHEMA, rebase
 from amlkit.policies.secret_reads import Taint, secret_paths, tracked
@@ -100,16 +101,28 @@ def _stack_policy(rule: Rule) -> StackValidationPolicy:
     def validate(args: StackValidationArgs, report: ReportViolation) -> None:
         given = args.get_config()
         taint = Taint()
-        resources = [_stack_resource(r, taint) for r in args.resources]
+        shared = shared_stack.current()  # the AnalyzeStack's resources, converted once for every policy
+        resources = shared.resources(taint) if shared else [_stack_resource(r, taint) for r in args.resources]
         assert rule.check_stack is not None
         try:
             findings = taint.findings(rule.check_stack(resources, rule.effective_config(given)))
         except CannotLink as unknown:  # a link preview cannot tell, out of the rule: the rule's unknown
             raise CannotTell([unknown.reason]) from None
-        subjects = {r.urn: Subject(r.urn, azure_names(r.props), r.parent_urn) for r in resources}
-        _report(rule, findings, given, lambda urn: subjects.get(urn) or Subject(urn), "", report, args.not_applicable)
+        _report(rule, findings, given, shared.subject if shared else _subjects(resources), "", report,
+                args.not_applicable)
 
-    return StackValidationPolicy(validate=validate, **_metadata(rule))
+    return shared_stack.mark(StackValidationPolicy(validate=validate, **_metadata(rule)))
+
+
+def _subjects(resources: Sequence[StackResource]) -> Callable[[str], Subject]:
+    """What a waiver can name of each resource, by URN (the last resource with a URN), read when asked."""
+    by_urn = {r.urn: r for r in resources}
+
+    def subject_of(urn: str) -> Subject:
+        r = by_urn.get(urn)
+        return Subject(urn) if r is None else Subject(r.urn, azure_names(r.props), r.parent_urn)
+
+    return subject_of
 
 
 def _stack_resource(resource: PolicyResource, taint: Taint) -> StackResource:
@@ -188,7 +201,8 @@ def convert_each_request_once() -> bool:
     reused) and handed out again. Each policy still gets its own proxies (`unknown_checking_proxy`),
     so no policy ever sees an object another policy could have changed, but they are made as the
     policy reads them (amlkit.policies.proxies.lazy_proxy), not all up front; policies receive exactly
-    what they received before.
+    what they received before. AnalyzeStack goes further when every stack policy is amlkit's own: the
+    request's resources are converted once, for all of them (amlkit.policies.shared_stack).
 
     Installed only if pulumi-policy's servicer is the code it was verified on (amlkit.review.run.patches
     `request-memo`) and contains the exact calls above (else untouched, and False is returned). The
@@ -214,6 +228,9 @@ def convert_each_request_once() -> bool:
         servicer_module.unknown_checking_proxy = lazy_proxy  # type: ignore[attr-defined]
     for method in ("Analyze", "AnalyzeStack"):
         setattr(servicer, method, _in_scope(getattr(servicer, method)))
+    from pulumi.runtime.proto import analyzer_pb2
+
+    servicer.AnalyzeStack = shared_stack.sharing(servicer.AnalyzeStack, analyzer_pb2.AnalyzeStackRequest)
     servicer._amlkit_memo = True
     return True
 
@@ -316,7 +333,7 @@ def baseline_policy(secrets_by_value: bool = False) -> StackValidationPolicy:
     `secrets_by_value`: `secret_reads.record_secrets` installed; the description then says so (BY_VALUE_NOTE)."""
     from amlkit.policies.secret_reads import BY_VALUE_NOTE
 
-    return StackValidationPolicy(
+    return shared_stack.mark(StackValidationPolicy(
         name=BASELINE_POLICY,
         description="Not a rule: its config pins the amlkit release whose rules this stack has adopted "
         "(rules newer than it run as advisory, rules changed after it keep that release's defaults)."
@@ -324,7 +341,7 @@ def baseline_policy(secrets_by_value: bool = False) -> StackValidationPolicy:
         enforcement_level=EnforcementLevel.ADVISORY,
         config_schema=PolicyConfigSchema(properties=BASELINE_SCHEMA),
         validate=lambda args, report: None,
-    )
+    ))
 
 
 def apply_rule_baselines(rules: Sequence[Rule]) -> None:

@@ -26,6 +26,7 @@ __all__ = ["BY_VALUE_NOTE", "REDACTED", "Taint", "record_secrets", "redacted", "
 REDACTED = "[secret]"
 _SIG_KEY = "4dabf18193072939515e22adb298388d"  # pulumi's special signature key
 _SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270"  # ... and its value for a secret
+_SECRET_SIG_BYTES = _SECRET_SIG.encode()  # as a protobuf Struct holds a string: its UTF-8 bytes, as they are
 # Appended to the `baseline` policy's description (GetAnalyzerInfo) only when `record_secrets` installed: the
 # review trusts this pack's text unscrubbed only when its pack process says so (amlkit.review.pack.findings)
 BY_VALUE_NOTE = " Findings built from a secret input say [secret] (secrets by value)."
@@ -54,7 +55,9 @@ def _recording(method: Callable[..., Any], resources: Callable[[Any], list[Any]]
     from google.protobuf import json_format
 
     def serve(self: Any, request: Any, context: Any) -> Any:
+        # a resource whose serialized properties hold no secret signature has no secret path: not converted
         _local.paths = {r.urn: frozenset(_secret_paths(json_format.MessageToDict(r.properties), ()))
+                        if _SECRET_SIG_BYTES in r.properties.SerializeToString() else frozenset()
                         for r in resources(request)}
         try:
             return method(self, request, context)

@@ -317,3 +317,39 @@ def test_a_state_path_written_outside_the_project_is_the_users_choice(tmp_path):
     (stack,) = report["stacks"]
     assert (stack["stack"], stack["error"]) == ("prod", None)
     assert (AMLKIT, "aml-cluster-min-nodes-zero", "mandatory", "cpu") in _findings(stack)
+
+
+@pytest.mark.slow
+def test_an_audit_reports_the_same_with_the_stack_converted_once_as_per_policy(tmp_path):
+    """amlkit's pack converts the AnalyzeStack request once for all its stack policies (amlkit.policies.shared_stack,
+    installed with its request memo); a copy of the pack without them converts it per policy, as pulumi-policy
+    ships. The same JSON report, on a generated ML platform state (with secrets the export left encrypted)."""
+    import shutil
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    sys.path.insert(0, str(root / "bench"))
+    try:
+        import auditstate
+    finally:
+        sys.path.remove(str(root / "bench"))
+    state = tmp_path / "prod.json"
+    auditstate.write(state, 2 + 12 * auditstate.PER_ENVIRONMENT)
+    plain = tmp_path / "pack-as-shipped"
+    plain.mkdir()
+    shutil.copy(default_pack_dir() / "PulumiPolicy.yaml", plain)
+    main = (default_pack_dir() / "__main__.py").read_text()
+    assert "convert_each_request_once()\n" in main
+    (plain / "__main__.py").write_text(main.replace("convert_each_request_once()\n", ""))
+    reports = []
+    for pack in (default_pack_dir(), plain):
+        code, report, _ = _json(["check", "--state", str(state), "-C", str(tmp_path), "--policy-pack", str(pack)])
+        for stack in report["stacks"]:
+            for info in [stack["pack"], *stack["packs"]]:
+                info.pop("directory", None)
+        reports.append((code, report))
+    assert reports[0] == reports[1]
+    [stack] = reports[0][1]["stacks"]
+    levels = [v["level"] for v in stack["violations"]]  # 4 advisories per workspace, 4 clusters at two nodes
+    assert (reports[0][0], levels.count("advisory"), levels.count("mandatory")) == (1, 12 * 4, 4)
