@@ -5,8 +5,10 @@ BIN := $(VENV)/bin
 # `make latest`: the newest SDK releases, in a venv of their own
 LATEST_VENV ?= .venv-latest
 PYTEST_ARGS ?=
+# pytest-xdist: one worker per core; a module's tests stay on one worker, so its module fixtures run once
+XDIST ?= -n auto --dist loadscope
 
-.PHONY: install preview test lint typecheck bench docs latest clean
+.PHONY: install preview test test-fast test-rule lint typecheck bench docs latest clean
 
 # The SDKs at the releases constraints.txt pins (the ones amlkit's SDK patches were verified on).
 $(BIN)/amlkit-installed: pyproject.toml constraints.txt
@@ -28,8 +30,20 @@ lint: install
 typecheck: install
 	$(BIN)/python tools/typecheck.py
 
+# What CI runs (.ci/run). Under CI=true the run also fails on a test over 8 s without the slow mark
+# (tests/loops.py); locally add PYTEST_ARGS=--slow-check for the same.
 test: lint typecheck
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(XDIST) $(PYTEST_ARGS)
+
+# The quick loop: every test not marked slow, in parallel (no lint or typecheck).
+test-fast: install
+	$(BIN)/python -m pytest -q -m "not slow" $(XDIST) $(PYTEST_ARGS)
+
+# One rule's tests: its unit tests and documented example (tests/policies/test_<rule>.py), and every test
+# parametrized with it (its example through the engine, its provider twins, its docs). RULE=aml-workspace-hbi
+test-rule: install
+	@test -n "$(RULE)" || { echo "usage: make test-rule RULE=<rule name, e.g. aml-workspace-hbi>"; exit 2; }
+	$(BIN)/python -m pytest -q --rule=$(RULE) $(XDIST) $(PYTEST_ARGS)
 
 bench: install
 	$(BIN)/python bench/review_speed.py
