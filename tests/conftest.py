@@ -6,8 +6,8 @@ child it starts (the runner, the policy pack, the CLI in a subprocess inherit th
 
 The review engine's fork server (amlkit.review.proc.warm) and amlkit's reused packs live as long as the
 test process: every in-process review of the session forks from one server, which imports pulumi,
-azure-native and the pack once; `warm_server` stops it (and so every pack) when the session ends. Under pytest-xdist (`make test`,
-`make test-fast`) each worker is its own test process with its own fork server.
+azure-native and the pack once; `warm_server` stops it (and so every pack) when the session ends. Under pytest-xdist
+(`make test`, `make test-fast`) each worker is its own test process with its own fork server.
 """
 
 from __future__ import annotations

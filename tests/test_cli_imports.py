@@ -59,6 +59,7 @@ LIGHT = {
 
 
 @pytest.mark.parametrize("args", LIGHT.values(), ids=LIGHT.keys())
+@pytest.mark.slow
 def test_cli_imports_nothing_heavy_for_commands_that_review_nothing(tmp_path, args):
     (tmp_path / "Pulumi.yaml").write_text("name: demo\nruntime: python\n")
     code, loaded = _loaded(tmp_path, args)
@@ -66,6 +67,7 @@ def test_cli_imports_nothing_heavy_for_commands_that_review_nothing(tmp_path, ar
     assert loaded == []
 
 
+@pytest.mark.slow
 def test_cli_imports_the_engine_for_a_review(tmp_path):
     code, loaded = _loaded(tmp_path, ["check", "-C", str(ROOT / "examples/platform-repo"), "-s", "nonprod"])
     assert code in (0, 1)

@@ -188,6 +188,7 @@ def test_init_non_interactive_writes_a_loadable_stack_file(project: Path) -> Non
 
 
 @pytest.mark.parametrize("stack", ["dev", "staging", "prod"])
+@pytest.mark.slow
 def test_init_output_passes_the_check_it_suggests(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stack: str) -> None:
     """A new project (amlkit's program, no policy config of its own) gets the pack's defaults: no stack
     named dev, staging or prod inherits amlkit's sample configs."""

@@ -105,6 +105,7 @@ def test_every_table_entry_is_exercised_by_some_base():
 
 @examples(150)
 @given(data=stack_file_bytes)
+@pytest.mark.slow
 def test_any_stack_file_gives_a_spec_or_one_config_error(workdir, data):
     load(write(workdir, data))
 
@@ -176,6 +177,7 @@ def bad_field(draw: st.DrawFn) -> tuple[dict[str, Any], Path_, Any]:
 
 @examples(60)
 @given(case=bad_field())
+@pytest.mark.slow
 def test_value_azure_cannot_accept_is_an_error_at_that_key(workdir, case):
     document, path, _ = case
     error = config_error(write(workdir, dump(document)))
@@ -262,6 +264,7 @@ def valid_change(draw: st.DrawFn) -> tuple[dict[str, Any], Path_, Any, Any]:
 
 @examples(40)
 @given(change=valid_change())
+@pytest.mark.slow
 def test_one_valid_change_keeps_a_sample_valid(workdir, change):
     document, path, _, expected = change
     spec = load(write(workdir, dump(document)))
@@ -288,6 +291,7 @@ def planted_credential(draw: st.DrawFn) -> tuple[dict[str, Any], Path_, str]:
 
 @examples(40)
 @given(case=planted_credential())
+@pytest.mark.slow
 def test_plain_credential_is_refused_without_echoing_it(workdir, case):
     document, path, canary = case
     error = config_error(write(workdir, dump(document)))
@@ -365,6 +369,7 @@ def check(project: Path, data: bytes | str, stack: str = "fuzz") -> tuple[int, s
 
 @examples(2)
 @given(case=bad_field())
+@pytest.mark.slow
 def test_cli_check_exits_2_on_a_bad_value(project, case):
     document, path, _ = case
     code, output = check(project, dump(document))

@@ -117,6 +117,7 @@ EXPECTED_COMPUTES = {
 }
 
 
+@pytest.mark.slow
 def test_sample_stack_builds_its_computes(built):
     stack, result = built
     computes = {}
@@ -199,6 +200,7 @@ def test_dev_is_open_and_unprotected():
     assert workspace["protect"] is False and not by_type(result, LOCK)
 
 
+@pytest.mark.slow
 def test_existing_resource_group_is_referenced_not_declared():
     config = engine_config("dev")
     config["amlkit:resourceGroup"] = json.dumps({"name": "rg-shared", "existing": True})
@@ -207,6 +209,7 @@ def test_existing_resource_group_is_referenced_not_declared():
     assert {r["inputs"]["resourceGroupName"] for r in by_type(result, COMPUTE).values()} == {"rg-shared"}
 
 
+@pytest.mark.slow
 def test_secret_admin_password_reaches_the_cluster_as_a_secret():
     config = engine_config("dev")
     clusters = json.loads(config["amlkit:clusters"])

@@ -179,6 +179,7 @@ def provider() -> ComponentProvider:
     return ComponentProvider(schema_views(), NAME, NAMESPACE, __version__)
 
 
+@pytest.mark.slow
 def test_construct_builds_the_real_cluster_with_plain_strings() -> None:
     inputs = {"resourceGroupName": "rg-ml", "workspaceName": "mlw-dev", "workspaceLocation": "westeurope",
               "size": "Standard_DS3_v2", "maxInstances": 4.0, "tier": "low_priority",
@@ -213,6 +214,7 @@ POOL = ("/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-s
     ("amlkit:index:KubernetesCompute", {"resourceId": AKS}),
     ("amlkit:index:SynapseSparkCompute", {"resourceId": POOL}),
 ], ids=lambda v: v.split(":")[-1] if isinstance(v, str) else "")
+@pytest.mark.slow
 def test_construct_names_what_other_languages_must_pass(token: str, inputs: dict[str, Any]) -> None:
     with pytest.raises(ComponentInitError) as caught:
         run(lambda: {"state": provider().construct("gpu", token, {"workspaceName": "ws", **inputs}).state})
@@ -227,6 +229,7 @@ def test_construct_refuses_a_value_outside_the_enum() -> None:
                               "maxInstances": 2.0, "tier": "LowPriority"})
 
 
+@pytest.mark.slow
 def test_construct_instance_with_nested_enums_and_numbers() -> None:
     inputs = {"resourceGroupName": "rg-ml", "workspaceName": "mlw-dev", "location": "westeurope",
               "size": "Standard_DS3_v2", "enableNodePublicIp": True, "idleTimeBeforeShutdownMinutes": 30.0,
@@ -274,6 +277,7 @@ SMALLEST_INPUTS: list[tuple[str, Callable[[], dict[str, Any]]]] = [  # token, th
 
 @pytest.mark.parametrize(("token", "inputs"), SMALLEST_INPUTS,
                          ids=[token.split(":")[-1] for token, _ in SMALLEST_INPUTS])
+@pytest.mark.slow
 def test_construct_registers_the_component_under_its_schema_token(
         token: str, inputs: Callable[[], dict[str, Any]]) -> None:
     """What another language asks for by a schema token is the component that registers under that token."""
@@ -298,6 +302,7 @@ def test_construct_refuses_a_plain_vm_password() -> None:
         "(pulumi.Output.secret or a secret config value), never a plain string, got a plain value")
 
 
+@pytest.mark.slow
 def test_the_plugin_entry_point_serves_the_schema_over_grpc() -> None:
     """Run amlkit/provider.py as the language host does (a script with the engine address) and ask it."""
     process = subprocess.Popen([sys.executable, "-u", str(ROOT / "amlkit" / "provider.py"), "127.0.0.1:1"],

@@ -234,6 +234,7 @@ def test_a_server_removes_only_the_socket_it_created(tmp_path):
         assert stat.S_ISSOCK(os.lstat(orphan.path).st_mode)
 
 
+@pytest.mark.slow
 def test_a_silent_connection_delays_no_other_request(tmp_path):
     instance = server_process.Server([tmp_path], idle_timeout=60, path=tmp_path / "srv" / "s.sock")
     instance.listen()

@@ -7,6 +7,7 @@ import copy
 from typing import Any
 
 import pulumi
+import pytest
 
 from amlkit.components.environment import (
     Environment,
@@ -131,6 +132,7 @@ def test_existing_resource_group_is_only_referenced():
     assert rec.outputs["resource_group_name"] == "rg-shared"
 
 
+@pytest.mark.slow
 def test_protect_data_protects_the_resource_group_and_the_workspace():
     rec = build(spec_of(protectData=True))
     assert rec.get(RG, "qa-rg").protect is True

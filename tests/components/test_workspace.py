@@ -488,6 +488,7 @@ API_ZONE = f"{OTHER}/Microsoft.Network/privateDnsZones/privatelink.api.azureml.m
 NOTEBOOK_ZONE = f"{OTHER}/Microsoft.Network/privateDnsZones/privatelink.notebooks.azure.net"
 
 
+@pytest.mark.slow
 def test_each_private_endpoint_key_creates_an_endpoint_and_its_dns_zone_group() -> None:
     rec = build(private_endpoints={
         "hub": {"subnet_resource_id": PE_SUBNET, "private_dns_zone_resource_ids": [API_ZONE, NOTEBOOK_ZONE]},

@@ -99,6 +99,7 @@ def _over_the_wire(reason: str) -> str:
     return analyzer_pb2.AnalyzeResponse.FromString(sent.SerializeToString()).not_applicable[0].reason
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(reasons=st.lists(st.text(min_size=1), min_size=1, max_size=3), message=st.text(),
        expires=st.one_of(st.none(), st.dates()))

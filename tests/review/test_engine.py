@@ -319,6 +319,7 @@ def _processes_under(directory: Path) -> list[int]:
     return found
 
 
+@pytest.mark.slow
 def test_ctrl_c_leaves_no_pack_or_runner_process(tmp_path):
     """SIGINT while one stack's pack hangs in Analyze and the other's program hangs: every child is gone."""
     pack = tmp_path / "pack"
@@ -356,6 +357,7 @@ def test_ctrl_c_leaves_no_pack_or_runner_process(tmp_path):
     assert _processes_under(tmp_path) == []
 
 
+@pytest.mark.slow
 def test_a_killed_parent_leaves_no_children(tmp_path):
     """SIGKILL (no cleanup can run): the children still die with their parent."""
     pack = tmp_path / "pack"
@@ -380,6 +382,7 @@ def test_a_killed_parent_leaves_no_children(tmp_path):
     assert _processes_under(tmp_path) == []
 
 
+@pytest.mark.slow
 def test_a_stack_config_too_large_for_the_environment_is_still_reviewed(tmp_path):
     project = tmp_path / "proj"
     shutil.copytree(RAW, project, ignore=shutil.ignore_patterns("Pulumi.*.yaml"))

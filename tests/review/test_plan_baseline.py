@@ -50,6 +50,7 @@ def preview_in_process(repo: Path, *args: str) -> subprocess.CompletedProcess[st
     return subprocess.CompletedProcess(command, done.exit_code, done.stdout, done.stderr)
 
 
+@pytest.mark.slow
 def test_base_plans_the_pull_request(repo: Path, tmp_path: Path) -> None:
     stack = repo / "infra" / "Pulumi.prod.yaml"
     stack.write_text(stack.read_text().replace("maxNodes: 8", "maxNodes: 12") +
@@ -108,6 +109,7 @@ def test_a_base_that_is_not_a_revision(repo: Path, tmp_path: Path, rev: str, std
     assert not report.exists()
 
 
+@pytest.mark.slow
 def test_a_base_outside_git(tmp_path: Path) -> None:
     shutil.copytree(RAW, tmp_path / "infra")
     done = subprocess.run([str(AMLKIT), "preview", "-C", str(tmp_path / "infra"), "--base", "main"],
@@ -157,6 +159,7 @@ def test_a_program_failing_at_the_base_fails_that_stack_only(repo: Path) -> None
     ]
 
 
+@pytest.mark.slow
 def test_base_of_amlkits_own_repository_uses_the_components_at_rev(tmp_path: Path) -> None:
     """In a checkout of amlkit itself, the program at REV runs with `components/` as they were at REV."""
     root = tmp_path / "amlkit-repo"

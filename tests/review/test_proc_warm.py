@@ -56,6 +56,7 @@ def test_the_pack_child_starts_as_the_engine_starts_a_pack():
                                 if key.startswith("PULUMI_") or key == "PYTHONUNBUFFERED"}
 
 
+@pytest.mark.slow
 def test_the_runner_child_records_what_the_cold_runner_records():
     """`python -P -m amlkit.review.run.runner` (cwd = project dir) and the warm fork that the engine and the
     review tests (tests/review/helpers.run_runner) use record the same registrations and lookups."""
@@ -181,6 +182,7 @@ def test_two_concurrent_reviews_share_the_server_and_neither_closes_it_under_the
     assert warm._server().alive()
 
 
+@pytest.mark.slow
 def test_the_fork_server_and_its_children_stop_when_the_process_exits(tmp_path):
     script = ("import json, sys\nfrom amlkit.review.proc import warm\nfrom amlkit.review.engine import review\n"
               f"review(__import__('pathlib').Path({str(RAW)!r}), ['dev'])\n"

@@ -114,6 +114,7 @@ def test_extension_resources_take_their_name_input(type_, inputs, expected):
     assert physical_name(type_, "logical", inputs) == expected
 
 
+@pytest.mark.slow
 def test_every_type_the_components_create_has_an_exact_arm_shape():
     """A full component program: no registration falls back to the guessed `Microsoft.<module>` path."""
     from amlkit.components import ComputeCluster, ComputeInstance, Workspace
@@ -186,6 +187,7 @@ def test_a_lookups_id_and_name_follow_from_its_arm_path_arguments(token, args, e
 SUBNET_ARGS = {"resourceGroupName": "rg-net", "virtualNetworkName": "vnet", "subnetName": "snet"}
 
 
+@pytest.mark.slow
 def test_an_unanswered_get_lookup_has_its_id_and_name_and_every_other_string_unknown():
     result, answered = AzureMocks().answer("azure-native:network:getSubnet", SUBNET_ARGS)
     assert answered is False

@@ -45,6 +45,7 @@ def unpatched(request):
 
 
 @pytest.mark.parametrize("patch", RUNNER_PATCHES)
+@pytest.mark.slow
 def test_each_runner_patch_records_exactly_the_registrations_of_the_unpatched_sdk(patch, unpatched):
     name, expected = unpatched
     patched = run_runner({**REQUESTS[name], "patches": [patch]})["resources"]
@@ -77,6 +78,7 @@ def _applied(names: list[str], unverified: str | None = None) -> dict[str, bool]
     return json.loads(done.stdout)
 
 
+@pytest.mark.slow
 def test_verified_patches_are_applied_and_an_unverified_one_is_left_off():
     assert _applied(RUNNER_PATCHES) == dict.fromkeys(RUNNER_PATCHES, True)
     # the declaring-line positions are sent whenever verified (the speed-up only skips the SDK's walk)
@@ -161,6 +163,7 @@ def test_verbose_review_names_the_patch_that_is_off(monkeypatch, capsys):
         "per policy\n")
 
 
+@pytest.mark.slow
 def test_the_request_memo_stays_off_on_an_unverified_pulumi_policy():
     code = (
         "import dataclasses\n"

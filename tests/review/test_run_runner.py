@@ -24,6 +24,7 @@ def by_name(records):
     return {r["name"]: r for r in records}
 
 
+@pytest.mark.slow
 def test_registrations_carry_engine_urns_parents_dependencies_and_options():
     records = by_name(run_runner(raw_request(clusters=json.dumps([{"name": "a", "minNodes": 2}])))["resources"])
     assert sorted(records) == ["a", "mlw", "rg", "rg-lock"]
@@ -54,6 +55,7 @@ def test_a_program_error_is_reported_with_its_own_line():
     assert error["message"].startswith("FileNotFoundError: ")
 
 
+@pytest.mark.slow
 def test_alias_shortcut_records_exactly_the_same_registrations():
     config = {"clusterCount": "20", "clusters": json.dumps([{"name": "warm", "minNodes": 1}])}
     fast = run_runner({**raw_request(**config), "alias_shortcut": True})["resources"]

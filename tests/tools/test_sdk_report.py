@@ -12,12 +12,13 @@ from tools import sdk_report
 ROOT = Path(__file__).resolve().parents[2]
 SDKS = ["pulumi", "pulumi-policy", "pulumi-azure-native", "pulumi-azure", "grpcio", "protobuf"]
 TYPE_CHECKER = ["mypy", "types-PyYAML", "types-jsonschema", "types-protobuf", "types-grpcio"]
+TEST_RUNNER = ["pytest-xdist"]  # make test and make test-fast run the suite under it
 
 
 def test_constraints_pin_every_sdk_to_one_release():
     text = (ROOT / "constraints.txt").read_text()
     pinned = sdk_report.pins(text)
-    assert list(pinned) == SDKS + TYPE_CHECKER
+    assert list(pinned) == SDKS + TYPE_CHECKER + TEST_RUNNER
     assert all(re.fullmatch(r"\d+(\.\d+)+", version) for version in pinned.values()), pinned
 
 
