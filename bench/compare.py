@@ -249,7 +249,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--sizes", type=parse_sizes, default=[1, 10, 100, 500], help="cluster counts N")
     parser.add_argument("--pin", action="store_true", help="clusters scenario: pin both tools to CPU 0 (taskset)")
     parser.add_argument("--repeat", type=positive, default=5, help="repetitions per tool and size")
-    parser.add_argument("--repeat-large", type=positive, help=f"repetitions cap at N >= {LARGE_N} (default: none)")
+    parser.add_argument("--repeat-large", type=positive,
+                        help=f"repetitions cap at N >= {LARGE_N} (targets: at S >= 500; default: none)")
     parser.add_argument("--keep", type=Path, help="write the generated projects here and keep them")
     parser.add_argument("--amlkit-timeout", type=positive, default=1800, help="seconds per amlkit review")
     parser.add_argument("--checkov", help="an existing checkov executable (default: the bench virtualenv)")
@@ -266,7 +267,7 @@ def targets(args: argparse.Namespace) -> int:
     root = args.keep or Path(tempfile.mkdtemp(prefix="amlkit-bench-"))
     load_before = load_average()
     try:
-        platform_rows = [bench_platform(s, args.repeat, root, checkov, amlkit, knob) for s in args.envs]
+        platform_rows = [bench_platform(s, _platform_repeats(s, args), root, checkov, amlkit, knob) for s in args.envs]
         counts = reliability(args.reliability, args.reliability_envs, root, amlkit, knob)
         sample = bench_sample(args.repeat, amlkit)
         cold = {f"`amlkit {name}`, cold": bench_cold(args.repeat, amlkit_exe(), command)
@@ -283,6 +284,11 @@ def targets(args: argparse.Namespace) -> int:
         print(f"\nstacks not reviewed in {len(counts)} reviews of S={args.reliability_envs}: {counts} "
               f"(total {sum(counts)})")
     return 0
+
+
+def _platform_repeats(s: int, args: argparse.Namespace) -> int:
+    """targets: --repeat-large caps the repetitions at S >= 500 too (one run of either tool takes minutes there)."""
+    return min(args.repeat, args.repeat_large) if s >= 500 and args.repeat_large else args.repeat
 
 
 def repeats_for(n: int, args: argparse.Namespace) -> int:

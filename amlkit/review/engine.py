@@ -11,20 +11,20 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import threading
 import traceback
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from amlkit.errors import ConfigError, ReviewFailed, UsageError, cut, show_value
 from amlkit.policies.framework import PACK_NAME, review_date
 from amlkit.review.model import PACK_DEFAULTS, PackInfo, Review, StackReview, Unknown, Violation
 from amlkit.review.options import ReviewOptions, check_review_date
-from amlkit.review.pack import canary, driver, multi
+from amlkit.review.pack import canary, multi
 from amlkit.review.pack.config import load_config_file
-from amlkit.review.pack.findings import pack_info_of, resource_record, stable, unanswered_lookups
 from amlkit.review.pack.info import POLICY_PACK_FILES, default_pack_dir, installed_pack_dir
 from amlkit.review.pack.waivers import waiver_warnings
 from amlkit.review.plan import baseline, diff
@@ -49,6 +49,13 @@ from amlkit.review.run.lookups import Lookups, load_lookups
 from amlkit.review.secrets import Secrets
 from amlkit.review.urns import stack_urn
 
+if TYPE_CHECKING:
+    from amlkit.review.pack import driver
+
+# The pack side (amlkit.review.pack.driver and .findings: pulumi's SDK, grpc, protobuf, ~0.1-0.2 s of imports) is
+# imported when a review first needs it, after its first program child was forked: a cold one-stack review then
+# imports it while the program runs on the other core, instead of before the fork (#33).
+
 __all__ = ["POLICY_PACK_FILES", "ReviewOptions", "default_pack_dir", "list_stacks", "pack_info", "review"]
 
 
@@ -67,9 +74,9 @@ def review(project_dir: Path, stacks: Sequence[str] | None = None, options: Revi
     Every failure of one stack is that stack's `error`; the other stacks are still reviewed. A stack
     file error, a policy pack config error or an amlkit ConfigError the program raised is a config error
     (`error_kind` "config", exit 2, fields in `error_detail`); program and pack failures exit 3. Only bad
-    usage (unknown stack, bad --jobs, missing project) raises, before any work, and so does a failed
-    start-up canary (`amlkit.review.pack.canary`: the installed pulumi-policy no longer says "cannot tell"
-    in the words amlkit reads as *unknown*; ReviewFailed, exit 3).
+    usage (unknown stack, bad --jobs, missing project) raises, before any work; a failed start-up canary
+    (`amlkit.review.pack.canary`: the installed pulumi-policy no longer says "cannot tell" in the words amlkit
+    reads as *unknown*; ReviewFailed, exit 3) raises once the stacks have run, so no result is returned.
     """
     options = options or ReviewOptions()
     jobs = processes.usable_cpus() if options.jobs is None else options.jobs
@@ -91,7 +98,6 @@ def review(project_dir: Path, stacks: Sequence[str] | None = None, options: Revi
     # a bad stack file is that stack's error; an unknown stack name is a usage error, before any work
     configs = [_load_stack(project, name) for name in names]
     setup = _Setup(options, specs, lookups=load_lookups(project.dir))
-    canary.check_unknowns()  # before any work: unknowns must never turn into findings unnoticed
     if options.verbose:
         from amlkit.review.run.patches import report
 
@@ -101,14 +107,15 @@ def review(project_dir: Path, stacks: Sequence[str] | None = None, options: Revi
         if isinstance(config, StackConfig):
             for spec in specs:
                 multi.config_path(spec, project.dir, config.stack, config.environment())
-    # amlkit's own pack is reused across stacks and reviews, one per worker; any other is fresh per stack
-    pools = tuple(driver.PackPool.shared(spec.directory, jobs) if options.reuse_packs and spec.own
-                  else driver.PackPool(spec.directory, reuse=False) for spec in specs)
-    setup = replace(setup, pools=pools)
+    setup = replace(setup, pools=_Pools(specs, jobs, options.reuse_packs))
     with warm.session(project.main, specs[0].directory, len(configs)):  # the fork server: amlkit.review.proc.warm
         if options.states or options.base is not None:
             setup = replace(setup, baselines=_baselines(project, names, options.states, options.base, setup))
-        return _review_all(project, configs, setup, jobs)
+        result = _review_all(project, configs, setup, jobs)
+    # before anything is reported (the caller reports the Review this returns): unknowns must never turn into
+    # findings unnoticed. Checked last, so its import of pulumi-policy overlaps the programs, not precedes them.
+    canary.check_unknowns()
+    return result
 
 
 def _review_all(project: Project, configs: list[StackConfig | _BadStackFile], setup: _Setup, jobs: int) -> Review:
@@ -127,6 +134,9 @@ def _review_all(project: Project, configs: list[StackConfig | _BadStackFile], se
 
 def pack_info(policy_pack: Path | None = None, config: Path | None = None) -> PackInfo:
     """The pack's policies with their levels after reconciliation with `config` (for `amlkit rules`)."""
+    from amlkit.review.pack import driver
+    from amlkit.review.pack.findings import pack_info_of
+
     pack_dir = _pack_dir(policy_pack)
     if config is not None and Path(config).is_dir():
         raise UsageError(f"{config}: a directory; `rules` takes one policy pack config file")
@@ -147,7 +157,26 @@ class _Setup:
     packs: tuple[multi.PackSpec, ...]  # in the order given; each with the config paired with it
     baselines: dict[str, Baseline] | None = None  # stack -> what its plan is made against
     lookups: Lookups | None = None  # the project's lookups file (amlkit.review.run.lookups)
-    pools: tuple[driver.PackPool, ...] = ()  # per pack: its processes, reused across stacks for amlkit's own
+    pools: _Pools | None = None  # per pack: its processes, reused across stacks for amlkit's own
+
+
+class _Pools:
+    """The review's pack pools (amlkit.review.pack.driver.PackPool, one per pack), made on first use: amlkit's own
+    pack is reused across stacks and reviews, one per worker; any other is fresh per stack."""
+
+    def __init__(self, specs: Sequence[multi.PackSpec], jobs: int, reuse: bool) -> None:
+        self._specs, self._jobs, self._reuse = tuple(specs), jobs, reuse
+        self._pools: tuple[driver.PackPool, ...] | None = None
+        self._lock = threading.Lock()
+
+    def get(self) -> tuple[driver.PackPool, ...]:
+        with self._lock:
+            if self._pools is None:
+                from amlkit.review.pack import driver
+
+                self._pools = tuple(driver.PackPool.shared(spec.directory, self._jobs) if self._reuse and spec.own
+                                    else driver.PackPool(spec.directory, reuse=False) for spec in self._specs)
+            return self._pools
 
 
 def _load_stack(project: Project, name: str) -> StackConfig | _BadStackFile:
@@ -212,8 +241,11 @@ def _review_one(project: Project, config: StackConfig | _BadStackFile, setup: _S
         options = setup.options
         runner = Runner(project, config, {**_runner_request(setup), **_state_request(baseline),
                                           "azure": ids.to_request()}, options.timeout, options.verbose)
+        from amlkit.review.pack.findings import resource_record, stable, unanswered_lookups  # after the fork
+
+        pools = setup.pools.get() if setup.pools is not None else ()
         with multi.Sessions(setup.packs, file_configs, project.name, config.stack, config.values,
-                            config.secret_keys, options.timeout, options.verbose, setup.pools) as session:
+                            config.secret_keys, options.timeout, options.verbose, pools) as session:
             for record in runner.records():
                 streamed.append(record)
                 session.submit(record)
@@ -279,6 +311,8 @@ def _base_of(tree: baseline.Checkout, project_name: str, stack: str, setup: _Set
                         setup.options.verbose)
     except ConfigError as failure:  # the stack file at the base is broken: this stack cannot be planned
         return Baseline(tree.label, (), answer=False, error=f"stack {stack}: at {tree.label}: {failure}")
+    from amlkit.review.pack.findings import stable
+
     try:
         records = stable(list(runner.records()))
     except (ReviewFailed, ConfigError) as failure:

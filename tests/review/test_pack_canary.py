@@ -86,8 +86,9 @@ def test_a_canary_that_cannot_run_fails(pulumi_policy_says):
         f"pulumi-policy {VERSION}: the canary could not run (RuntimeError: servicer changed)")
 
 
-def test_check_fails_with_exit_3_before_any_stack_when_the_wording_changed(pulumi_policy_says):
+def test_check_fails_with_exit_3_and_no_report_when_the_wording_changed(pulumi_policy_says):
     pulumi_policy_says("Analyze", per_diagnostic(reworded))
     result = CliRunner().invoke(cli.app, ["check", "--project-dir", str(RAW), "-s", "dev"])
     assert result.exit_code == 3
     assert result.stderr.splitlines()[0] == f"amlkit: error: start-up canary: {PREFIX}{RESOURCE_SAID}{SUFFIX}"
+    assert result.stdout == ""  # the stacks ran, but no report is written
