@@ -16,7 +16,10 @@ import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from amlkit.policies.fixes import ResourceFix
 
 Severity = Literal["low", "medium", "high", "critical"]
 Level = Literal["mandatory", "advisory", "disabled"]
@@ -221,12 +224,20 @@ class Rule:
     """The amlkit release the rule arrived in (`0.1.0`); under an older rule baseline it runs as advisory."""
     changed: tuple[Change, ...] = ()
     """The releases that changed its default level or facts, oldest first, each with the defaults before it."""
+    fix: ResourceFix | None = None
+    """What makes a failing resource pass, set by the pack when the rule's level is `remediate`; None for a rule
+    whose fix needs a human choice (`amlkit.policies.fixes`)."""
 
     @property
     def docs_url(self) -> str:
         """The rule's page: what, why (with `url`, its primary public source), config, examples, remediation.
         This is the `url` the pack reports to Pulumi and the SARIF `helpUri`."""
         return f"{DOCS_URL}{self.name}.md"
+
+    @property
+    def remediates(self) -> bool:
+        """Whether the rule can remediate (its level `remediate` sets its fix; otherwise it runs as mandatory)."""
+        return self.fix is not None
 
     @property
     def is_stack_rule(self) -> bool:

@@ -26,6 +26,7 @@ from pulumi_policy.proxy import UnknownValueError
 
 from amlkit.policies import shared_stack
 from amlkit.policies.framework import PACK_NAME, CannotLink, Finding, ResourceInput, Rule, StackResource, review_date
+from amlkit.policies.remediate import remediation
 from amlkit.policies.rule_baseline import BASELINE_POLICY, BASELINE_SCHEMA, rebase
 from amlkit.policies.secret_reads import Taint, secret_paths, tracked
 from amlkit.policies.waivers import (
@@ -94,7 +95,7 @@ def _resource_policy(rule: Rule) -> ResourceValidationPolicy:
         _report(rule, findings, given, lambda urn: subject if urn == args.urn else Subject(urn), args.urn, report,
                 args.not_applicable)
 
-    return ResourceValidationPolicy(validate=validate, **_metadata(rule))
+    return ResourceValidationPolicy(validate=validate, remediate=remediation(rule), **_metadata(rule))
 
 
 def _stack_policy(rule: Rule) -> StackValidationPolicy:

@@ -42,6 +42,7 @@ GPU = "prod-cluster-gpu-cluster-compute"
 WAIVER_LIVE = date.today() <= date(2027, 6, 30)  # the docs' expiry; after it the finding is a violation again
 # example -> (project, stack, {(policy, resource): level} of the policies the example configures)
 EXPECTED = {
+    "docs/review.md#0": (ROOT, "dev", {}),  # remediate: the dev stack's resources get the missing tag
     "docs/upgrading.md#0": (ROOT, "prod", {}),
     "docs/vm-catalogue.md#0": (ROOT, "prod", {}),
     "docs/waivers.md#0": (ROOT, "prod", {
@@ -54,6 +55,10 @@ EXPECTED = {
     "examples/platform-repo/README.md#0": (PLATFORM, "nonprod", {
         ("aml-cluster-vm-priority", "gpu-cluster-compute"): "waived" if WAIVER_LIVE else "mandatory"}),
 }
+
+
+# example -> the policies whose remediations the review reports (the example puts them at level remediate)
+REMEDIATED = {"docs/review.md#0": {"aml-required-tags"}}
 
 
 def test_every_config_example_is_tested():
@@ -76,3 +81,4 @@ def test_a_config_example_configures_the_real_pack_over_the_wire(name, tmp_path)
         if policy != "all" and isinstance(entry, dict) and "enforcementLevel" in entry:
             assert levels[policy] == entry["enforcementLevel"], policy
     assert {(v.policy, v.resource): v.level for v in reviewed.violations if v.policy in configured} == findings
+    assert {r.policy for r in reviewed.remediations} == REMEDIATED.get(name, set())

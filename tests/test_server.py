@@ -362,6 +362,9 @@ PARITY_CASES = [  # (id, the client's environment, umask, cwd under the project,
     ("umask-077", {}, 0o077, ".", ("-f", "sarif", "-o", "r.sarif"), 0, True),
     ("cwd-below-the-project", {}, 0o022, "sub", ("-C", "..", "-f", "markdown", "-o", "out/r.md"), 0, True),
     ("locale", {"LC_ALL": "C"}, 0o022, ".", ("-f", "json", "-o", "r.json"), 0, False),  # declined: runs cold
+    # min nodes at level remediate: both clusters' remediations reported, the verdict of the remediated ones
+    ("remediate", {"PARITY_MIN_NODES": "2"}, 0o022, ".", ("--policy-pack-config", "remediate.json", "-f", "table",
+                                                          "-o", "r.txt"), 0, True),
 ]
 
 
@@ -375,6 +378,8 @@ def _parity_project(tmp_path: Path) -> Path:
     (project / "policy-config" / "dev.json").write_text(json.dumps({"aml-cluster-min-nodes-zero": {
         "enforcementLevel": "mandatory",
         "waivers": [{"resource": "waived", "reason": "batch window", "expires": today_behind.isoformat()}]}}))
+    remediate = {"aml-cluster-min-nodes-zero": {"enforcementLevel": "remediate"}}
+    (project / "remediate.json").write_text(json.dumps(remediate))
     return project
 
 

@@ -17,7 +17,8 @@ if TYPE_CHECKING:  # the plan's module is the plan layer's; a review without a p
     from amlkit.review.plan.diff import Plan
 
 __all__ = [
-    "LEVEL_ORDER", "ErrorKind", "Level", "Lookup", "PACK_DEFAULTS", "PackInfo", "PolicyInfo", "ResourceRecord",
+    "LEVEL_ORDER", "ErrorKind", "Level", "Lookup", "PACK_DEFAULTS", "PackInfo", "PolicyInfo", "Remediation",
+    "ResourceRecord",
     "Review", "StackReview", "Unknown", "Violation",
 ]
 
@@ -47,6 +48,7 @@ class PolicyInfo:
     group: str = ""  # the rule's group (compute, locks, workspace, general) when it is one of amlkit's rules
     equivalents: tuple[Equivalent, ...] = ()  # peer tools' checks of the same fact, for amlkit's rules
     since: str = ""  # the amlkit release the rule arrived in, for amlkit's rules (rule baselines read it)
+    remediates: bool = False  # amlkit's rule has a fix its level `remediate` sets (amlkit.policies.fixes)
 
 
 @dataclass(frozen=True)
@@ -108,6 +110,32 @@ class Unknown:
 
 
 @dataclass(frozen=True)
+class Remediation:
+    """A property a policy at level `remediate` set on a resource before it was analyzed (and would be deployed):
+    `property` is its dotted path in the inputs, `before` and `after` its values (None when absent; a secret is
+    `[secret]`). The engine applies it in `pulumi preview/up --policy-pack` too (amlkit.review.pack.remediate)."""
+
+    policy: str
+    urn: str
+    type: str
+    resource: str
+    property: str
+    before: Any
+    after: Any
+    pack: str = ""
+
+    def text(self) -> str:
+        """`properties.properties.scaleSettings.minNodeCount: 2 -> 0` (an absent value is `none`)."""
+        return f"{self.property}: {_value_text(self.before)} -> {_value_text(self.after)}"
+
+
+def _value_text(value: Any) -> str:
+    if value is None:
+        return "none"
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+@dataclass(frozen=True)
 class Lookup:
     """A lookup the offline review could not answer: an invoke (`token` is the function) or a stack
     reference (`token` is `pulumi:pulumi:StackReference`, `args` is `{"name": <stack>}`). Whatever
@@ -155,9 +183,10 @@ class StackReview:
     packs: tuple[PackInfo, ...] = ()
     warnings: tuple[str, ...] = ()  # e.g. a waiver that matches no resource of the stack
     audited_state: str | None = None  # `check --state`: the state file audited (no program ran), else None
+    remediations: tuple[Remediation, ...] = ()  # in the order made, resources in stable order
 
     def __post_init__(self) -> None:
-        _as_tuples(self, "resources", "violations", "unknown", "lookups", "packs", "warnings")
+        _as_tuples(self, "resources", "violations", "unknown", "lookups", "packs", "warnings", "remediations")
 
     def all_packs(self) -> tuple[PackInfo, ...]:
         """The packs run on the stack: `packs`, or the one `pack` of a review built before packs existed."""

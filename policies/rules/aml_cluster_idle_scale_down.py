@@ -8,6 +8,7 @@ from typing import Any
 from amlkit import azure_facts as facts
 from amlkit.policies.azure import CLUSTER, compute_of, compute_subject
 from amlkit.policies.durations import FORMAT, DurationError, describe_seconds, duration_seconds
+from amlkit.policies.fixes import Fix, compute_fix
 from amlkit.policies.framework import Finding, ResourceInput, Rule, alz, must
 
 AZURE_DEFAULT = facts.CLUSTER_IDLE_DEFAULT_ISO
@@ -30,6 +31,24 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
     if seconds > limit:
         yield Finding(must(subject, f"release idle nodes within {describe_seconds(limit)} "
                                     f"(nodeIdleTimeBeforeScaleDown)", f"{value} ({describe_seconds(seconds)})"))
+
+
+def fix(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Fix]:
+    """An idle time over the limit becomes the limit (`PT<limit>S`). A value that is no duration is left to a
+    human: what was meant is not known."""
+    compute = compute_of(resource.type, resource.props, CLUSTER)
+    value = compute.idle_time_before_scale_down if compute else None
+    if compute is None or value is None:
+        return
+    try:
+        seconds = duration_seconds(value)
+    except DurationError:
+        return
+    limit = config["maxIdleSeconds"]
+    change = compute_fix(compute, facts.NODE_IDLE_TIME, facts.seconds_iso(limit),
+                         "scaleSettings.scaleDownNodesAfterIdleDuration")
+    if seconds > limit and change:
+        yield change
 
 
 RULE = Rule(
@@ -56,6 +75,7 @@ RULE = Rule(
     "ALZ Deny-MachineLearning-ComputeCluster-Scale, whose parser reads only the last number of the duration; "
     "this rule parses the whole duration (PT1H30S is 3630 s, not 30 s).",
     check=check,
+    fix=fix,
     config={
         "maxIdleSeconds": {
             "type": "integer",

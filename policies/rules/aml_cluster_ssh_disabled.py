@@ -20,6 +20,7 @@ from typing import Any
 
 from amlkit import azure_facts as facts
 from amlkit.policies.azure import ComputeView, compute_subject, compute_view, same_value
+from amlkit.policies.fixes import Fix, compute_fix
 from amlkit.policies.framework import Finding, ResourceInput, Rule, alz, must
 
 REMOTE_LOGIN = "remoteLoginPortPublicAccess"
@@ -55,6 +56,22 @@ def _found(access: str | None, compute: ComputeView) -> str:
     return value + "no subnet is set, so port 22 is open on every node with a public IP)"
 
 
+def fix(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Fix]:
+    """Public SSH closed: a cluster's remoteLoginPortPublicAccess Disabled (classic: sshPublicAccessEnabled false),
+    an instance's sshSettings.sshPublicAccess Disabled (the classic provider opens SSH with an `ssh` block, whose
+    removal is the user's choice). An admin password is never removed: what replaces it is a human choice."""
+    compute = compute_view(resource.type, resource.props)
+    if compute is None:
+        return
+    change = None
+    if compute.is_cluster and not same_value(compute.remote_login_port_public_access_given, "Disabled"):
+        change = compute_fix(compute, facts.REMOTE_LOGIN, "Disabled", "sshPublicAccessEnabled", False)
+    elif compute.is_instance and not same_value(compute.ssh_public_access, "Disabled"):
+        change = compute_fix(compute, facts.SSH_PUBLIC_ACCESS, "Disabled")
+    if change:
+        yield change
+
+
 RULE = Rule(
     name="aml-cluster-ssh-disabled",
     ref="AMLK-0008",  # frozen: never change or reuse (pinned by PUBLIC in the rule's test module)
@@ -81,4 +98,5 @@ RULE = Rule(
     "ssh_settings.ssh_public_access to Disabled or omit it. Matches ALZ "
     "Deny-MachineLearning-ComputeCluster-RemoteLoginPortPublicAccess.",
     check=check,
+    fix=fix,
 )

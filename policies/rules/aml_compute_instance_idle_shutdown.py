@@ -16,6 +16,7 @@ from typing import Any
 from amlkit import azure_facts as facts
 from amlkit.policies.azure import INSTANCE, ComputeView, compute_of, compute_subject, read_known, same_value
 from amlkit.policies.durations import FORMAT, DurationError, duration_seconds
+from amlkit.policies.fixes import Fix, compute_fix
 from amlkit.policies.framework import Finding, ResourceInput, Rule, azure_policy, must, psrule
 
 MIN_MINUTES = facts.INSTANCE_IDLE_MINUTES_MIN
@@ -50,6 +51,24 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
         return
     if not MIN_MINUTES <= minutes <= limit:
         yield Finding(must(subject, expectation, f"{value} ({_minutes(minutes)} minutes)"))
+
+
+def fix(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Fix]:
+    """No idle shutdown, or one outside the allowed range: `remediationIdleMinutes` (at most maxIdleMinutes).
+    A value that is no duration is left to a human; the classic provider has no idle shutdown input."""
+    compute = compute_of(resource.type, resource.props, INSTANCE)
+    if compute is None:
+        return
+    value = compute.idle_time_before_shutdown
+    if value is not None:
+        try:
+            duration_seconds(value)
+        except DurationError:
+            return
+    minutes = min(config["remediationIdleMinutes"], config["maxIdleMinutes"])
+    change = compute_fix(compute, facts.IDLE_TIME_BEFORE_SHUTDOWN, facts.minutes_iso(minutes))
+    if change:
+        yield change
 
 
 def _stopped_by_schedule(compute: ComputeView) -> bool | None:
@@ -91,6 +110,7 @@ RULE = Rule(
     "schedule, stops it; start/stop schedules (schedules.computeStartStop) suit predictable working hours and "
     "complement idle shutdown, they do not replace it.",
     check=check,
+    fix=fix,
     config={
         "maxIdleMinutes": {
             "type": "integer",
@@ -98,6 +118,14 @@ RULE = Rule(
             "maximum": MAX_MINUTES,
             "default": MAX_MINUTES,
             "description": f"Longest idle time before shutdown, in minutes ({MIN_MINUTES} to {MAX_MINUTES}).",
+        },
+        "remediationIdleMinutes": {
+            "type": "integer",
+            "minimum": MIN_MINUTES,
+            "maximum": MAX_MINUTES,
+            "default": facts.INSTANCE_IDLE_MINUTES_DEFAULT,
+            "description": "The idle shutdown the remediation sets (level remediate), in minutes, at most "
+            "maxIdleMinutes; default amlkit's instance default, 60.",
         },
     },
 )

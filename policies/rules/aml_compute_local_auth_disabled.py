@@ -20,14 +20,26 @@ Omitted means false (local auth on).
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+from typing import Any
+
 from amlkit import azure_facts as facts
-from amlkit.policies.azure import MANAGED
-from amlkit.policies.framework import Rule, azure_policy, checkov, mcsb, psrule
+from amlkit.policies.azure import MANAGED, compute_of
+from amlkit.policies.fixes import Fix, compute_fix
+from amlkit.policies.framework import ResourceInput, Rule, azure_policy, checkov, mcsb, psrule
 from amlkit.policies.value_check import ValueCheck, compute_check
 
 check = compute_check(MANAGED, ValueCheck(
     read=lambda compute: compute.disable_local_auth_given, equals=True,
     expectation="set disableLocalAuth to true", default=facts.LOCAL_AUTH_DISABLED_DEFAULT))
+
+
+def fix(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Fix]:
+    """disableLocalAuth true (the classic provider's localAuthEnabled false)."""
+    compute = compute_of(resource.type, resource.props, MANAGED)
+    change = compute and compute_fix(compute, facts.DISABLE_LOCAL_AUTH, True, "localAuthEnabled", False)
+    if change:
+        yield change
 
 
 RULE = Rule(
@@ -56,4 +68,5 @@ RULE = Rule(
     "(it cannot be changed after creation; recreate the compute). Attached computes are out of scope, as in "
     "built-in e96a9a5f v2.1.0; use PSRule AZR-000404 if attached computes must be audited too.",
     check=check,
+    fix=fix,
 )

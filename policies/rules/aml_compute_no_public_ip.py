@@ -2,14 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+from typing import Any
+
 from amlkit import azure_facts as facts
-from amlkit.policies.azure import MANAGED
-from amlkit.policies.framework import Rule
+from amlkit.policies.azure import MANAGED, compute_of
+from amlkit.policies.fixes import Fix, compute_fix
+from amlkit.policies.framework import ResourceInput, Rule
 from amlkit.policies.value_check import ValueCheck, compute_check
 
 check = compute_check(MANAGED, ValueCheck(
     read=lambda compute: compute.enable_node_public_ip_given, equals=False,
     expectation="set enableNodePublicIp to false", default=facts.NODE_PUBLIC_IP_DEFAULT))
+
+
+def fix(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Fix]:
+    """enableNodePublicIp false (the classic provider's nodePublicIpEnabled false)."""
+    compute = compute_of(resource.type, resource.props, MANAGED)
+    change = compute and compute_fix(compute, facts.ENABLE_NODE_PUBLIC_IP, False, "nodePublicIpEnabled")
+    if change:
+        yield change
 
 
 RULE = Rule(
@@ -31,4 +43,5 @@ RULE = Rule(
     "creates a public IP and load balancer per cluster and opens inbound TCP 44224 from the "
     "AzureMachineLearning service tag. The Azure ML docs publish a custom Azure Policy sample for this check.",
     check=check,
+    fix=fix,
 )

@@ -5,6 +5,10 @@ strings and an empty value carries nothing. A resource is taggable when its inpu
 when its type is one Azure tags although the program left `tags` out (`TAGGABLE_TYPES`, kept as data
 below: the AML workspace and compute with their dependent resources and network). The required keys
 come from config `requiredTags` (empty by default: the rule then checks nothing).
+
+Remediation (level `remediate`): a missing or empty required tag gets its value from config
+`defaultTagValues` (tag key -> value; keys case-insensitive like the tags). A required tag without a
+configured value is a human choice: it stays a finding.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from amlkit.policies.azure import is_type
+from amlkit.policies.fixes import Fix
 from amlkit.policies.framework import Finding, ResourceInput, Rule, azure_policy, must
 from amlkit.tokens import type_parts
 
@@ -48,12 +53,30 @@ def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Findin
     required = _unique(config["requiredTags"])
     if not required or not _taggable(resource):
         return
-    tags = resource.props.get("tags") or {}
-    present = {str(key).lower() for key, value in tags.items() if value is not None and str(value).strip()}
-    missing = [key for key in required if key.lower() not in present]
+    missing = _missing(resource, required)
     if missing:
         subject = f"Resource '{resource.name}' ({_short_type(resource.type)})"
         yield Finding(must(subject, f"carry the tags {', '.join(required)}", f"no value for {', '.join(missing)}"))
+
+
+def fix(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Fix]:
+    """Each missing required tag that has a configured default value, under the spelling the resource already
+    uses for it (an empty `CostCenter` is filled, not joined by a `costCenter`)."""
+    required = _unique(config["requiredTags"])
+    if not required or not _taggable(resource):
+        return
+    defaults = {str(key).lower(): value for key, value in config["defaultTagValues"].items()}
+    written = {str(key).lower(): str(key) for key in resource.props.get("tags") or {}}
+    for key in _missing(resource, required):
+        value = defaults.get(key.lower())
+        if isinstance(value, str) and value.strip():
+            yield Fix(("tags", written.get(key.lower(), key)), value)
+
+
+def _missing(resource: ResourceInput, required: list[str]) -> list[str]:
+    tags = resource.props.get("tags") or {}
+    present = {str(key).lower() for key, value in tags.items() if value is not None and str(value).strip()}
+    return [key for key in required if key.lower() not in present]
 
 
 def _taggable(resource: ResourceInput) -> bool:
@@ -90,12 +113,21 @@ RULE = Rule(
     remediation="Add the missing tags (the stack's tags setting applies them to every resource amlkit "
     "creates); tag keys are case-insensitive, values must not be empty.",
     check=check,
+    fix=fix,
     config={
         "requiredTags": {
             "type": "array",
             "items": {"type": "string", "minLength": 1, "maxLength": 512},
             "description": "Tag keys every taggable resource must carry (case-insensitive).",
             "default": [],
-        }
+        },
+        "defaultTagValues": {
+            "type": "object",
+            "additionalProperties": {"type": "string", "minLength": 1, "maxLength": 256},
+            "description": "The value the remediation (level remediate) gives a missing required tag, by tag key "
+            "(case-insensitive); a required tag without one stays a finding. Azure tag values hold at most 256 "
+            "characters.",
+            "default": {},
+        },
     },
 )

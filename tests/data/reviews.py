@@ -8,7 +8,16 @@ from __future__ import annotations
 
 import dataclasses
 
-from amlkit.review.model import PackInfo, PolicyInfo, ResourceRecord, Review, StackReview, Unknown, Violation
+from amlkit.review.model import (
+    PackInfo,
+    PolicyInfo,
+    Remediation,
+    ResourceRecord,
+    Review,
+    StackReview,
+    Unknown,
+    Violation,
+)
 
 COMPUTE = "azure-native:machinelearningservices:Compute"
 WORKSPACE = "azure-native:machinelearningservices:Workspace"
@@ -199,3 +208,27 @@ def two_pack_stack() -> StackReview:
     extra = Violation(policy="acme-tags", level="mandatory", severity="low", urn=cpu_urn(), type=COMPUTE,
                       resource="cpu-cluster", pack="acme-extra", message="Cluster cpu-cluster must carry an owner tag.")
     return dataclasses.replace(stack, packs=(own, EXTRA), pack=own, violations=(*stack.violations, extra))
+
+
+REMEDIATE_PACK = dataclasses.replace(PACK, policies=tuple(
+    dataclasses.replace(p, level="remediate", remediates=True) if p.name in ("aml-cluster-min-nodes-zero",
+                                                                             "aml-cluster-ssh-disabled") else p
+    for p in PACK.policies))
+
+
+def remediated_stack() -> StackReview:
+    """prod with min nodes and SSH at level remediate: two remediations on cpu-cluster (one from an omitted value),
+    one on a secret (shown as [secret]), and the waived finding left."""
+    stack = prod_stack()
+    cpu = cpu_urn()
+    return dataclasses.replace(
+        stack, pack=REMEDIATE_PACK, unknown=(), violations=tuple(v for v in stack.violations if v.level == "waived"),
+        remediations=(
+            Remediation("aml-cluster-min-nodes-zero", cpu, COMPUTE, "cpu-cluster",
+                        "properties.properties.scaleSettings.minNodeCount", 2, 0, pack="amlkit-guardrails"),
+            Remediation("aml-cluster-ssh-disabled", cpu, COMPUTE, "cpu-cluster",
+                        "properties.properties.remoteLoginPortPublicAccess", None, "Disabled", pack="amlkit-guardrails"),
+            Remediation("aml-cluster-ssh-disabled", cpu, COMPUTE, "cpu-cluster",
+                        "properties.properties.userAccountCredentials.adminUserName", "[secret]", "azureuser",
+                        pack="amlkit-guardrails"),
+        ))

@@ -70,8 +70,12 @@ def test_unknown_tag_value_is_unknown_not_a_violation():
 
 def test_config_schema():
     schema = {"type": "object", "properties": dict(RULE.config)}
-    assert RULE.defaults() == {"requiredTags": []}
+    assert RULE.defaults() == {"requiredTags": [], "defaultTagValues": {}}
     jsonschema.validate(REQUIRED, schema)
+    jsonschema.validate({**REQUIRED, "defaultTagValues": {"owner": "ml-platform"}}, schema)
+    for bad in ({"owner": ""}, {"owner": 1}, {"owner": "x" * 257}, ["owner"]):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate({"defaultTagValues": bad}, schema)
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"requiredTags": [""]}, schema)
     with pytest.raises(jsonschema.ValidationError):

@@ -16,6 +16,7 @@ from tests.data.reviews import (
     failed_stack,
     full_review,
     prod_stack,
+    remediated_stack,
     two_pack_stack,
 )
 
@@ -31,9 +32,9 @@ def test_top_level_shape_and_summary() -> None:
 def test_stack_fields() -> None:
     dev, prod, staging = to_dict(full_review())["stacks"]
     assert list(prod) == ["stack", "project", "environment", "stack_file", "pack", "policy_config", "packs",
-                          "audited_state", "error",
-                          "error_kind", "error_detail", "resources", "violations", "unknown", "planBase",
-                          "planAzureIds", "steps", "changeSummary", "lookups", "warnings"]
+                          "audited_state", "error", "error_kind", "error_detail", "resources", "violations",
+                          "unknown", "remediations", "planBase", "planAzureIds", "steps", "changeSummary", "lookups",
+                          "warnings"]
     plan = (prod["planBase"], prod["planAzureIds"], prod["steps"], prod["changeSummary"])
     assert plan == (None,) * 4  # no --state / --base
     assert (prod["project"], prod["environment"], prod["stack_file"]) == ("amlkit", "prod", "stacks/Pulumi.prod.yaml")
@@ -115,7 +116,7 @@ def test_rules() -> None:
         "description": "Cluster SSH ports are explicitly closed.",
         "remediation": "Set ssh_public_access_enabled: false.",
         "url": "https://learn.microsoft.com/azure/machine-learning/how-to-secure-training-vnet",
-        "tags": ["security", "network"], "stack_policy": False,
+        "tags": ["security", "network"], "stack_policy": False, "remediates": False,
         "compliance": {"name": "Microsoft cloud security benchmark", "version": "v1", "reference": "NS-1",
                        "specification": "Establish network segmentation boundaries"},
         "equivalents": [],
@@ -135,3 +136,19 @@ def test_several_packs_each_with_its_config_and_each_finding_with_its_pack() -> 
     assert stack["pack"] == {"name": "amlkit-guardrails", "version": "0.1.0"}  # the first pack, as before
     assert [(v["policy"], v["pack"]) for v in stack["violations"] if v["level"] == "mandatory"] == [
         ("acme-tags", "acme-extra"), ("aml-cluster-min-nodes-zero", "amlkit-guardrails")]
+
+
+def test_remediations_are_listed_in_the_order_made_each_property_with_before_and_after() -> None:
+    stack = to_dict(Review(stacks=[remediated_stack(), dev_stack()]))["stacks"]
+    cpu = {"pack": "amlkit-guardrails", "urn": cpu_urn(), "type": COMPUTE, "resource": "cpu-cluster"}
+    assert stack[1]["remediations"] == [
+        {"policy": "aml-cluster-min-nodes-zero", **cpu, "property": "properties.properties.scaleSettings.minNodeCount",
+         "before": 2, "after": 0},
+        {"policy": "aml-cluster-ssh-disabled", **cpu, "property": "properties.properties.remoteLoginPortPublicAccess",
+         "before": None, "after": "Disabled"},
+        {"policy": "aml-cluster-ssh-disabled", **cpu,
+         "property": "properties.properties.userAccountCredentials.adminUserName", "before": "[secret]",
+         "after": "azureuser"},
+    ]
+    assert stack[0]["remediations"] == []  # dev: none, and the key is there (an added field of version 1)
+    assert json.loads(render(Review(stacks=[remediated_stack()])))["version"] == 1

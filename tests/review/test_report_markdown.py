@@ -17,6 +17,7 @@ from tests.data.reviews import (
     failed_stack,
     full_review,
     prod_stack,
+    remediated_stack,
     two_pack_stack,
 )
 
@@ -185,12 +186,12 @@ def test_rules_table() -> None:
     assert render_rules(PACK) == """\
 ## amlkit-guardrails@v0.1.0
 
-| Policy | Ref | Since | Level | Severity | Scope | Tags | Description | Remediation |
-|---|---|---|---|---|---|---|---|---|
-| `aml-cluster-min-nodes-zero` | AMLK-0001 | 0.1.0 | mandatory | high | resource | cost | AmlCompute clusters scale down to zero nodes when idle. | Set min_instances: 0 on the cluster in the stack file. ([docs](https://learn.microsoft.com/azure/machine-learning/how-to-create-attach-compute-cluster)) |
-| `aml-cluster-ssh-disabled` | AMLK-0008 | 0.2.0 | advisory | high | resource | security, network | Cluster SSH ports are explicitly closed. | Set ssh_public_access_enabled: false. ([docs](https://learn.microsoft.com/azure/machine-learning/how-to-secure-training-vnet)) |
-| `aml-compute-no-public-ip` |  |  | mandatory | medium | resource | network, security | Compute nodes have no public IP address. | Set enable_node_public_ip: false and give the cluster a subnet. |
-| `aml-quota-budget` |  |  | disabled | low | stack |  | Clusters fit the core quota. |  |
+| Policy | Ref | Since | Level | Severity | Scope | Remediates | Tags | Description | Remediation |
+|---|---|---|---|---|---|---|---|---|---|
+| `aml-cluster-min-nodes-zero` | AMLK-0001 | 0.1.0 | mandatory | high | resource | - | cost | AmlCompute clusters scale down to zero nodes when idle. | Set min_instances: 0 on the cluster in the stack file. ([docs](https://learn.microsoft.com/azure/machine-learning/how-to-create-attach-compute-cluster)) |
+| `aml-cluster-ssh-disabled` | AMLK-0008 | 0.2.0 | advisory | high | resource | - | security, network | Cluster SSH ports are explicitly closed. | Set ssh_public_access_enabled: false. ([docs](https://learn.microsoft.com/azure/machine-learning/how-to-secure-training-vnet)) |
+| `aml-compute-no-public-ip` |  |  | mandatory | medium | resource | - | network, security | Compute nodes have no public IP address. | Set enable_node_public_ip: false and give the cluster a subnet. |
+| `aml-quota-budget` |  |  | disabled | low | stack | - |  | Clusters fit the core quota. |  |
 
 """ + HOW_TO_WAIVE + "\n"  # noqa: E501
 
@@ -246,3 +247,25 @@ def test_a_cell_escapes_html_outside_code_spans_only(text: str, cell: str) -> No
     from amlkit.review.report.markdown import _cell
 
     assert _cell(text) == cell
+
+
+def test_remediations_come_first_in_their_stack_one_row_per_property() -> None:
+    text = render(Review(stacks=[remediated_stack()]))
+    assert """\
+### prod
+
+Project `amlkit`, environment `prod`, stack file `stacks/Pulumi.prod.yaml`, policy config `policy-config/prod.json`.
+
+**Remediated** (level remediate: set before the analysis, as `pulumi up` sets it):
+
+| Policy | Resource | Property | Before -> after |
+|---|---|---|---|
+| `aml-cluster-min-nodes-zero` | `cpu-cluster` | `properties.properties.scaleSettings.minNodeCount` | `2 -> 0` |
+| `aml-cluster-ssh-disabled` | `cpu-cluster` | `properties.properties.remoteLoginPortPublicAccess` | `none -> Disabled` |
+| `aml-cluster-ssh-disabled` | `cpu-cluster` | `properties.properties.userAccountCredentials.adminUserName` | `[secret] -> azureuser` |
+
+| Level | Severity | Policy | Resource | Type |
+|---|---|---|---|---|
+| 💤 waived | medium | `aml-compute-no-public-ip` | `cpu-cluster` | `azure-native:machinelearningservices:Compute` |
+""" in text  # noqa: E501
+    assert "Remediated" not in render(Review(stacks=[prod_stack()]))

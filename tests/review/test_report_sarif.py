@@ -26,6 +26,7 @@ from tests.data.reviews import (
     failed_stack,
     full_review,
     prod_stack,
+    remediated_stack,
     two_pack_stack,
 )
 
@@ -68,6 +69,7 @@ def _validate(schema: dict, log: dict) -> None:
         pytest.param(full_review(), id="every-kind-of-finding-and-a-failure"),
         pytest.param(Review(stacks=[dev_stack()]), id="clean"),
         pytest.param(Review(stacks=[two_pack_stack()]), id="two-packs"),
+        pytest.param(Review(stacks=[remediated_stack()]), id="remediations"),
         pytest.param(Review(), id="no-stacks"),
     ],
 )
@@ -310,3 +312,29 @@ def test_with_two_packs_both_packs_configs_are_in_the_log(project: Path) -> None
         "policyConfig": {"prod": "policy-config/prod.json"},
         "packConfigs": {"prod": {"amlkit-guardrails": "policy-config/prod.json", "acme-extra": EXTRA.policy_config}}}
     assert EXTRA.policy_config not in ("", "policy-config/prod.json")
+
+
+def test_a_remediation_is_an_informational_result_with_a_fix_that_edits_nothing(project: Path) -> None:
+    run = to_sarif(Review(stacks=[remediated_stack()]), project)["runs"][0]
+    results = [r for r in run["results"] if r.get("kind") == "informational"]
+    assert [(r["ruleId"], r["level"], r["properties"]["property"]) for r in results] == [
+        ("AMLK-0001", "none", "properties.properties.scaleSettings.minNodeCount"),
+        ("AMLK-0008", "none", "properties.properties.remoteLoginPortPublicAccess"),
+        ("AMLK-0008", "none", "properties.properties.userAccountCredentials.adminUserName"),
+    ]
+    first = results[0]
+    assert first["message"] == {"text": "Remediated before the analysis (level remediate): cpu-cluster "
+                                        "properties.properties.scaleSettings.minNodeCount: 2 -> 0"}
+    assert first["locations"][0]["physicalLocation"] == {"artifactLocation": {"uri": "stacks/Pulumi.prod.yaml"},
+                                                         "region": {"startLine": 8}}  # min_instances: 2
+    assert first["fixes"] == [{
+        "description": {"text": "The pack sets properties.properties.scaleSettings.minNodeCount: 2 -> 0 on "
+                                "cpu-cluster before deployment (pulumi up --policy-pack with this level does the "
+                                "same)."},
+        "artifactChanges": [{"artifactLocation": {"uri": "stacks/Pulumi.prod.yaml"}, "replacements": [
+            {"deletedRegion": {"startLine": 8, "startColumn": 1, "endLine": 8, "endColumn": 1}}]}],
+    }]
+    assert (first["properties"]["before"], first["properties"]["after"]) == (2, 0)
+    assert results[2]["properties"]["before"] == "[secret]"
+    rules = {rule["id"]: rule for rule in run["tool"]["driver"]["rules"]}
+    assert rules["AMLK-0001"]["defaultConfiguration"]["level"] == "error"  # remediate: what is left is mandatory

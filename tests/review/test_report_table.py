@@ -14,12 +14,14 @@ from amlkit.review.model import Review
 from amlkit.review.report.table import pack_label, render, render_policies, render_rules, summary_line
 from tests.data.reviews import (
     PACK,
+    REMEDIATE_PACK,
     SECRET_VALUE,
     config_error_stack,
     dev_stack,
     failed_stack,
     full_review,
     prod_stack,
+    remediated_stack,
     two_pack_stack,
 )
 
@@ -219,3 +221,32 @@ def test_a_state_that_could_not_be_read_has_no_header_with_empty_fields() -> Non
     assert render(Review(stacks=[failed]), "policies").plain.splitlines()[0] == "State states/bad.json (not read)"
     read = StackReview("dev", "amlkit", "", "states/dev.json", audited_state="states/dev.json")
     assert stack_header(read) == "Stack dev (project amlkit, states/dev.json)"
+
+
+def test_remediations_come_first_under_their_pack_and_are_counted() -> None:
+    assert render_policies(remediated_stack(), "policies").plain == """\
+Policies:
+    ✅ amlkit-guardrails@v0.1.0 (local: policies)
+    Policy config: policy-config/prod.json
+    Remediated (set before the analysis, as `pulumi up` sets them):
+        - [remediate]  aml-cluster-min-nodes-zero  (azure-native:machinelearningservices:Compute: cpu-cluster)
+          properties.properties.scaleSettings.minNodeCount: 2 -> 0
+        - [remediate]  aml-cluster-ssh-disabled  (azure-native:machinelearningservices:Compute: cpu-cluster)
+          properties.properties.remoteLoginPortPublicAccess: none -> Disabled
+        - [remediate]  aml-cluster-ssh-disabled  (azure-native:machinelearningservices:Compute: cpu-cluster)
+          properties.properties.userAccountCredentials.adminUserName: [secret] -> azureuser
+    Waived:
+        - [waived] [severity: medium]  aml-compute-no-public-ip  (azure-native:machinelearningservices:Compute: cpu-cluster)
+          reason: Migration to the hub network, ticket NET-42 (expires 2026-12-31)
+          covered by the waiver for its stack entry cpu-cluster
+          Cluster cpu-cluster must not give nodes a public IP.
+    0 mandatory, 0 advisory, 1 waived, 0 unknown, 3 remediated
+"""  # noqa: E501
+
+
+def test_rules_listing_marks_the_rules_that_remediate_and_counts_the_level() -> None:
+    text = render_rules(REMEDIATE_PACK, "policies").plain
+    assert text.startswith("amlkit-guardrails@v0.1.0 (local: policies): 4 policies (1 mandatory, 0 advisory, "
+                           "1 disabled, 2 remediate)\n")
+    assert "aml-cluster-min-nodes-zero  AMLK-0001  [remediate] [severity: high] [resource] [since 0.1.0] " \
+           "[remediates]\n" in text

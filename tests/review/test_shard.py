@@ -25,7 +25,14 @@ from amlkit.review.model import Review
 from amlkit.review.report import json as report_json
 from amlkit.review.report import markdown, sarif, shardfile, table
 from amlkit.review.shard import SPEC_FORM, Shard, assign, bound, parse_spec
-from tests.data.reviews import config_error_stack, dev_stack, failed_stack, prod_stack, two_pack_stack
+from tests.data.reviews import (
+    config_error_stack,
+    dev_stack,
+    failed_stack,
+    prod_stack,
+    remediated_stack,
+    two_pack_stack,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "platform-repo"
@@ -89,7 +96,8 @@ def test_assignment_is_stable_when_a_stack_is_added() -> None:
 def _review() -> Review:
     errored = replace(failed_stack(), stack="qa")
     multi = replace(two_pack_stack(), stack="multi")
-    return Review(stacks=[prod_stack(), dev_stack(), errored, config_error_stack(), multi])
+    remediated = replace(remediated_stack(), stack="remediated")
+    return Review(stacks=[prod_stack(), dev_stack(), errored, config_error_stack(), multi, remediated])
 
 
 def _shard_reports(review: Review, tmp_path: Path, count: int, setup: dict[str, Any] | None = None) -> list[Path]:
@@ -219,6 +227,20 @@ def _assert_merged_is_unsharded(project: Path, count: int, tmp_path: Path, *extr
 @pytest.mark.slow
 def test_merged_equals_unsharded_on_the_sample_stacks(tmp_path: Path) -> None:
     _assert_merged_is_unsharded(ROOT, 2, tmp_path)
+
+
+@pytest.mark.slow
+def test_merged_equals_unsharded_with_remediations_on_the_sample_stacks(tmp_path: Path) -> None:
+    configs = tmp_path / "remediate"
+    configs.mkdir()
+    for stack in ("dev", "prod", "staging"):
+        (configs / f"{stack}.json").write_text(json.dumps({
+            "aml-cluster-min-nodes-zero": {"enforcementLevel": "remediate"},
+            "aml-required-tags": {"enforcementLevel": "remediate", "requiredTags": ["data-classification"],
+                                  "defaultTagValues": {"data-classification": "internal"}}}), encoding="utf-8")
+    _assert_merged_is_unsharded(ROOT, 2, tmp_path, "--policy-pack-config", str(configs))
+    report = json.loads((tmp_path / "full" / "report.json").read_text(encoding="utf-8"))
+    assert all(stack["remediations"] for stack in report["stacks"])  # every sample stack has some to carry
 
 
 @pytest.mark.slow

@@ -71,7 +71,8 @@ def cli_reference() -> str:
               inspect.cleandoc(report_json.__doc__.split("::", 1)[1].split("\n\n`level`", 1)[0]), "```", "",
               '`amlkit rules --format json`: `{"version", "pack": {"name", "version"}, "policies": [{"name", "ref", '
               '"group", "display_name", "level", "severity", "description", "remediation", "url", "tags", '
-              '"stack_policy", "compliance", "equivalents"}]}`; `ref`, `group`, `display_name` and `compliance` are '
-              "null and `equivalents` empty for a policy of another pack.", "",
+              '"stack_policy", "remediates", "compliance", "equivalents"}]}`; `ref`, `group`, `display_name` and '
+              "`compliance` are null, `equivalents` empty and `remediates` false for a policy of another pack "
+              "(`remediates`: the rule has a fix its level `remediate` sets).", "",
               "SARIF and the other formats: see [architecture](architecture.md#reports)."]
     return "\n".join(lines) + "\n"

@@ -126,7 +126,7 @@ def rule_file(rule: Rule) -> str:
 def rules_index(rules: Sequence[Rule] = ALL_RULES) -> str:
     """docs/rules/README.md: every rule with its reference and default level, in pack order."""
     rows = [[rule.group, f"[{rule.name}]({rule_file(rule)})", rule.ref, cell(rule.display_name), rule.level,
-             rule.severity, ", ".join(rule.tags), rule.since] for rule in rules]
+             rule.severity, ", ".join(rule.tags), rule.since, "yes" if rule.remediates else "-"] for rule in rules]
     lines = [
         GENERATED, "", "# Rules", "",
         f"{len(rules)} rules, in the order of `amlkit.policies.ALL_RULES` and of the reports (by group, then by",
@@ -138,9 +138,11 @@ def rules_index(rules: Sequence[Rule] = ALL_RULES) -> str:
         "`amlkit check` uses the project's `policy-config/<stack>.json` when there is one, else the pack's defaults).",
         f"Every rule also takes `waivers`, a list of {_waiver_keys()}: {inline(WAIVER_SCHEMA['description'])}",
         "See [waivers](../waivers.md). `Since` is the amlkit release a rule arrived in: a pack config's",
-        "`baseline` holds back what came after it (see [upgrading](../upgrading.md)).",
+        "`baseline` holds back what came after it (see [upgrading](../upgrading.md)). `Remediates`: the rule has",
+        "a fix the pack sets when its level is `remediate` (see",
+        "[remediation](../review.md#remediation-level-remediate)); any other rule at that level runs as mandatory.",
         "",
-        *table(("Group", "Rule", "Ref", "Title", "Level", "Severity", "Tags", "Since"), rows),
+        *table(("Group", "Rule", "Ref", "Title", "Level", "Severity", "Tags", "Since", "Remediates"), rows),
     ]
     return "\n".join(lines) + "\n"
 
@@ -173,12 +175,25 @@ def rule_page(rule: Rule) -> str:
         lines += table(("Knob", "Type", "Default", "Description"), rows)
     else:
         lines.append("No knobs besides `enforcementLevel` and `waivers` (see [waivers](../waivers.md)).")
-    lines += ["", "## Examples", "", *examples(rule), "", "## Remediation", "", inline(rule.remediation)]
+    lines += ["", "## Examples", "", *examples(rule), "", "## Remediation", "", inline(rule.remediation), "",
+              remediate_line(rule)]
     if rule.changed:
         lines += ["", "## Changes", "", "Under a `baseline` older than a change, the rule keeps the defaults it had "
                   "before it (see [upgrading](../upgrading.md)).", ""]
         lines += [f"- {change.version}: {inline(change.what)}{_old_defaults(change)}" for change in rule.changed]
     return "\n".join(lines) + "\n"
+
+
+def remediate_line(rule: Rule) -> str:
+    """What the rule sets at level `remediate` (its fix's docstring), or that it never remediates."""
+    if rule.is_stack_rule:
+        return ("At level `remediate` this rule sets nothing (stack policies cannot remediate): it runs as mandatory "
+                "(see [remediation](../review.md#remediation-level-remediate)).")
+    if rule.fix is None:
+        return ("At level `remediate` this rule sets nothing (its fix needs a human choice): it runs as mandatory "
+                "(see [remediation](../review.md#remediation-level-remediate)).")
+    return ("At level `remediate` the pack sets this before the resource is analyzed (see [remediation]"
+            f"(../review.md#remediation-level-remediate)): {inline(rule.fix.__doc__ or '')}")
 
 
 def _old_defaults(change: Change) -> str:

@@ -84,6 +84,7 @@ class Analysis:
     not_applicable: list[NotApplicable] = field(default_factory=list)
     reported_version: str = ""  # what the pack says of itself (pulumi-policy's Python packs: 0.0.1)
     by_value: bool = False  # amlkit's own pack confirmed it redacts secrets by value (policies.secret_reads)
+    remediations: list[Any] = field(default_factory=list)  # remediate.Remediated answers, in the order made
 
 
 MAX_ENV_VALUE = 120_000  # Linux refuses a single environment string over 128 KiB (MAX_ARG_STRLEN)

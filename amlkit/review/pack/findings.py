@@ -82,7 +82,7 @@ def _policy_info(analysis: driver.Analysis, p: Any) -> PolicyInfo:
         severity=driver.severity_name(p.severity), remediation=p.remediation_steps,
         url=p.url, tags=tuple(p.tags), stack_policy=p.policy_type == analyzer_pb2.POLICY_TYPE_STACK,
         display_name=p.displayName, framework=_framework(p),
-        ref=ours.ref, group=ours.group, equivalents=ours.equivalents, since=ours.since,
+        ref=ours.ref, group=ours.group, equivalents=ours.equivalents, since=ours.since, remediates=ours.remediates,
     )
 
 

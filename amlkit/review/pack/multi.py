@@ -118,13 +118,15 @@ def add_results(result: StackReview, analyses: Sequence[Any], specs: Sequence[Pa
     got); an answer this review cannot read fails the stack (a pack error), never a partial report."""
     from amlkit.errors import ReviewFailed
     from amlkit.review.pack.findings import add_findings, pack_info_of
+    from amlkit.review.pack.remediate import add_remediations
 
     try:
         for analysis in analyses:
             result = add_findings(result, analysis, records, secrets, project)
+            result = add_remediations(result, analysis, records, secrets)
     except ReviewFailed as failure:
-        return replace(result, violations=(), unknown=(), error=secrets.scrub(f"stack {result.stack}: {failure}"),
-                       error_kind="pack")
+        return replace(result, violations=(), unknown=(), remediations=(),
+                       error=secrets.scrub(f"stack {result.stack}: {failure}"), error_kind="pack")
     packs = tuple(replace(pack_info_of(analysis), directory=str(spec.directory), policy_config=label)
                   for analysis, spec, label in zip(analyses, specs, labels, strict=True))
     return replace(result, packs=packs, pack=packs[0])
@@ -166,6 +168,11 @@ class Sessions:
         self._exit.__exit__(*exc)  # with the exception, if any (see above)
 
     def submit(self, resource: dict[str, Any]) -> None:
+        """Remediate on every pack in turn, then Analyze the remediated resource on each (pack.remediate)."""
+        from amlkit.review.pack.remediate import remediate
+
+        for session in self.sessions:
+            resource = remediate(session, resource)
         for session in self.sessions:
             session.submit(resource)
 

@@ -20,6 +20,7 @@ Shape (format version 1; fields are only ever added, never renamed, within a ver
           "violations": [{"policy", "pack", "level", "severity", "urn", "type", "resource", "message"}
                          + {"reason", "expires", "waiver", "waiver_via"} when level is "waived"],
           "unknown": [{"policy", "pack", "urn", "type", "resource", "message"}],
+          "remediations": [{"policy", "pack", "urn", "type", "resource", "property", "before", "after"}],
           "planBase": null | "state <file>" | "git <rev> (<commit>)",     # with --state / --base
           "planAzureIds": null | {"subscriptionId": {"value", "from"}, "tenantId": {"value", "from"}},
           "steps": null | [{"op", "urn", "type", "protect", "retainOnDelete"}
@@ -57,6 +58,10 @@ its arguments; a stack reference: `token` is `pulumi:pulumi:StackReference`, `ar
 `{"name": <stack>}`; `file` and `line`: the program line that called it, `file` relative to the program's
 directory, both null when no line of the program's own files called it), sorted by token, args, file, line:
 whatever the program derived from them is unknown. The same lookup called from two lines is listed twice.
+`remediations` (added in 0.3.0) lists what the policies at level `remediate` set on a resource before it was
+analyzed, as `pulumi up --policy-pack` sets it before deploying: one entry per changed property (`property` its
+dotted path in the inputs, `before` and `after` its JSON values, null when absent, `"[secret]"` for a secret),
+resources in urn order, a resource's changes in the order the pack made them.
 """
 
 from __future__ import annotations
@@ -102,6 +107,7 @@ def rules_to_dict(pack: PackInfo) -> dict[str, Any]:
                 "url": p.url,
                 "tags": list(p.tags),
                 "stack_policy": p.stack_policy,
+                "remediates": p.remediates,
                 "compliance": dict(zip(("name", "version", "reference", "specification"), p.framework, strict=True))
                 if p.framework else None,
                 "equivalents": [{"tool": e.tool, "id": e.id, "title": e.title, "url": e.url} for e in p.equivalents],
@@ -138,6 +144,11 @@ def _stack(stack: StackReview) -> dict[str, Any]:
             {"policy": u.policy, "pack": u.pack, "urn": u.urn, "type": u.type, "resource": u.resource,
              "message": u.message}
             for u in stack.ordered_unknown()
+        ],
+        "remediations": [
+            {"policy": r.policy, "pack": r.pack, "urn": r.urn, "type": r.type, "resource": r.resource,
+             "property": r.property, "before": r.before, "after": r.after}
+            for r in stack.remediations
         ],
         **_plan(stack),
         "lookups": [{"token": lookup.token, "args": lookup.args, "file": lookup.file, "line": lookup.line}

@@ -59,11 +59,13 @@ def render(review: Review, plans: Mapping[str, str] | None = None, max_chars: in
 def render_rules(pack: PackInfo) -> str:
     rows = [
         [f"`{_code(p.name)}`", _cell(p.ref), _cell(p.since), _cell(p.level), _cell(p.severity),
-         "stack" if p.stack_policy else "resource", _cell(", ".join(p.tags)), _cell(p.description),
+         "stack" if p.stack_policy else "resource", "yes" if p.remediates else "-", _cell(", ".join(p.tags)),
+         _cell(p.description),
          _cell(p.remediation) + (f" ([docs]({_cell(p.url)}))" if p.url else "")]
         for p in sorted(pack.policies, key=lambda p: p.name)
     ]
-    header = ["Policy", "Ref", "Since", "Level", "Severity", "Scope", "Tags", "Description", "Remediation"]
+    header = ["Policy", "Ref", "Since", "Level", "Severity", "Scope", "Remediates", "Tags", "Description",
+              "Remediation"]
     waivers = f"\n{HOW_TO_WAIVE}\n" if pack.name == PACK_NAME else ""
     return f"## {_cell(pack.name)}@v{_cell(pack.version)}\n\n{_table(header, rows)}\n{waivers}"
 
@@ -123,6 +125,7 @@ def _stack_section(stack: StackReview, plan: str | None, budget: _Budget) -> str
         what = "Config error" if stack.error_kind == "config" else "Review failed"
         parts.append(f"**{what}, this stack was NOT reviewed:**\n\n" + _fence(stack.error[:2000]))
         return "\n\n".join(parts)
+    parts += _remediated(stack, budget)
     violations, unknown = stack.ordered_violations(), stack.ordered_unknown()
     if not violations and not unknown:
         parts.append("No findings.")
@@ -193,6 +196,17 @@ def _violation_details(v: Violation, policy: PolicyInfo | None) -> str:
     if policy and policy.url:
         lines.append(f"- Reference: {policy.url}")
     return _details(f"{ICONS.get(v.level, '')} {v.level}: {v.policy} on {v.resource}", "\n".join(lines))
+
+
+def _remediated(stack: StackReview, budget: _Budget) -> list[str]:
+    """What the policies at level remediate set before the analysis (as `pulumi up` sets it), one row per property."""
+    if not stack.remediations:
+        return []
+    rows = [[f"`{_code(r.policy)}`", f"`{_code(r.resource)}`", f"`{_code(r.property)}`",
+             f"`{_code(r.text().removeprefix(r.property + ': '))}`"] for r in stack.remediations]
+    kept = [row for row in rows if budget.take(_row(row))]
+    table = _table(["Policy", "Resource", "Property", "Before -> after"], kept)
+    return [f"**Remediated** (level remediate: set before the analysis, as `pulumi up` sets it):\n\n{table}"]
 
 
 def _unknown_details(u: Unknown) -> str:

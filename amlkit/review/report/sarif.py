@@ -16,6 +16,8 @@ Each result names its pack in `properties.pack`.
 - waived -> level `note` with a SARIF `suppressions` entry (kind `external`, the waiver's reason as
   justification, its expiry in the suppression's properties), so code scanning shows it as dismissed;
 - unknown at preview -> kind `open`, level `none`: the policy could not tell, which is not a pass;
+- a remediation (a policy at level `remediate` set a property before the analysis) -> kind `informational`,
+  level `none`, with a `fixes` entry describing the change (before -> after, a secret as `[secret]`);
 - a stack whose review failed (a config error, a program or a pack failure) -> an `error` result of
   rule `amlkit-review-failed` (at the program line that built the component for a component argument
   error, at the stack-file line of the config key for another config error, else line 1),
@@ -38,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from amlkit import __version__
-from amlkit.review.model import PolicyInfo, Review, StackReview, Unknown, Violation
+from amlkit.review.model import PolicyInfo, Remediation, Review, StackReview, Unknown, Violation
 from amlkit.review.report.locate import (
     ancestry,
     children_index,
@@ -55,7 +57,7 @@ __all__ = [
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 RESULT_LEVELS = {"mandatory": "error", "advisory": "warning", "waived": "note"}
-RULE_LEVELS = {"mandatory": "error", "advisory": "warning", "disabled": "none"}
+RULE_LEVELS = {"mandatory": "error", "advisory": "warning", "disabled": "none", "remediate": "error"}
 # GitHub buckets security-severity: critical >= 9.0, high >= 7.0, medium >= 4.0, low >= 0.1.
 SECURITY_SEVERITY = {"critical": "9.5", "high": "8.0", "medium": "5.5", "low": "2.0"}
 FAILED_RULE = PolicyInfo(
@@ -236,6 +238,8 @@ def _results(stack: StackReview, index: dict[str, tuple[int, str]], project_dir:
         if v.level == "waived":
             result["suppressions"] = [_suppression(v)]
         yield result
+    for r in stack.remediations:
+        yield _remediated(stack, r, index, where(r.urn, r.policy, r.resource))
     for u in stack.ordered_unknown():
         yield {
             "ruleId": index[u.policy][1], "ruleIndex": index[u.policy][0], "kind": "open", "level": "none",
@@ -245,6 +249,30 @@ def _results(stack: StackReview, index: dict[str, tuple[int, str]], project_dir:
             "properties": {"stack": stack.stack, "environment": stack.environment, "policy": u.policy,
                            "pack": u.pack, "enforcementLevel": "unknown", "resourceType": u.type, "urn": u.urn},
         }
+
+
+def _remediated(stack: StackReview, r: Remediation, index: dict[str, tuple[int, str]],
+                locations: list[dict[str, Any]]) -> dict[str, Any]:
+    """A remediation the pack applied (level remediate): an informational result with its `fixes` entry. The fix
+    is applied by the pack at deployment, not by editing a file: its artifact change is an empty replacement at
+    the located line (SARIF requires one), so a tool that applies fixes changes nothing."""
+    location = locations[0]["physicalLocation"]
+    line = location["region"]["startLine"]
+    return {
+        "ruleId": index[r.policy][1], "ruleIndex": index[r.policy][0], "kind": "informational", "level": "none",
+        "message": {"text": f"Remediated before the analysis (level remediate): {r.resource} {r.text()}"},
+        "locations": locations,
+        "partialFingerprints": _fingerprint(stack.stack, r.policy, f"{r.urn}\n{r.property}"),
+        "fixes": [{
+            "description": {"text": f"The pack sets {r.text()} on {r.resource} before deployment "
+                                    "(pulumi up --policy-pack with this level does the same)."},
+            "artifactChanges": [{"artifactLocation": location["artifactLocation"], "replacements": [
+                {"deletedRegion": {"startLine": line, "startColumn": 1, "endLine": line, "endColumn": 1}}]}],
+        }],
+        "properties": {"stack": stack.stack, "environment": stack.environment, "policy": r.policy, "pack": r.pack,
+                       "enforcementLevel": "remediate", "resourceType": r.type, "urn": r.urn,
+                       "property": r.property, "before": r.before, "after": r.after},
+    }
 
 
 def config_error_line(stack: StackReview, project_dir: Path) -> int:

@@ -18,7 +18,17 @@ from typing import Any
 
 from amlkit import __version__
 from amlkit.errors import UsageError
-from amlkit.review.model import Lookup, PackInfo, PolicyInfo, ResourceRecord, Review, StackReview, Unknown, Violation
+from amlkit.review.model import (
+    Lookup,
+    PackInfo,
+    PolicyInfo,
+    Remediation,
+    ResourceRecord,
+    Review,
+    StackReview,
+    Unknown,
+    Violation,
+)
 from amlkit.review.report import json as report_json
 from amlkit.review.report.locate import NAME_INPUTS
 from amlkit.review.shard import Shard, assign
@@ -73,6 +83,7 @@ def _review(stacks: list[dict[str, Any]], packs: list[PackInfo]) -> list[StackRe
         "resources": tuple(ResourceRecord(**r) for r in data["resources"]),
         "violations": tuple(Violation(**v) for v in data["violations"]),
         "unknown": tuple(Unknown(**u) for u in data["unknown"]),
+        "remediations": tuple(Remediation(**r) for r in data["remediations"]),
         "lookups": tuple(Lookup(**lookup) for lookup in data["lookups"]),
         "warnings": tuple(data["warnings"]),
     }) for data in stacks]

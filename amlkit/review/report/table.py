@@ -12,7 +12,16 @@ from rich.text import Text
 
 from amlkit.policies.framework import PACK_NAME
 from amlkit.policies.waivers import HOW_TO_WAIVE
-from amlkit.review.model import PACK_DEFAULTS, PackInfo, PolicyInfo, Review, StackReview, Unknown, Violation
+from amlkit.review.model import (
+    PACK_DEFAULTS,
+    PackInfo,
+    PolicyInfo,
+    Remediation,
+    Review,
+    StackReview,
+    Unknown,
+    Violation,
+)
 
 __all__ = [
     "INDENT", "LOOKUPS_HEADING", "PACK_STATES", "PackSource", "STYLES", "failure_kind", "outcome", "pack_label",
@@ -74,12 +83,14 @@ def render_policies(stack: StackReview, pack_source: PackSource = "") -> Text:
         label = pack_label(pack, source_of(pack_source, pack))
         out.append(f"{INDENT}{PACK_STATES[outcome(mine, mine_unknown)]} {label}\n")
         out.append(f"{INDENT}Policy config: {config}\n")
+        _remediations(out, [r for r in stack.remediations if r.pack == pack.name or len(packs) == 1])
         _findings(out, mine, mine_unknown)
     _lookups(out, stack)
     for warning in stack.warnings:
         out.append(f"{INDENT}⚠ warning: {warning}\n", style=STYLES["unknown"])
     counts = _counts(stack.count("mandatory"), stack.count("advisory"), stack.count("waived"), len(unknown))
-    out.append(f"{INDENT}{counts}\n")
+    remediated = f", {len(stack.remediations)} remediated" if stack.remediations else ""
+    out.append(f"{INDENT}{counts}{remediated}\n")
     return out
 
 
@@ -141,10 +152,12 @@ def summary_line(review: Review) -> str:
 def render_rules(pack: PackInfo, pack_source: str = "") -> Text:
     """`amlkit rules`: every policy with its effective level, severity, description, remediation."""
     policies = sorted(pack.policies, key=lambda p: p.name)
-    levels = {level: sum(1 for p in policies if p.level == level) for level in ("mandatory", "advisory", "disabled")}
+    levels = {level: sum(1 for p in policies if p.level == level)
+              for level in ("mandatory", "advisory", "disabled", "remediate")}
+    remediate = f", {levels['remediate']} remediate" if levels["remediate"] else ""
     out = Text(f"{pack_label(pack, pack_source)}: {len(policies)} policies "
-               f"({levels['mandatory']} mandatory, {levels['advisory']} advisory, {levels['disabled']} disabled)\n",
-               style="bold")
+               f"({levels['mandatory']} mandatory, {levels['advisory']} advisory, {levels['disabled']} disabled"
+               f"{remediate})\n", style="bold")
     for policy in policies:
         out.append("\n")
         _rule(out, policy)
@@ -158,6 +171,7 @@ def _rule(out: Text, policy: PolicyInfo) -> None:
     kind = "stack" if policy.stack_policy else "resource"
     ref = f"  {policy.ref}" if policy.ref else ""
     since = f" [since {policy.since}]" if policy.since else ""
+    since += " [remediates]" if policy.remediates else ""
     out.append(f"{policy.name}{ref}  [{policy.level}] [severity: {policy.severity}] [{kind}]{since}\n",
                style=STYLES.get(policy.level, "dim"))
     title = f"{policy.display_name}: " if policy.display_name else ""
@@ -186,6 +200,16 @@ def _violation(out: Text, v: Violation) -> None:
         if v.waived_by():
             _indented(out, v.waived_by(), INDENT * 2 + "  ")
     _indented(out, v.message, INDENT * 2 + "  ")
+
+
+def _remediations(out: Text, remediations: list[Remediation]) -> None:
+    """What the pack's policies at level remediate set before the analysis, first (they happen first), one line per
+    changed property, as `pulumi preview --policy-pack` lists them (`[remediate]  <policy>  (<type>: <name>)`)."""
+    if remediations:
+        out.append(f"{INDENT}Remediated (set before the analysis, as `pulumi up` sets them):\n")
+    for r in remediations:
+        out.append(f"{INDENT * 2}- [remediate]  {r.policy}  ({r.type}: {r.resource})\n")
+        _indented(out, r.text(), INDENT * 2 + "  ")
 
 
 def _unknown(out: Text, u: Unknown) -> None:
