@@ -37,6 +37,7 @@ if TYPE_CHECKING:
         Lookup,
         PackInfo,
         PolicyInfo,
+        Remediation,
         ResourceRecord,
         Review,
         StackReview,
@@ -48,15 +49,15 @@ if TYPE_CHECKING:
     from amlkit.review.state_audit import audit
 
 __all__ = [
-    "ErrorKind", "Level", "Lookup", "PackInfo", "Plan", "PolicyInfo", "ResourceRecord", "Review", "ReviewOptions",
-    "StackReview", "Unknown", "Violation", "audit", "review",
+    "ErrorKind", "Level", "Lookup", "PackInfo", "Plan", "PolicyInfo", "Remediation", "ResourceRecord", "Review",
+    "ReviewOptions", "StackReview", "Unknown", "Violation", "audit", "review",
 ]
 
 # name -> the module defining it; the engine and the audit load grpc and the SDKs, so nothing loads before use
 _HOMES = {
     "review": "engine", "audit": "state_audit", "ReviewOptions": "options", "Plan": "plan.diff",
-    **dict.fromkeys(("ErrorKind", "Level", "Lookup", "PackInfo", "PolicyInfo", "ResourceRecord", "Review",
-                     "StackReview", "Unknown", "Violation"), "model"),
+    **dict.fromkeys(("ErrorKind", "Level", "Lookup", "PackInfo", "PolicyInfo", "Remediation", "ResourceRecord",
+                     "Review", "StackReview", "Unknown", "Violation"), "model"),
 }
 
 

@@ -17,7 +17,7 @@ API = {
     "Review": model.Review, "StackReview": model.StackReview, "Violation": model.Violation,
     "Unknown": model.Unknown, "Lookup": model.Lookup, "ResourceRecord": model.ResourceRecord,
     "PackInfo": model.PackInfo, "PolicyInfo": model.PolicyInfo, "Plan": diff.Plan, "Level": model.Level,
-    "ErrorKind": model.ErrorKind,
+    "ErrorKind": model.ErrorKind, "Remediation": model.Remediation,
 }
 
 
@@ -58,6 +58,7 @@ def test_importing_the_types_loads_neither_the_engine_nor_grpc() -> None:
     (model.StackReview("dev", "p", "dev", "Pulumi.dev.yaml"), "error"),
     (model.Violation("p", "mandatory", "high", "urn", "t", "r", "m"), "message"),
     (model.Unknown("p", "urn", "t", "r", "m"), "message"),
+    (model.Remediation("p", "urn", "t", "r", "a.b", 2, 0), "after"),
     (model.Lookup("t"), "token"),
     (model.ResourceRecord("urn", "t", "r"), "name"),
     (model.PackInfo("pack", "1", ()), "policies"),

@@ -61,7 +61,7 @@ def test_the_platform_program_is_remediated_then_analyzed_on_both_providers(tmp_
 def test_the_same_program_at_mandatory_fails_on_what_remediate_fixes(tmp_path):
     options = ReviewOptions(policy_pack_config=_config(tmp_path, "mandatory"))
     stack = review(PLATFORM, ["dev"], options=options).stacks[0]
-    assert stack.remediations == []
+    assert stack.remediations == ()
     found = sorted({(v.policy, v.resource) for v in stack.violations if v.policy in FIXERS})
     assert found == sorted({(policy, resource) for policy, resource, *_ in EXPECTED})
     assert {v.level for v in stack.violations if v.policy in FIXERS} == {"mandatory"}
