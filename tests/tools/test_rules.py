@@ -78,7 +78,9 @@ def test_a_rule_page() -> None:
             "(`azure-native:machinelearningservices:Compute`):\n\n```json\n{\n"
             '  "properties.properties.scaleSettings.minNodeCount": 2.0\n}\n```\n\nReports:\n\n'
             "> AmlCompute cluster 'example' must have minNodeCount 0; found 2.\n") in page
-    assert page.endswith(f"## Remediation\n\n{rule.remediation}\n")
+    assert page.endswith(f"## Remediation\n\n{rule.remediation}\n\nAt level `remediate` the pack sets this before "
+                         "the resource is analyzed (see [remediation](../review.md#remediation-level-remediate)): "
+                         "minNodeCount 0: the cluster keeps its maximum and scales to zero when idle.\n")
 
 
 def test_changes_lists_changed_set_and_removed_paths() -> None:
