@@ -9,6 +9,13 @@ Each stack is reviewed (program under mocks + the amlkit policy pack over gRPC) 
 Usage: python bench/review_speed.py [--sizes 1,10,100,1000] [--repeat 3] [--no-alias-shortcut]
 One-core numbers: `taskset -c 0 python bench/review_speed.py`.
 
+Program workers (#33): `python bench/review_speed.py --environments 50,200 --repeat 3` reviews S generated
+environments (bench/environments.py, one `amlkit check` of S stacks, default --jobs) alternately with a fresh
+program process per stack (`AMLKIT_PROGRAM_WORKERS=0`, "before") and with program workers ("after"), and prints
+the median wall and CPU of each, the load average around the runs, whether every run's JSON report is
+byte-identical to the first fresh-process run, and the stacks not reviewed in each run (`--runs-of 200 --runs 10`
+adds ten more runs of 200 environments, counting stacks not reviewed).
+
 Where the time goes (2026-11-22, one core, amlkit program; CPU seconds measured per process with
 the runner alone, the pack replaying recorded registrations, cProfile/yappi/py-spy for shares):
 - 1000 clusters (2009 resources, ~11.3 s): runner ~6.6 s (imports ~0.75; the Pulumi SDK per
@@ -24,9 +31,11 @@ the runner alone, the pack replaying recorded registrations, cProfile/yappi/py-s
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import shutil
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -91,13 +100,63 @@ def measure(project: Path, stack: str, repeat: int, alias_shortcut: bool) -> tup
         stack_review.violations)
 
 
+MODES = {"fresh": "0", "workers": "1"}  # AMLKIT_PROGRAM_WORKERS: before / after
+
+
+def environments(sizes: list[int], repeat: int, runs: int, runs_of: int) -> int:
+    """Alternating fresh-process and worker reviews of S environments; non-zero when a result differed."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from environments import write_environments
+    from measure import amlkit_exe, amlkit_findings, measure
+
+    exe = amlkit_exe()
+    if exe is None:
+        raise SystemExit("no amlkit executable beside this Python")
+    differed = 0
+    print(f"{'envs':>5} {'mode':8} {'wall s':>8} {'cpu s':>8} {'runs':>5} {'identical':>9} {'unreviewed':>10} load")
+    with tempfile.TemporaryDirectory() as tmp:
+        for size in sizes:
+            project, _, _ = write_environments(Path(tmp) / f"s{size}", size, None)
+            command = [exe, "check", "--project-dir", str(project), "--format", "json"]
+            results: dict[str, list[tuple[float, float, str, int]]] = {mode: [] for mode in MODES}
+            loads = [os.getloadavg()[0]]
+            for _ in range(repeat):
+                for mode, switch in MODES.items():
+                    run = measure(command, Path(tmp), {**os.environ, "AMLKIT_PROGRAM_WORKERS": switch})
+                    unreviewed = amlkit_findings(run.stdout).not_reviewed if run.stdout else size
+                    results[mode].append((run.seconds, run.cpu_seconds, run.stdout, unreviewed))
+                    loads.append(os.getloadavg()[0])
+            reference = results["fresh"][0][2]
+            for mode, rows in results.items():
+                same = sum(stdout == reference for _, _, stdout, _ in rows)
+                differed += len(rows) - same
+                print(f"{size:5d} {mode:8} {statistics.median(r[0] for r in rows):8.2f} "
+                      f"{statistics.median(r[1] for r in rows):8.2f} {len(rows):5d} {same:>4}/{len(rows):<4} "
+                      f"{','.join(str(r[3]) for r in rows):>10} {min(loads):.1f}-{max(loads):.1f}", flush=True)
+        if runs:
+            project, _, _ = write_environments(Path(tmp) / f"runs{runs_of}", runs_of, None)
+            command = [exe, "check", "--project-dir", str(project), "--format", "json"]
+            counts = []
+            for _ in range(runs):
+                run = measure(command, Path(tmp), dict(os.environ))
+                counts.append(amlkit_findings(run.stdout).not_reviewed if run.stdout else runs_of)
+            print(f"{runs} runs of {runs_of} environments with workers: stacks not reviewed per run {counts}")
+            differed += sum(counts)
+    return 1 if differed else 0
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1,10,100,1000")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--programs", default="raw,amlkit")
     parser.add_argument("--no-alias-shortcut", action="store_true")
+    parser.add_argument("--environments", help="S,S...: fresh processes vs program workers (see the module doc)")
+    parser.add_argument("--runs", type=int, default=0, help="with --environments: runs counting unreviewed stacks")
+    parser.add_argument("--runs-of", type=int, default=200)
     args = parser.parse_args()
+    if args.environments:
+        sys.exit(environments([int(s) for s in args.environments.split(",")], args.repeat, args.runs, args.runs_of))
     sizes = [int(s) for s in args.sizes.split(",")]
     builders = {"raw": raw_project, "amlkit": amlkit_project}
     print(f"{'program':8} {'clusters':>8} {'resources':>9} {'violations':>10} {'wall s':>8} {'cpu s':>11}")

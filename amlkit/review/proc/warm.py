@@ -47,7 +47,7 @@ from amlkit.review.proc._wire import receive, send
 
 __all__ = [
     "BASE_MODULES", "DEVNULL", "ForkServer", "PACK_MODULES", "PIPE", "REPLY_TIMEOUT", "WarmChild", "prestart",
-    "server_cpu_seconds", "session", "spawn_pack", "spawn_runner", "stop",
+    "server_cpu_seconds", "session", "spawn_pack", "spawn_runner", "spawn_worker", "stop",
 ]
 
 PIPE = subprocess.PIPE
@@ -297,14 +297,22 @@ def session(program: Path | None, pack: Path | None, stacks: int) -> Iterator[Fo
     a server that has imported everything already; no review ever stops it under another one running
     at the same time.
     """
+    from amlkit.review.proc import workers
+
     server = _server()
     server.plan(program, pack, stacks)
-    yield server
+    with workers.session():
+        yield server
 
 
 def spawn_runner(cwd: Path, stderr: Any) -> WarmChild:
     """The program's child: what `python -P -m amlkit.review.run.runner` (cwd = project dir) runs."""
     return _fork("runner", cwd, (PIPE, PIPE, stderr))
+
+
+def spawn_worker(cwd: Path, sock: Any) -> WarmChild:
+    """A program worker (amlkit.review.proc.worker): runs stacks one after another, its requests on `sock`."""
+    return _fork("worker", cwd, (sock, DEVNULL, DEVNULL))
 
 
 def spawn_pack(pack_dir: Path, engine_address: str, env: dict[str, str]) -> WarmChild:

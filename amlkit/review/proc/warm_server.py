@@ -138,7 +138,8 @@ class _Server:
             return {"threads": thread_count(), "loaded": self.loaded, "cpu": cpu_seconds(),
                     "rules": sorted(name for name in sys.modules if name.startswith("amlkit.policies.rules."))}
         try:
-            self.preload(message.get("kind", ""))
+            kind = message.get("kind", "")
+            self.preload("runner" if kind == "worker" else kind)  # a worker runs what runner children run
             return self.fork(message, fds)
         finally:
             for fd in fds:
@@ -241,6 +242,12 @@ def _run(message: dict[str, Any]) -> int:
 
         sys.argv = [runner.__file__]
         return runner.main()
+    if message["kind"] == "worker":  # stacks one after another: amlkit.review.proc.worker
+        from amlkit.review.proc import worker
+        from amlkit.review.run import runner
+
+        sys.argv = [runner.__file__]
+        return worker.serve(socket.socket(fileno=0), _fresh_stdio)
     if message["kind"] == "pack":
         sys.argv = ["-m", *message["argv"]]  # run_module puts the module's path first, as -m does
         runpy.run_module("pulumi.policy", run_name="__main__", alter_sys=True)

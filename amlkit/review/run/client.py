@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from amlkit.errors import ConfigError, ReviewFailed
-from amlkit.review.proc import processes, warm
+from amlkit.review.proc import processes, warm, workers
 from amlkit.review.project import Project, StackConfig
 
 __all__ = ["ProgramConfigError", "ProgramFailed", "Runner"]
@@ -56,16 +56,23 @@ class Runner:
             "config": config.values, "secret_keys": list(config.secret_keys), **extra,
         }
         self.lookups: list[dict[str, Any]] = []  # unanswered lookups, as the runner reports them
-        # `python -P -m amlkit.review.run.runner` (cwd = project dir), forked warm
-        self.process = warm.spawn_runner(project.dir, self.stderr)
+        self.finished = False  # the runner said done or error
+        self.process: warm.WarmChild | workers.StackRun
+        if workers.enabled() and not request.get("packages"):  # `--base` replaces amlkit.components: fresh
+            self.process = workers.start(project.main, project.dir, self.stderr, request)
+        else:  # `python -P -m amlkit.review.run.runner` (cwd = project dir), forked warm
+            self.process = warm.spawn_runner(project.dir, self.stderr)
+            assert self.process.stdin is not None
+            self.process.stdin.write(json.dumps(request).encode())
+            self.process.stdin.close()
         self.stack_outputs: dict[str, Any] = {}  # what the program exports, wire form
         self.deadline = time.monotonic() + timeout
-        assert self.process.stdin is not None
-        self.process.stdin.write(json.dumps(request).encode())
-        self.process.stdin.close()
 
     def close(self) -> None:
-        processes.kill(self.process)
+        if isinstance(self.process, workers.StackRun):
+            workers.finish(self.process, self.finished)
+        else:
+            processes.kill(self.process)
         self.stderr.close()
 
     def records(self) -> Iterator[dict[str, Any]]:
@@ -78,8 +85,10 @@ class Runner:
             elif "lookup" in message:
                 self.lookups.append(message["lookup"])
             elif message.get("done"):
+                self.finished = True
                 return
             elif "error" in message:
+                self.finished = True
                 raise self._failure(message["error"])
         try:
             code = self.process.wait(timeout=max(self.deadline - time.monotonic(), 1.0))

@@ -37,7 +37,7 @@ from typing import Any
 __all__ = [
     "Emitter", "LIBRARIES", "apply_patches", "calling_program_line", "declaring_line_positions", "describe",
     "error_fields", "failing_component", "failing_program_line", "json_safe", "lookups_at_program_lines", "main",
-    "program_frame", "program_line", "program_source", "run", "skip_unused_alias_urns", "stack_outputs",
+    "program_frame", "program_line", "program_source", "run", "serve", "skip_unused_alias_urns", "stack_outputs",
     "use_packages",
 ]
 
@@ -60,15 +60,24 @@ class Emitter:
 def main() -> int:
     emit = Emitter(os.dup(1))
     os.dup2(2, 1)  # the program's prints (and any library's) go to stderr
-    request = json.load(sys.stdin)
+    serve(json.load(sys.stdin), emit)
+    return 0
+
+
+def serve(request: dict[str, Any], emit: Emitter) -> bool:
+    """Run one request, its messages to `emit` (closed after); whether the program finished. A program worker
+    (amlkit.review.proc.worker) calls this once per stack, with fd 1 that stack's result pipe."""
+    os.dup2(2, 1)  # the program's prints (and any library's) go to stderr
     try:
         run(request, lambda record: emit({"resource": record}), lambda outputs: emit({"stack_outputs": outputs}),
             lambda lookup: emit({"lookup": lookup}))
         emit({"done": True})
+        return True
     except BaseException as error:  # noqa: BLE001 - every failure is reported, closed
         emit({"error": describe(error)})
-    os.close(emit.fd)
-    return 0
+        return False
+    finally:
+        os.close(emit.fd)
 
 
 def run(request: dict[str, Any], emit: Callable[[dict[str, Any]], None] | None = None,

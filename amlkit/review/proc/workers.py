@@ -1,0 +1,152 @@
+"""Program workers, the parent's side: a review runs each stack's program in a worker forked from the fork server
+(amlkit.review.proc.warm), which runs stacks one after another (the child's side, and what it resets and checks
+between two stacks: amlkit.review.proc.worker and amlkit.review.proc.isolation).
+
+A review thread takes an idle worker of the same program (or forks one), sends it the stack's request with the
+stack's result pipe and stderr file, reads the result as from a fresh runner child (`StackRun` has the part of
+Popen's interface `amlkit.review.run.client.Runner` uses), then gives it back. A worker that reported a leak,
+failed, timed out or was interrupted is killed; the next stack gets a fresh one. When the last review of the
+process ends, the idle workers are stopped.
+
+`AMLKIT_PROGRAM_WORKERS=0` in the environment: a fresh runner child per stack, as before workers (the fidelity
+test and the bench compare both ways).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from amlkit.review.proc import environment, processes, warm
+from amlkit.review.proc._wire import receive, send
+
+__all__ = ["FINISH_TIMEOUT", "StackRun", "Worker", "enabled", "finish", "session", "start"]
+
+FINISH_TIMEOUT = 60.0  # seconds for a worker to reset itself after a stack
+SWITCH = "AMLKIT_PROGRAM_WORKERS"
+
+
+def enabled() -> bool:
+    """Whether stacks run in workers (the default) or each in a fresh child (`AMLKIT_PROGRAM_WORKERS=0`)."""
+    return os.environ.get(SWITCH, "1") != "0"
+
+
+class Worker:
+    """One worker process and the socket its stacks' requests travel on."""
+
+    def __init__(self, program: Path, cwd: Path) -> None:
+        self.program = program
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            self.process = warm.spawn_worker(cwd, theirs)
+        except BaseException:
+            ours.close()
+            raise
+        finally:
+            theirs.close()
+        self.sock = ours
+        self.leaks: list[str] = []
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def close(self) -> None:
+        processes.kill(self.process)
+        self.sock.close()
+
+
+class StackRun:
+    """One stack running in a worker: its result pipe (`stdout`), and the worker's exit as its own."""
+
+    stdin = None
+    stderr = None
+
+    def __init__(self, worker: Worker, stdout: Any) -> None:
+        self.worker, self.stdout, self.pid = worker, stdout, worker.process.pid
+
+    def poll(self) -> int | None:
+        return self.worker.process.poll()
+
+    def wait(self, timeout: float | None = None) -> int:
+        return self.worker.process.wait(timeout)
+
+
+_IDLE: list[Worker] = []
+_LOCK = threading.Lock()
+_SESSIONS = 0
+
+
+def start(program: Path, cwd: Path, stderr: Any, request: dict[str, Any]) -> StackRun:
+    """Run `request` (the runner's, amlkit.review.run.runner) in an idle worker of `program`, or a new one."""
+    worker = _take(program)
+    if worker is None:
+        worker = Worker(program, cwd)
+    read, write = os.pipe()
+    try:
+        send(worker.sock, {"cwd": str(cwd), "env": dict(os.environ), "umask": environment.umask(),
+                           "request": request}, [write, stderr.fileno()])
+    except OSError:
+        os.close(read)
+        worker.close()
+        raise
+    finally:
+        os.close(write)
+    return StackRun(worker, open(read, "rb"))  # noqa: SIM115 - closed in finish()
+
+
+def finish(run: StackRun, complete: bool) -> None:
+    """After a stack: give the worker back when its stack ran to the end and it found no leak, else kill it."""
+    worker = run.worker
+    with contextlib.suppress(OSError):
+        run.stdout.close()
+    reuse = False
+    if complete and worker.alive():
+        try:
+            worker.sock.settimeout(FINISH_TIMEOUT)
+            reply, _ = receive(worker.sock)
+            reuse, worker.leaks = bool(reply.get("reuse")), list(reply.get("leaks") or [])
+        except (OSError, EOFError, ValueError):
+            reuse = False
+    with _LOCK:
+        if reuse and _SESSIONS > 0:
+            _IDLE.append(worker)
+            return
+    worker.close()
+
+
+def _take(program: Path) -> Worker | None:
+    dead = []
+    found = None
+    with _LOCK:
+        for worker in [worker for worker in _IDLE if worker.program == program]:
+            _IDLE.remove(worker)
+            if worker.alive():
+                found = worker
+                break
+            dead.append(worker)
+    for worker in dead:
+        worker.close()
+    return found
+
+
+@contextlib.contextmanager
+def session() -> Iterator[None]:
+    """A review: workers are kept between its stacks; the idle ones stop when the process's last review ends."""
+    global _SESSIONS
+    with _LOCK:
+        _SESSIONS += 1
+    try:
+        yield
+    finally:
+        with _LOCK:
+            _SESSIONS -= 1
+            stopping = list(_IDLE) if _SESSIONS == 0 else []
+            if stopping:
+                _IDLE.clear()
+        for worker in stopping:
+            worker.close()

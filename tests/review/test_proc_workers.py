@@ -1,0 +1,78 @@
+"""Program workers (amlkit.review.proc.workers): a review whose stacks run one after another in one worker is
+byte for byte (JSON report) the review with a fresh process per stack, for every program the tests use, and
+a program that leaves state behind never reaches the next stack."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from amlkit.errors import ConfigError
+from amlkit.review.engine import review
+from amlkit.review.options import ReviewOptions
+from amlkit.review.proc import environment, workers
+from amlkit.review.report.json import render
+from tests.review.test_preview_knowledge import PROGRAMS, rule_examples
+
+pytestmark = pytest.mark.slow
+
+STATE = Path(__file__).resolve().parents[1] / "data" / "worker_state"  # not in fixtures/: no preview proof
+CLEAN = ["argv-1", "count-1", "cwd-program", "env-none", "json-none", "module-none", "path-0", "signal-default",
+         "thread-none", f"umask-{environment.umask():o}"]
+
+
+def _json(directory: Path, monkeypatch: pytest.MonkeyPatch, switch: str, jobs: int | None) -> str:
+    monkeypatch.setenv(workers.SWITCH, switch)
+    try:
+        return render(review(directory, options=ReviewOptions(jobs=jobs)))
+    except ConfigError as error:  # a program refused before it runs (fixtures/native_1x): the same both ways
+        return f"refused: {error}"
+
+
+@pytest.fixture
+def finished(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int, list[str]]]:
+    """(stack's first resource group, worker pid, leaks) per stack run in a worker, in order."""
+    seen: list[tuple[str, int, list[str]]] = []
+    original = workers.finish
+
+    def finish(run: workers.StackRun, complete: bool) -> None:
+        original(run, complete)
+        seen.append((run.worker.program.name, run.pid, list(run.worker.leaks)))
+
+    monkeypatch.setattr(workers, "finish", finish)
+    return seen
+
+
+def test_a_program_that_leaves_state_behind_never_reaches_the_next_stack(
+        monkeypatch: pytest.MonkeyPatch, finished: list[tuple[str, int, list[str]]]):
+    monkeypatch.setenv(workers.SWITCH, "1")
+    monkeypatch.delenv("AMLKIT_FIXTURE_LEFT", raising=False)
+    result = review(STATE, options=ReviewOptions(jobs=1))
+    names = {stack.stack: sorted(r.name for r in stack.resources) for stack in result.stacks}
+    assert names == {"a": CLEAN, "b": CLEAN, "c": CLEAN, "d": CLEAN, "e": CLEAN, "f": [], "g": CLEAN}
+    assert [stack.error_kind for stack in result.stacks] == [None, None, None, None, None, "program", None]
+    leaks = [found for _, _, found in finished]
+    assert leaks == [[], [], ["module json: amlkit_fixture changed"], ["a signal handler changed"],
+                     ["1 thread(s) still running"], ["the program failed"], []]
+    pids = [pid for _, pid, _ in finished]
+    # a, b and c share a worker (a and b reset what they left); each leak ends its worker
+    assert pids[0] == pids[1] == pids[2] and len(set(pids[2:])) == 5
+
+
+def _programs(tmp: Path) -> dict[str, Path]:
+    return {**PROGRAMS, "fixtures/worker_state": STATE, "rule-examples": rule_examples(tmp)}
+
+
+def test_workers_review_every_program_byte_for_byte_as_fresh_processes(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    """Each fixture, the samples, examples/platform-repo and every rule example, fresh processes vs one worker
+    (--jobs 1: every stack after the first runs where another ran) vs the default jobs."""
+    differ: dict[str, Any] = {}
+    for label, directory in _programs(tmp_path).items():
+        fresh = _json(directory, monkeypatch, "0", 1)
+        for jobs in (1, None):
+            if _json(directory, monkeypatch, "1", jobs) != fresh:
+                differ[label] = jobs
+    assert differ == {}
