@@ -105,7 +105,7 @@ def finish(run: StackRun, complete: bool) -> None:
     with contextlib.suppress(OSError):
         run.stdout.close()
     reuse = False
-    if complete and worker.alive():
+    if complete:  # a worker that leaked exits right after its answer: read it even then
         try:
             worker.sock.settimeout(FINISH_TIMEOUT)
             reply, _ = receive(worker.sock)
