@@ -11,7 +11,8 @@ import re
 from pathlib import Path
 
 __all__ = [
-    "AMLKIT_PROGRAM_MODULES", "azure_modules", "default_pack", "pack_modules", "program_modules", "project_program",
+    "AMLKIT_PROGRAM_MODULES", "azure_modules", "default_pack", "pack_modules", "program_modules", "program_preload",
+    "project_program",
 ]
 
 _SCANNED_FILES = 400  # program files read to find the azure-native modules it imports
@@ -23,6 +24,19 @@ def program_modules(program: Path) -> list[str]:
     found, tops = _scan(program)
     names = _azure_names(found)
     return [*names, *AMLKIT_PROGRAM_MODULES] if "amlkit" in tops else names
+
+
+def program_preload(program: Path) -> list[str]:
+    """What the fork server preloads for a program's children: the provider modules its stacks were seen to use
+    (amlkit.review.proc.learned) and amlkit's modules it imports; never seen yet, what its files import
+    (`program_modules`)."""
+    from amlkit.review.proc import learned
+
+    found = program_modules(program)
+    seen = learned.load(program)
+    if seen is None:
+        return found
+    return [*seen, *(name for name in found if not learned.is_provider_module(name))]
 
 
 def importer_of(program: Path, top: str) -> Path | None:

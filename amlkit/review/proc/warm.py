@@ -297,12 +297,14 @@ def session(program: Path | None, pack: Path | None, stacks: int) -> Iterator[Fo
     a server that has imported everything already; no review ever stops it under another one running
     at the same time.
     """
-    from amlkit.review.proc import workers
+    from amlkit.review.proc import learned, workers
 
     server = _server()
     server.plan(program, pack, stacks)
     with workers.session():
         yield server
+    if program is not None:  # the provider modules its stacks used: preloaded for its next review
+        learned.keep(program)
 
 
 def spawn_runner(cwd: Path, stderr: Any) -> WarmChild:

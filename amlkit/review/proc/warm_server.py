@@ -25,7 +25,7 @@ from typing import Any
 
 from amlkit.review.proc import environment
 from amlkit.review.proc._wire import PR_SET_PDEATHSIG, receive, send
-from amlkit.review.proc.preload import default_pack, pack_modules, program_modules, project_program
+from amlkit.review.proc.preload import default_pack, pack_modules, program_preload, project_program
 from amlkit.review.proc.warm import BASE_MODULES, PACK_MODULES
 
 __all__ = ["cpu_seconds", "import_all", "main", "thread_count", "warm_caches"]
@@ -106,7 +106,7 @@ class _Server:
         if self.hint is not None:  # imported one by one while no fork is asked for
             program = project_program(self.hint)
             pack = default_pack()
-            self.idle = [*(program_modules(program) if program else []), *PACK_MODULES,
+            self.idle = [*(program_preload(program) if program else []), *PACK_MODULES,
                          *(pack_modules(pack) if pack else [])]
         while True:
             ready, _, _ = select.select([self.sock.fileno(), self.wake], [], [], 0 if self.idle else None)
@@ -156,7 +156,7 @@ class _Server:
         if self.planned is not None:
             plan, self.planned = self.planned, None
             self.idle = []  # the plan names what to import now
-            program = program_modules(Path(plan["program"])) if plan.get("program") else []
+            program = program_preload(Path(plan["program"])) if plan.get("program") else []
             pack = [*PACK_MODULES, *pack_modules(Path(plan["pack"]))] if plan.get("pack") else []
             self.wanted = {"runner": [*BASE_MODULES, *program], "pack": [*BASE_MODULES, *pack]}
         names = [name for name in self.wanted.get(kind, []) if name not in self.loaded]

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from amlkit.errors import ConfigError, ReviewFailed
-from amlkit.review.proc import processes, warm, workers
+from amlkit.review.proc import learned, processes, warm, workers
 from amlkit.review.project import Project, StackConfig
 
 __all__ = ["ProgramConfigError", "ProgramFailed", "Runner"]
@@ -56,6 +56,8 @@ class Runner:
             "config": config.values, "secret_keys": list(config.secret_keys), **extra,
         }
         self.lookups: list[dict[str, Any]] = []  # unanswered lookups, as the runner reports them
+        self.program = project.main
+        self.types: set[str] = set()  # the resource types registered (amlkit.review.proc.learned)
         self.finished = False  # the runner said done or error
         self.process: warm.WarmChild | workers.StackRun
         if workers.enabled() and not request.get("packages"):  # `--base` replaces amlkit.components: fresh
@@ -69,6 +71,7 @@ class Runner:
         self.deadline = time.monotonic() + timeout
 
     def close(self) -> None:
+        learned.note(self.program, [*self.types, *(lookup.get("token", "") for lookup in self.lookups)])
         if isinstance(self.process, workers.StackRun):
             workers.finish(self.process, self.finished)
         else:
@@ -79,6 +82,7 @@ class Runner:
         """Registrations as the program makes them; then returns, or raises the program's failure."""
         for message in self._messages():
             if "resource" in message:
+                self.types.add(message["resource"].get("type", ""))
                 yield message["resource"]
             elif "stack_outputs" in message:
                 self.stack_outputs = message["stack_outputs"]

@@ -1,0 +1,174 @@
+"""The provider modules a project's program really uses, learned from its stacks and kept per project in a cache
+file, so the fork server preloads only those (amlkit.review.proc.preload).
+
+Reading a program's imports finds every azure-native module it (or amlkit.components) names, but a program uses
+few of them: the samples' `dev` stack names `network` and `containerregistry` and creates nothing of either. So
+a review notes the provider module of every resource its stacks register and of every lookup it reports
+(`note`), and keeps their union per program in `<cache>/preload/<sha256 of the program path>.json` (`<cache>`:
+`AMLKIT_CACHE_DIR`, else `$XDG_CACHE_HOME/amlkit`, else `~/.cache/amlkit`). Later reviews preload exactly those
+(and what amlkit's own modules need); a project's first review preloads what its files import, as before.
+The file is used only while its fingerprint holds: the path, size and modification time of every `.py` file
+of the program's directory, of amlkit's components and of each installed provider SDK's package. A list is only
+a speed hint: a module it misses is loaded by the child that uses it, and a name that is not an installed
+provider SDK's module is ignored, so a stale or edited file never changes a review's result.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib.util
+import json
+import os
+import re
+import tempfile
+import threading
+from collections.abc import Iterable
+from pathlib import Path
+
+__all__ = ["cache_file", "fingerprint", "is_provider_module", "keep", "load", "modules_of", "note", "save"]
+
+_NAME = re.compile(r"pulumi_[a-z0-9_]+\.[a-z0-9_]+")
+_MAX_FILES = 5000  # files of a program fingerprinted (a bigger tree: no cache)
+_SKIPPED_DIRS = {"__pycache__", "node_modules", "venv"}
+
+
+def is_provider_module(name: str) -> bool:
+    """A provider SDK's module one level down (`pulumi_azure_native.network`, `pulumi_azure.core`)."""
+    return bool(_NAME.fullmatch(name)) and not name.startswith("pulumi_policy.")
+
+
+def modules_of(tokens: Iterable[str]) -> set[str]:
+    """The provider SDK modules of resource type and function tokens (`azure-native:network:PrivateEndpoint` ->
+    `pulumi_azure_native.network`, `azure:core/resourceGroup:ResourceGroup` -> `pulumi_azure.core`)."""
+    from amlkit.tokens import type_parts
+
+    found = set()
+    for token in tokens:
+        parts = type_parts(token)
+        if parts is not None:
+            found.add(f"pulumi_azure_native.{parts[0]}")
+            continue
+        pieces = token.split(":")
+        if len(pieces) == 3 and all(pieces) and pieces[0] != "pulumi":
+            package, module = pieces[0].replace("-", "_"), pieces[1].split("/", 1)[0].lower()
+            if module != "index":
+                found.add(f"pulumi_{package}.{module}")
+    return {name for name in found if is_provider_module(name)}
+
+
+_SEEN: dict[Path, set[str]] = {}  # program -> the provider modules this process saw its stacks use
+_LOCK = threading.Lock()
+
+
+def note(program: Path, tokens: Iterable[str]) -> None:
+    """A stack of `program` registered resources or looked up functions of these tokens."""
+    modules = modules_of(tokens)
+    with _LOCK:
+        _SEEN.setdefault(program, set()).update(modules)
+
+
+def keep(program: Path) -> None:
+    """At the end of a review: keep what its stacks used for the program's next review (`save`)."""
+    with _LOCK:
+        seen = _SEEN.pop(program, set())
+    if seen:
+        save(program, seen)
+
+
+def cache_file(program: Path) -> Path:
+    root = os.environ.get("AMLKIT_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "amlkit")
+    digest = hashlib.sha256(str(program.resolve()).encode()).hexdigest()[:32]
+    return Path(root) / "preload" / f"{digest}.json"
+
+
+def fingerprint(program: Path) -> str | None:
+    """What the learned list depends on (see the module doc); None when the program's tree is too big."""
+    entry = program.resolve()
+    directory = entry if entry.is_dir() else entry.parent
+    files = _python_files(directory)
+    if files is None:
+        return None
+    packages = [spec for spec in (_package_dir(name) for name in ("amlkit.components", *_providers())) if spec]
+    for package in packages:
+        files.extend(sorted(package.glob("*.py")))
+    digest = hashlib.sha256(str(entry).encode())
+    for path in files:
+        with contextlib.suppress(OSError):
+            stat = path.stat()
+            digest.update(f"\0{path}\0{stat.st_size}\0{stat.st_mtime_ns}".encode())
+    return digest.hexdigest()
+
+
+def _python_files(directory: Path) -> list[Path] | None:
+    found: list[Path] = []
+    for root, dirs, names in os.walk(directory):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIPPED_DIRS)
+        found.extend(Path(root) / name for name in sorted(names) if name.endswith(".py"))
+        if len(found) > _MAX_FILES:
+            return None
+    return found
+
+
+def _providers() -> list[str]:
+    """The installed provider SDK packages (top-level `pulumi_*` packages but pulumi_policy)."""
+    import pkgutil
+
+    return sorted(module.name for module in pkgutil.iter_modules()
+                  if module.ispkg and module.name.startswith("pulumi_") and module.name != "pulumi_policy")
+
+
+def _package_dir(name: str) -> Path | None:
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    return Path(locations[0]) if locations else None
+
+
+def load(program: Path) -> list[str] | None:
+    """The learned provider modules of `program`, or None (never learned, or its fingerprint changed)."""
+    try:
+        data = json.loads(cache_file(program).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("fingerprint") != fingerprint(program):
+        return None
+    modules = data.get("modules")
+    if not isinstance(modules, list):
+        return None
+    return sorted(name for name in modules if isinstance(name, str) and _installed(name))
+
+
+def _installed(name: str) -> bool:
+    if not is_provider_module(name):
+        return False
+    top, _, sub = name.partition(".")
+    package = _package_dir(top)
+    return package is not None and (package / sub / "__init__.py").is_file()
+
+
+def save(program: Path, modules: Iterable[str]) -> None:
+    """Keep `modules` (with those already learned under the same fingerprint) for `program`; never fails a review."""
+    wanted = {name for name in modules if is_provider_module(name)}
+    known = load(program) or []
+    if not wanted or wanted <= set(known):
+        return
+    stamp = fingerprint(program)
+    if stamp is None:
+        return
+    target = cache_file(program)
+    with contextlib.suppress(OSError):
+        target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        data = json.dumps({"program": str(program.resolve()), "fingerprint": stamp,
+                           "modules": sorted(wanted | set(known))}, indent=1)
+        fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=".preload-", suffix=".json")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                out.write(data + "\n")
+            os.replace(temporary, target)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)

@@ -1,0 +1,93 @@
+"""amlkit.review.proc.learned: the provider modules a project's stacks use, kept per project, and what the fork
+server preloads from them (amlkit.review.proc.preload.program_preload)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from amlkit.review.proc import learned, preload
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def program(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the samples' program and a cache directory of its own."""
+    monkeypatch.setenv("AMLKIT_CACHE_DIR", str(tmp_path / "cache"))
+    directory = tmp_path / "project"
+    directory.mkdir()
+    (directory / "__main__.py").write_text((ROOT / "__main__.py").read_text())
+    return directory
+
+
+@pytest.mark.parametrize(("token", "modules"), [
+    ("azure-native:network:PrivateEndpoint", {"pulumi_azure_native.network"}),
+    ("azure-native:machinelearningservices/v20240401:Compute", {"pulumi_azure_native.machinelearningservices"}),
+    ("azure-native:authorization:getClientConfig", {"pulumi_azure_native.authorization"}),
+    ("azure:core/resourceGroup:ResourceGroup", {"pulumi_azure.core"}),
+    ("azure:machinelearning/computeCluster:ComputeCluster", {"pulumi_azure.machinelearning"}),
+    ("azuread:index/getClientConfig:getClientConfig", set()),
+    ("amlkit:index:Environment", set()),
+    ("pulumi:providers:azure-native", set()),
+    ("pulumi:pulumi:Stack", set()),
+])
+def test_modules_of(token: str, modules: set[str]):
+    assert learned.modules_of([token]) == modules
+
+
+@pytest.mark.slow  # reading the program's imports imports amlkit.components (azure-native)
+def test_what_a_review_used_is_preloaded_next_time(program: Path):
+    static = preload.program_modules(program)
+    assert "pulumi_azure_native.network" in static
+    assert preload.program_preload(program) == static  # never reviewed: what its files import
+    learned.note(program, ["azure-native:resources:ResourceGroup", "azure-native:storage:StorageAccount"])
+    learned.note(program, ["azure-native:storage:BlobContainer", "pulumi:pulumi:Stack"])
+    learned.keep(program)
+    assert learned.load(program) == ["pulumi_azure_native.resources", "pulumi_azure_native.storage"]
+    assert preload.program_preload(program) == [
+        "pulumi_azure_native.resources", "pulumi_azure_native.storage",
+        *(name for name in static if not name.startswith("pulumi_azure_native."))]
+
+
+def test_a_later_review_adds_to_what_was_learned(program: Path):
+    learned.note(program, ["azure-native:resources:ResourceGroup"])
+    learned.keep(program)
+    learned.note(program, ["azure-native:keyvault:Vault"])
+    learned.keep(program)
+    assert learned.load(program) == ["pulumi_azure_native.keyvault", "pulumi_azure_native.resources"]
+
+
+def test_a_changed_program_file_forgets_what_was_learned(program: Path):
+    learned.note(program, ["azure-native:resources:ResourceGroup"])
+    learned.keep(program)
+    assert learned.load(program) == ["pulumi_azure_native.resources"]
+    helper = program / "helper.py"
+    helper.write_text("X = 1\n")
+    assert learned.load(program) is None
+    learned.note(program, ["azure-native:resources:ResourceGroup"])
+    learned.keep(program)
+    stat = helper.stat()
+    os.utime(helper, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+    assert learned.load(program) is None
+
+
+def test_a_name_that_is_no_installed_provider_module_is_ignored(program: Path):
+    learned.note(program, ["azure-native:resources:ResourceGroup"])
+    learned.keep(program)
+    cache = learned.cache_file(program)
+    data = json.loads(cache.read_text())
+    data["modules"] += ["os", "pulumi_azure_native.no_such_module", "pulumi_azure_native.resources.v1", "subprocess"]
+    cache.write_text(json.dumps(data))
+    assert learned.load(program) == ["pulumi_azure_native.resources"]
+
+
+def test_an_unreadable_or_foreign_cache_file_is_no_list(program: Path):
+    cache = learned.cache_file(program)
+    cache.parent.mkdir(parents=True)
+    for text in ("not json", "[]", json.dumps({"fingerprint": "other", "modules": ["pulumi_azure_native.storage"]})):
+        cache.write_text(text)
+        assert learned.load(program) is None
