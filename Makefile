@@ -40,7 +40,7 @@ test-fast: install
 	$(BIN)/python -m pytest -q -m "not slow" $(XDIST) $(PYTEST_ARGS)
 
 # One rule's tests: its unit tests and documented example (tests/policies/test_<rule>.py), and every test
-# parametrized with it (its example through the engine, its provider twins, its docs). RULE=aml-workspace-hbi
+# parametrized with it (its metadata checks, its example through the engine, its provider twins). RULE=aml-workspace-hbi
 test-rule: install
 	@test -n "$(RULE)" || { echo "usage: make test-rule RULE=<rule name, e.g. aml-workspace-hbi>"; exit 2; }
 	$(BIN)/python -m pytest -q --rule=$(RULE) $(XDIST) $(PYTEST_ARGS)

@@ -3,7 +3,8 @@
 `--rule NAME` (`make test-rule RULE=name`): only the tests of one rule: every test of its own test module
 (tests/policies/test_<module>.py: unit cases, the documented EXAMPLE) and every test elsewhere that is
 parametrized with that rule (by name, or as a `Rule` whose name it is): the engine runs of its example
-(tests/review/test_rule_examples.py), its provider twins, its docs page and config examples.
+(tests/review/test_rule_examples.py), the pack's checks of its metadata and example (tests/policies/
+test_pack.py), its provider twins.
 
 The slow-marker check: tests over 2 s on an idle machine are marked `slow` (pyproject.toml), so that
 `-m "not slow"` (`make test-fast`) is a quick loop. Every run measures each test's wall time (setup, call

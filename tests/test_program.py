@@ -130,6 +130,7 @@ def test_sample_stack_builds_its_computes(built):
     assert computes == EXPECTED_COMPUTES[stack]
 
 
+@pytest.mark.slow
 def test_sample_stack_components_are_parented_to_the_environment(built):
     stack, result = built
     top = {(r["type"], r["name"]) for r in result["registrations"] if r["parent"] == stack}
