@@ -108,21 +108,34 @@ def pin_prefix() -> list[str]:
     return [taskset, "-c", "0"] if taskset else []
 
 
+GNU_TIME = Path("/usr/bin/time")
+
+
 def measure(cmd: Sequence[str], cwd: Path, env: dict[str, str]) -> Run:
-    """Run one child to completion; wall time and the peak RSS of its process tree from wait4."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    """Run one child to completion; wall time, CPU and the peak RSS of its process tree.
+
+    The peak comes from GNU time (`/usr/bin/time -f %M`) when it exists: Linux counts the resident set a forked
+    child had before its exec in that child's maxrss, so wait4 on a child of this (growing) process reports at
+    least this process's own size; GNU time is a small process whose child's maxrss is the tool's own."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
+            tempfile.NamedTemporaryFile("r", suffix=".time") as report:
+        wrapper = [str(GNU_TIME), "-o", report.name, "-f", "%M"] if GNU_TIME.is_file() else []
         load = os.getloadavg()[0]
         start = time.perf_counter()
-        proc = subprocess.Popen(list(cmd), cwd=cwd, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
+        proc = subprocess.Popen([*wrapper, *cmd], cwd=cwd, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
         _, status, usage = os.wait4(proc.pid, 0)
         seconds = time.perf_counter() - start
         proc.returncode = os.waitstatus_to_exitcode(status)  # already reaped: keep Popen from waiting
         out.seek(0)
         err.seek(0)
+        peak_kib = usage.ru_maxrss  # KiB on Linux
+        lines = report.read().split()
+        if wrapper and lines and lines[-1].isdigit():
+            peak_kib = int(lines[-1])
         return Run(
             seconds=seconds,
             cpu_seconds=usage.ru_utime + usage.ru_stime,
-            peak_mb=usage.ru_maxrss / 1024,  # KiB on Linux
+            peak_mb=peak_kib / 1024,
             returncode=proc.returncode,
             stdout=out.read().decode("utf-8", "replace"),
             stderr=err.read().decode("utf-8", "replace"),
