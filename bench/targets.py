@@ -9,6 +9,7 @@ which are the steadier figure when the machine is shared.
 from __future__ import annotations
 
 from measure import Row, ToolResult
+from report import not_reviewed
 
 # S -> (wall speed-up over Checkov at least, amlkit CPU at most Checkov's x): issue 33's targets
 PLATFORM_TARGETS = {50: (1.5, 1.0), 200: (2.0, 1.0)}
@@ -37,6 +38,7 @@ def platform_row(row: Row) -> str:
         checks.append(f"wall >= {wanted[0]:g}x Checkov: {_verdict(None if speedup is None else speedup >= wanted[0])}")
         checks.append(f"CPU <= Checkov's: {_verdict(None if cpu_ratio is None else cpu_ratio <= wanted[1])}")
     checks.append(f"memory below Checkov's: {_verdict(None if mem_ratio is None else mem_ratio < 1)}")
+    checks.append(f"stacks not reviewed: {not_reviewed(a)}")
     loads = f"{a.load_range()} / {c.load_range()}"
     return (f"| {row.n} environments | {_f(aw)} | {_f(ac)} | {_f(am, '.0f')} | {_f(cw)} | {_f(cc)} | {_f(cm, '.0f')} "
             f"| {_f(speedup)}x | {_f(cpu_ratio)} | {_f(mem_ratio)} | {loads} | {'; '.join(checks)} |")

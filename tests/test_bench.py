@@ -123,9 +123,10 @@ def test_the_targets_table_states_each_figure_its_load_and_its_verdict():
             measure.Row(200, 1, {}, result(12.0, 20.0, 300, 2.0), result(20.0, 15.0, 250, 2.4))]
     lines = targets.table(rows, result(0.9, 1.4, 90, 1.2), {"`amlkit rules`, cold": result(0.4, 0.25, 40, 3.0)})
     assert lines[2] == ("| 50 environments | 3.00 | 5.00 | 100 | 6.00 | 6.00 | 200 | 2.00x | 0.83 | 0.50 | 0.5 / 0.7 "
-                        "| wall >= 1.5x Checkov: met; CPU <= Checkov's: met; memory below Checkov's: met |")
+                        "| wall >= 1.5x Checkov: met; CPU <= Checkov's: met; memory below Checkov's: met; "
+                        "stacks not reviewed: 0 |")
     assert lines[3].endswith("| 1.67x | 1.33 | 1.20 | 2.0 / 2.4 | wall >= 2x Checkov: **not met**; CPU <= "
-                             "Checkov's: **not met**; memory below Checkov's: **not met** |")
+                             "Checkov's: **not met**; memory below Checkov's: **not met**; stacks not reviewed: 0 |")
     assert lines[4] == ("| one sample stack cold (`check -s dev`) | 0.90 (min 0.90) | 1.40 | 90 | | | | | | | 1.2 "
                         "| <= 1 s wall: met |")
     assert lines[5].endswith("| 3.0 | <= 0.3 s wall: **not met** (CPU 0.25 s <= 0.3) |")
