@@ -101,3 +101,21 @@ def test_a_stack_file_with_min_two_nodes_public_ssh_and_a_missing_tag_passes_wit
     tagged = {r.resource for r in stack.remediations if r.policy == "aml-required-tags"}
     assert tagged == {r.name for r in stack.resources if r.custom and "tags" in r.inputs}  # every taggable one
     assert [v for v in stack.violations if v.policy in by_rule] == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ours_first", [True, False], ids=["amlkit-then-echo", "echo-then-amlkit"])
+def test_every_pack_analyzes_the_remediated_inputs_whatever_the_pack_order(tmp_path, ours_first):
+    from amlkit.review.pack.info import default_pack_dir
+    from tests.review.helpers import PACKS
+
+    empty = tmp_path / "empty.json"
+    empty.write_text("{}", encoding="utf-8")
+    packs = [(default_pack_dir(), PLATFORM / "pack-config.json"), (PACKS / "echo", empty)]
+    packs = packs if ours_first else packs[::-1]
+    options = ReviewOptions(policy_pack=[p for p, _ in packs], policy_pack_config=[c for _, c in packs])
+    stack = review(PLATFORM, ["dev"], options=options).stacks[0]
+    assert stack.error is None
+    assert [(r.policy, r.resource, r.property) for r in stack.remediations] == [e[:3] for e in EXPECTED]
+    [echoed] = [v.message for v in stack.violations if v.policy == "echo-inputs" and v.resource == "cpu"]
+    assert "Disabled" in echoed and "Enabled" not in echoed  # the other pack saw remoteLoginPortPublicAccess fixed
