@@ -39,6 +39,13 @@ from amlkit.review.model import PackInfo, Review
 from amlkit.review.options import ReviewOptions
 from amlkit.review.shard import Shard
 
+__all__ = [
+    "AuditStates", "Base", "Formats", "Jobs", "NoColor", "Output", "Outputs", "PolicyPack", "PolicyPackConfig",
+    "PolicyPackConfigs", "PolicyPacks", "ProjectDir", "ReportFormat", "RulesFormat", "StackFiles", "Stacks", "States",
+    "Strict", "Timeout", "Verbose", "analyze", "app", "check", "exit_code", "main", "preview", "render_report", "rules",
+    "server_app", "server_start", "server_status", "server_stop",
+]
+
 app = typer.Typer(
     name="amlkit",
     help="Offline preview and policy review of Azure Machine Learning stacks built on Pulumi.",

@@ -26,6 +26,11 @@ from amlkit.review.project import PROJECT_FILES, find_project_file, list_stacks,
 from amlkit.review.run.lookups import FILE_NAME as LOOKUPS_FILE
 from amlkit.stackfile import stack_name
 
+__all__ = [
+    "POLICY_CONFIG_DIR", "import_az_ml", "init", "pack_path", "policy_pack_dir", "project_of", "register",
+    "stacks_from_files",
+]
+
 # --- shared ----------------------------------------------------------------------------------------
 
 

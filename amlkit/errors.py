@@ -5,6 +5,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+# public (docs/embedding.md): what amlkit raises; the helpers below (`cut`, `show_value`...) are the package's own
+__all__ = [
+    "AmlkitError", "ComponentArgError", "ConfigError", "CouldNotFinish", "ReviewFailed", "UnknownVmSize", "UsageError",
+]
+
 CUT = 80
 """The most characters of a bad value an error quotes (its message and its `error_detail`)."""
 

@@ -16,6 +16,11 @@ from typing import Any
 
 from amlkit.errors import ConfigError
 
+__all__ = [
+    "AttachedConverter", "KINDS", "KUBERNETES", "SCHEMA_NAMES", "SECTION", "SYNAPSE_SPARK", "VIRTUAL_MACHINE",
+    "copy_tags",
+]
+
 KUBERNETES, VIRTUAL_MACHINE, SYNAPSE_SPARK = "kubernetes", "virtualmachine", "synapsespark"
 KINDS = (KUBERNETES, VIRTUAL_MACHINE, SYNAPSE_SPARK)
 SECTION = "amlkit:attached"

@@ -30,6 +30,11 @@ from amlkit.import_attached import AttachedConverter, copy_tags
 from amlkit.schema import Secret, validate_environment
 from amlkit.stackfile import dump_yaml, read_yaml
 
+__all__ = [
+    "ATTACHED", "AZ_ML_DEFAULT_SIZE", "CLUSTER", "DEFAULT", "INSTANCE", "ImportFailed", "Imported", "NOT_IMPORTED",
+    "Note", "SECTIONS", "SUBNET_TEMPLATE", "convert_document", "import_files",
+]
+
 CLUSTER, INSTANCE = "amlcompute", "computeinstance"
 ATTACHED = import_attached.KINDS
 SECTIONS = {CLUSTER: "amlkit:clusters", INSTANCE: "amlkit:instances",

@@ -13,6 +13,8 @@ from pathlib import Path
 
 __all__ = ["audits", "main", "prestart", "project_hint", "reviews"]
 
+__all__ = ["main"]
+
 
 def main() -> None:
     args = sys.argv[1:]

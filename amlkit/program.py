@@ -13,6 +13,8 @@ import pulumi
 from amlkit.errors import ConfigError
 from amlkit.schema import EnvironmentSpec
 
+__all__ = ["StackConfigError", "build", "run"]
+
 
 class StackConfigError(ConfigError, pulumi.RunError):
     """A ConfigError raised inside the Pulumi program: one clear line, no traceback."""

@@ -43,6 +43,8 @@ from amlkit.components.args import field_help
 from amlkit.components.args import fields as _fields
 from amlkit.components.args import resolved_hints as _hints
 
+__all__ = ["NAME", "NAMESPACE", "components", "main", "package_schema", "schema_view", "schema_views"]
+
 NAME = "amlkit"
 NAMESPACE = "amlkit"
 

@@ -22,6 +22,11 @@ import yaml
 
 from amlkit.suggest import closest, shown
 
+__all__ = [
+    "DATA_FILE", "EXTRA_KEY", "NAME", "NAME_ALLOWED", "Region", "allowed_text", "extra_problem", "public_names",
+    "public_regions", "region_hint", "region_problem", "source",
+]
+
 DATA_FILE = "data/azure_regions.yaml"
 NAME = re.compile(r"[a-z][a-z0-9]{2,39}")
 NAME_ALLOWED = "an Azure region name in lowercase, e.g. westeurope"

@@ -24,6 +24,13 @@ from amlkit.errors import ConfigError, UsageError
 from amlkit.policies.framework import review_date
 from amlkit.review.project import find_project_file, load_project
 
+__all__ = [
+    "CHECKS", "DEFAULT_CLUSTER_SIZE", "DEFAULT_LOCATION", "StackAnswers", "check_cluster_size", "check_environment",
+    "check_location", "check_resource_group", "check_stack", "check_workspace_name", "default_environment",
+    "default_resource_group", "default_workspace_name", "render_stack_file", "stack_config_dir", "stack_file_path",
+    "write_stack_file",
+]
+
 DEFAULT_LOCATION = "westeurope"
 DEFAULT_CLUSTER_SIZE = "Standard_D4ds_v5"
 _STACK_NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}")

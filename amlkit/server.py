@@ -55,6 +55,13 @@ from typing import Any, get_args, get_type_hints
 from amlkit.errors import UsageError
 from amlkit.review.proc import environment
 
+__all__ = [
+    "CLIENT_TIMEOUT", "DISTRIBUTIONS", "IDLE_TIMEOUT", "LOCK_NAME", "LOG_NAME", "SERVED_COMMANDS", "SERVER_DIR_ENV",
+    "SOCKET_NAME", "START_LOCK_NAME", "START_TIMEOUT", "ServerError", "absent", "code_fingerprint", "forward", "lock",
+    "named_paths", "outside", "peer_uid", "private_dir", "receive", "request", "run_request", "send", "socket_dir",
+    "socket_path", "start", "status", "stop",
+]
+
 SOCKET_NAME = "server.sock"
 LOG_NAME = "server.log"
 LOCK_NAME = "server.lock"  # held by the running server

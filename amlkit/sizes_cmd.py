@@ -34,6 +34,8 @@ from amlkit.vmsizes import (
 )
 from amlkit.vmsizes import status as size_status
 
+__all__ = ["APPROVED_RULE", "COLUMNS", "SizesFormat", "Status", "render_table", "sizes"]
+
 APPROVED_RULE = "aml-compute-approved-vm-family"
 
 

@@ -26,6 +26,13 @@ from amlkit.errors import ConfigError
 if TYPE_CHECKING:
     from amlkit.schema import EnvironmentSpec
 
+__all__ = [
+    "LOCATION_KEY", "MAX_DEPTH", "MAX_FILE_BYTES", "MAX_NODES", "NAMESPACE", "Position", "dump_yaml", "edit_distance",
+    "environment_config", "key_position", "load_stack_file", "locate_error", "mark_secrets", "namespace_problem",
+    "near_miss", "one_line", "printable_key", "read_text", "read_yaml", "read_yaml_positions",
+    "spec_from_pulumi_config", "stack_name", "yaml_syntax_error",
+]
+
 # amlkit.schema (pydantic models) is imported where it is used: reading a YAML file or a stack name
 # (the review's parent process) does not need it.
 

@@ -12,6 +12,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+__all__ = [
+    "CUTOFF", "Problem", "VM_SIZE_ALLOWED", "closest", "did_you_mean", "fold", "shown", "size_problem", "unknown_key",
+]
+
 CUTOFF = 0.75
 """difflib's similarity ratio a candidate needs (0.75: one or two edits in a word of eight or more letters)."""
 

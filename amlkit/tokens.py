@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+__all__ = ["type_parts"]
+
 _DEFAULT_OR_2X = re.compile(
     r"^azure-native:(?P<module>[A-Za-z0-9]+)(?:/(?P<version>v[0-9A-Za-z]+))?:(?P<name>\w+)$"
 )

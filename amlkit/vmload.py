@@ -37,6 +37,8 @@ from amlkit.vmmodel import (
     series_key,
 )
 
+__all__ = ["DATA_FILE", "build_catalogue", "extended", "packaged"]
+
 DATA_FILE = "amlkit/data/vm_families.yaml"
 
 _TOP_KEYS = {"as_of", "sources", "gpu_architectures", "families"}

@@ -9,6 +9,12 @@ import datetime
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+__all__ = [
+    "CATEGORIES", "CPU_ARCHITECTURES", "Catalogue", "CpuArchitecture", "CudaMin", "DEFAULT_CATEGORIES", "Dated",
+    "GpuArchitecture", "STAGES", "SizeQuotaFamilies", "SizeSet", "Source", "Stage", "Unsupported", "VmFamily", "VmSize",
+    "cuda_tuple", "quota_key", "series_key",
+]
+
 CATEGORIES = (
     "general_purpose", "burstable", "memory_optimized", "compute_optimized", "hpc",
     "storage_optimized", "gpu", "fpga",

@@ -33,6 +33,12 @@ from amlkit import regions
 from amlkit.errors import ComponentArgError, ConfigError, show_value
 from amlkit.suggest import VM_SIZE_ALLOWED, size_problem
 
+__all__ = [
+    "ArgInfo", "ProgramArgError", "REQUIRED", "check", "check_sourced", "closest_key", "describe", "document",
+    "document_nested", "extra_regions", "field_docs", "field_help", "fields", "label", "named", "nested_types",
+    "resolved_hints", "type_text", "typed_bases", "value_problem",
+]
+
 _NONE = type(None)
 
 

@@ -35,6 +35,11 @@ from amlkit.components.compute_cluster import validate_identity, workspace_compu
 from amlkit.components.placement import REF_ARGS, WorkspaceRefArgs, with_workspace_names
 from amlkit.errors import ConfigError
 
+__all__ = [
+    "AttachedComputeArgs", "COMMON_ARGS", "IDENTITY_ARG", "REPLACE_ON_CHANGES", "attached_compute", "checked",
+    "compute_name", "fits", "target_id", "target_inputs", "validate_identity_ids",
+]
+
 REPLACE_ON_CHANGES = facts.ATTACHED_REPLACE_ON_CHANGES
 """Engine property paths whose change re-attaches the compute (old attachment removed first)."""
 

@@ -19,6 +19,14 @@ from amlkit.components.placement import PLACEMENT_ARGS, WorkspacePlacementArgs, 
 from amlkit.components.workspace import IdentitySpec
 from amlkit.errors import ConfigError
 
+__all__ = [
+    "ARGS", "BUILT_IN_ROLES", "ClusterSshSettings", "ComputeCluster", "ComputeClusterArgs", "GUID", "NetworkSettings",
+    "PRIORITIES", "RENAMED", "REPLACE_ON_CHANGES", "ROLE_KEY", "ROLE_KEY_ALLOWED", "RoleAssignmentSpec", "TYPE_TOKEN",
+    "assignment_name", "cluster_properties", "compute_identity", "compute_location", "credentials",
+    "keyed_role_assignments", "local_auth", "node_public_ip", "resource_location", "role_assignment",
+    "role_definition_guid", "role_definition_id", "subnet_of", "validate", "validate_identity", "workspace_compute",
+]
+
 TYPE_TOKEN = "amlkit:index:ComputeCluster"
 PRIORITIES = dict(zip(("dedicated", "low_priority"), facts.VM_PRIORITIES, strict=True))
 

@@ -25,6 +25,13 @@ from amlkit.components.placement import PLACEMENT_ARGS, WorkspacePlacementArgs, 
 from amlkit.components.workspace import IdentitySpec
 from amlkit.errors import ConfigError
 
+__all__ = [
+    "ARGS", "AssignedUserSpec", "ComputeInstance", "ComputeInstanceArgs", "InstanceSshSettings", "MAX_IDLE_MINUTES",
+    "MAX_SCHEDULES", "MIN_IDLE_MINUTES", "RENAMED", "REPLACE_ON_CHANGES", "RecurrenceScheduleSpec", "ScheduleSpec",
+    "TYPE_TOKEN", "TriggerSpec", "instance_properties", "local_auth", "personal_settings", "start_stop_schedule",
+    "validate",
+]
+
 TYPE_TOKEN = "amlkit:index:ComputeInstance"
 MIN_IDLE_MINUTES, MAX_IDLE_MINUTES = facts.INSTANCE_IDLE_MINUTES_MIN, facts.INSTANCE_IDLE_MINUTES_MAX
 MAX_SCHEDULES = 4

@@ -33,6 +33,12 @@ from amlkit.schema import (
 )
 from amlkit.schema import IdentitySpec as IdentitySchema
 
+__all__ = [
+    "ATTACHED_COMPONENTS", "AttachedArgs", "AttachedCompute", "Environment", "EnvironmentArgs", "TYPE_TOKEN",
+    "attached_args", "cluster_args", "identity_spec", "instance_args", "project_args", "schedule_spec", "secret_output",
+    "workspace_args",
+]
+
 TYPE_TOKEN = "amlkit:index:Environment"
 
 

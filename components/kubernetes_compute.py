@@ -16,6 +16,11 @@ from amlkit.components.outputs import expose, principal_id
 from amlkit.components.workspace import IdentitySpec
 from amlkit.errors import ConfigError
 
+__all__ = [
+    "ARGS", "DEFAULT_NAMESPACE", "InstanceTypeArgs", "InstanceTypeResourcesArgs", "KIND", "KubernetesCompute",
+    "KubernetesComputeArgs", "TYPE_TOKEN", "instance_type", "kubernetes_properties", "validate",
+]
+
 TYPE_TOKEN = "amlkit:index:KubernetesCompute"
 KIND = "KubernetesCompute"
 DEFAULT_NAMESPACE = "default"

@@ -17,6 +17,11 @@ from amlkit import azure_facts as facts
 from amlkit.azure_facts import NameRule
 from amlkit.errors import ConfigError
 
+__all__ = [
+    "HASH_LENGTH", "checked", "compute_instance_name", "container_registry_name", "key_vault_name", "prefixed_name",
+    "resource_name", "short_hash", "storage_account_name",
+]
+
 HASH_LENGTH = 6
 
 

@@ -12,6 +12,8 @@ from typing import Any
 
 import pulumi
 
+__all__ = ["expose", "exposed", "principal_id"]
+
 
 def exposed(component_type: type) -> list[str]:
     """The public attributes a component class annotates, in declaration order."""

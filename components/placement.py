@@ -18,6 +18,11 @@ from amlkit.components.args import ArgInfo
 from amlkit.components.workspace import Workspace
 from amlkit.errors import ConfigError
 
+__all__ = [
+    "PLACEMENT_ARGS", "REF_ARGS", "WorkspacePlacementArgs", "WorkspaceRefArgs", "with_workspace",
+    "with_workspace_names",
+]
+
 
 class WorkspaceRefArgs(TypedDict, total=False):
     """The workspace a compute belongs to: the `Workspace` component or its resource group and name."""

@@ -14,6 +14,8 @@ from amlkit.components.compute_cluster import compute_identity
 from amlkit.components.outputs import expose, principal_id
 from amlkit.components.workspace import IdentitySpec
 
+__all__ = ["ARGS", "KIND", "SynapseSparkCompute", "SynapseSparkComputeArgs", "TYPE_TOKEN", "validate"]
+
 TYPE_TOKEN = "amlkit:index:SynapseSparkCompute"
 KIND = "SynapseSparkCompute"
 

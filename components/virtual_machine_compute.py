@@ -13,6 +13,11 @@ from amlkit.components.args import REQUIRED, ArgInfo, document, document_nested
 from amlkit.components.outputs import expose
 from amlkit.errors import ConfigError
 
+__all__ = [
+    "ARGS", "DEFAULT_SSH_PORT", "KIND", "TYPE_TOKEN", "VirtualMachineCompute", "VirtualMachineComputeArgs",
+    "VmSshSettingsArgs", "validate", "vm_properties",
+]
+
 TYPE_TOKEN = "amlkit:index:VirtualMachineCompute"
 KIND = "VirtualMachineCompute"
 DEFAULT_SSH_PORT = 22

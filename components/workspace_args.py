@@ -11,6 +11,11 @@ from amlkit import azure_facts as facts
 from amlkit.components.args import REQUIRED, ArgInfo, document, document_nested
 from amlkit.schema.types import PRIVATE_ENDPOINT_KEY_ALLOWED
 
+__all__ = [
+    "ARGS", "BUILDER_ALLOWED", "CustomerManagedKey", "ISOLATION_MODES", "IdentitySpec", "KINDS", "ManagedNetwork",
+    "PrivateEndpoint", "RENAMED", "ServerlessCompute", "UserAssignedIdentity", "WorkspaceArgs",
+]
+
 KINDS = {"default": "Default", "hub": "Hub", "project": "Project"}
 BUILDER_ALLOWED = (f"a cluster's name ({facts.COMPUTE_NAME.allowed}) or an instance's ({facts.INSTANCE_NAME.allowed}) "
                    "of this workspace")

@@ -38,6 +38,21 @@ from typing import Any, Generic, TypeVar, overload
 from amlkit import azure_facts as facts
 from amlkit.tokens import type_parts
 
+__all__ = [
+    "ARM_ML_TYPE", "ATTACHED", "BUILTIN_ROLES", "CLASSIC", "CLASSIC_COMPUTES", "CLASSIC_DIAGNOSTIC_SETTING",
+    "CLASSIC_LOCKS", "CLASSIC_PRIVATE_ENDPOINT", "CLASSIC_PUBLIC_NETWORK_ACCESS", "CLASSIC_REGISTRY",
+    "CLASSIC_ROLE_ASSIGNMENT", "CLASSIC_WORKSPACE", "CLUSTER", "CLUSTER_ONLY", "COMPUTE", "COMPUTE_TYPES",
+    "ClassicComputeView", "ClassicDiagnosticSettingView", "ClassicPrivateEndpointView", "ClassicRegistryView",
+    "ClassicWorkspaceView", "ComputeView", "DIAGNOSTIC_SETTINGS", "DeploymentView", "DiagnosticSettingView", "INNER",
+    "INSTANCE", "INSTANCE_ONLY", "Input", "LOCK_MODULES", "MANAGED", "MAPPED_CLASSIC", "MAPPED_NATIVE", "ML_KINDS",
+    "ML_MODULE", "NATIVE", "NATIVE_LOCKS", "ONLINE_DEPLOYMENT", "OUTER", "PRIVATE_ENDPOINT", "PrivateEndpointView",
+    "REGISTRY", "ROLE_ASSIGNMENT", "RegistryView", "RoleAssignmentView", "STACK_REFERENCE", "Sized", "T", "V",
+    "WITH_IDENTITY", "WORKSPACE", "WORKSPACE_GROUP_ID", "WorkspaceView", "absent", "compute_of", "compute_subject",
+    "compute_view", "deployment_view", "diagnostic_setting_view", "is_type", "private_endpoint_view", "provider_of",
+    "read_known", "region_key", "registry_view", "role_assignment_view", "same_region", "same_value", "sized_of",
+    "unmapped", "workspace_props", "workspace_view",
+]
+
 COMPUTE = "machinelearningservices:Compute"
 WORKSPACE = "machinelearningservices:Workspace"
 ONLINE_DEPLOYMENT = "machinelearningservices:OnlineDeployment"

@@ -25,6 +25,10 @@ from amlkit.vmsizes import (
     family_by_series,
 )
 
+__all__ = [
+    "KEY", "SCHEMA", "approval_text", "catalogue", "cuda_text", "isolated_text", "retired_text", "successor_text",
+]
+
 KEY = "extraFamilies"
 _DATE = {"type": "string", "pattern": r"^\d{4}-\d{2}(-\d{2})?$"}
 _SOURCE = {"type": "string", "minLength": 1}

@@ -12,6 +12,10 @@ from __future__ import annotations
 import re
 from datetime import timedelta
 
+__all__ = [
+    "DurationError", "EXAMPLES", "FORMAT", "describe_seconds", "duration_seconds", "is_duration", "parse_duration",
+]
+
 _NUMBER = r"\d+(?:[.,]\d+)?"
 _DURATION = re.compile(
     rf"^P(?:(?P<years>{_NUMBER})Y)?(?:(?P<months>{_NUMBER})M)?(?:(?P<weeks>{_NUMBER})W)?"

@@ -21,6 +21,13 @@ from typing import TYPE_CHECKING, Any, Literal
 if TYPE_CHECKING:
     from amlkit.policies.fixes import ResourceFix
 
+__all__ = [
+    "CannotLink", "Change", "Compliance", "DOCS_URL", "EQUIVALENT_TOOLS", "Equivalent", "Finding", "GROUPS", "Group",
+    "Level", "MCSB", "MCSB_URL", "MCSB_VERSION", "PACK_NAME", "REF_PATTERN", "REVIEW_DATE_ENV", "ResourceCheck",
+    "ResourceInput", "Rule", "Severity", "StackCheck", "StackResource", "TAGS", "alz", "as_written", "azure_policy",
+    "cannot_tell", "checkov", "from_wire", "mcsb", "must", "psrule", "review_date", "urn_name",
+]
+
 Severity = Literal["low", "medium", "high", "critical"]
 Level = Literal["mandatory", "advisory", "disabled"]
 Group = Literal["compute", "locks", "workspace", "general"]

@@ -19,6 +19,8 @@ from amlkit import azure_facts as facts
 from amlkit.policies.azure import read_known, same_value, workspace_props, workspace_view
 from amlkit.policies.framework import Change, Finding, StackResource, cannot_tell
 
+__all__ = ["JUDGED_BY_HUB", "deciding_workspaces", "hub_of", "hub_text", "is_project", "managed_network_of"]
+
 JUDGED_BY_HUB = Change("0.2.0", "a Project workspace is judged by its hub when the hub is in the stack, and unknown "
                        "otherwise (concept-hub-workspace.md: projects obtain the hub's security settings)")
 """The release note of every workspace rule that judges a project by its hub (its `Rule.changed`)."""

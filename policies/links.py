@@ -34,6 +34,12 @@ from amlkit.policies.azure import (
 from amlkit.policies.framework import CannotLink as CannotLink  # re-exported: links raise it
 from amlkit.policies.framework import StackResource
 
+__all__ = [
+    "Kind", "Name", "Stack", "UNKNOWN_NAME", "WorkspaceRef", "Workspaces", "both", "is_compute", "is_group",
+    "is_workspace", "linked", "names_workspace", "stack_of", "workspace_key", "workspace_of", "workspaces_by_key",
+    "workspaces_of",
+]
+
 Kind = Callable[[StackResource], bool]
 
 

@@ -28,6 +28,11 @@ from typing import Any
 
 from amlkit.policies.framework import Rule
 
+__all__ = [
+    "BASELINE_POLICY", "BASELINE_SCHEMA", "BLOCKING", "BaselineError", "FIRST_RELEASE", "VERSION_PATTERN",
+    "at_baseline", "check_release", "newer", "pack_release", "rebase", "release",
+]
+
 BASELINE_POLICY = "baseline"
 """The pack config key of the rule baseline (a policy of the pack that checks nothing)."""
 FIRST_RELEASE = "0.1.0"

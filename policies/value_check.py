@@ -38,6 +38,8 @@ from amlkit.policies.azure import (
 from amlkit.policies.framework import Finding, ResourceCheck, ResourceInput, StackCheck, StackResource, as_written, must
 from amlkit.policies.hubs import deciding_workspaces
 
+__all__ = ["V", "ValueCheck", "compute_check", "workspace_check", "workspace_stack_check"]
+
 V = TypeVar("V")
 _UNSET: Any = object()
 

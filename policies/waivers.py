@@ -17,6 +17,12 @@ from typing import Any
 
 from amlkit.policies.framework import Finding, from_wire, urn_name
 
+__all__ = [
+    "AZURE_NAME_INPUTS", "HOW_TO_WAIVE", "Subject", "VIA", "WAIVER_CONTRACT", "WAIVER_CONTRACT_VERSION", "WAIVER_KEYS",
+    "WAIVER_SCHEMA", "WARN_DAYS", "WARN_DAYS_SCHEMA", "Waived", "Waiver", "WaiverContractError", "WaiverError",
+    "apply_waivers", "azure_names", "describe_waived", "edge_schema", "parse_waived", "parse_waivers", "warn_days",
+]
+
 # The contract between the pack and the offline review for waived findings (see `describe_waived`).
 WAIVER_CONTRACT = "amlkit-waivers"
 WAIVER_CONTRACT_VERSION = 2

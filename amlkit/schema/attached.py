@@ -29,6 +29,11 @@ from amlkit.schema.types import (
 )
 from amlkit.schema.workspace import IdentitySpec
 
+__all__ = [
+    "ATTACHED_TARGETS", "AttachedSpec", "AttachedSshSettings", "InstanceTypeName", "InstanceTypeResourcesSpec",
+    "InstanceTypeSpec", "Namespace", "TextMap", "attached_id_allowed", "attached_id_ok",
+]
+
 ATTACHED_TARGETS = {
     "kubernetes": (
         ("Microsoft.ContainerService", ("managedClusters",)),

@@ -32,6 +32,11 @@ from amlkit.schema.types import (
 )
 from amlkit.schema.workspace import IdentitySpec
 
+__all__ = [
+    "AssignedUserSpec", "ClusterSpec", "ClusterSshSettings", "InstanceSpec", "InstanceSshSettings", "MAX_NODES",
+    "NetworkSettingsSpec", "RecurrenceScheduleSpec", "ScheduleEntry", "TriggerSpec",
+]
+
 MAX_NODES = facts.CLUSTER_MAX_NODES
 """The platform's absolute per-cluster node limit (100 by default, raisable to 65,000)."""
 

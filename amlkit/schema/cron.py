@@ -11,6 +11,8 @@ from pydantic import BeforeValidator
 
 from amlkit.schema.types import Allowed, refuse_secret, reject
 
+__all__ = ["Cron", "StartTime", "cron_ok"]
+
 # --- cron ------------------------------------------------------------------------------------------
 
 _CRON_FIELDS: tuple[tuple[str, int, int, dict[str, int]], ...] = (

@@ -31,6 +31,8 @@ from amlkit.schema.types import (
 )
 from amlkit.schema.workspace import ResourceGroupSpec, WorkspaceSpec
 
+__all__ = ["EnvironmentSpec", "TOP_LEVEL_KEYS", "key_path", "merged_tags", "validate_environment"]
+
 
 class EnvironmentSpec(Model):
     """The whole `amlkit:` namespace of a stack, plus `azure-native:location`.

@@ -14,6 +14,17 @@ from amlkit import azure_facts as facts
 from amlkit import regions
 from amlkit.suggest import VM_SIZE_ALLOWED, did_you_mean, size_problem, unknown_key
 
+__all__ = [
+    "AdminUsername", "Allowed", "AppInsightsId", "Bool", "ClusterName", "ComputeName", "ContainerRegistry",
+    "DEFAULT_PROD_LIKE", "DNS_ZONE_GROUP_DEFAULT", "Description", "EnvironmentName", "ExtraRegionName", "Guid",
+    "IdentityId", "InstanceName", "KeyUri", "KeyVaultId", "LogAnalyticsId", "Model", "PRIVATE_ENDPOINT_KEY",
+    "PRIVATE_ENDPOINT_KEY_ALLOWED", "PrivateDnsZoneId", "PrivateEndpointName", "REGIONS_CONTEXT", "RG_PATH", "Region",
+    "RegistryId", "ResourceGroupName", "SECRET_PATHS", "SUB_PATH", "Secret", "SecretValue", "SshPublicKey",
+    "StorageAccountId", "SubnetId", "Tags", "TimeZone", "VmSize", "WorkspaceId", "WorkspaceName", "arm_id", "choice",
+    "credential_problem", "fail", "find_plaintext_credential", "integer", "is_credential_key", "list_of", "map_of",
+    "one_line", "refuse_secret", "reject", "show", "text",
+]
+
 DEFAULT_PROD_LIKE = ("prod", "production")
 SECRET_PATHS = (
     "amlkit:clusters[].ssh_settings.admin_password",

@@ -34,6 +34,12 @@ from amlkit.schema.types import (
     text,
 )
 
+__all__ = [
+    "CustomerManagedKeySpec", "DnsZoneGroupName", "HUB_OWNED", "IdentitySpec", "ManagedNetworkSpec",
+    "PrivateEndpointKey", "PrivateEndpointSpec", "ProjectSpec", "ResourceGroupSpec", "ServerlessComputeSpec",
+    "UserAssignedIdentity", "WorkspaceSpec", "check_identity",
+]
+
 PrivateEndpointKey = text(PRIVATE_ENDPOINT_KEY, PRIVATE_ENDPOINT_KEY_ALLOWED)
 DnsZoneGroupName = text(r"[A-Za-z0-9_.-]{1,80}", "1-80 letters, digits, '_', '.' or '-'")
 

@@ -18,6 +18,8 @@ from amlkit.policies.azure import ATTACHED, ComputeView, compute_of, compute_sub
 from amlkit.policies.framework import CannotLink, Change, Finding, Rule, StackResource, must
 from amlkit.policies.links import Name, Workspaces, linked, workspaces_by_key
 
+__all__ = ["ATTACH_ONCE", "RULE", "check_stack", "target_key"]
+
 ATTACH_ONCE = tuple(kind for kind in ATTACHED if kind not in facts.MULTI_ATTACH_KINDS)
 """The attached compute types a workspace may attach only once."""
 

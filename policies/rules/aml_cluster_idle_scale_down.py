@@ -11,6 +11,8 @@ from amlkit.policies.durations import FORMAT, DurationError, describe_seconds, d
 from amlkit.policies.fixes import Fix, compute_fix
 from amlkit.policies.framework import Finding, ResourceInput, Rule, alz, must
 
+__all__ = ["AZURE_DEFAULT", "RULE", "check"]
+
 AZURE_DEFAULT = facts.CLUSTER_IDLE_DEFAULT_ISO
 
 

@@ -8,6 +8,8 @@ from typing import Any
 from amlkit.policies.azure import CLUSTER, compute_of, compute_subject
 from amlkit.policies.framework import Finding, ResourceInput, Rule, alz, must
 
+__all__ = ["RULE", "check"]
+
 
 def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
     compute = compute_of(resource.type, resource.props, CLUSTER)

@@ -11,6 +11,8 @@ from amlkit.policies.fixes import Fix, compute_fix
 from amlkit.policies.framework import ResourceInput, Rule, alz, checkov
 from amlkit.policies.value_check import ValueCheck, compute_check
 
+__all__ = ["RULE", "check"]
+
 check = compute_check(CLUSTER, ValueCheck(
     read=lambda compute: compute.min_nodes, equals=0, expectation="have minNodeCount 0"))
 

@@ -9,6 +9,8 @@ from amlkit.policies.azure import CLUSTER, compute_of, compute_subject, same_reg
 from amlkit.policies.framework import Finding, Rule, StackResource, cannot_tell, must
 from amlkit.policies.links import linked, workspaces_by_key
 
+__all__ = ["RULE", "check_stack"]
+
 
 def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -> Iterator[Finding]:
     workspaces = workspaces_by_key(resources)

@@ -23,6 +23,8 @@ from amlkit.policies.azure import ComputeView, compute_subject, compute_view, sa
 from amlkit.policies.fixes import Fix, compute_fix
 from amlkit.policies.framework import Finding, ResourceInput, Rule, alz, must
 
+__all__ = ["REMOTE_LOGIN", "RULE", "check"]
+
 REMOTE_LOGIN = "remoteLoginPortPublicAccess"
 
 

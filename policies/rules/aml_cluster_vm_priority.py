@@ -9,6 +9,8 @@ from amlkit.policies.azure import CLUSTER
 from amlkit.policies.framework import Rule
 from amlkit.policies.value_check import ValueCheck, compute_check
 
+__all__ = ["PRIORITIES", "RULE", "check"]
+
 PRIORITIES = facts.VM_PRIORITIES
 
 

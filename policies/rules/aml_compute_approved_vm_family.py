@@ -23,6 +23,8 @@ from amlkit.vmsizes import (
     parse_vm_size,
 )
 
+__all__ = ["EXAMPLE_CPU", "EXAMPLE_GPU", "KEY", "NAME", "ONLINE_KEY", "RULE", "allowed_families", "check"]
+
 NAME = "aml-compute-approved-vm-family"
 
 

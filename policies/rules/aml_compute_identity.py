@@ -44,6 +44,11 @@ from amlkit.policies.azure import (
 from amlkit.policies.framework import CannotLink, Change, Finding, Rule, StackResource, cannot_tell, must
 from amlkit.policies.links import Name, Stack, Workspaces, both, workspace_of
 
+__all__ = [
+    "Assignments", "CLASSIC_USER_ASSIGNED_IDENTITY", "CONTRIBUTOR", "EITHER", "IDLE", "OWNER", "RULE", "SYSTEM", "USER",
+    "USER_ASSIGNED_IDENTITY", "check_stack", "identity_kinds", "idle_shutdown",
+]
+
 SYSTEM = "systemassigned"
 USER = "userassigned"
 EITHER = "have a managed identity, either SystemAssigned or UserAssigned"

@@ -23,6 +23,8 @@ from amlkit.policies.framework import Finding, Rule, StackResource, must
 from amlkit.policies.links import workspaces_by_key
 from amlkit.policies.rules.aml_compute_identity import Assignments, identity_kinds, idle_shutdown
 
+__all__ = ["NAME", "RULE", "check_stack"]
+
 NAME = "aml-compute-instance-identity"
 
 

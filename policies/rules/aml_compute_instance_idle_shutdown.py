@@ -19,6 +19,8 @@ from amlkit.policies.durations import FORMAT, DurationError, duration_seconds
 from amlkit.policies.fixes import Fix, compute_fix
 from amlkit.policies.framework import Finding, ResourceInput, Rule, azure_policy, must, psrule
 
+__all__ = ["ENABLED", "MAX_MINUTES", "MIN_MINUTES", "NO_IDLE_SHUTDOWN", "RULE", "STOP", "check"]
+
 MIN_MINUTES = facts.INSTANCE_IDLE_MINUTES_MIN
 MAX_MINUTES = facts.INSTANCE_IDLE_MINUTES_MAX
 STOP, ENABLED = "Stop", "Enabled"

@@ -24,6 +24,8 @@ from amlkit.policies.azure import (
 )
 from amlkit.policies.framework import Finding, Rule, StackResource, must
 
+__all__ = ["RULE", "SENTENCE", "SOURCE", "check_stack"]
+
 SOURCE = "how-to-create-attach-compute-cluster.md, Limitations"
 SENTENCE = ("Compute clusters can be created in a different region than your workspace. This functionality is only "
             "available for compute clusters, not compute instances.")

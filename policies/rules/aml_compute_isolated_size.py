@@ -13,6 +13,8 @@ from amlkit.policies.framework import Finding, ResourceInput, Rule, must
 from amlkit.policies.rules.aml_compute_retired_vm_series import as_of, known_size
 from amlkit.vmsizes import Catalogue, all_sizes, status
 
+__all__ = ["NAME", "RULE", "check", "findings", "offered", "required"]
+
 NAME = "aml-compute-isolated-size"
 
 

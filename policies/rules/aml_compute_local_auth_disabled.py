@@ -29,6 +29,8 @@ from amlkit.policies.fixes import Fix, compute_fix
 from amlkit.policies.framework import ResourceInput, Rule, azure_policy, checkov, mcsb, psrule
 from amlkit.policies.value_check import ValueCheck, compute_check
 
+__all__ = ["RULE", "check"]
+
 check = compute_check(MANAGED, ValueCheck(
     read=lambda compute: compute.disable_local_auth_given, equals=True,
     expectation="set disableLocalAuth to true", default=facts.LOCAL_AUTH_DISABLED_DEFAULT))

@@ -27,6 +27,8 @@ from amlkit.policies.framework import (
 from amlkit.policies.hubs import JUDGED_BY_HUB, hub_of, hub_text, is_project
 from amlkit.policies.links import linked, workspaces_by_key
 
+__all__ = ["EXPECTATION", "ISOLATED_MODES", "RULE", "check_stack"]
+
 ISOLATED_MODES = tuple(m for m in facts.MANAGED_NETWORK_ISOLATION_MODES if m != facts.MANAGED_NETWORK_ISOLATION_DEFAULT)
 EXPECTATION = ("have a subnet or belong to a workspace whose managed network is isolated (isolationMode "
                f"{' or '.join(ISOLATED_MODES)})")

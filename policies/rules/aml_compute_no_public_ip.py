@@ -11,6 +11,8 @@ from amlkit.policies.fixes import Fix, compute_fix
 from amlkit.policies.framework import ResourceInput, Rule
 from amlkit.policies.value_check import ValueCheck, compute_check
 
+__all__ = ["RULE", "check"]
+
 check = compute_check(MANAGED, ValueCheck(
     read=lambda compute: compute.enable_node_public_ip_given, equals=False,
     expectation="set enableNodePublicIp to false", default=facts.NODE_PUBLIC_IP_DEFAULT))

@@ -17,6 +17,8 @@ from amlkit.policies.azure import sized_of
 from amlkit.policies.framework import Finding, ResourceInput, Rule, must, review_date
 from amlkit.vmsizes import Catalogue, VmSize, parse_vm_size
 
+__all__ = ["NAME", "RULE", "as_of", "check", "findings", "known_size", "successors"]
+
 NAME = "aml-compute-retired-vm-series"
 
 

@@ -17,6 +17,8 @@ from amlkit.policies.framework import Finding, ResourceInput, Rule, must
 from amlkit.policies.rules.aml_compute_retired_vm_series import as_of, known_size, successors
 from amlkit.vmsizes import Catalogue
 
+__all__ = ["DEFAULT_LEAD_DAYS", "NAME", "RULE", "check", "findings", "lead_days"]
+
 NAME = "aml-compute-vm-series-retiring"
 DEFAULT_LEAD_DAYS = 365
 

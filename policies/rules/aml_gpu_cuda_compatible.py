@@ -17,6 +17,8 @@ from amlkit.policies.framework import Finding, ResourceInput, Rule, must
 from amlkit.policies.rules.aml_compute_retired_vm_series import known_size
 from amlkit.vmsizes import VmSize, cuda_tuple, gpu_architecture, min_cuda
 
+__all__ = ["NAME", "PATTERN", "RULE", "check", "cuda_version", "incompatibility"]
+
 NAME = "aml-gpu-cuda-compatible"
 PATTERN = r"^\d+\.\d+$"
 

@@ -33,6 +33,8 @@ from amlkit.policies.framework import Finding, Rule, StackResource, cannot_tell,
 from amlkit.policies.hubs import hub_of, hub_text, is_project, managed_network_of
 from amlkit.policies.links import CannotLink, Stack, linked, workspaces_by_key
 
+__all__ = ["ATTACHED", "EXPECTATION", "REGION", "RULE", "SOURCE", "SUBNET", "UNSUPPORTED_ATTACHED", "check_stack"]
+
 SOURCE = "how-to-managed-network.md, Limitations"
 REGION = "Creating a compute cluster in a different region than the workspace isn't supported when using a managed " \
          "virtual network"

@@ -23,6 +23,8 @@ from amlkit.policies.framework import Finding, Rule, StackResource, cannot_tell,
 from amlkit.policies.hubs import managed_network_of
 from amlkit.policies.links import CannotLink, Name, Stack, is_group
 
+__all__ = ["Protected", "RULE", "SENTENCE", "SOURCE", "check_stack"]
+
 SOURCE = "how-to-managed-network.md, Limitations"
 SENTENCE = ("Make sure there are no scope locks on the Azure Machine Learning resources and resource group. Internal "
             "operations related to managed virtual network might be blocked.")

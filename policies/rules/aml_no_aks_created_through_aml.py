@@ -8,6 +8,8 @@ from typing import Any
 from amlkit.policies.azure import compute_subject, compute_view, same_value
 from amlkit.policies.framework import Finding, ResourceInput, Rule, alz, must
 
+__all__ = ["KUBERNETES_TYPES", "RULE", "check"]
+
 KUBERNETES_TYPES = ("AKS", "Kubernetes")
 
 

@@ -18,6 +18,8 @@ from typing import Any
 from amlkit.policies.arm import LOCK_AT_RESOURCE, LOCK_BY_SCOPE, LockView, is_lock
 from amlkit.policies.framework import Finding, Rule, StackResource, must
 
+__all__ = ["BATCH_RESOURCE", "RULE", "check_stack", "is_batch_resource"]
+
 BATCH_RESOURCE = re.compile(
     r"^.+-azurebatch-cloudservice(?:networksecurityg?group|publicip|loadbalancer)$", re.IGNORECASE
 )

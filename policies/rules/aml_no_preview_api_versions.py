@@ -18,6 +18,8 @@ from typing import Any
 from amlkit.policies.framework import Finding, ResourceInput, Rule, must
 from amlkit.tokens import type_parts
 
+__all__ = ["RULE", "check"]
+
 
 def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
     parts = type_parts(resource.type)

@@ -35,6 +35,8 @@ from amlkit.policies.azure import read_known
 from amlkit.policies.framework import Finding, Rule, StackResource, cannot_tell, must
 from amlkit.policies.links import CannotLink, Stack
 
+__all__ = ["RULE", "check_stack"]
+
 
 def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -> Iterator[Finding]:
     locks = [LockView(r) for r in resources if is_lock(r)]

@@ -31,6 +31,8 @@ from amlkit.policies.azure import (
 from amlkit.policies.framework import Finding, Rule, StackResource, must
 from amlkit.policies.hubs import managed_network_of
 
+__all__ = ["RULE", "SENTENCE", "SOURCE", "check_stack"]
+
 SOURCE = "how-to-managed-network.md, Manually provision a managed VNet"
 SENTENCE = ("To create an online deployment, you must manually provision the managed network, or create a compute "
             "instance first which will automatically provision it.")

@@ -20,6 +20,8 @@ from amlkit.policies.framework import Finding, ResourceInput, Rule, must
 from amlkit.policies.rules.aml_compute_retired_vm_series import known_size
 from amlkit.vmsizes import Catalogue, VmSize, default_online_series, online_sizes
 
+__all__ = ["CLOSEST", "NAME", "RULE", "SOURCE", "check", "closest_listed"]
+
 NAME = "aml-online-deployment-supported-size"
 SOURCE = "reference-managed-online-endpoints-vm-sku-list.md"
 CLOSEST = 3

@@ -61,6 +61,12 @@ from amlkit.vmsizes import (
     quota_key,
 )
 
+__all__ = [
+    "Budget", "Counted", "DEFAULT_COMPUTE_LIMIT", "Demand", "MAX_COMPUTE_LIMIT", "NAME", "RENAMED", "RULE",
+    "UPGRADE_RESERVE", "check_stack", "compute_limit_breaches", "dedicated_breaches", "demand_of", "deployment_demand",
+    "low_priority_breaches", "managed_deployment", "read_budget",
+]
+
 NAME = "aml-quota-budget"
 DEFAULT_COMPUTE_LIMIT = facts.REGIONAL_COMPUTE_LIMIT_DEFAULT
 MAX_COMPUTE_LIMIT = facts.REGIONAL_COMPUTE_LIMIT_MAX

@@ -21,6 +21,8 @@ from amlkit.policies.fixes import Fix
 from amlkit.policies.framework import Finding, ResourceInput, Rule, azure_policy, must
 from amlkit.tokens import type_parts
 
+__all__ = ["RULE", "TAGGABLE_TYPES", "check"]
+
 TAGGABLE_TYPES = (
     "machinelearningservices:Workspace",
     "machinelearningservices:Compute",

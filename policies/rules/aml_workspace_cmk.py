@@ -19,6 +19,8 @@ from typing import Any
 from amlkit.policies.azure import WorkspaceView, same_value, workspace_view
 from amlkit.policies.framework import Finding, ResourceInput, Rule, azure_policy, mcsb, must
 
+__all__ = ["RULE", "check"]
+
 
 def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
     workspace = workspace_view(resource.type, resource.props)

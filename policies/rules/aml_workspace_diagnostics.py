@@ -34,6 +34,8 @@ from amlkit.policies.azure import (
 from amlkit.policies.framework import Change, Finding, Rule, StackResource, azure_policy, cannot_tell, mcsb, must
 from amlkit.policies.links import Stack
 
+__all__ = ["EXPECTATION", "LOGS_EXPECTATION", "NAME", "RULE", "Settings", "check_stack"]
+
 NAME = "aml-workspace-diagnostics"
 EXPECTATION = "have a diagnostic setting (monitor:DiagnosticSetting whose resourceUri is the workspace's id)"
 

@@ -13,6 +13,8 @@ from amlkit.policies.framework import Rule, alz
 from amlkit.policies.hubs import JUDGED_BY_HUB
 from amlkit.policies.value_check import ValueCheck, workspace_stack_check
 
+__all__ = ["RULE", "check_stack"]
+
 check_stack = workspace_stack_check("HBI setting", ValueCheck(
     read=lambda workspace: workspace.hbi_workspace, equals=True, expectation="have hbiWorkspace true"))
 

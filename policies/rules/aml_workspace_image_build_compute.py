@@ -25,6 +25,8 @@ from amlkit.policies.azure import MANAGED, compute_view, read_known, registry_vi
 from amlkit.policies.framework import Finding, Rule, StackResource, cannot_tell, must
 from amlkit.policies.links import Name, Stack, Workspaces, both, is_compute, is_group, linked, workspaces_by_key
 
+__all__ = ["EXPECTATION", "RULE", "SOURCE", "check_stack"]
+
 SOURCE = "how-to-managed-network.md, Configure image builds"
 EXPECTATION = "name a compute cluster or instance of the workspace in imageBuildCompute"
 

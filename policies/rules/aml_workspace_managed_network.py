@@ -16,6 +16,8 @@ from amlkit.policies.framework import Rule, azure_policy, mcsb
 from amlkit.policies.hubs import JUDGED_BY_HUB
 from amlkit.policies.value_check import ValueCheck, workspace_stack_check
 
+__all__ = ["MODES", "RULE", "check_stack"]
+
 MODES = list(facts.MANAGED_NETWORK_ISOLATION_MODES)
 check_stack = workspace_stack_check("managed network", ValueCheck(
     read=lambda workspace: workspace.managed_network_isolation_mode, one_of="allowedIsolationModes",

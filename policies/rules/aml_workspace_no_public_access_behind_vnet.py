@@ -10,6 +10,8 @@ from __future__ import annotations
 from amlkit.policies.framework import Rule, alz, mcsb, psrule
 from amlkit.policies.value_check import ValueCheck, workspace_check
 
+__all__ = ["RULE", "check"]
+
 check = workspace_check(ValueCheck(
     read=lambda workspace: workspace.allow_public_access_when_behind_vnet, equals=False,
     expectation="have allowPublicAccessWhenBehindVnet false"))

@@ -52,6 +52,8 @@ from amlkit.policies.framework import (
 )
 from amlkit.policies.links import Stack
 
+__all__ = ["EXPECTATION", "RULE", "check_stack"]
+
 EXPECTATION = "have a private endpoint (group amlworkspace) when publicNetworkAccess is Disabled"
 
 

@@ -14,6 +14,8 @@ from amlkit.policies.framework import Rule, azure_policy, checkov, mcsb, psrule
 from amlkit.policies.hubs import JUDGED_BY_HUB
 from amlkit.policies.value_check import ValueCheck, workspace_stack_check
 
+__all__ = ["RULE", "check_stack"]
+
 check_stack = workspace_stack_check("public network access", ValueCheck(
     read=lambda workspace: workspace.public_network_access, equals="Disabled",
     expectation="have publicNetworkAccess Disabled"))

@@ -29,6 +29,8 @@ from amlkit import azure_facts as facts
 from amlkit.policies.azure import same_value, workspace_view
 from amlkit.policies.framework import Finding, ResourceInput, Rule, as_written, must
 
+__all__ = ["EXPECTATION", "RULE", "check"]
+
 EXPECTATION = ("have serverlessComputeSettings.serverlessComputeNoPublicIP true for serverless compute in its "
                "custom subnet")
 

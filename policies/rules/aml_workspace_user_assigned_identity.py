@@ -21,6 +21,8 @@ from typing import Any
 from amlkit.policies.azure import WorkspaceView, workspace_view
 from amlkit.policies.framework import Finding, ResourceInput, Rule, azure_policy, mcsb, must, psrule
 
+__all__ = ["EXPECTATION", "RULE", "check"]
+
 EXPECTATION = ("use a user-assigned identity (identity type including UserAssigned and primaryUserAssignedIdentity "
                "set to one of identity.userAssignedIdentities)")
 

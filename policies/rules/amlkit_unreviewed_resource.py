@@ -17,6 +17,8 @@ from typing import Any
 from amlkit.policies.azure import unmapped
 from amlkit.policies.framework import Finding, ResourceInput, Rule, must
 
+__all__ = ["EXPECTATION", "RULE", "check"]
+
 EXPECTATION = "be of a type and shape amlkit's rules read, or it is not reviewed at all"
 
 

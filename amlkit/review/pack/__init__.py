@@ -3,3 +3,5 @@ conversation (`driver`), the `--policy-pack-config` reconciliation (`config`), s
 their configs (`multi`), what a diagnostic becomes in the report (`findings`), amlkit's own pack
 described without starting it (`info`) and the start-up check that "cannot tell" still reads as
 unknown (`canary`)."""
+
+__all__: list[str] = []

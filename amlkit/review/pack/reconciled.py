@@ -15,6 +15,8 @@ from typing import Any
 from amlkit.review.pack.config import PolicyConfig, PolicySchema, reconcile
 from amlkit.review.pack.info import rule_baseline
 
+__all__ = ["reconciled"]
+
 _CACHE: dict[tuple[bytes, bytes, str | None, bool], dict[str, PolicyConfig]] = {}
 _MAX = 8  # distinct (pack, config file) pairs kept, as driver._schemas keeps distinct packs
 

@@ -10,6 +10,11 @@ from typing import Any
 
 from amlkit.review.secrets import REDACTED, SECRET_SIG_KEY, UNKNOWN
 
+__all__ = [
+    "CLUSTER", "INFERENCE_CLUSTER", "INSTANCE", "LOCKS", "SYNAPSE_SPARK", "WORKSPACE", "cluster", "enabled",
+    "inference_cluster", "instance", "lock", "negated", "synapse_spark", "workspace",
+]
+
 WORKSPACE = "azure:machinelearning/workspace:Workspace"
 CLUSTER = "azure:machinelearning/computeCluster:ComputeCluster"
 INSTANCE = "azure:machinelearning/computeInstance:ComputeInstance"
