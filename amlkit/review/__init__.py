@@ -40,6 +40,7 @@ if TYPE_CHECKING:
         Remediation,
         ResourceRecord,
         Review,
+        Severity,
         StackReview,
         Unknown,
         Violation,
@@ -50,14 +51,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ErrorKind", "Level", "Lookup", "PackInfo", "Plan", "PolicyInfo", "Remediation", "ResourceRecord", "Review",
-    "ReviewOptions", "StackReview", "Unknown", "Violation", "audit", "review",
+    "ReviewOptions", "Severity", "StackReview", "Unknown", "Violation", "audit", "review",
 ]
 
 # name -> the module defining it; the engine and the audit load grpc and the SDKs, so nothing loads before use
 _HOMES = {
     "review": "engine", "audit": "state_audit", "ReviewOptions": "options", "Plan": "plan.diff",
     **dict.fromkeys(("ErrorKind", "Level", "Lookup", "PackInfo", "PolicyInfo", "Remediation", "ResourceRecord",
-                     "Review", "StackReview", "Unknown", "Violation"), "model"),
+                     "Review", "Severity", "StackReview", "Unknown", "Violation"), "model"),
 }
 
 

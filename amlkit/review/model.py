@@ -18,11 +18,12 @@ if TYPE_CHECKING:  # the plan's module is the plan layer's; a review without a p
 
 __all__ = [
     "LEVEL_ORDER", "ErrorKind", "Level", "Lookup", "PACK_DEFAULTS", "PackInfo", "PolicyInfo", "Remediation",
-    "ResourceRecord",
-    "Review", "StackReview", "Unknown", "Violation",
+    "ResourceRecord", "Review", "Severity", "StackReview", "Unknown", "Violation",
 ]
 
 Level = Literal["mandatory", "advisory", "waived"]
+# a policy's severity as the analyzer protocol's PolicySeverity names it; "unspecified" when the pack set none
+Severity = Literal["low", "medium", "high", "critical", "unspecified"]
 # why a stack was not reviewed: "config" (stack file, policy config or component argument: exit 2), "program",
 # "pack" or "internal" (an unexpected error of the review itself) (exit 3)
 ErrorKind = Literal["config", "program", "pack", "internal"]
@@ -37,7 +38,7 @@ class PolicyInfo:
     name: str
     description: str
     level: str  # effective level: mandatory | advisory | disabled
-    severity: str  # low | medium | high | critical | unspecified
+    severity: Severity
     remediation: str = ""
     url: str = ""
     tags: tuple[str, ...] = ()
@@ -79,7 +80,7 @@ class ResourceRecord:
 class Violation:
     policy: str
     level: Level
-    severity: str
+    severity: Severity
     urn: str
     type: str
     resource: str  # logical name

@@ -17,7 +17,7 @@ API = {
     "Review": model.Review, "StackReview": model.StackReview, "Violation": model.Violation,
     "Unknown": model.Unknown, "Lookup": model.Lookup, "ResourceRecord": model.ResourceRecord,
     "PackInfo": model.PackInfo, "PolicyInfo": model.PolicyInfo, "Plan": diff.Plan, "Level": model.Level,
-    "ErrorKind": model.ErrorKind, "Remediation": model.Remediation,
+    "ErrorKind": model.ErrorKind, "Remediation": model.Remediation, "Severity": model.Severity,
 }
 
 

@@ -30,6 +30,7 @@ from amlkit.errors import ReviewFailed
 from amlkit.policies.framework import PACK_NAME
 from amlkit.policies.rule_baseline import BASELINE_POLICY
 from amlkit.policies.secret_reads import BY_VALUE_NOTE
+from amlkit.review.model import Severity
 from amlkit.review.pack.config import PolicyConfig, PolicySchema
 from amlkit.review.pack.info import pack_version
 from amlkit.review.pack.reconciled import reconciled
@@ -51,8 +52,9 @@ VERBOSE_STDERR_LINES = 20  # the end of a failed pack's stderr that --verbose sh
 _LEVEL_NAMES = {analyzer_pb2.ADVISORY: "advisory", analyzer_pb2.MANDATORY: "mandatory",
                 analyzer_pb2.DISABLED: "disabled", analyzer_pb2.REMEDIATE: "remediate"}
 _LEVEL_VALUES = {name: value for value, name in _LEVEL_NAMES.items()}
-_SEVERITY_NAMES = {analyzer_pb2.POLICY_SEVERITY_LOW: "low", analyzer_pb2.POLICY_SEVERITY_MEDIUM: "medium",
-               analyzer_pb2.POLICY_SEVERITY_HIGH: "high", analyzer_pb2.POLICY_SEVERITY_CRITICAL: "critical"}
+_SEVERITY_NAMES: dict[int, Severity] = {
+    analyzer_pb2.POLICY_SEVERITY_LOW: "low", analyzer_pb2.POLICY_SEVERITY_MEDIUM: "medium",
+    analyzer_pb2.POLICY_SEVERITY_HIGH: "high", analyzer_pb2.POLICY_SEVERITY_CRITICAL: "critical"}
 
 
 @dataclass(frozen=True)
@@ -61,7 +63,7 @@ class Diagnostic:
 
     policy: str
     level: str  # mandatory | advisory
-    severity: str
+    severity: Severity
     urn: str  # empty for stack-level findings without a resource
     message: str  # the reported text only (description prefix removed)
     unknown: bool = False
@@ -461,12 +463,12 @@ def find_failing_policy(pack: PackProcess, request: analyzer_pb2.AnalyzeRequest,
     return None
 
 
-def severity_name(severity: analyzer_pb2.PolicySeverity.ValueType) -> str:
+def severity_name(severity: analyzer_pb2.PolicySeverity.ValueType) -> Severity:
     """A policy's or diagnostic's protocol severity as reports name it (`unspecified` when not set)."""
     return _SEVERITY_NAMES.get(severity, "unspecified")
 
 
-def policy_severities(analysis: Analysis) -> dict[str, str]:
+def policy_severities(analysis: Analysis) -> dict[str, Severity]:
     """Policy name -> its severity, as the pack described it (GetAnalyzerInfo)."""
     return {p.name: severity_name(p.severity) for p in analysis.policies}
 
