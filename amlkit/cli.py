@@ -30,7 +30,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from amlkit import __version__, merge_cmd, sizes_cmd
+from amlkit import __version__, fix_cmd, merge_cmd, sizes_cmd
 from amlkit.commands import register, stacks_from_files
 from amlkit.errors import UsageError
 from amlkit.guard import guarded
@@ -132,6 +132,8 @@ register(app)
 app.command(name="sizes")(sizes_cmd.sizes)
 # this very module, also when it runs as __main__ (`python -m amlkit.cli`): its ReportFormat is the options'
 app.command(name="merge")(merge_cmd.command(Formats, Outputs, NoColor, sys.modules[__name__]))
+app.command(name="fix")(fix_cmd.command(StackFiles, ProjectDir, Stacks, PolicyPackConfig, Jobs, Timeout, Verbose,
+                                        sys.modules[__name__]))
 server_app = typer.Typer(help="The opt-in persistent review server for pre-commit hooks and editors: later "
                          "`amlkit check` / `preview` commands under its directories use it (same output, same "
                          "exit code) while it runs.", no_args_is_help=True)

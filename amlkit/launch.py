@@ -52,9 +52,9 @@ def project_hint(args: list[str]) -> Path:
 
 
 def reviews(args: list[str]) -> bool:
-    """Whether the command line runs a review (`check`, `preview` or `analyze`, not just their help)."""
+    """Whether the command line runs a review (`check`, `preview`, `analyze` or `fix`, not just their help)."""
     command = next((a for a in args if not a.startswith("-")), None)
-    return command in ("check", "preview", "analyze") and not {"--help", "-h"} & set(args)
+    return command in ("check", "preview", "analyze", "fix") and not {"--help", "-h"} & set(args)
 
 
 def audits(args: list[str]) -> bool:

@@ -363,10 +363,10 @@ def test_check_on_a_changed_program_file_reviews_every_stack_of_its_project(tmp_
 HOOKS = Path(__file__).resolve().parents[1] / ".pre-commit-hooks.yaml"
 
 
-def hook() -> dict[str, object]:
+def hook(name: str = "amlkit-check") -> dict[str, object]:
     hooks = yaml.safe_load(HOOKS.read_text(encoding="utf-8"))
-    assert [h["id"] for h in hooks] == ["amlkit-check"]
-    return hooks[0]
+    assert [h["id"] for h in hooks] == ["amlkit-check", "amlkit-fix"]  # amlkit-fix: tests/test_fix_cmd.py
+    return next(h for h in hooks if h["id"] == name)
 
 
 def test_hook_runs_amlkit_check_on_the_files() -> None:

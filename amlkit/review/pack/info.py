@@ -23,8 +23,8 @@ import yaml
 from amlkit.errors import ReviewFailed, UsageError
 from amlkit.review.model import PackInfo, PolicyInfo
 
-__all__ = ["POLICY_PACK_FILES", "PYTHON_PACK_VERSION", "default_pack_dir", "installed_pack_dir", "own_pack_info",
-           "pack_info", "pack_version", "rule_baseline"]
+__all__ = ["POLICY_PACK_FILES", "PYTHON_PACK_VERSION", "default_pack_dir", "installed_pack_dir", "own_config",
+           "own_pack_info", "pack_info", "pack_version", "rule_baseline"]
 
 POLICY_PACK_FILES = ("PulumiPolicy.yaml", "__main__.py")
 
@@ -81,19 +81,10 @@ def own_pack_info(pack_dir: Path, config: Path | None = None) -> PackInfo:
     `baseline` entry, a policy of the pack that checks nothing: `amlkit.policies.rule_baseline`)."""
     from amlkit.policies import all_rules
     from amlkit.policies.framework import PACK_NAME
-    from amlkit.policies.rule_baseline import BASELINE_POLICY, BASELINE_SCHEMA
-    from amlkit.policies.waivers import edge_schema
-    from amlkit.review.pack.config import PolicyConfig, PolicySchema, load_config_file, reconcile
+    from amlkit.review.pack.config import PolicyConfig
 
     rules = all_rules()
-    schemas = [PolicySchema(rule.name, rule.level, _wire({**rule.config, **edge_schema()}))
-               for rule in rules]
-    schemas.append(PolicySchema(BASELINE_POLICY, "advisory", _wire(BASELINE_SCHEMA)))
-    file_config = load_config_file(config) if config else None
-    name = str(config) if config else None
-    # without a file the result is the rules' own defaults, valid by construction (tests/review/test_pack_info.py
-    # validates them): `amlkit rules` then skips jsonschema (~40 ms); the review's pack validates as the engine does
-    levels = rule_baseline(reconcile(schemas, {}, file_config, name, validate=file_config is not None), name)
+    levels = own_config(config)
     policies = tuple(
         PolicyInfo(
             name=rule.name, description=rule.description,
@@ -106,6 +97,24 @@ def own_pack_info(pack_dir: Path, config: Path | None = None) -> PackInfo:
         for rule in rules
     )
     return PackInfo(PACK_NAME, pack_version(pack_dir, PYTHON_PACK_VERSION), policies)
+
+
+def own_config(config: Path | None = None, project_dir: Path | None = None) -> dict[str, Any]:
+    """amlkit's pack config (policy name -> PolicyConfig: effective level and properties, defaults included) as
+    the pack runs with `config` (None: its defaults): reconciled as the engine does, then its rule baseline
+    applied. `project_dir`: a config inside it that links out of it is refused (`load_config_file`)."""
+    from amlkit.policies import all_rules
+    from amlkit.policies.rule_baseline import BASELINE_POLICY, BASELINE_SCHEMA
+    from amlkit.policies.waivers import edge_schema
+    from amlkit.review.pack.config import PolicySchema, load_config_file, reconcile
+
+    schemas = [PolicySchema(rule.name, rule.level, _wire({**rule.config, **edge_schema()})) for rule in all_rules()]
+    schemas.append(PolicySchema(BASELINE_POLICY, "advisory", _wire(BASELINE_SCHEMA)))
+    file_config = load_config_file(config, project_dir) if config else None
+    name = str(config) if config else None
+    # without a file the result is the rules' own defaults, valid by construction (tests/review/test_pack_info.py
+    # validates them): `amlkit rules` then skips jsonschema (~40 ms); the review's pack validates as the engine does
+    return rule_baseline(reconcile(schemas, {}, file_config, name, validate=file_config is not None), name)
 
 
 def rule_baseline(config: dict[str, Any], file: str | None) -> dict[str, Any]:

@@ -23,13 +23,14 @@ from amlkit.errors import CouldNotFinish, UsageError
 __all__ = ["write_report"]
 
 
-def write_report(path: Path, text: str) -> None:
-    """Write `text` to `path` atomically (see the module doc)."""
+def write_report(path: Path, text: str, what: str = "report") -> None:
+    """Write `text` to `path` atomically (see the module doc); `what` the file is, for messages (`amlkit fix`
+    writes stack files with it)."""
     target = Path(os.path.realpath(path))
     if not target.parent.is_dir():
-        raise UsageError(f"{path}: cannot write the report: no directory {target.parent}")
+        raise UsageError(f"{path}: cannot write the {what}: no directory {target.parent}")
     if target.is_dir():
-        raise UsageError(f"{path}: cannot write the report: it is a directory")
+        raise UsageError(f"{path}: cannot write the {what}: it is a directory")
     existing = target.exists()
     try:
         if existing and not os.access(target, os.W_OK):  # a plain write would be refused: so is this one
@@ -41,8 +42,8 @@ def write_report(path: Path, text: str) -> None:
             return
         _replace(target, text, stat.S_IMODE(info.st_mode) if info is not None else None)
     except OSError as error:
-        left = "the previous report is unchanged" if existing else "no report was written"
-        raise CouldNotFinish(f"{path}: cannot write the report: {error.strerror or error}; {left}") from error
+        left = f"the previous {what} is unchanged" if existing else f"no {what} was written"
+        raise CouldNotFinish(f"{path}: cannot write the {what}: {error.strerror or error}; {left}") from error
 
 
 def _replace(target: Path, text: str, mode: int | None) -> None:
