@@ -364,6 +364,8 @@ def test_a_program_crash_and_a_stack_file_typo_are_per_stack_too() -> None:
     (["check", "--state=prod.json", "-C", "proj"], True, "proj", True),
     (["analyze", "--file", "prod.json"], True, ".", True),
     (["preview", "--state", "prod.json"], True, ".", False),  # a plan runs the program
+    (["fix", "--check", "-C", "proj"], True, "proj", False),  # `amlkit fix` reviews first
+    (["fix", "--help"], False, ".", False),
 ])
 def test_the_fork_server_is_started_early_only_for_a_review(args: list[str], reviews: bool, hint: str,
                                                             audits: bool) -> None:
