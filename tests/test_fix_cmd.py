@@ -1,13 +1,18 @@
-"""`amlkit fix` (amlkit.fix_cmd): the docs show the diff the command gives; usage errors exit 2 without a
-traceback."""
+"""`amlkit fix` (amlkit.fix_cmd) end to end on the real engine: the done-when stack (min 2 nodes, public SSH, a
+missing required tag) gets three key changes with comments kept, --diff and --check write nothing, the fixed file
+passes `amlkit check`; the pre-commit hook's entry runs; a platform repository's program findings are only
+printed. Usage errors run against no engine."""
 
 from __future__ import annotations
 
+import re
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from typer.testing import CliRunner
 
 from amlkit import cli
@@ -58,6 +63,74 @@ def _project(tmp_path: Path, source: Path = FIXTURE) -> Path:
     project = tmp_path / "project"
     shutil.copytree(source, project, ignore=shutil.ignore_patterns(".venv", "__pycache__"))
     return project
+
+
+@pytest.mark.slow
+def test_three_key_changes_then_the_fixed_file_passes_check(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    project = _project(tmp_path)
+    monkeypatch.chdir(project)
+    stack_file = project / "Pulumi.team.yaml"
+    before = stack_file.read_text(encoding="utf-8")
+    stack_file.chmod(0o640)
+
+    shown = runner.invoke(cli.app, ["fix", "--diff"])
+    assert (shown.exit_code, shown.stdout) == (0, DIFF), shown.output
+    assert shown.stderr == CHANGES + "amlkit fix: would make 3 change(s) in 1 stack file(s) (Pulumi.team.yaml)\n"
+    checked = runner.invoke(cli.app, ["fix", "--check"])
+    assert (checked.exit_code, checked.stdout) == (
+        1, CHANGES + "amlkit fix: would make 3 change(s) in 1 stack file(s) (Pulumi.team.yaml)\n")
+    assert stack_file.read_text(encoding="utf-8") == before  # --diff and --check write nothing
+
+    fixed = runner.invoke(cli.app, ["fix"])
+    assert (fixed.exit_code, fixed.stdout) == (
+        0, CHANGES + "amlkit fix: made 3 change(s) in 1 stack file(s) (Pulumi.team.yaml)\n")
+    assert stack_file.read_text(encoding="utf-8") == FIXED.read_text(encoding="utf-8")
+    assert stack_file.stat().st_mode & 0o777 == 0o640
+
+    review = runner.invoke(cli.app, ["check", "-f", "json"])
+    assert review.exit_code == 0, review.output
+    assert "aml-cluster-min-nodes-zero" not in review.stdout and "aml-cluster-ssh-disabled" not in review.stdout
+    assert "aml-required-tags" not in review.stdout
+    again = runner.invoke(cli.app, ["fix", "--check"])
+    assert (again.exit_code, again.stdout) == (0, "amlkit fix: no stack file to change\n")
+
+
+@pytest.mark.slow
+def test_the_pre_commit_hook_entry_runs_on_the_changed_stack_file(tmp_path: Path) -> None:
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    hook = next(h for h in hooks if h["id"] == "amlkit-fix")
+    assert hook["entry"] == "amlkit fix --check --diff"
+    check_files = next(h for h in hooks if h["id"] == "amlkit-check")["files"]
+    assert (hook["pass_filenames"], hook["require_serial"], hook["files"]) == (True, True, check_files)
+    project = _project(tmp_path)
+    changed = [path for path in ("Pulumi.team.yaml", "policy-config/team.json", "README.md")
+               if re.search(hook["files"], path)]
+    assert changed == ["Pulumi.team.yaml", "policy-config/team.json"]
+    command = [str(AMLKIT), *hook["entry"].split()[1:], *changed]
+    ran = subprocess.run(command, cwd=project, capture_output=True, text=True, timeout=600, check=False)
+    assert (ran.returncode, ran.stdout) == (1, DIFF), ran.stderr
+    assert (project / "Pulumi.team.yaml").read_text(encoding="utf-8") == (FIXTURE / "Pulumi.team.yaml").read_text(
+        encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_platform_repo_program_findings_are_printed_never_edited(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    project = _project(tmp_path, ROOT / "examples" / "platform-repo")
+    nonprod = project / "stacks" / "Pulumi.nonprod.yaml"
+    nonprod.write_text(nonprod.read_text(encoding="utf-8").replace("idleSeconds: 120\n    - name: gpu",
+                                                                   "idleSeconds: 1800\n    - name: gpu"), "utf-8")
+    files = {path: path.read_bytes() for path in project.rglob("*") if path.is_file()}
+    monkeypatch.chdir(project)
+    result = runner.invoke(cli.app, ["fix"])
+    line = next(number for number, text in enumerate((project / "__main__.py").read_text().splitlines(), 1)
+                if "ComputeCluster(" in text)
+    assert (result.exit_code, result.stdout) == (0, (
+        f"__main__.py:{line}: set properties.properties.scaleSettings.nodeIdleTimeBeforeScaleDown to \"PT300S\" "
+        "(aml-cluster-idle-scale-down, resource cpu-cluster-compute) (not changed: a program file: amlkit fix edits "
+        "stack files only)\n"
+        "amlkit fix: no stack file to change; 1 change(s) printed only, not made\n")), result.output
+    assert {path: path.read_bytes() for path in project.rglob("*") if path.is_file()} == files
 
 
 def test_the_docs_show_the_diff_the_command_gives() -> None:

@@ -107,11 +107,10 @@ def plan_stack(stack: StackReview, stack_file: StackFile, configs: Mapping[str, 
         rule = rules.get(violation.policy)
         if violation.level == "waived" or violation.pack not in ("", PACK_NAME) or rule is None:
             continue
-        fix = getattr(rule, "fix", None)
         chain = ancestry(violation.urn, by_urn)
-        if fix is None or not chain:
+        if rule.fix is None or not chain:
             continue
-        fixes = list(fix(_input(chain[0]), configs[rule.name]))
+        fixes = list(rule.fix(_input(chain[0]), configs[rule.name]))
         if any(record.type == ENVIRONMENT for record in chain):  # built from the stack file
             file = stack_file.shown
             line = find_entry_line(stack_file.entries, chain, rule.name, related_names(chain, children)) or 1

@@ -50,6 +50,7 @@ RULE = Rule(
     since="0.1.0",
     display_name="Compute local authentication disabled",
     group="compute",
+    stack_key="local_auth_enabled",
     compliance=mcsb("IM-1", "Use centralized identity and authentication system", "mcsb-identity-management"),
     equivalents=(
         azure_policy("e96a9a5f-07ca-471b-9bc5-6a0f33cbd68f",
