@@ -12,6 +12,7 @@ nor a violation.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -296,6 +297,12 @@ def review_date() -> date:
     raw = os.environ.get(REVIEW_DATE_ENV, "").strip()
     if not raw:
         return date.today()
+    return _review_day(raw)
+
+
+@functools.lru_cache(maxsize=4)
+def _review_day(raw: str) -> date:
+    """`raw` as a day (parsed once per value: the pack reads it for every policy of every resource)."""
     try:
         return date.fromisoformat(raw)
     except ValueError:

@@ -91,9 +91,13 @@ def _resource_policy(rule: Rule) -> ResourceValidationPolicy:
         assert rule.check is not None
         findings = taint.findings(rule.check(ResourceInput(args.resource_type, args.name, args.urn, props),
                                              rule.effective_config(given)))
-        subject = Subject(args.urn, azure_names(args.props), args.opts.parent if args.opts else None)
-        _report(rule, findings, given, lambda urn: subject if urn == args.urn else Subject(urn), args.urn, report,
-                args.not_applicable)
+
+        def subject_of(urn: str) -> Subject:  # read only for a finding (most resources have none)
+            if urn != args.urn:
+                return Subject(urn)
+            return Subject(args.urn, azure_names(args.props), args.opts.parent if args.opts else None)
+
+        _report(rule, findings, given, subject_of, args.urn, report, args.not_applicable)
 
     return ResourceValidationPolicy(validate=validate, remediate=remediation(rule), **_metadata(rule))
 
@@ -154,8 +158,10 @@ def _report(rule: Rule, findings: list[Finding], given: Mapping[str, Any] | None
     """
     decided = [f for f in findings if not f.unknown]
     undecided = [f.message for f in findings if f.unknown]
-    waivers = parse_waivers(rule.name, (given or {}).get("waivers"))
-    active, waived = apply_waivers(decided, waivers, subject_of, default_urn, review_date(), warn_days(given))
+    waivers = parse_waivers(rule.name, (given or {}).get("waivers"))  # malformed: fails, with findings or not
+    today = review_date()  # the same for a malformed AMLKIT_REVIEW_DATE
+    active, waived = apply_waivers(decided, waivers, subject_of, default_urn, today, warn_days(given)) if decided \
+        else ([], [])
     for finding in active:
         report(finding.message, finding.urn)
     if undecided:

@@ -75,7 +75,8 @@ def audit(files: Sequence[Path], project_dir: Path = Path("."), options: ReviewO
             for spec in specs:
                 multi.config_path(spec, base, item.stack, _environment(project, item))
     with warm.session(None, specs[0].directory, len(loaded)):
-        run = _Audit(specs, project, base, options.timeout, options.verbose)
+        # one file: its CPUs share amlkit's own pack's Analyze calls (several: the files share them)
+        run = _Audit(specs, project, base, options.timeout, options.verbose, jobs - 1 if len(loaded) == 1 else 0)
         if jobs == 1 or len(loaded) == 1:
             with processes.cancel_on_interrupt():
                 return Review(tuple(run.stack(item) for item in loaded))
@@ -142,8 +143,9 @@ def _environment(project: Project | None, item: _Loaded) -> str:
 
 class _Audit:
     def __init__(self, specs: tuple[multi.PackSpec, ...], project: Project | None, base: Path, timeout: float,
-                 verbose: bool) -> None:
+                 verbose: bool, spare: int = 0) -> None:
         self.specs, self.project, self.base, self.timeout, self.verbose = specs, project, base, timeout, verbose
+        self.spare = spare  # helper processes of amlkit's own pack per file (snapshot.Helpers)
 
     def stack(self, item: _Loaded | _Broken) -> StackReview:
         """One file's audit, reading included, within the timeout (amlkit.review.pack.snapshot.Deadline)."""
@@ -165,8 +167,9 @@ class _Audit:
                 started = [running.enter_context(driver.PackProcess(spec.directory, item.project, stack, {},
                                                                     deadline.remaining(), self.verbose))
                            for spec in self.specs]
+                helpers = [self._helpers(spec, item.project, stack, deadline) for spec in self.specs]
                 analyses = snapshot.analyze_state(started, configs, StateStream(item.path), item.project, stack,
-                                                  deadline, seen)
+                                                  deadline, seen, helpers)
         except ConfigError as error:  # the state file, or a policy pack config
             self._warn(item, seen)
             return _config_failure(result, error, Secrets(seen.plaintexts))
@@ -180,6 +183,16 @@ class _Audit:
         result = dataclasses.replace(result, resources=tuple(
             dataclasses.replace(record, inputs=secrets.redact(record.inputs)) for record in seen.records))
         return multi.add_results(result, analyses, self.specs, labels, seen.findings, secrets, item.project)
+
+    def _helpers(self, spec: multi.PackSpec, project: str, stack: str,
+                 deadline: snapshot.Deadline) -> snapshot.Helpers | None:
+        """Processes of amlkit's own pack to share its Analyze calls: its rules are pure functions of each request,
+        as the reused packs of a review rely on (driver.PackPool). Another pack gets the one process the engine
+        gives it."""
+        if not spec.own or self.spare < 1:
+            return None
+        return snapshot.Helpers(self.spare, lambda: driver.PackProcess(spec.directory, project, stack, {},
+                                                                       deadline.remaining(), self.verbose))
 
     @staticmethod
     def _warn(item: _Loaded, seen: snapshot.Seen) -> None:

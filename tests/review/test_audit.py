@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 from google.protobuf import json_format
+from pulumi.runtime.proto import analyzer_pb2
 from typer.testing import CliRunner
 
 from amlkit import __version__, cli
@@ -20,11 +24,12 @@ from amlkit.review.plan.state import ENCRYPTED
 from amlkit.review.secrets import SECRET_SIG, SECRET_SIG_KEY
 from amlkit.review.state_audit import audit
 from tests.review import auditstates as states
-from tests.review.helpers import PACKS, record_pack_calls
+from tests.review.helpers import PACKS
 
 runner = CliRunner()
 PASSWORD = "Hunter2-not-for-reports"
 PROBE = PACKS / "audit_probe"
+ROOT = Path(__file__).resolve().parents[2]
 WARNING = "amlkit: warning: could not decrypt secrets in {}; analyzing with secret values redacted\n"
 
 
@@ -69,6 +74,19 @@ def test_a_deployed_cluster_at_min_2_and_an_rg_lock_are_flagged_without_the_prog
         "acme-ml-prod", "cpu", "default_3_29_0", "ml-rg", "mlw", "rg-lock"]
 
 
+def _sent_stack(monkeypatch) -> dict[str, list[Any]]:
+    """The AnalyzeStack requests an audit sends (serialized: snapshot._send_stack), parsed."""
+    sent: dict[str, list[Any]] = {}
+    send = snapshot._send_stack
+
+    def recording(pack, request: bytes):
+        sent.setdefault("AnalyzeStack", []).append(analyzer_pb2.AnalyzeStackRequest.FromString(request))
+        return send(pack, request)
+
+    monkeypatch.setattr(snapshot, "_send_stack", recording)
+    return sent
+
+
 def test_a_compliant_state_passes(tmp_path):
     state = states.write(tmp_path / "prod.json", states.resources(min_nodes=0, rg_lock=False))
     code, report, _ = _json(["check", "--state", str(state), "-C", str(tmp_path)])
@@ -80,7 +98,7 @@ def test_a_stack_reference_of_the_state_reaches_analyze_stack_and_leaves_the_end
         tmp_path, monkeypatch):
     # `pulumi policy analyze --file` sends AnalyzeStack every non-deleted resource of the snapshot, reads included
     # (pkg/resource/deploy/analyze_snapshot.go): the stack reference is there, with its state outputs
-    sent = record_pack_calls(monkeypatch)
+    sent = _sent_stack(monkeypatch)
     reference = states.stack_reference("prod", "acme/network/prod", {"endpointSubnetId": "snet-id"})
     state = states.write(tmp_path / "prod.json", [*states.resources(min_nodes=0, rg_lock=False), reference])
     code, report, _ = _json(["check", "--state", str(state), "-C", str(tmp_path)])
@@ -324,18 +342,7 @@ def test_an_audit_reports_the_same_with_the_stack_converted_once_as_per_policy(t
     """amlkit's pack converts the AnalyzeStack request once for all its stack policies (amlkit.policies.shared_stack,
     installed with its request memo); a copy of the pack without them converts it per policy, as pulumi-policy
     ships. The same JSON report, on a generated ML platform state (with secrets the export left encrypted)."""
-    import shutil
-    import sys
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[2]
-    sys.path.insert(0, str(root / "bench"))
-    try:
-        import auditstate
-    finally:
-        sys.path.remove(str(root / "bench"))
-    state = tmp_path / "prod.json"
-    auditstate.write(state, 2 + 12 * auditstate.PER_ENVIRONMENT)
+    state = _platform_state(tmp_path, 12)
     plain = tmp_path / "pack-as-shipped"
     plain.mkdir()
     shutil.copy(default_pack_dir() / "PulumiPolicy.yaml", plain)
@@ -353,3 +360,51 @@ def test_an_audit_reports_the_same_with_the_stack_converted_once_as_per_policy(t
     [stack] = reports[0][1]["stacks"]
     levels = [v["level"] for v in stack["violations"]]  # 4 advisories per workspace, 4 clusters at two nodes
     assert (reports[0][0], levels.count("advisory"), levels.count("mandatory")) == (1, 12 * 4, 4)
+
+
+def _platform_state(tmp_path, environments: int):
+    """A generated ML platform state (bench/auditstate.py): 20 resources per environment, and the stack and provider."""
+    bench = str(ROOT / "bench")
+    sys.path.insert(0, bench)
+    try:
+        import auditstate
+    finally:
+        sys.path.remove(bench)
+    auditstate.write(tmp_path / "prod.json", 2 + environments * auditstate.PER_ENVIRONMENT)
+    return tmp_path / "prod.json"
+
+
+def _answered_by(monkeypatch) -> list[int]:
+    """The process id of the pack process that answered each Analyze, in the order collected."""
+    pids: list[int] = []
+    settle = snapshot._settle
+
+    def recording(side, deadline):
+        pids.append(side.pending[0][0].process.pid)
+        return settle(side, deadline)
+
+    monkeypatch.setattr(snapshot, "_settle", recording)
+    return pids
+
+
+def test_amlkits_pack_shares_the_analyze_calls_of_a_large_state_with_a_helper_process(tmp_path, monkeypatch):
+    """With --jobs 2, one file: once HELPERS_AFTER resources are read, a second process of amlkit's own pack answers
+    every other Analyze; the report is the one a single process gives (its rules are pure, driver.PackPool)."""
+    state = _platform_state(tmp_path, 4)  # 82 resources
+    monkeypatch.setattr(snapshot, "HELPERS_AFTER", 30)
+    pids = _answered_by(monkeypatch)
+    reports = [_json(["check", "--state", str(state), "-C", str(tmp_path), "--jobs", jobs]) for jobs in ("2", "1")]
+    assert reports[0] == reports[1] and reports[0][0] == 1
+    shared, alone = pids[:82], pids[82:]
+    assert len(set(shared)) == 2 and set(shared[:30]) == {shared[0]}  # the helper starts after 30 resources
+    assert sorted(shared[30:].count(pid) for pid in set(shared)) == [26, 26]  # round robin
+    assert len(alone) == 82 and len(set(alone)) == 1
+
+
+def test_a_pack_the_user_named_gets_no_helper(tmp_path, monkeypatch):
+    state = _platform_state(tmp_path, 2)
+    monkeypatch.setattr(snapshot, "HELPERS_AFTER", 10)
+    pids = _answered_by(monkeypatch)
+    code, _, _ = _json(["check", "--state", str(state), "-C", str(tmp_path), "--jobs", "2", "--policy-pack",
+                        str(PROBE)])
+    assert code in (0, 1) and len(pids) == 42 and len(set(pids)) == 1

@@ -16,9 +16,10 @@ import dataclasses
 import math
 import time
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+import grpc
 from google.protobuf import json_format
 from pulumi.runtime.proto import analyzer_pb2
 
@@ -31,10 +32,11 @@ from amlkit.review.report.locate import NAME_INPUTS
 from amlkit.review.secrets import REDACTED, SECRET_SIG, SECRET_SIG_KEY, Secrets, is_secret
 from amlkit.review.urns import STACK_TYPE, stack_urn
 
-__all__ = ["MAX_STACK_REQUEST", "Deadline", "Seen", "analyze_state", "blind"]
+__all__ = ["HELPERS_AFTER", "MAX_STACK_REQUEST", "Deadline", "Helpers", "Seen", "analyze_state", "blind"]
 
 MAX_STACK_REQUEST = 400 * 2**20  # pulumi_policy/policy.py _MAX_RPC_MESSAGE_SIZE: the pack's gRPC receive limit
 _STACK_RESOURCES_TAG = b"\x0a"  # AnalyzeStackRequest.resources: field 1, length-delimited
+_ANALYZE_STACK = "/pulumirpc.Analyzer/AnalyzeStack"  # the method's path (pulumi.runtime.proto.analyzer_pb2_grpc)
 
 
 class Deadline:
@@ -97,29 +99,62 @@ class Seen:
     root: str = ""  # the root Stack resource's URN
 
 
-class _Pack:
-    """One pack's side of the conversation: its Analysis and its Analyze calls in flight."""
+@dataclasses.dataclass(frozen=True)
+class Helpers:
+    """More processes of one pack (amlkit's own) to share its Analyze calls (`analyze_state`): how many, and
+    what starts one (a PackProcess that `analyze_state` closes once the Analyze calls are answered)."""
 
-    def __init__(self, pack: driver.PackProcess, analysis: driver.Analysis) -> None:
-        self.pack, self.analysis = pack, analysis
+    count: int
+    start: Callable[[], driver.PackProcess]
+
+
+HELPERS_AFTER = 2_000  # resources read before a pack's helpers start: a small state is not worth a process
+
+
+class _Pack:
+    """One pack's side of the conversation: its Analysis and its Analyze calls in flight, on its process and
+    on its helpers once they run (round robin; answers are collected in the state's order all the same)."""
+
+    def __init__(self, pack: driver.PackProcess, analysis: driver.Analysis, helpers: Helpers | None,
+                 config: tuple[Any, str | None]) -> None:
+        self.pack, self.analysis, self.helpers, self.config = pack, analysis, helpers, config
+        self.workers = [pack]
+        self.turn = 0
         self.remediates = any(entry.level == "remediate" for entry in analysis.config.values())
-        self.pending: deque[tuple[Any, analyzer_pb2.AnalyzeRequest]] = deque()
+        self.pending: deque[tuple[driver.PackProcess, Any, analyzer_pb2.AnalyzeRequest]] = deque()
         self.settled = 0  # resources whose Analyze answer is collected
+
+    def worker(self) -> driver.PackProcess:
+        self.turn = (self.turn + 1) % len(self.workers)
+        return self.workers[self.turn]
 
 
 def analyze_state(packs: Sequence[driver.PackProcess], configs: Sequence[tuple[Any, str | None]],
-                  stream: StateStream, project: str, stack: str, deadline: Deadline, seen: Seen
-                  ) -> list[driver.Analysis]:
+                  stream: StateStream, project: str, stack: str, deadline: Deadline, seen: Seen,
+                  helpers: Sequence[Helpers | None] = ()) -> list[driver.Analysis]:
     """Every pack over one state: the conversation's start, Remediate (reported) and Analyze per resource
     as the file is read, then AnalyzeStack, each call within what is left of the deadline (a failure past it
     is the timeout: `deadline.explain`). `seen` gets
-    what the report needs of the resources (also when the audit fails: the warning about secrets)."""
+    what the report needs of the resources (also when the audit fails: the warning about secrets).
+
+    helpers: per pack, None or what starts more processes of it; once HELPERS_AFTER resources are read, they
+    get the same conversation up to Configure and then a share of the Analyze calls (only for a pack whose
+    policies are pure functions of each request, as amlkit's own: `driver.PackPool`). AnalyzeStack goes to
+    the pack's own process, which the engine would send everything."""
     deadline.stream = stream
-    sides = [_Pack(pack, _configure(pack, project, stack, config, name, deadline))
-             for pack, (config, name) in zip(packs, configs, strict=True)]
-    stack_request = _each_resource(sides, stream, deadline, seen)
+    sides = [_Pack(pack, _configure(pack, project, stack, config, name, deadline), extra, (config, name))
+             for pack, (config, name), extra in zip(packs, configs, [*helpers] or [None] * len(packs), strict=True)]
+    try:
+        stack_request = _each_resource(sides, stream, deadline, seen, project, stack)
+    finally:  # the helpers' part is over (or failed): their memory and CPU go back before AnalyzeStack
+        for side in sides:
+            for helper in side.workers[1:]:
+                helper.close()
+            del side.workers[1:]
+    request = bytes(stack_request)  # as sent: never parsed and serialized again (`_send_stack`)
+    del stack_request
     for side in sides:
-        _analyze_stack(side, stack_request, seen, project, stack, deadline)
+        _analyze_stack(side, request, seen, project, stack, deadline)
     return [side.analysis for side in sides]
 
 
@@ -135,12 +170,16 @@ def _configure(pack: driver.PackProcess, project: str, stack: str, config: Any, 
     return driver.configure(pack, config, name)
 
 
-def _each_resource(sides: list[_Pack], stream: StateStream, deadline: Deadline, seen: Seen) -> bytearray:
+def _each_resource(sides: list[_Pack], stream: StateStream, deadline: Deadline, seen: Seen, project: str,
+                   stack: str) -> bytearray:
     """Read the state, send each live resource to every pack, keep its AnalyzeStack entry (serialized)."""
     providers: dict[str, analyzer_pb2.AnalyzerProviderResource] = {}
     stack_request = bytearray()
-    for resource in stream.resources():
+    for number, resource in enumerate(stream.resources()):
         deadline.remaining()
+        if number == HELPERS_AFTER:
+            for side in sides:
+                _start_helpers(side, project, stack, deadline)
         if resource.type.startswith("pulumi:providers:"):
             providers[resource.urn] = _provider(resource)
         if not seen.root and resource.type == STACK_TYPE and not resource.parent:
@@ -150,11 +189,12 @@ def _each_resource(sides: list[_Pack], stream: StateStream, deadline: Deadline, 
         _keep(seen, resource)
         request = _request(resource, blind(resource.inputs), providers)
         for side in sides:
+            worker = side.worker()
             if side.remediates:
-                side.pack.timeout = deadline.remaining()
-                _remediations(side.pack, side.analysis, resource, request)
-            side.pending.append((side.pack.stub.Analyze.future(request, timeout=deadline.remaining()), request))
-            while len(side.pending) > driver.ANALYZE_WINDOW:
+                worker.timeout = deadline.remaining()
+                _remediations(worker, side.analysis, resource, request)
+            side.pending.append((worker, worker.stub.Analyze.future(request, timeout=deadline.remaining()), request))
+            while len(side.pending) > driver.ANALYZE_WINDOW * len(side.workers):
                 _settle(side, deadline)
         deadline.analysed = min(side.settled for side in sides)
         entry = _stack_resource(resource, request, providers).SerializeToString()
@@ -167,11 +207,22 @@ def _each_resource(sides: list[_Pack], stream: StateStream, deadline: Deadline, 
     return stack_request
 
 
+def _start_helpers(side: _Pack, project: str, stack: str, deadline: Deadline) -> None:
+    """The pack's helpers, each configured as the pack was (its Analysis is the same: the same pack and config)."""
+    if side.helpers is None:
+        return
+    config, name = side.config
+    for _ in range(side.helpers.count):
+        helper = side.helpers.start()
+        side.workers.append(helper)  # closed by analyze_state, whatever happens next
+        _configure(helper, project, stack, config, name, deadline)
+
+
 def _settle(side: _Pack, deadline: Deadline) -> None:
     """Collect the oldest Analyze in flight (answers are collected in the state's order)."""
-    future, request = side.pending.popleft()
-    side.pack.timeout = max(deadline.end - time.monotonic(), 0.001)  # what a failure message names
-    response = driver.analyze_result(side.pack, future, request, side.analysis)
+    worker, future, request = side.pending.popleft()
+    worker.timeout = max(deadline.end - time.monotonic(), 0.001)  # what a failure message names
+    response = driver.analyze_result(worker, future, request, side.analysis)
     driver.collect(side.analysis, response, request.urn)
     side.settled += 1
 
@@ -257,7 +308,7 @@ def _remediations(pack: driver.PackProcess, analysis: driver.Analysis, resource:
                                                       message))
 
 
-def _analyze_stack(side: _Pack, stack_request: bytearray, seen: Seen, project: str, stack: str,
+def _analyze_stack(side: _Pack, stack_request: bytes, seen: Seen, project: str, stack: str,
                    deadline: Deadline) -> None:
     analysis = side.analysis
     first = len(analysis.diagnostics)
@@ -267,12 +318,25 @@ def _analyze_stack(side: _Pack, stack_request: bytearray, seen: Seen, project: s
                            f"{MAX_STACK_REQUEST / 2**20:,.1f} MiB a Python policy pack accepts (pulumi-policy's "
                            "_MAX_RPC_MESSAGE_SIZE; `pulumi policy analyze` cannot send it either)")
     side.pack.timeout = deadline.remaining()
-    request = analyzer_pb2.AnalyzeStackRequest.FromString(bytes(stack_request))
-    driver.collect(analysis, side.pack.call("AnalyzeStack", request, "AnalyzeStack"), "")
+    driver.collect(analysis, _send_stack(side.pack, stack_request), "")
     known = {record.urn for record in seen.records}
     root = seen.root or stack_urn(project, stack)
     analysis.diagnostics[first:] = [d if d.urn in known else dataclasses.replace(d, urn=root)
                                     for d in analysis.diagnostics[first:]]
+
+
+def _send_stack(pack: driver.PackProcess, request: bytes) -> analyzer_pb2.AnalyzeResponse:
+    """AnalyzeStack with its request as serialized: the bytes the stub would send (`AnalyzerStub.AnalyzeStack`),
+    without parsing them into a message and serializing it again (at 100,000 resources those two copies were ~40%
+    of amlkit's peak memory)."""
+    stub = pack.stub  # connected
+    assert pack.channel is not None and stub is not None
+    call: grpc.UnaryUnaryMultiCallable[bytes, analyzer_pb2.AnalyzeResponse] = pack.channel.unary_unary(
+        _ANALYZE_STACK, request_serializer=None, response_deserializer=analyzer_pb2.AnalyzeResponse.FromString)
+    try:
+        return call(request, timeout=pack.timeout)
+    except grpc.RpcError as error:
+        raise pack.failure(error, "AnalyzeStack") from None
 
 
 def blind(value: Any) -> Any:
