@@ -18,8 +18,9 @@ goes to the server only when all of these hold, else it runs cold as usual (`-v`
   the new code (os.execv);
 - the command's working directory and every path it names, as the CLI's own parser reads the command line
   (`-C DIR`, `-CDIR`, `--output=FILE`, stack files...), are inside a directory the server was started for;
-- the server answers within CLIENT_TIMEOUT seconds, and keeps answering while it works (a heartbeat each
-  second): a stopped or hung server never hangs a command, which then runs cold.
+- the server answers within CLIENT_TIMEOUT seconds (`$AMLKIT_SERVER_TIMEOUT` when set: `client_timeout`), and
+  keeps answering while it works (a heartbeat each second): a stopped or hung server never hangs a command,
+  which then runs cold.
 
 One server per socket directory: `start` runs one at a time (start.lock), and the server holds an exclusive
 lock (server.lock) for its life, so a second one refuses to start; a server removes only the socket it
@@ -40,6 +41,7 @@ import contextlib
 import fcntl
 import hashlib
 import json
+import math
 import os
 import socket
 import stat
@@ -76,6 +78,28 @@ _HEADER = struct.Struct("!I")
 
 class ServerError(UsageError):
     """The server cannot start or be reached safely (a message for the user, exit 2)."""
+
+
+TIMEOUT_ENV = "AMLKIT_SERVER_TIMEOUT"
+TIMEOUT_LIMITS = (1.0, 3600.0)  # at least the heartbeat's second: a busy server is never taken for a silent one
+
+
+def client_timeout() -> float:
+    """Seconds a client waits to connect and between two frames of an answer: `$AMLKIT_SERVER_TIMEOUT` when set
+    (a number from 1 to 3600), else CLIENT_TIMEOUT. Any other value is a ServerError (exit 2) naming it."""
+    raw = os.environ.get(TIMEOUT_ENV, "").strip()
+    if not raw:
+        return CLIENT_TIMEOUT
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    low, high = TIMEOUT_LIMITS
+    if not low <= value <= high:  # NaN too
+        shown = raw if len(raw) <= 40 else raw[:37] + "..."
+        raise ServerError(f"{TIMEOUT_ENV}={shown!r} is not a number of seconds; allowed: {low:g} to {high:g} (the "
+                          f"seconds a command waits for the review server), or unset for {CLIENT_TIMEOUT:g}")
+    return value
 
 
 # --- where it listens --------------------------------------------------------------------------------
@@ -258,11 +282,11 @@ def peer_uid(conn: socket.socket) -> int:
 def request(message: dict[str, Any], timeout: float | None = None, path: Path | None = None) -> dict[str, Any]:
     """One request to this user's server: its answer, skipping the heartbeats it sends while it works. Raises
     OSError (TimeoutError: no frame for `timeout` seconds) or EOFError when there is none or it went away,
-    ServerError when the socket's directory is not private. `timeout`: CLIENT_TIMEOUT unless given."""
+    ServerError when the socket's directory is not private. `timeout`: `client_timeout()` unless given."""
     path = path or socket_path()
     private_dir(path.parent, create=False)
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-        sock.settimeout(CLIENT_TIMEOUT if timeout is None else timeout)
+        sock.settimeout(client_timeout() if timeout is None else timeout)
         sock.connect(str(path))
         send(sock, message)
         while True:
@@ -282,21 +306,27 @@ def run_request(argv: Sequence[str]) -> dict[str, Any]:
 def forward(argv: Sequence[str]) -> int | None:
     """Run `amlkit <argv>` on this user's server when one runs and may serve it: its exit code after its
     output is written here; None: run it cold (no server, not served, refused, stale, incompatible, or no
-    answer within CLIENT_TIMEOUT seconds; with `-v` it says so on stderr)."""
+    answer within `client_timeout()` seconds; with `-v` it says so on stderr). 2: that setting is malformed (said
+    on stderr, as the CLI says a usage error)."""
     if not argv or argv[0] not in SERVED_COMMANDS or {"--help", "-h"} & set(argv):
         return None
+    try:
+        timeout = client_timeout()
+    except ServerError as error:
+        sys.stderr.write(f"amlkit: error: {error}\n")
+        return 2
     if sys.stdout.isatty() or sys.stderr.isatty():
         return None
     path = socket_path()
     if not os.path.lexists(path):
         return None
     try:
-        reply = request(run_request(argv), path=path)
+        reply = request(run_request(argv), timeout=timeout, path=path)
     except ServerError as error:
         _cold(argv, str(error))
         return None
     except TimeoutError:
-        _cold(argv, f"the server at {path} did not answer within {CLIENT_TIMEOUT:g}s")
+        _cold(argv, f"the server at {path} did not answer within {timeout:g}s")
         return None
     except (OSError, EOFError, ValueError) as error:
         reason = (error.strerror if isinstance(error, OSError) else None) or str(error) or "connection closed"
@@ -390,7 +420,7 @@ def absent() -> tuple[str, bool]:
         fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
     except BlockingIOError:
         holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
-        return (f"pid {holder} holds {socket_dir() / LOCK_NAME} but does not answer within {CLIENT_TIMEOUT:g}s "
+        return (f"pid {holder} holds {socket_dir() / LOCK_NAME} but does not answer within {client_timeout():g}s "
                 f"(stopped or hung): kill {holder}"), True
     finally:
         os.close(fd)

@@ -269,6 +269,41 @@ def test_a_server_that_accepts_but_never_answers_runs_the_command_cold_saying_so
                                            "did not answer within 0.5s; running cold\n")
 
 
+def test_the_client_timeout_is_a_setting(server_dir, monkeypatch, capsys):
+    """`AMLKIT_SERVER_TIMEOUT` seconds instead of CLIENT_TIMEOUT (a slow machine, a large audit served)."""
+    monkeypatch.setenv(server.TIMEOUT_ENV, " 1.5 ")
+    server_dir.mkdir(mode=0o700)
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as stopped:  # a stopped server: the kernel accepts
+        stopped.bind(str(server_dir / server.SOCKET_NAME))
+        stopped.listen(4)
+        assert server.forward(["check", "-v", "-s", "dev"]) is None
+        assert capsys.readouterr().err == (f"amlkit: not served: the server at {server_dir / server.SOCKET_NAME} "
+                                           "did not answer within 1.5s; running cold\n")
+    assert server.client_timeout() == 1.5
+    monkeypatch.setenv(server.TIMEOUT_ENV, "")
+    assert server.client_timeout() == server.CLIENT_TIMEOUT == 5
+
+
+@pytest.mark.parametrize("value", ["abc", "0", "0.5", "-3", "nan", "inf", "3601", "1e400", "5s", "x" * 50])
+def test_a_malformed_client_timeout_is_a_usage_error_naming_the_setting(server_dir, monkeypatch, capsys, value):
+    monkeypatch.setenv(server.TIMEOUT_ENV, value)
+    shown = value if len(value) <= 40 else value[:37] + "..."
+    assert server.forward(["preview", "-s", "dev"]) == 2  # with no server running too: the setting is read first
+    assert capsys.readouterr().err == (
+        f"amlkit: error: AMLKIT_SERVER_TIMEOUT={shown!r} is not a number of seconds; allowed: 1 to 3600 (the seconds "
+        "a command waits for the review server), or unset for 5\n")
+    with pytest.raises(server.ServerError):  # `amlkit server status` / `stop` too: exit 2
+        server.client_timeout()
+
+
+def test_the_console_script_exits_2_on_a_malformed_client_timeout(server_dir, tmp_path):
+    done = subprocess.run([str(AMLKIT), "check", "-s", "dev"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120, env={**os.environ, server.TIMEOUT_ENV: "soon"})
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == ("amlkit: error: AMLKIT_SERVER_TIMEOUT='soon' is not a number of seconds; allowed: 1 to 3600 "
+                           "(the seconds a command waits for the review server), or unset for 5\n")
+
+
 def test_a_declined_command_says_why_with_v(server_dir, capsys):
     server_dir.mkdir(mode=0o755)
     (server_dir / server.SOCKET_NAME).touch()

@@ -476,12 +476,11 @@ def policy_severities(analysis: Analysis) -> dict[str, Severity]:
 def collect(analysis: Analysis, response: analyzer_pb2.AnalyzeResponse, urn: str) -> None:
     """Add an Analyze or AnalyzeStack answer's diagnostics and not-applicable reasons to the analysis
     (`urn`: the analyzed resource, which a resource policy's diagnostic leaves out; "" for the stack)."""
-    severities = policy_severities(analysis)
-    for diag in response.diagnostics:
+    for diag in response.diagnostics:  # (the policies' severities are read only for a diagnostic without one)
         unknown = is_unknown(diag)
         level = "mandatory" if diag.enforcementLevel in (analyzer_pb2.MANDATORY, analyzer_pb2.REMEDIATE) \
             else "advisory"
-        severity = _SEVERITY_NAMES.get(diag.severity) or severities.get(diag.policyName, "unspecified")
+        severity = _SEVERITY_NAMES.get(diag.severity) or policy_severities(analysis).get(diag.policyName, "unspecified")
         analysis.diagnostics.append(Diagnostic(
             diag.policyName, level, severity, diag.urn or urn,
             one_version(analysis, diag.message) if unknown else reported_text(diag.message, diag.description),

@@ -229,8 +229,9 @@ def _settle(side: _Pack, deadline: Deadline) -> None:
 
 def _keep(seen: Seen, resource: StateResource) -> None:
     values = (resource.inputs, resource.outputs)
-    seen.plaintexts.update(Secrets.from_inputs(values).plaintexts)
-    seen.encrypted = seen.encrypted or _has_encrypted(values)
+    if _has_secret(values):  # else nothing to learn of secrets (most resources: one walk instead of two)
+        seen.plaintexts.update(Secrets.from_inputs(values).plaintexts)
+        seen.encrypted = seen.encrypted or _has_encrypted(values)
     names = {key: resource.inputs[key] for key in NAME_INPUTS if key in resource.inputs}
     seen.records.append(ResourceRecord(urn=resource.urn, type=resource.type, name=resource.name,
                                        parent=resource.parent, custom=resource.custom, inputs=names,
@@ -341,14 +342,33 @@ def _send_stack(pack: driver.PackProcess, request: bytes) -> analyzer_pb2.Analyz
 
 def blind(value: Any) -> Any:
     """State values for the packs: a secret amlkit cannot decrypt becomes the string `[secret]` (still a
-    secret), whatever its type, as `pulumi policy analyze` redacts it."""
+    secret), whatever its type, as `pulumi policy analyze` redacts it. A value without secrets is returned as it
+    is (not copied)."""
+    return _blind(value) if _has_secret(value) else value
+
+
+def _has_secret(value: Any) -> bool:
+    if isinstance(value, dict):
+        if value.get(SECRET_SIG_KEY) == SECRET_SIG:
+            return True
+        for item in value.values():
+            if _has_secret(item):
+                return True
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            if _has_secret(item):
+                return True
+    return False
+
+
+def _blind(value: Any) -> Any:
     if is_secret(value):
         inner = value.get("value")
-        return {SECRET_SIG_KEY: SECRET_SIG, "value": REDACTED if inner == ENCRYPTED else blind(inner)}
+        return {SECRET_SIG_KEY: SECRET_SIG, "value": REDACTED if inner == ENCRYPTED else _blind(inner)}
     if isinstance(value, dict):
-        return {key: blind(item) for key, item in value.items()}
+        return {key: _blind(item) for key, item in value.items()}
     if isinstance(value, list):
-        return [blind(item) for item in value]
+        return [_blind(item) for item in value]
     return value
 
 
