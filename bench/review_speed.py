@@ -14,7 +14,8 @@ environments (bench/environments.py, one `amlkit check` of S stacks, default --j
 program process per stack (`AMLKIT_PROGRAM_WORKERS=0`, "before") and with program workers ("after"), and prints
 the median wall and CPU of each, the load average around the runs, whether every run's JSON report is
 byte-identical to the first fresh-process run, and the stacks not reviewed in each run (`--runs-of 200 --runs 10`
-adds ten more runs of 200 environments, counting stacks not reviewed).
+adds ten more runs of 200 environments, counting stacks not reviewed). `AMLKIT_BENCH_BEFORE=<another amlkit>` (e.g.
+the main checkout's `.venv/bin/amlkit`) times that one too, first in each round, with a fresh process per stack.
 
 Where the time goes (2026-11-22, one core, amlkit program; CPU seconds measured per process with
 the runner alone, the pack replaying recorded registrations, cProfile/yappi/py-spy for shares):
@@ -112,17 +113,20 @@ def environments(sizes: list[int], repeat: int, runs: int, runs_of: int) -> int:
     exe = amlkit_exe()
     if exe is None:
         raise SystemExit("no amlkit executable beside this Python")
+    before = os.environ.get("AMLKIT_BENCH_BEFORE")  # another amlkit (e.g. main's) timed first in each round
     differed = 0
     print(f"{'envs':>5} {'mode':8} {'wall s':>8} {'cpu s':>8} {'runs':>5} {'identical':>9} {'unreviewed':>10} load")
     with tempfile.TemporaryDirectory() as tmp:
         for size in sizes:
             project, _, _ = write_environments(Path(tmp) / f"s{size}", size, None)
             command = [exe, "check", "--project-dir", str(project), "--format", "json"]
-            results: dict[str, list[tuple[float, float, str, int]]] = {mode: [] for mode in MODES}
+            modes = {**({"before": "0"} if before else {}), **MODES}
+            results: dict[str, list[tuple[float, float, str, int]]] = {mode: [] for mode in modes}
             loads = [os.getloadavg()[0]]
             for _ in range(repeat):
-                for mode, switch in MODES.items():
-                    run = measure(command, Path(tmp), {**os.environ, "AMLKIT_PROGRAM_WORKERS": switch})
+                for mode, switch in modes.items():
+                    cmd = [before, *command[1:]] if mode == "before" and before else command
+                    run = measure(cmd, Path(tmp), {**os.environ, "AMLKIT_PROGRAM_WORKERS": switch})
                     unreviewed = amlkit_findings(run.stdout).not_reviewed if run.stdout else size
                     results[mode].append((run.seconds, run.cpu_seconds, run.stdout, unreviewed))
                     loads.append(os.getloadavg()[0])

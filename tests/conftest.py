@@ -13,6 +13,7 @@ azure-native and the pack once; `warm_server` stops it (and so every pack) when 
 from __future__ import annotations
 
 import os
+import tempfile
 
 import pytest
 
@@ -25,6 +26,8 @@ REVIEW_DATE = "2026-11-24"
 
 def pytest_configure(config) -> None:  # noqa: ARG001 - pytest's hook signature
     os.environ[REVIEW_DATE_ENV] = REVIEW_DATE
+    # the reviews' learned preload lists (amlkit.review.proc.learned) go to a directory of the run, not ~/.cache
+    os.environ.setdefault("AMLKIT_CACHE_DIR", tempfile.mkdtemp(prefix="amlkit-test-cache-"))
 
 
 @pytest.fixture(scope="session", autouse=True)
