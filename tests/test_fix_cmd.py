@@ -5,6 +5,7 @@ printed. Usage errors run against no engine."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -93,6 +94,20 @@ def test_three_key_changes_then_the_fixed_file_passes_check(tmp_path: Path, monk
     assert "aml-required-tags" not in review.stdout
     again = runner.invoke(cli.app, ["fix", "--check"])
     assert (again.exit_code, again.stdout) == (0, "amlkit fix: no stack file to change\n")
+
+
+@pytest.mark.slow
+def test_at_level_remediate_the_source_gets_the_same_three_changes(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pack remediates the resources at every deployment; `amlkit fix` still brings the stack file in line."""
+    project = _project(tmp_path)
+    (project / "policy-config" / "team.json").write_text(json.dumps({
+        "aml-cluster-min-nodes-zero": "remediate", "aml-cluster-ssh-disabled": "remediate",
+        "aml-required-tags": {"enforcementLevel": "remediate", "requiredTags": ["owner", "cost-center"],
+                              "defaultTagValues": {"cost-center": "4711"}}}), encoding="utf-8")
+    monkeypatch.chdir(project)
+    shown = runner.invoke(cli.app, ["fix", "--diff"])
+    assert (shown.exit_code, shown.stdout) == (0, DIFF), shown.output
 
 
 @pytest.mark.slow

@@ -1,6 +1,7 @@
 """What `amlkit fix` changes for one reviewed stack, and what it only prints.
 
-The set and the values are the pack's remediations: for each live finding (not waived) of amlkit's pack whose rule
+The set and the values are the pack's remediations: for each live finding (not waived), and each change a policy at
+level `remediate` made (the source still has the old value), of amlkit's pack whose rule
 has a `fix` (`amlkit.policies.fixes`), the rule's own `fix` is asked, with the stack's effective pack config, what it
 sets on the finding's resource, as `amlkit check` with the level `remediate` would set it. Where that resource was
 built from the stack file (it descends from amlkit's `Environment` component, which builds every resource from the
@@ -20,7 +21,7 @@ from typing import Any
 from amlkit.fix.yamledit import Edit, Key
 from amlkit.policies.durations import duration_seconds
 from amlkit.policies.framework import PACK_NAME, ResourceInput, Rule
-from amlkit.review.model import ResourceRecord, StackReview, Violation
+from amlkit.review.model import Remediation, ResourceRecord, StackReview, Violation
 from amlkit.review.report.locate import (
     Entry,
     ancestry,
@@ -103,9 +104,9 @@ def plan_stack(stack: StackReview, stack_file: StackFile, configs: Mapping[str, 
     by_urn = {record.urn: record for record in stack.resources}
     children = children_index(stack.resources)
     changes: dict[tuple[Any, ...], Change] = {}
-    for violation in stack.ordered_violations():
+    for violation in _live(stack):
         rule = rules.get(violation.policy)
-        if violation.level == "waived" or violation.pack not in ("", PACK_NAME) or rule is None:
+        if violation.pack not in ("", PACK_NAME) or rule is None:
             continue
         chain = ancestry(violation.urn, by_urn)
         if rule.fix is None or not chain:
@@ -121,12 +122,19 @@ def plan_stack(stack: StackReview, stack_file: StackFile, configs: Mapping[str, 
                             f"{json.dumps(item.value)}", why_not="a program file: amlkit fix edits stack files only")
                      for item in fixes]
         if not fixes:
-            found = [Change(rule.name, violation.resource, file, line, violation.message,
+            message = violation.message if isinstance(violation, Violation) else violation.text()
+            found = [Change(rule.name, violation.resource, file, line, message,
                             why_not="no safe value: it needs a human choice")]
         for change in found:
             key = (change.edit.path,) if change.edit else (change.file, change.line, change.what, change.why_not)
             changes.setdefault(key, change)
     return list(changes.values())
+
+
+def _live(stack: StackReview) -> list[Violation | Remediation]:
+    """What to fix: the live (not waived) findings, and what a policy at level `remediate` set before the analysis
+    (the pack fixes the resource at every deployment; the source still has the old value)."""
+    return [*(v for v in stack.ordered_violations() if v.level != "waived"), *stack.remediations]
 
 
 def _input(record: ResourceRecord) -> ResourceInput:
@@ -138,8 +146,8 @@ def _program_line(chain: Sequence[ResourceRecord], stack_file: str, shown: Calla
     return (shown(source[0]), source[1]) if source else (stack_file, 1)
 
 
-def _stack_change(violation: Violation, rule: Rule, path: Sequence[str], value: Any, stack_file: StackFile,
-                  line: int) -> Change:
+def _stack_change(violation: Violation | Remediation, rule: Rule, path: Sequence[str], value: Any,
+                  stack_file: StackFile, line: int) -> Change:
     """The stack-file edit of one remediated input, or why there is none."""
     if path[0] == "tags" and len(path) == 2:
         return _tag_change(violation, rule, path[1], value, stack_file)
@@ -165,7 +173,7 @@ def _stack_change(violation: Violation, rule: Rule, path: Sequence[str], value: 
     return Change(rule.name, violation.resource, file, line, what, edit=Edit(path_to, new))
 
 
-def _tag_change(violation: Violation, rule: Rule, tag: str, value: Any, stack_file: StackFile) -> Change:
+def _tag_change(violation: Violation | Remediation, rule: Rule, tag: str, value: Any, stack_file: StackFile) -> Change:
     """A missing required tag goes into `amlkit:tags` (under the spelling it already has there)."""
     file, line, tags = stack_file.shown, stack_file.tags_line, stack_file.tags
     spelling = next((key for key in tags if str(key).lower() == tag.lower()), tag)

@@ -13,7 +13,7 @@ import pytest
 from amlkit.errors import ConfigError
 from amlkit.fix.run import fix_review, write
 from amlkit.policies.framework import PACK_NAME
-from amlkit.review.model import ResourceRecord, Review, StackReview, Violation
+from amlkit.review.model import Remediation, ResourceRecord, Review, StackReview, Violation
 
 STACK = "urn:pulumi:team::fix-stack::pulumi:pulumi:Stack::fix-stack-team"
 ENVIRONMENT = "urn:pulumi:team::fix-stack::amlkit:index:Environment::team"
@@ -206,3 +206,17 @@ def test_local_auth_and_instance_idle_shutdown_take_the_pack_values(tmp_path: Pa
     ]
     assert after.endswith("      local_auth_enabled: false\n  amlkit:instances:\n    - name: ci-alice\n"
                           "      size: Standard_D4ds_v5\n      idle_time_before_shutdown_minutes: 60\n")
+
+
+def test_what_a_remediate_level_set_is_fixed_in_the_source_too(tmp_path: Path) -> None:
+    remediated = Remediation(policy="aml-cluster-min-nodes-zero", urn=CLUSTER_URN, type=COMPUTE, resource="cpu-compute",
+                             property="properties.properties.scaleSettings.minNodeCount", before=2, after=0,
+                             pack=PACK_NAME)
+    (tmp_path / "Pulumi.team.yaml").write_text(STACK_FILE, encoding="utf-8")
+    stack = StackReview(stack="team", project="fix-stack", environment="team", stack_file="Pulumi.team.yaml",
+                        resources=RESOURCES, remediations=(remediated,))
+    outcome = fix_review(Review(stacks=[stack]), tmp_path, None)
+    assert [change.text().replace(f"{tmp_path}{os.sep}", "") for change in outcome.changes] == [
+        "Pulumi.team.yaml:13: amlkit:clusters[cpu].min_instances: 2 -> 0 (aml-cluster-min-nodes-zero, resource "
+        "cpu-compute)"]
+    assert outcome.files[0].after == STACK_FILE.replace("min_instances: 2", "min_instances: 0")
