@@ -5,7 +5,6 @@ Its arguments (`WorkspaceArgs` and the nested specs) live in `workspace_args` an
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any, cast
 
@@ -28,7 +27,6 @@ from amlkit.components.args import check, label, named
 from amlkit.components.outputs import expose, principal_id
 from amlkit.components.workspace_args import (
     ARGS,
-    BUILDER_ALLOWED,
     ISOLATION_MODES,
     KINDS,
     RENAMED,
@@ -40,8 +38,8 @@ from amlkit.components.workspace_args import (
     UserAssignedIdentity,
     WorkspaceArgs,
 )
-from amlkit.errors import ConfigError
-from amlkit.schema.types import DNS_ZONE_GROUP_DEFAULT, PRIVATE_ENDPOINT_KEY, PRIVATE_ENDPOINT_KEY_ALLOWED
+from amlkit.components.workspace_checks import CHILD_NAMES, has_managed_network, isolation_mode, validate
+from amlkit.schema.types import DNS_ZONE_GROUP_DEFAULT
 
 TYPE_TOKEN = "amlkit:index:Workspace"
 
@@ -391,12 +389,6 @@ def primary_identity(args: Mapping[str, Any]) -> pulumi.Input[str] | None:
     return args.get("primary_user_assigned_identity") or (ids[0] if ids else None)
 
 
-def isolation_mode(args: Mapping[str, Any]) -> str:
-    """ARM's isolation mode (default `AllowOnlyApprovedOutbound`)."""
-    network = args.get("managed_network") or {"isolation_mode": "allow_only_approved_outbound"}
-    return ISOLATION_MODES[network["isolation_mode"]]
-
-
 def serverless_settings(args: Mapping[str, Any]) -> ml.ServerlessComputeSettingsArgs | None:
     """No public IP for serverless compute whenever it has a private network to use.
 
@@ -436,74 +428,3 @@ def system_datastores_auth_mode(args: Mapping[str, Any]) -> str | None:
     if creates_storage and not args.get("storage_shared_key_access", False):
         return "identity"
     return None
-
-
-def has_managed_network(args: Mapping[str, Any]) -> bool:
-    """Whether computes of this workspace sit in its managed network (a project's network is its hub's)."""
-    return args.get("kind") != "project" and isolation_mode(args) != "Disabled"
-
-
-def validate(args: Mapping[str, Any]) -> None:
-    """Check the cross-field rules; raise a ConfigError naming the field and the allowed values."""
-    for key in ("resource_group_name", "location"):
-        if not args.get(key):
-            raise ConfigError(None, key, "is required")
-    project = args.get("kind") == "project"
-    if project and not args.get("hub_id"):
-        raise ConfigError(None, "hub_id", "is required when kind is project")
-    if not project and args.get("hub_id"):
-        raise ConfigError(None, "hub_id", "is only allowed when kind is project", args.get("hub_id"))
-    registry = args.get("container_registry")
-    if isinstance(registry, str) and not registry:
-        raise ConfigError(None, "container_registry", "an empty id: give an ARM id, True or False")
-    identity = args.get("identity") or {"type": "system_assigned"}
-    if identity["type"] == "none":
-        raise ConfigError(None, "identity.type", "must be system_assigned or user_assigned (a workspace needs "
-                                                 "an identity)", "none")
-    ids = identity.get("user_assigned_identities")
-    if identity["type"] == "user_assigned" and not ids:
-        raise ConfigError(None, "identity.user_assigned_identities", "is required when type is user_assigned")
-    if identity["type"] != "user_assigned" and ids:
-        raise ConfigError(None, "identity.type", "must be user_assigned to use user_assigned_identities",
-                          identity["type"])
-    primary = args.get("primary_user_assigned_identity")
-    if primary and not ids:
-        raise ConfigError(None, "primary_user_assigned_identity", "needs identity.user_assigned_identities")
-    listed = [entry["resource_id"] for entry in ids or []]
-    known = isinstance(primary, str) and all(isinstance(i, str) for i in listed)
-    if primary and known and primary.lower() not in {i.lower() for i in listed}:
-        raise ConfigError(
-            None, "primary_user_assigned_identity", "must be one of identity.user_assigned_identities", primary
-        )
-    if args.get("locks") and has_managed_network(args):
-        raise ConfigError(None, "locks", "must be false when the workspace has a managed network: "
-                          "how-to-managed-network.md (Limitations) asks for no scope locks on the Azure Machine "
-                          "Learning resources and resource group; set managed_network.isolation_mode: disabled to "
-                          "lock them", True)
-    for key, rule in CHILD_NAMES.items():
-        if key in args:
-            naming.checked(args[key], rule, key)
-    builder = args.get("image_build_compute")
-    if builder is not None and not (facts.COMPUTE_NAME.fits(builder) or facts.INSTANCE_NAME.fits(builder)):
-        raise ConfigError(None, "image_build_compute",
-                          f"invalid compute name {builder!r}: allowed is {BUILDER_ALLOWED}", builder)
-    endpoints = args.get("private_endpoints") or {}
-    if endpoints and project:
-        raise ConfigError(None, "private_endpoints", "is not allowed when kind is project (a project is reached "
-                                                     "through its hub's private endpoint)", sorted(endpoints))
-    for key, spec in endpoints.items():
-        if not isinstance(key, str) or not re.fullmatch(PRIVATE_ENDPOINT_KEY, key):
-            raise ConfigError(None, f"private_endpoints.{key}",
-                              f"invalid key: allowed is {PRIVATE_ENDPOINT_KEY_ALLOWED}", key)
-        if "name" in spec:
-            naming.checked(spec["name"], facts.PRIVATE_ENDPOINT_NAME, f"private_endpoints.{key}.name")
-
-
-# Arguments naming a created child, and Azure's naming rule for each: checked before anything registers.
-CHILD_NAMES = {
-    "storage_account_name": facts.STORAGE_ACCOUNT_NAME,
-    "key_vault_name": facts.KEY_VAULT_NAME,
-    "log_analytics_workspace_name": facts.LOG_ANALYTICS_NAME,
-    "application_insights_name": facts.APP_INSIGHTS_NAME,
-    "container_registry_name": facts.CONTAINER_REGISTRY_NAME,
-}
