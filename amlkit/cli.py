@@ -21,23 +21,46 @@ import os
 import signal
 import sys
 from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
 from types import ModuleType
 from typing import Annotated, NoReturn
 
 import typer
-from rich.console import Console
 from rich.text import Text
 
 from amlkit import __version__, fix_cmd, merge_cmd, sizes_cmd
+from amlkit.cli_options import (
+    AuditStates,
+    Base,
+    Formats,
+    Jobs,
+    NoColor,
+    Output,
+    Outputs,
+    PolicyPack,
+    PolicyPackConfig,
+    PolicyPackConfigs,
+    PolicyPacks,
+    ProjectDir,
+    ReportFormat,
+    RulesFormat,
+    StackFiles,
+    Stacks,
+    States,
+    Strict,
+    Timeout,
+    Verbose,
+)
+from amlkit.cli_output import pack_source, relative, show, write
 from amlkit.commands import register, stacks_from_files
 from amlkit.errors import UsageError
 from amlkit.guard import guarded
-from amlkit.launch import prestart
-from amlkit.review.model import PackInfo, Review
+from amlkit.prestart import prestart
+from amlkit.review.model import Review
 from amlkit.review.options import ReviewOptions
 from amlkit.review.shard import Shard
+from amlkit.rules_cmd import rules
+from amlkit.server_cmd import server_app, server_start, server_status, server_stop
 
 __all__ = [
     "AuditStates", "Base", "Formats", "Jobs", "NoColor", "Output", "Outputs", "PolicyPack", "PolicyPackConfig",
@@ -56,76 +79,6 @@ app = typer.Typer(
 )
 
 
-class ReportFormat(StrEnum):
-    table = "table"
-    json = "json"
-    sarif = "sarif"
-    markdown = "markdown"
-
-
-class RulesFormat(StrEnum):
-    table = "table"
-    json = "json"
-    markdown = "markdown"
-
-
-ProjectDir = Annotated[Path, typer.Option("--project-dir", "-C", help="The Pulumi project directory.",
-                                          exists=True, file_okay=False, dir_okay=True)]
-Stacks = Annotated[list[str] | None, typer.Option(
-    "--stack", "-s", metavar="NAME",
-    help="Stack to review (repeatable; default: every Pulumi.<stack>.yaml of the project).")]
-PolicyPack = Annotated[Path | None, typer.Option("--policy-pack", help="Policy pack directory (default: amlkit's).",
-                                                 exists=True, file_okay=False, dir_okay=True)]
-PolicyPacks = Annotated[list[Path] | None, typer.Option(
-    "--policy-pack", metavar="DIR", exists=True, file_okay=False, dir_okay=True,
-    help="Policy pack directory (repeatable: every pack runs on every stack, and each finding names its pack; "
-    "default: amlkit's own pack).")]
-PolicyPackConfigs = Annotated[list[Path] | None, typer.Option(
-    "--policy-pack-config", metavar="FILE|DIR", exists=True, file_okay=True, dir_okay=True,
-    help="Policy pack config JSON, or a directory of <stack>.json (else <environment>.json) files: one per "
-    "--policy-pack, in the same order, or none (repeatable; the counts must match, as in `pulumi preview`). "
-    "Without it amlkit's own pack gets the project's policy-config/<stack>.json when it exists, and every other "
-    "pack its defaults.")]
-AuditStates = Annotated[list[Path] | None, typer.Option(
-    "--state", metavar="FILE", exists=True, dir_okay=False,
-    help="Audit this `pulumi stack export` (deployment v3) instead of running the program, as `pulumi policy "
-    "analyze --file` does (repeatable, one file per stack): every deployed resource through the packs, with "
-    "the same configs, waivers, formats and exit codes. Not a plan: `amlkit preview --state` plans the program "
-    "against a state.")]
-PolicyPackConfig = Annotated[Path | None, typer.Option(
-    "--policy-pack-config", help="Policy pack config JSON, or a directory of <stack>.json (else "
-    "<environment>.json) files (default: the project's policy-config/<stack>.json when it exists, else the "
-    "pack's defaults).",
-    exists=True, file_okay=True, dir_okay=True)]
-Output = Annotated[Path | None, typer.Option("--output", "-o", help="Write the report to this file; print a "
-                                             "short summary instead.", dir_okay=False)]
-Formats = Annotated[list[ReportFormat] | None, typer.Option(
-    "--format", "-f", help="Report format (default: table). Repeatable, paired in order with --output: "
-    "`-f sarif -o a.sarif -f markdown -o b.md` writes both reports of one review.")]
-Outputs = Annotated[list[Path] | None, typer.Option(
-    "--output", "-o", dir_okay=False, help="Write the report to this file and print a short summary instead "
-    "(repeatable: one per --format, in the same order).")]
-Jobs = Annotated[int | None, typer.Option("--jobs", "-j", min=1, metavar="N", help="Stacks reviewed in parallel "
-                                          "(default: the CPUs this process may use).")]
-Timeout = Annotated[float, typer.Option("--timeout", min=1.0, metavar="SECONDS", help="Seconds allowed per stack.")]
-Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Show tracebacks of failures and the end of a "
-                                        "failed pack's stderr.")]
-States = Annotated[list[Path] | None, typer.Option(
-    "--state", metavar="FILE", exists=True, dir_okay=False,
-    help="A `pulumi stack export` of a reviewed stack (repeatable, one per stack): run the program and plan "
-    "create, update, replace and delete against it. Without --stack, only the stacks of the given states are "
-    "reviewed. To audit a deployed state without the program, use `amlkit check --state`.")]
-Base = Annotated[str | None, typer.Option(
-    "--base", metavar="REV", help="Plan against the program and stack files at this git revision "
-    "(e.g. origin/main), for pull requests without deployed state.")]
-NoColor = Annotated[bool, typer.Option("--no-color", help="Plain text, no colour (as NO_COLOR=1).")]
-Strict = Annotated[bool, typer.Option("--strict", help="Warnings (a waiver that matches no resource) are errors: "
-                                      "exit 2 after the reports are written.")]
-StackFiles = Annotated[list[Path] | None, typer.Argument(
-    metavar="[FILE]...", exists=True, dir_okay=False,
-    help="Changed files to review, instead of --project-dir and --stack (what the pre-commit hook passes): a "
-    "stack file Pulumi.<stack>.yaml reviews that stack; Pulumi.yaml, a program's .py file or a project's "
-    "policy-config/<stack>.json reviews every stack of its project. A .py file in no project is skipped.")]
 
 
 register(app)
@@ -134,56 +87,7 @@ app.command(name="sizes")(sizes_cmd.sizes)
 app.command(name="merge")(merge_cmd.command(Formats, Outputs, NoColor, sys.modules[__name__]))
 app.command(name="fix")(fix_cmd.command(StackFiles, ProjectDir, Stacks, PolicyPackConfig, Jobs, Timeout, Verbose,
                                         sys.modules[__name__]))
-server_app = typer.Typer(help="The opt-in persistent review server for pre-commit hooks and editors: later "
-                         "`amlkit check` / `preview` commands under its directories use it (same output, same "
-                         "exit code) while it runs.", no_args_is_help=True)
 app.add_typer(server_app, name="server")
-
-
-@server_app.command("start")
-def server_start(
-    directories: Annotated[list[Path] | None, typer.Argument(
-        metavar="[DIR]...", exists=True, file_okay=False, help="Directories whose projects it may review "
-        "(default: the current directory); a command for a path outside them runs cold.")] = None,
-    idle_timeout: Annotated[float, typer.Option("--idle-timeout", min=1.0, metavar="SECONDS",
-                                                help="Exit after this long without a request.")] = 900.0,
-) -> None:
-    """Start this user's review server (Unix socket in a 0700 directory; never TCP)."""
-    from amlkit import server
-
-    with guarded(False):
-        state = server.start(directories or [Path(".")], idle_timeout)
-        typer.echo(f"amlkit server: pid {state['pid']} listening on {state['socket']} for "
-                   f"{', '.join(state['roots'])} (idle timeout {state['idle_timeout']:g}s)")
-
-
-@server_app.command("stop")
-def server_stop() -> None:
-    """Stop this user's review server."""
-    from amlkit import server
-
-    with guarded(None):  # a socket directory that is not private: one line, exit 2
-        state = server.stop()
-    why, hung = ("", False) if state else server.absent()
-    typer.echo(f"amlkit server: stopped pid {state['pid']}" if state else f"amlkit server: {why}")
-    if hung:
-        raise typer.Exit(1)
-
-
-@server_app.command("status")
-def server_status() -> None:
-    """Show whether this user's review server runs, where it listens and for which directories (exit 1 if not)."""
-    from amlkit import server
-
-    with guarded(None):
-        state = server.status()
-    if state is None:
-        typer.echo(f"amlkit server: {server.absent()[0]}")
-        raise typer.Exit(1)
-    typer.echo(f"amlkit server: pid {state['pid']} listening on {state['socket']} for {', '.join(state['roots'])}; "
-               f"{state['served']} command(s) served; idle timeout {state['idle_timeout']:g}s")
-
-
 def main() -> None:
     """Console-script entry point. SIGTERM (CI cancel, `timeout`) unwinds like Ctrl-C, so the engine
     stops the program and pack processes it started instead of leaving them running."""
@@ -288,27 +192,7 @@ def analyze(
                       _Report(_pairs(format, output)))
 
 
-@app.command()
-def rules(
-    policy_pack: PolicyPack = None,
-    policy_pack_config: PolicyPackConfig = None,
-    format: Annotated[RulesFormat, typer.Option("--format", "-f", help="Listing format.")] = RulesFormat.table,
-    output: Output = None,
-    verbose: Verbose = False,
-) -> None:
-    """List every policy of the pack with its effective level, severity, description and remediation.
-
-    With a policy config directory: the listing each of its `<name>.json` files gives (one per file)."""
-    with guarded(verbose):
-        if policy_pack_config is not None and policy_pack_config.is_dir():
-            files = sorted(policy_pack_config.glob("*.json"))
-            if not files:
-                raise UsageError(f"{policy_pack_config}: no <stack>.json policy pack config in this directory")
-            listings = [(str(file), _packs().pack_info(policy_pack, file)) for file in files]
-            _emit_rule_listings(listings, format, output, _pack_source(policy_pack))
-            return
-        pack = _packs().pack_info(policy_pack, policy_pack_config)
-        _emit_rules(pack, format, output, _pack_source(policy_pack))
+app.command()(rules)
 
 
 @dataclass(frozen=True)
@@ -383,12 +267,6 @@ def _one_or_many(values: list[Path] | None) -> Path | tuple[Path, ...] | None:
 def _engine() -> ModuleType:
     """The review engine, imported on first use (and replaceable in sys.modules by tests)."""
     return importlib.import_module("amlkit.review.engine")
-
-
-def _packs() -> ModuleType:
-    """What describes a pack without reviewing (`amlkit.review.pack.info`: amlkit's own pack from its rules'
-    metadata, without grpc, pulumi-policy or the engine), imported on first use (replaceable by tests)."""
-    return importlib.import_module("amlkit.review.pack.info")
 
 
 def _review(project_dir: Path, stacks: list[str] | None, options: ReviewOptions, shard: Shard | None = None) -> Review:
@@ -481,9 +359,9 @@ def _report(review: Review, report: _Report, project_dir: Path, options: ReviewO
         rendered = (merge_cmd.shard_json(review, report.shard) if report.shard and fmt is ReportFormat.json
                     else render_report(review, fmt, project_dir, sources, report.with_plan))
         if output is None:
-            _print(rendered)
+            show(rendered)
         else:
-            _write(output, rendered)
+            write(output, rendered)
             written.append(f"Wrote the {fmt.value} report to {output}")
     if written:
         typer.echo("\n".join([summary_line(review), *written]))
@@ -504,92 +382,13 @@ def _report(review: Review, report: _Report, project_dir: Path, options: ReviewO
     raise typer.Exit(code)
 
 
-def _emit_rules(pack: PackInfo, fmt: RulesFormat, output: Path | None, pack_source: str) -> None:
-    from amlkit.review.report import json as report_json
-    from amlkit.review.report import markdown as report_markdown
-    from amlkit.review.report import table as report_table
-
-    rendered: Text | str
-    if fmt is RulesFormat.table:
-        rendered = report_table.render_rules(pack, pack_source)
-    elif fmt is RulesFormat.json:
-        rendered = report_json.render_rules(pack)
-    else:
-        rendered = report_markdown.render_rules(pack)
-    if output is None:
-        _print(rendered)
-    else:
-        _write(output, rendered)
-        typer.echo(f"{len(pack.policies)} policies; wrote the {fmt.value} listing to {output}")
-
-
-def _emit_rule_listings(listings: list[tuple[str, PackInfo]], fmt: RulesFormat, output: Path | None,
-                        pack_source: str) -> None:
-    """`amlkit rules` over a policy config directory: one listing per file, each headed by the file."""
-    from amlkit.review.report import json as report_json
-    from amlkit.review.report import markdown as report_markdown
-    from amlkit.review.report import table as report_table
-
-    rendered: Text | str
-    if fmt is RulesFormat.json:
-        import json
-
-        data = [{"policy_config": file, **report_json.rules_to_dict(pack)} for file, pack in listings]
-        rendered = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-    elif fmt is RulesFormat.markdown:
-        rendered = "\n".join(f"# Policy config {file}\n\n{report_markdown.render_rules(pack)}"
-                              for file, pack in listings)
-    else:
-        rendered = Text()
-        for number, (file, pack) in enumerate(listings):
-            rendered.append(("\n" if number else "") + f"Policy config: {file}\n", style="bold")
-            rendered.append(report_table.render_rules(pack, pack_source))
-    if output is None:
-        _print(rendered)
-    else:
-        _write(output, rendered)
-        typer.echo(f"{len(listings)} policy configs; wrote the {fmt.value} listing to {output}")
-
-
-def _print(report: Text | str) -> None:
-    if isinstance(report, Text):
-        Console(highlight=False, markup=False, emoji=False, soft_wrap=True).print(report, end="")
-    else:
-        sys.stdout.write(report)
-        sys.stdout.flush()
-
-
-def _write(path: Path, report: Text | str) -> None:
-    from amlkit.review.report.files import write_report  # all or nothing: amlkit.review.report.files
-
-    write_report(path, report.plain if isinstance(report, Text) else report)
-
-
 def _pack_sources(review: Review, policy_packs: list[Path]) -> str | dict[str, str]:
     """How the pack lines name each pack's directory: one label for one pack, else one per pack name."""
     if len(policy_packs) <= 1:
-        return _pack_source(policy_packs[0] if policy_packs else None)
+        return pack_source(policy_packs[0] if policy_packs else None)
     given = {Path(os.path.abspath(path)).resolve(): str(path) for path in policy_packs}
-    return {pack.name: given.get(Path(pack.directory), _relative(Path(pack.directory)))
+    return {pack.name: given.get(Path(pack.directory), relative(Path(pack.directory)))
             for stack in review.stacks for pack in stack.all_packs() if pack.directory}
-
-
-def _pack_source(policy_pack: Path | None) -> str:
-    """How the pack line names the pack's directory: as given, else amlkit's pack relative to cwd."""
-    if policy_pack is not None:
-        return str(policy_pack)
-    try:
-        default = Path(_packs().default_pack_dir())
-    except Exception:  # the label is cosmetic; the review itself reports engine failures
-        return ""
-    return _relative(default)
-
-
-def _relative(path: Path) -> str:
-    try:
-        return Path(os.path.abspath(path)).relative_to(Path.cwd()).as_posix() or "."
-    except ValueError:
-        return str(path)
 
 
 def _uri_root(project_dir: Path) -> Path:

@@ -52,7 +52,7 @@ import time
 from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
-from typing import Any, get_args, get_type_hints
+from typing import Any
 
 from amlkit.errors import UsageError
 from amlkit.review.proc import environment
@@ -60,7 +60,7 @@ from amlkit.review.proc import environment
 __all__ = [
     "CLIENT_TIMEOUT", "DISTRIBUTIONS", "IDLE_TIMEOUT", "LOCK_NAME", "LOG_NAME", "SERVED_COMMANDS", "SERVER_DIR_ENV",
     "SOCKET_NAME", "START_LOCK_NAME", "START_TIMEOUT", "ServerError", "absent", "code_fingerprint", "forward", "lock",
-    "named_paths", "outside", "peer_uid", "private_dir", "receive", "request", "run_request", "send", "socket_dir",
+    "outside", "peer_uid", "private_dir", "receive", "request", "run_request", "send", "socket_dir",
     "socket_path", "start", "status", "stop",
 ]
 
@@ -200,48 +200,6 @@ def _amlkit_dirs() -> list[str]:
             spec = importlib.util.find_spec(package)
             dirs += list(spec.submodule_search_locations or []) if spec else []
     return sorted(set(dirs))
-
-
-def named_paths(argv: Sequence[str], cwd: Path) -> list[Path] | None:
-    """The working directory and every path a check/preview command line names, resolved; read by the
-    CLI's own parser (every spelling it accepts: `-C DIR`, `-CDIR`, `--project-dir=DIR`, `-vCDIR`...); and
-    the project above any of them that the CLI would find (the nearest Pulumi.yaml upward, as `pulumi` finds
-    it). None when the CLI would refuse the command line (the command then runs cold and says why)."""
-    import typer.main
-
-    from amlkit import cli
-
-    command = typer.main.get_command(cli.app).commands[argv[0]]  # type: ignore[attr-defined]
-    try:
-        parsed, _, _ = command.make_parser(command.context_class(command, info_name=argv[0])).parse_args(
-            list(argv[1:]))
-    except Exception:  # noqa: BLE001 - the parser's usage errors (typer's vendored click): the CLI refuses it too
-        return None
-    paths = [cwd]
-    for name in _path_parameters(command.callback):
-        value = parsed.get(name)
-        values = value if isinstance(value, list | tuple) else [] if value is None else [value]
-        paths += [cwd / str(item) for item in values]
-    resolved = [Path(os.path.realpath(path)) for path in paths]
-    return resolved + [project for project in map(_project_above, resolved) if project is not None]
-
-
-def _project_above(path: Path) -> Path | None:
-    """The project directory the CLI would find above `path` (not at it), if any."""
-    from amlkit.review.project import project_root
-
-    start = path if path.is_dir() else path.parent
-    found = Path(os.path.realpath(project_root(start)))
-    return found if found != start else None
-
-
-def _path_parameters(callback: Any) -> list[str]:
-    """The parameters of a CLI command whose type is a Path (or a list of paths)."""
-    def has_path(hint: Any) -> bool:
-        return hint is Path or any(has_path(arg) for arg in get_args(hint))
-
-    hints = get_type_hints(callback, include_extras=True)
-    return [name for name, hint in hints.items() if name != "return" and has_path(hint)]
 
 
 def outside(paths: Sequence[Path], roots: Sequence[Path]) -> list[Path]:

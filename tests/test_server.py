@@ -104,12 +104,12 @@ NAMED_PATHS = [  # (argv, the paths it names besides the working directory): eve
 @pytest.mark.parametrize(("argv", "named"), NAMED_PATHS, ids=[" ".join(argv) for argv, _ in NAMED_PATHS])
 def test_server_named_paths(tmp_path, argv, named):
     expected = [tmp_path, *(Path(os.path.realpath(tmp_path / path)) for path in named)]
-    assert sorted(server.named_paths(argv, tmp_path)) == sorted(Path(os.path.realpath(p)) for p in expected)
+    assert sorted(server_process.named_paths(argv, tmp_path)) == sorted(Path(os.path.realpath(p)) for p in expected)
 
 
 def test_server_named_paths_is_none_for_a_command_line_the_cli_refuses(tmp_path):
-    assert server.named_paths(["check", "--no-such-option", "/etc"], tmp_path) is None
-    assert server.named_paths(["check", "-C"], tmp_path) is None
+    assert server_process.named_paths(["check", "--no-such-option", "/etc"], tmp_path) is None
+    assert server_process.named_paths(["check", "-C"], tmp_path) is None
 
 
 @pytest.mark.parametrize("spelling", [["-C/etc"], ["-o/etc/amlkit.json"], ["--output=/etc/amlkit.json"],

@@ -1,0 +1,87 @@
+"""The `amlkit` command line's shared option types and report formats (one definition for every command)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+__all__ = [
+    "AuditStates", "Base", "Formats", "Jobs", "NoColor", "Output", "Outputs", "PolicyPack", "PolicyPackConfig",
+    "PolicyPackConfigs", "PolicyPacks", "ProjectDir", "ReportFormat", "RulesFormat", "StackFiles", "Stacks", "States",
+    "Strict", "Timeout", "Verbose",
+]
+
+
+class ReportFormat(StrEnum):
+    table = "table"
+    json = "json"
+    sarif = "sarif"
+    markdown = "markdown"
+
+
+class RulesFormat(StrEnum):
+    table = "table"
+    json = "json"
+    markdown = "markdown"
+
+
+ProjectDir = Annotated[Path, typer.Option("--project-dir", "-C", help="The Pulumi project directory.",
+                                          exists=True, file_okay=False, dir_okay=True)]
+Stacks = Annotated[list[str] | None, typer.Option(
+    "--stack", "-s", metavar="NAME",
+    help="Stack to review (repeatable; default: every Pulumi.<stack>.yaml of the project).")]
+PolicyPack = Annotated[Path | None, typer.Option("--policy-pack", help="Policy pack directory (default: amlkit's).",
+                                                 exists=True, file_okay=False, dir_okay=True)]
+PolicyPacks = Annotated[list[Path] | None, typer.Option(
+    "--policy-pack", metavar="DIR", exists=True, file_okay=False, dir_okay=True,
+    help="Policy pack directory (repeatable: every pack runs on every stack, and each finding names its pack; "
+    "default: amlkit's own pack).")]
+PolicyPackConfigs = Annotated[list[Path] | None, typer.Option(
+    "--policy-pack-config", metavar="FILE|DIR", exists=True, file_okay=True, dir_okay=True,
+    help="Policy pack config JSON, or a directory of <stack>.json (else <environment>.json) files: one per "
+    "--policy-pack, in the same order, or none (repeatable; the counts must match, as in `pulumi preview`). "
+    "Without it amlkit's own pack gets the project's policy-config/<stack>.json when it exists, and every other "
+    "pack its defaults.")]
+AuditStates = Annotated[list[Path] | None, typer.Option(
+    "--state", metavar="FILE", exists=True, dir_okay=False,
+    help="Audit this `pulumi stack export` (deployment v3) instead of running the program, as `pulumi policy "
+    "analyze --file` does (repeatable, one file per stack): every deployed resource through the packs, with "
+    "the same configs, waivers, formats and exit codes. Not a plan: `amlkit preview --state` plans the program "
+    "against a state.")]
+PolicyPackConfig = Annotated[Path | None, typer.Option(
+    "--policy-pack-config", help="Policy pack config JSON, or a directory of <stack>.json (else "
+    "<environment>.json) files (default: the project's policy-config/<stack>.json when it exists, else the "
+    "pack's defaults).",
+    exists=True, file_okay=True, dir_okay=True)]
+Output = Annotated[Path | None, typer.Option("--output", "-o", help="Write the report to this file; print a "
+                                             "short summary instead.", dir_okay=False)]
+Formats = Annotated[list[ReportFormat] | None, typer.Option(
+    "--format", "-f", help="Report format (default: table). Repeatable, paired in order with --output: "
+    "`-f sarif -o a.sarif -f markdown -o b.md` writes both reports of one review.")]
+Outputs = Annotated[list[Path] | None, typer.Option(
+    "--output", "-o", dir_okay=False, help="Write the report to this file and print a short summary instead "
+    "(repeatable: one per --format, in the same order).")]
+Jobs = Annotated[int | None, typer.Option("--jobs", "-j", min=1, metavar="N", help="Stacks reviewed in parallel "
+                                          "(default: the CPUs this process may use).")]
+Timeout = Annotated[float, typer.Option("--timeout", min=1.0, metavar="SECONDS", help="Seconds allowed per stack.")]
+Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Show tracebacks of failures and the end of a "
+                                        "failed pack's stderr.")]
+States = Annotated[list[Path] | None, typer.Option(
+    "--state", metavar="FILE", exists=True, dir_okay=False,
+    help="A `pulumi stack export` of a reviewed stack (repeatable, one per stack): run the program and plan "
+    "create, update, replace and delete against it. Without --stack, only the stacks of the given states are "
+    "reviewed. To audit a deployed state without the program, use `amlkit check --state`.")]
+Base = Annotated[str | None, typer.Option(
+    "--base", metavar="REV", help="Plan against the program and stack files at this git revision "
+    "(e.g. origin/main), for pull requests without deployed state.")]
+NoColor = Annotated[bool, typer.Option("--no-color", help="Plain text, no colour (as NO_COLOR=1).")]
+Strict = Annotated[bool, typer.Option("--strict", help="Warnings (a waiver that matches no resource) are errors: "
+                                      "exit 2 after the reports are written.")]
+StackFiles = Annotated[list[Path] | None, typer.Argument(
+    metavar="[FILE]...", exists=True, dir_okay=False,
+    help="Changed files to review, instead of --project-dir and --stack (what the pre-commit hook passes): a "
+    "stack file Pulumi.<stack>.yaml reviews that stack; Pulumi.yaml, a program's .py file or a project's "
+    "policy-config/<stack>.json reviews every stack of its project. A .py file in no project is skipped.")]
