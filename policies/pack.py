@@ -26,6 +26,7 @@ from pulumi_policy.proxy import UnknownValueError
 
 from amlkit.policies import shared_stack
 from amlkit.policies.framework import PACK_NAME, CannotLink, Finding, ResourceInput, Rule, StackResource, review_date
+from amlkit.policies.outputs import stack_props
 from amlkit.policies.remediate import remediation
 from amlkit.policies.rule_baseline import BASELINE_POLICY, BASELINE_SCHEMA, rebase
 from amlkit.policies.secret_reads import Taint, secret_paths, tracked
@@ -135,7 +136,7 @@ def _stack_resource(resource: PolicyResource, taint: Taint) -> StackResource:
         resource.resource_type,
         resource.name,
         resource.urn,
-        tracked(resource.props, secret_paths(resource.urn), taint),
+        tracked(stack_props(resource.resource_type, resource.props), secret_paths(resource.urn), taint),
         resource.parent.urn if resource.parent else None,
         {key: tuple(dep.urn for dep in deps) for key, deps in resource.property_dependencies.items()},
     )

@@ -26,7 +26,7 @@ an unknown, never a pass.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from amlkit.policies.arm import parse_arm_id
@@ -41,7 +41,16 @@ from amlkit.policies.azure import (
     read_known,
     role_assignment_view,
 )
-from amlkit.policies.framework import CannotLink, Change, Finding, Rule, StackResource, cannot_tell, must
+from amlkit.policies.framework import (
+    CannotLink,
+    Change,
+    Finding,
+    ResourceInput,
+    Rule,
+    StackResource,
+    cannot_tell,
+    must,
+)
 from amlkit.policies.links import Name, Stack, Workspaces, both, workspace_of
 
 __all__ = [
@@ -60,17 +69,19 @@ IDLE = ("give its managed identity Contributor on its workspace (without it, idl
         "instance)")
 
 
-def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -> Iterator[Finding]:
-    for resource in resources:
-        compute = compute_of(resource.type, resource.props, WITH_IDENTITY)
-        if compute is None:
-            continue
-        subject = compute_subject(resource.name, compute)
-        if compute.is_instance and compute.identity_type is None:
-            continue  # optional on an instance (how-to-create-compute-instance.md, "Assign managed identity")
-        problem = _identity_problem(subject, compute)
-        if problem is not None:
-            yield Finding(problem, resource.urn)
+def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
+    """One compute's identity, on its inputs (Analyze): a resource rule, because AnalyzeStack gets outputs, where a
+    compute being created has every identity field it was not given unknown (azure-native `PreviewOutputs`), so a
+    stack rule could tell nothing before deployment that the inputs do not already say."""
+    compute = compute_of(resource.type, resource.props, WITH_IDENTITY)
+    if compute is None:
+        return
+    subject = compute_subject(resource.name, compute)
+    if compute.is_instance and compute.identity_type is None:
+        return  # optional on an instance (how-to-create-compute-instance.md, "Assign managed identity")
+    problem = _identity_problem(subject, compute)
+    if problem is not None:
+        yield Finding(problem, resource.urn)
 
 
 def _identity_problem(subject: str, compute: ComputeView) -> str | None:
@@ -214,6 +225,8 @@ RULE = Rule(
     changed=(
         Change("0.2.0", "a compute instance may have no managed identity (Azure makes it optional), and its "
                "Contributor grant for idle shutdown moved to aml-compute-instance-identity (advisory)"),
+        Change("0.3.0", "a resource rule (each compute's inputs): as a stack rule it read outputs, where a compute "
+               "being created has its identity's unlisted fields unknown, so a first preview could not judge it"),
     ),
     display_name="One kind of compute identity",
     group="compute",
@@ -232,5 +245,5 @@ RULE = Rule(
     "listing the identity's ARM id. A compute supports one system-assigned identity OR user-assigned "
     "identities, not both; ARM accepts 'SystemAssigned,UserAssigned' anyway, so only this policy stops it. "
     "Without an identity the compute cannot use identity-based access to datastores, Key Vault or ACR.",
-    check_stack=check_stack,
+    check=check,
 )

@@ -61,22 +61,24 @@ def _dangling(subject: str, workspace: StackResource, name: Name, resources: Seq
     computes, undecided = _computes_of(workspace, resources, workspaces)
     if any(urn in name.sources for urn, _ in computes):
         return
-    if name.known and name.text and name.text.lower() in {text.lower() for _, text in computes}:
+    if name.known and name.text and name.text.lower() in {text.lower() for _, text in computes if text}:
         return
-    if not name.known or undecided:
+    unnamed = [urn.rsplit("::", 1)[-1] for urn, text in computes if text is None]
+    if not name.known or undecided or unnamed:
         why = ("imageBuildCompute is unknown until deployment" if not name.known else
-               f"preview cannot tell which workspace compute {undecided[0]!r} belongs to")
+               f"preview cannot tell which workspace compute {undecided[0]!r} belongs to" if undecided else
+               f"the name of its compute {unnamed[0]!r} is unknown until deployment")
         yield cannot_tell(subject, EXPECTATION, why, workspace.urn)
         return
     found = f"{name.text}, which names no compute cluster or instance of the workspace in the stack"
-    known = f" (computes: {', '.join(sorted(text for _, text in computes))})" if computes else ""
+    known = f" (computes: {', '.join(sorted(text for _, text in computes if text))})" if computes else ""
     yield Finding(must(subject, EXPECTATION, found + known), workspace.urn)
 
 
 def _computes_of(workspace: StackResource, resources: Sequence[StackResource],
-                 workspaces: Workspaces) -> tuple[list[tuple[str, str]], list[str]]:
-    """The workspace's clusters and instances in the stack as (URN, name), and the names of the computes preview
-    cannot link to a workspace."""
+                 workspaces: Workspaces) -> tuple[list[tuple[str, str | None]], list[str]]:
+    """The workspace's clusters and instances in the stack as (URN, Azure name; None while unknown: a compute being
+    created, whose outputs' `name` is), and the names of the computes preview cannot link to a workspace."""
     found, undecided = [], []
     for resource in resources:
         compute = compute_view(resource.type, resource.props)
@@ -87,7 +89,7 @@ def _computes_of(workspace: StackResource, resources: Sequence[StackResource],
         if unknown is not None:
             undecided.append(own.shown())
         elif linked_to is workspace:
-            found.append((resource.urn, own.text or resource.name))
+            found.append((resource.urn, own.text if own.known else None))
     return found, undecided
 
 

@@ -1,6 +1,7 @@
 import pytest
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
 
+from amlkit.policies.framework import ResourceInput
 from amlkit.policies.rules.aml_compute_identity import RULE
 from tests.policies.compute_fixtures import (
     USER_IDENTITY_ID,
@@ -13,7 +14,7 @@ from tests.policies.compute_fixtures import (
 from tests.policies.examples import Example
 from tests.policies.helpers import DELETE, Public, changed, cluster_props
 
-PUBLIC = Public("AMLK-0007", "aml-compute-identity", level="mandatory", kind="stack")
+PUBLIC = Public("AMLK-0007", "aml-compute-identity", level="mandatory", kind="resource")
 
 HAPPY = cluster_props()
 CLUSTER = "AmlCompute cluster 'cpu-cluster'"
@@ -28,7 +29,9 @@ def identity(value, props=HAPPY):
 
 
 def findings(resources):
-    return [(f.urn.rsplit("::", 1)[-1], f.message, f.unknown) for f in RULE.evaluate_stack(resources)]
+    """Each resource judged on its own inputs (a resource rule), in stack order."""
+    return [(f.urn.rsplit("::", 1)[-1], f.message, f.unknown) for r in resources
+            for f in RULE.evaluate(ResourceInput(r.type, r.name, r.urn, r.props))]
 
 
 def decided(name, message):
@@ -94,16 +97,18 @@ def test_instance_identity(props, expected):
 
 def test_unknown_identity_type_is_unknown_not_a_pass():
     props = with_unknown(HAPPY, "identity.type", UNKNOWN_STRING_VALUE)
+    cluster = resource("cpu-cluster", props)
     with pytest.raises(UnknownValueError):
-        RULE.evaluate_stack([resource("cpu-cluster", props)])
+        RULE.evaluate(ResourceInput(cluster.type, cluster.name, cluster.urn, cluster.props))
 
 
 def test_other_resource_types_are_ignored():
     assert findings([resource("sa", identity(DELETE), "azure-native:storage:StorageAccount")]) == []
 
 
-def test_is_a_mandatory_stack_rule():
-    assert (RULE.is_stack_rule, RULE.level) == (True, "mandatory")
+def test_is_a_mandatory_resource_rule():
+    """Judged on inputs: AnalyzeStack's outputs of a compute being created leave unlisted identity fields unknown."""
+    assert (RULE.is_stack_rule, RULE.level) == (False, "mandatory")
 
 
 STACK_CASES = [
@@ -119,4 +124,6 @@ def test_stacks(resources, expected):
     assert findings(resources) == expected
 
 
-EXAMPLE = Example.of_stacks(STACK_CASES, fails="cluster-with-both-kinds", passes="cluster-and-instance-each-one-kind")
+CASE_PROPS = {c[0]: c[1] for c in IDENTITY_CASES}
+EXAMPLE = Example((resource("cpu-cluster", CASE_PROPS["both-rejected"]),),
+                  (resource("cpu-cluster", CASE_PROPS["happy-path-system"]),), "both-rejected", "happy-path-system")

@@ -49,7 +49,7 @@ def state_resources(records: Iterable[Mapping[str, Any]], project: str, stack: s
         if r["custom"]:
             name = physical_name(r["type"], r["name"], r["inputs"])
             entry["id"] = arm_id(r["type"], name, r["inputs"])
-            entry["outputs"] = {**inputs, "id": entry["id"], "name": name, "location": "westeurope"}
+            entry["outputs"] = {"location": "westeurope", **inputs, "id": entry["id"], "name": name}
             if "identity" in inputs:  # as Azure shapes them (user identities as a map, a system one's principal)
                 entry["outputs"]["identity"] = shaped_identity(inputs["identity"], r["name"])
             if r["type"].endswith(":UserAssignedIdentity"):

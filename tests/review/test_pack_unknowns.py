@@ -13,10 +13,16 @@ RG = "urn:pulumi:dev::p::azure-native:resources:ResourceGroup::rg"
 CI = {"urn": "urn:pulumi:dev::p::azure-native:machinelearningservices:Compute::ci-x",
       "type": "azure-native:machinelearningservices:Compute", "name": "ci-x",
       "inputs": {"workspaceName": UNKNOWN, "properties": {"computeType": "ComputeInstance"}},
+      "outputs": {"id": UNKNOWN, "name": UNKNOWN, "properties": {"computeType": "ComputeInstance"}},
       "propertyDependencies": {"workspaceName": [WS]}}
 WORKSPACE = {"urn": WS, "type": "azure-native:machinelearningservices:Workspace", "name": "mlw",
-             "inputs": {"resourceGroupName": "[unknown]", "kind": "Hub"}, "propertyDependencies": {}}
-GROUP = {"urn": RG, "type": "azure-native:resources:ResourceGroup", "name": "rg", "inputs": {}}
+             "inputs": {"resourceGroupName": "[unknown]", "kind": "Hub"}, "outputs": {"id": UNKNOWN, "kind": "Hub"},
+             "propertyDependencies": {}}
+GROUP = {"urn": RG, "type": "azure-native:resources:ResourceGroup", "name": "rg", "inputs": {},
+         "outputs": {"id": "/subscriptions/s/resourceGroups/rg"}}
+DEPLOYED = {**CI, "name": "ci-y", "urn": CI["urn"] + "y", "inputs": {"workspaceName": "mlw"},
+            "outputs": {"id": "/subscriptions/s/resourceGroups/rg/providers/Microsoft.MachineLearningServices/"
+                              "workspaces/mlw/computes/ci-y", "kind": UNKNOWN}}
 RECORDS = [CI, WORKSPACE, GROUP]
 MESSAGE = ("can't run policy 'p' from policy pack 'pack@v1' during preview: string value at .{path} can't be known "
            "during preview")
@@ -38,12 +44,14 @@ def test_noun(record, expected):
 
 @pytest.mark.parametrize(("path", "record", "expected"), [
     ("workspaceName", CI, "compute instance 'ci-x': workspaceName can't be known during preview (from hub 'mlw')"),
-    # a stack policy: every resource unknown at that path
+    # a stack policy (AnalyzeStack gets outputs): every resource unknown at that path of its outputs, a path input
+    # azure-native's outputs lack (resourceGroupName) being unknown when the resource's `id` is
     ("resourceGroupName", None, "hub 'mlw': resourceGroupName can't be known during preview"),
+    ("kind", None, "compute 'ci-y': kind can't be known during preview"),
     ("properties.computeType", None, None),  # known everywhere: nothing to name
-], ids=["resource-policy", "stack-policy", "known"])
+], ids=["resource-policy", "stack-policy", "stack-policy-output", "known"])
 def test_what_is_unknown(path, record, expected):
-    assert what_is_unknown(MESSAGE.format(path=path), record, RECORDS) == expected
+    assert what_is_unknown(MESSAGE.format(path=path), record, [*RECORDS, DEPLOYED]) == expected
 
 
 def test_a_message_without_an_unknown_path_names_nothing():

@@ -94,14 +94,15 @@ def test_platform_edits_give_exact_ops_reasons_and_diffs(tmp_path: Path) -> None
 
     # the workspace is replaced: its replacement's name and id are unknown in a preview (the provider's preview
     # of a create), so what derives from them may change, as `pulumi preview` shows: computes (workspaceName is
-    # a path parameter), the lock and the diagnostic setting on it (scope, resourceUri) are replaced, the
-    # private endpoint and the online endpoint and deployment updated
+    # a path parameter), the lock and the diagnostic setting on it (scope, resourceUri), the online endpoint and
+    # deployment (workspaceName is their path parameter too: .../workspaces/{workspaceName}/onlineEndpoints/...)
+    # are replaced, the private endpoint updated
     assert changed(plan) == {"cpu-cluster-compute": "replace", "ml-rg": "update", "mlw-workspace": "replace",
                              "network-rg-lock": "create", "old-cluster-compute": "delete",
                              "mlw-old-keyvault": "delete", "gpu-cluster-compute": "replace",
                              "mlw-workspace-lock": "replace", "mlw-diagnostics": "replace", "mlw-pe-spoke": "update",
-                             "scoring-blue": "update", "scoring-endpoint": "update"}
-    assert plan.summary() == {"create": 1, "update": 4, "replace": 5, "delete": 2, "same": 16}
+                             "scoring-blue": "replace", "scoring-endpoint": "replace"}
+    assert plan.summary() == {"create": 1, "update": 2, "replace": 7, "delete": 2, "same": 16}
     steps = by_name(plan)
     assert steps["cpu-cluster-compute"].changes == (diff.Change(
         "properties.properties.vmSize", "update", "Standard_D2ds_v4", "Standard_D4ds_v5",

@@ -580,8 +580,11 @@ def default_provider_name(package: str) -> str:
 
 
 def stack_resource(resource: dict[str, Any], request: analyzer_pb2.AnalyzeRequest) -> analyzer_pb2.AnalyzerResource:
+    """A resource as AnalyzeStack gets it: its recorded OUTPUTS, not the Analyze request's inputs (pulumi/pulumi
+    `pkg/resource/deploy/step_generator.go` `AnalyzeResources`: `Properties: v.Outputs`; the runner records them,
+    `amlkit.review.run.mocks.recorded_outputs`), with the request's options, provider and the graph."""
     message = analyzer_pb2.AnalyzerResource(
-        type=request.type, properties=request.properties, urn=request.urn, name=request.name,
+        type=request.type, properties=to_struct(resource["outputs"]), urn=request.urn, name=request.name,
         options=request.options, parent=resource.get("parent") or "", dependencies=resource["dependencies"],
     )
     if request.HasField("provider"):

@@ -4,7 +4,7 @@ comes from (`compute instance 'ci-x': workspaceName can't be known during previe
 pulumi-policy reports a value unknown at preview only by its path (`string value at .workspaceName can't be
 known during preview`, pulumi_policy/proxy.py `UnknownValueError`), and for a stack policy without the
 resource. The resource is the analyzed one for a resource policy; for a stack policy, every resource of the
-stack whose inputs are unknown at that path. Where it comes from is the registration's
+stack whose outputs (what AnalyzeStack gets) are unknown at that path. Where it comes from is the registration's
 `propertyDependencies` for that property, as the engine records them.
 """
 
@@ -49,7 +49,7 @@ def what_is_unknown(message: str, record: Mapping[str, Any] | None,
     if found is None:
         return None
     path = found[1]
-    holders = [record] if record is not None else [r for r in records if _unknown_at(r.get("inputs"), path)]
+    holders = [record] if record is not None else [r for r in records if _unknown_in_outputs(r, path)]
     if not holders:
         return None
     by_urn = {r["urn"]: r for r in records}
@@ -66,6 +66,17 @@ def _one(record: Mapping[str, Any], path: str, by_urn: Mapping[str, Mapping[str,
     if sources:
         text += " (from " + ", ".join(f"{noun(s)} '{s['name']}'" for s in sources) + ")"
     return text
+
+
+def _unknown_in_outputs(record: Mapping[str, Any], path: str) -> bool:
+    """Whether a stack policy read an unknown at `path` of this resource: AnalyzeStack sends outputs, and a path
+    input azure-native's outputs lack (`workspaceName`) is read from the `id` output (amlkit.policies.outputs), so it
+    is unknown when that id is."""
+    outputs = record.get("outputs") or {}
+    head = path.split(".", 1)[0]
+    if head in outputs or head not in (record.get("inputs") or {}):
+        return _unknown_at(outputs, path)
+    return _unknown_at(outputs, "id")
 
 
 def _unknown_at(inputs: Any, path: str) -> bool:

@@ -33,6 +33,11 @@ _ARM: dict[str, tuple[str, str]] = {
         "Microsoft.MachineLearningServices/workspaces/{workspaceName}/computes",
         "computeName",
     ),
+    "machinelearningservices:OnlineEndpoint": (
+        "Microsoft.MachineLearningServices/workspaces/{workspaceName}/onlineEndpoints", "endpointName"),
+    "machinelearningservices:OnlineDeployment": (
+        "Microsoft.MachineLearningServices/workspaces/{workspaceName}/onlineEndpoints/{endpointName}/deployments",
+        "deploymentName"),
     "storage:StorageAccount": ("Microsoft.Storage/storageAccounts", "accountName"),
     "keyvault:Vault": ("Microsoft.KeyVault/vaults", "vaultName"),
     "applicationinsights:Component": ("Microsoft.Insights/components", "resourceName"),

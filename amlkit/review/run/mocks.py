@@ -46,13 +46,14 @@ from amlkit.review.run.sdk import (
     returns_credentials,
     with_output_only_unknown,
 )
-from amlkit.review.secrets import REDACTED, is_secret
+from amlkit.review.secrets import REDACTED, SECRET_SIG, SECRET_SIG_KEY, is_secret
 from amlkit.review.urns import STACK_TYPE, engine_urn
 
 __all__ = [
     "AzureMocks", "CALLER", "CLIENT_CONFIG", "CLIENT_CONFIGS", "DEFAULT_LOCATION", "DeployedMocks", "FORM",
     "RecordingMonitor", "SENT", "STACK_REFERENCE", "UNKNOWN_ARG", "UNKNOWN_MARK", "alias_dict", "at_caller",
-    "deployed_outputs", "has_unknown_mark", "mark_unknown", "principal_of", "record", "report_unsent_lookups",
+    "deployed_outputs", "has_unknown_mark", "mark_unknown", "principal_of", "record", "recorded_outputs",
+    "report_unsent_lookups",
     "shaped_identity", "shown_args", "source_position", "unmarked",
 ]
 
@@ -201,6 +202,7 @@ class RecordingMonitor(MockMonitor):
         response = super().RegisterResource(request)  # type: ignore[no-untyped-call]
         if request.type != STACK_TYPE:
             registration = record(request, response.urn)
+            registration["outputs"] = recorded_outputs(registration, response)
             self.records.append(registration)
             if self.emit is not None:
                 self.emit(registration)
@@ -360,6 +362,54 @@ def record(request: Any, urn: str) -> dict[str, Any]:
         },
         "source": source_position(request),
     }
+
+
+def recorded_outputs(registration: Mapping[str, Any], response: Any) -> dict[str, Any]:
+    """The outputs the engine keeps for a registration, which AnalyzeStack sends (pulumi/pulumi
+    `pkg/resource/deploy/step_generator.go` `AnalyzeResources`: `Properties: v.Outputs`, "AnalyzeStack is called
+    on the final outputs of each resource"), wire form: what the mocks answered (a create: the provider's preview
+    outputs; against a state, a `same`: the deployed outputs), with the `id` output unknown when the answer has
+    none (azure-native's response metadata keeps `id`, and the Terraform bridge's state has an `id` attribute; in
+    a preview of a create both are unknown). A provider resource's outputs are its inputs (`providers/registry.go`
+    `Create`: the filtered provider config); a component's are what it registers, which no rule reads ({})."""
+    if str(registration["type"]).startswith("pulumi:providers:"):
+        return dict(registration["inputs"])
+    if not registration["custom"]:
+        return {}
+    outputs = json_format.MessageToDict(response.object)
+    if has_unknown_mark(outputs):
+        outputs = _marked_unknown(outputs)
+    _annotate_secrets(outputs, registration["inputs"])
+    outputs.setdefault("id", rpc.UNKNOWN)
+    return outputs
+
+
+def _annotate_secrets(outs: dict[str, Any], ins: Mapping[str, Any]) -> None:
+    """Secretness as the engine keeps it (pulumi/pulumi `pkg/resource/plugin/provider_plugin.go` `annotateSecrets`:
+    "we don't want a single secret value in a rich structure to taint the entire object"), in place: an output
+    object whose input is an object is not a secret as a whole (the SDK's serialization made it one), its fields
+    are, where the input's are."""
+    for key, given in ins.items():
+        if key not in outs:
+            continue
+        value = outs[key]
+        if is_secret(value) and isinstance(given, dict) and not is_secret(given) and isinstance(value["value"], dict):
+            value = outs[key] = value["value"]
+        if isinstance(value, dict) and isinstance(given, dict) and not is_secret(value) and not is_secret(given):
+            _annotate_secrets(value, given)
+        elif not is_secret(value) and SECRET_SIG in json.dumps(given):
+            outs[key] = {SECRET_SIG_KEY: SECRET_SIG, "value": value}
+
+
+def _marked_unknown(value: Any) -> Any:
+    """`value` with every string holding UNKNOWN_MARK as the engine's unknown (see `mark_unknown`)."""
+    if isinstance(value, str):
+        return rpc.UNKNOWN if UNKNOWN_MARK in value else value
+    if isinstance(value, dict):
+        return {key: _marked_unknown(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_marked_unknown(item) for item in value]
+    return value
 
 
 def source_position(request: Any) -> dict[str, Any] | None:

@@ -55,7 +55,8 @@ def _sdk_class(token: str, suffix: str = "") -> type | None:
     parts = type_parts(token)
     if parts is not None:  # azure-native, any spelling
         module, version, member = parts
-        names = [f"pulumi_azure_native.{module}" + (f".{version}" if version else "")]
+        # an explicit API version the installed SDK lacks (azure-native 3.x dropped them): its default version's class
+        names = [f"pulumi_azure_native.{module}.{version}"] * bool(version) + [f"pulumi_azure_native.{module}"]
     else:
         found = function_parts(token)
         if found is None:
