@@ -148,3 +148,23 @@ def test_markdown_keeps_every_destructive_change_within_the_size_limit() -> None
     assert "| replace | `cpu-compute` |" in text and "| delete (retained) | `old-compute` |" in text
     assert "| create | `rg-lock` |" not in text and "| update | `ml-rg` |" not in text
     assert "item(s) left out to keep this comment within GitHub's size limit" in text
+
+
+def test_a_created_project_shows_its_network_as_its_hubs_against_a_state() -> None:
+    """`preview --state`: a project being created next to its hub shows the hub's network settings (a project obtains
+    the hub's; concept-hub-workspace.md), not Azure's defaults for its own omitted inputs."""
+    workspace = "azure-native:machinelearningservices:Workspace"
+    hub_urn, project_urn = f"{P}{workspace}::hub", f"{P}{workspace}::project"
+    hub = ResourceRecord(hub_urn, workspace, "hub", inputs={
+        "resourceGroupName": "rg-ml", "workspaceName": "mlw-hub", "kind": "Hub", "publicNetworkAccess": "Disabled",
+        "managedNetwork": {"isolationMode": "AllowOnlyApprovedOutbound"}})
+    project = ResourceRecord(project_urn, workspace, "project", inputs={
+        "resourceGroupName": "rg-ml", "workspaceName": "proj", "kind": "Project", "hubResourceId": "[unknown]"},
+        options={"propertyDependencies": {"hubResourceId": [hub_urn]}})
+    steps = (Step("same", hub_urn, workspace, "hub"), Step("create", project_urn, workspace, "project"))
+    review = StackReview("prod", "acme", "prod", "stacks/Pulumi.prod.yaml", resources=[hub, project],
+                         plan=Plan("state prod.json", steps, STACK, "same", ()))
+    (line,) = [line for line in changes.render(review).plain.splitlines() if " project " in line]
+    assert line.split("create", 1)[1].strip() == (
+        "kind Project; public network access Disabled (from hub 'hub'); managed network AllowOnlyApprovedOutbound "
+        "(from hub 'hub')")

@@ -133,7 +133,7 @@ def _info(step: Step, stack: StackReview, policies: list[str]) -> list[str]:
         found.append("delete before replace")
     if step.op == "create":
         record = next((r for r in stack.resources if r.urn == step.urn), None)
-        found += [s for s in settings(record) if s not in ("protect", "retain on delete")] if record else []
+        found += [s for s in settings(record, stack.resources) if s not in ("protect", "retain on delete")] if record else []
     if step.protect:
         found.append("protect")
     if step.retain_on_delete:
