@@ -662,8 +662,9 @@ def diagnostic_setting_view(type_token: str, props: Mapping[str, Any]) -> Diagno
 
 
 class DiagnosticSettingView:
-    """An azure-native diagnostic setting: `resourceUri`, `logs[]` (each `enabled`, `retentionPolicy`),
-    `storageAccountId`."""
+    """An azure-native diagnostic setting: `resourceUri`, `logs[]` (each `enabled`), `storageAccountId`. No rule
+    reads a log's `retentionPolicy` (storage retention is retired, see aml-workspace-diagnostics): it is not read,
+    so its being unknown while a setting is created (AnalyzeStack's outputs) stops no rule."""
 
     target_input = "resourceUri"
 
@@ -675,10 +676,10 @@ class DiagnosticSettingView:
         return _get(self.props, self.target_input)
 
     @property
-    def logs(self) -> list[tuple[bool, int | None]]:
-        """(enabled, retention days when a retention policy is enabled else None) per log entry."""
+    def logs(self) -> list[bool]:
+        """Whether each log entry is enabled."""
         entries = [log for log in (_get(self.props, "logs", []) or []) if isinstance(log, Mapping)]
-        return [(_get(log, "enabled") is True, _retention_days(log)) for log in entries]
+        return [_get(log, "enabled") is True for log in entries]
 
     exports_to_storage = Input[bool]("storageAccountId", False, bool)
 
@@ -690,16 +691,9 @@ class ClassicDiagnosticSettingView(DiagnosticSettingView):
     target_input = "targetResourceId"
 
     @property
-    def logs(self) -> list[tuple[bool, int | None]]:
+    def logs(self) -> list[bool]:
         entries = [log for log in (_get(self.props, "enabledLogs", []) or []) if isinstance(log, Mapping)]
-        return [(True, _retention_days(log)) for log in entries]
-
-
-def _retention_days(log: Mapping[str, Any]) -> int | None:
-    policy = _get(log, "retentionPolicy", {})
-    if not isinstance(policy, Mapping) or policy.get("enabled") is not True:
-        return None
-    return int(policy.get("days") or 0)
+        return [True for _ in entries]
 
 
 def workspace_props(resource: Any) -> WorkspaceView:

@@ -133,7 +133,7 @@ def _targets(setting: StackResource, workspace: StackResource, stack: Stack) -> 
 def _problem(setting: StackResource) -> str | None:
     """None when one of the setting's logs is enabled, else what is wrong."""
     logs = _setting(setting).logs
-    if any(enabled for enabled, _ in logs):
+    if any(logs):
         return None
     return "enables no log (logs[].enabled true)" if logs else "lists no logs"
 

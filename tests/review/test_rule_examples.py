@@ -9,7 +9,10 @@ examples gets its own stack (`<ref>-fails`, `<ref>-passes`). Each rule's pack co
 
 The expected findings are the rule's own output on the same inputs, evaluated in-process: what this test
 adds to the unit tests is that the engine delivers those inputs (wire types, property dependencies) and
-reports each finding with the rule's name, level and resource.
+reports each finding with the rule's name, level and resource. Every stack is reviewed against a state of the
+program as deployed: stack rules get outputs (AnalyzeStack), and a first preview leaves unknown every output a
+resource being created was not given (its `kind`, `location`, ids); what a first preview decides is
+tests/review/test_preview_knowledge.py's.
 """
 
 from __future__ import annotations
@@ -24,8 +27,10 @@ import yaml
 from amlkit.policies import ALL_RULES
 from amlkit.policies.framework import Rule, StackResource
 from amlkit.review.engine import review
+from amlkit.review.options import ReviewOptions
 from tests.policies.examples import Example, example_of
 from tests.review.helpers import FIXTURES
+from tests.review.statefiles import deployed_state
 
 pytestmark = pytest.mark.slow
 
@@ -83,7 +88,9 @@ def result(tmp_path_factory):
         stack_config = {"config": {"rule-examples:resources": json.dumps(resources)}}
         (project / f"Pulumi.{name}.yaml").write_text(yaml.safe_dump(stack_config))
         (project / "policy-config" / f"{name}.json").write_text(json.dumps(config))
-    return review(project, None)
+    states = tmp_path_factory.mktemp("states")
+    return review(project, None, options=ReviewOptions(
+        states=[deployed_state(project, name, states) for name in stacks(examples())]))
 
 
 def by_stack(result) -> dict:

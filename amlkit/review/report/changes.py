@@ -133,7 +133,8 @@ def _info(step: Step, stack: StackReview, policies: list[str]) -> list[str]:
         found.append("delete before replace")
     if step.op == "create":
         record = next((r for r in stack.resources if r.urn == step.urn), None)
-        found += [s for s in settings(record, stack.resources) if s not in ("protect", "retain on delete")] if record else []
+        shown = settings(record, stack.resources) if record else []  # the stack's records: a project's hub
+        found += [s for s in shown if s not in ("protect", "retain on delete")]
     if step.protect:
         found.append("protect")
     if step.retain_on_delete:

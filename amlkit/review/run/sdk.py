@@ -18,6 +18,7 @@ from typing import Any
 from pulumi.output import Unknown
 from pulumi.runtime import rpc
 
+from amlkit.review.run.bridge import planned_defaults
 from amlkit.tokens import type_parts
 
 __all__ = [
@@ -212,11 +213,13 @@ def preview_outputs(type_token: str, inputs: dict[str, Any]) -> dict[str, Any] |
     `PreviewOutputs(inputs, res.Response)` (pulumi/pulumi-azure-native `provider/pkg/provider/provider.go`,
     `Create`'s `req.GetPreview()` branch; `provider/pkg/convert/previewOutputs.go`), so a `*Name` path
     input does not make the output `name` known. The classic provider (the Terraform bridge) plans the
-    configured attributes and leaves computed ones unknown. None when no installed SDK has the class."""
+    configured attributes, an omitted one with a schema default as that default (amlkit.review.run.bridge), and
+    leaves the others unknown. None when no installed SDK has the class."""
     cls = _sdk_class(type_token)
     if cls is None:
         return None
-    return {wire: _preview_value(inputs[wire], hint) if wire in inputs else rpc.UNKNOWN
+    planned = planned_defaults(cls) if type_parts(type_token) is None else {}
+    return {wire: _preview_value(inputs[wire], hint) if wire in inputs else planned.get(wire, rpc.UNKNOWN)
             for wire, hint in _fields(cls).items()}
 
 
