@@ -14,9 +14,10 @@ resource with secret inputs is read through that policy's `secret_reads.tracked`
 What a policy receives is what pulumi-policy's per-policy conversion gives it: the properties as
 `deserialize_properties(json_format.MessageToDict(...))` behind the servicer's unknown-checking proxy, the
 parent's URN when the parent is in the request, and per property the URNs of its dependencies that are in the
-request. Installed by `amlkit.policies.pack.convert_each_request_once`, under the same guard; a servicer with
-any other stack policy is served exactly as pulumi-policy serves it. The same code runs under
-`pulumi preview --policy-pack`: no offline fork.
+request; both read through `amlkit.policies.outputs.stack_props` (AnalyzeStack sends outputs). Installed by
+`amlkit.policies.pack.convert_each_request_once`, under the same guard; a servicer with any other stack policy
+is served exactly as pulumi-policy serves it. The same code runs under `pulumi preview --policy-pack`: no
+offline fork.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 from amlkit.policies.framework import StackResource
+from amlkit.policies.outputs import stack_props
 from amlkit.policies.secret_reads import Taint, secret_paths, tracked
 from amlkit.policies.waivers import Subject, azure_names
 
@@ -113,7 +115,7 @@ class SharedStack:
         urns = {r.urn for r in self._request_resources}
         converted = []
         for index, r in enumerate(self._request_resources):
-            props = proxy(deserialize_properties(json_format.MessageToDict(r.properties)))
+            props = stack_props(r.type, proxy(deserialize_properties(json_format.MessageToDict(r.properties))))
             dependencies = {key: tuple(urn for urn in value.urns if urn in urns)
                             for key, value in r.propertyDependencies.items()}
             resource = StackResource(r.type, r.name, r.urn, props, r.parent if r.parent in urns else None,

@@ -15,6 +15,7 @@ import pytest
 from google.protobuf import json_format
 from pulumi.runtime.proto import analyzer_pb2
 
+from amlkit.policies import ALL_RULES
 from amlkit.review.pack import snapshot
 from amlkit.review.plan.stream import StateStream
 from amlkit.review.secrets import SECRET_SIG, SECRET_SIG_KEY
@@ -113,7 +114,8 @@ def test_shared_stack_answers_as_pulumi_policys_per_policy_conversion(tmp_path, 
     result = _probe(tmp_path, build(tmp_path), config)
     # every stack policy read the shared stack, then (unmarked) each converted its own, as pulumi-policy does
     assert result["shared_used"] and all(result["shared_used"]) and not any(result["per_policy_used"])
-    assert len(result["shared_used"]) == len(result["per_policy_used"]) == 19  # amlkit's 18, and the probe's
+    stack_rules = sum(rule.is_stack_rule for rule in ALL_RULES)
+    assert len(result["shared_used"]) == len(result["per_policy_used"]) == stack_rules + 1  # and the probe's
     assert result["shared"] == result["per_policy"]
     shared, per_policy = result["seen"]
     assert shared == per_policy and len(shared) == len(build(tmp_path).resources)
