@@ -55,7 +55,7 @@ from amlkit.policies.links import Name, Stack, Workspaces, both, workspace_of
 
 __all__ = [
     "Assignments", "CLASSIC_USER_ASSIGNED_IDENTITY", "CONTRIBUTOR", "EITHER", "IDLE", "OWNER", "RULE", "SYSTEM", "USER",
-    "USER_ASSIGNED_IDENTITY", "check_stack", "identity_kinds", "idle_shutdown",
+    "USER_ASSIGNED_IDENTITY", "check", "identity_kinds", "idle_shutdown",
 ]
 
 SYSTEM = "systemassigned"
