@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from amlkit.policies.arm import is_resource_group, network_parent, parse_arm_id, same_name
+from amlkit.policies.arm_ids import is_resource_group, network_parent, parse_arm_id, same_name
 from amlkit.policies.azure import (
     compute_view,
     read_known,
