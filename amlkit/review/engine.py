@@ -29,7 +29,7 @@ from amlkit.review.pack.info import POLICY_PACK_FILES, default_pack_dir, install
 from amlkit.review.pack.waivers import waiver_warnings
 from amlkit.review.plan import baseline, diff
 from amlkit.review.plan.baseline import Baseline
-from amlkit.review.proc import processes, warm
+from amlkit.review.proc import processes, workers
 from amlkit.review.project import (
     SECRET_PLACEHOLDER,
     Project,
@@ -108,7 +108,7 @@ def review(project_dir: Path, stacks: Sequence[str] | None = None, options: Revi
             for spec in specs:
                 multi.config_path(spec, project.dir, config.stack, config.environment())
     setup = replace(setup, pools=_Pools(specs, jobs, options.reuse_packs))
-    with warm.session(project.main, specs[0].directory, len(configs)):  # the fork server: amlkit.review.proc.warm
+    with workers.review_session(project.main, specs[0].directory, len(configs)):  # the fork server (proc.warm)
         if options.states or options.base is not None:
             setup = replace(setup, baselines=_baselines(project, names, options.states, options.base, setup))
         result = _review_all(project, configs, setup, jobs)
@@ -141,7 +141,7 @@ def pack_info(policy_pack: Path | None = None, config: Path | None = None) -> Pa
     if config is not None and Path(config).is_dir():
         raise UsageError(f"{config}: a directory; `rules` takes one policy pack config file")
     file_config = load_config_file(config) if config else None
-    with warm.session(None, pack_dir, 1), driver.PackProcess(pack_dir, "amlkit", "rules", {}, 60.0) as pack:
+    with workers.review_session(None, pack_dir, 1), driver.PackProcess(pack_dir, "amlkit", "rules", {}, 60.0) as pack:
         driver.handshake(pack)
         analysis = driver.configure(pack, file_config, str(config) if config else None)
     return pack_info_of(analysis)

@@ -141,7 +141,7 @@ def _python_only(path: Path, runtime: Any) -> None:
     name = runtime.get("name") if isinstance(runtime, dict) else runtime
     if name is None or name == "python":
         return
-    from amlkit.review.pack.info import default_pack_dir
+    from amlkit.review.packdir import default_pack_dir
 
     raise UsageError(f"{path}: runtime {name!r}: amlkit reviews Python programs offline only; review this program "
                      f"with the Pulumi CLI: pulumi preview --policy-pack {default_pack_dir()}")

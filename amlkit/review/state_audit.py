@@ -40,7 +40,7 @@ from amlkit.review.pack import canary, driver, multi, snapshot
 from amlkit.review.pack.config import load_config_file
 from amlkit.review.pack.info import default_pack_dir, installed_pack_dir
 from amlkit.review.plan.stream import StateStream, peek_owner
-from amlkit.review.proc import processes, warm
+from amlkit.review.proc import processes, workers
 from amlkit.review.project import Project, find_project_file, load_project, refuse_state_link
 from amlkit.review.secrets import Secrets
 
@@ -74,7 +74,7 @@ def audit(files: Sequence[Path], project_dir: Path = Path("."), options: ReviewO
         if isinstance(item, _Loaded):
             for spec in specs:
                 multi.config_path(spec, base, item.stack, _environment(project, item))
-    with warm.session(None, specs[0].directory, len(loaded)):
+    with workers.review_session(None, specs[0].directory, len(loaded)):
         # one file: its CPUs share amlkit's own pack's Analyze calls (several: the files share them)
         run = _Audit(specs, project, base, options.timeout, options.verbose, jobs - 1 if len(loaded) == 1 else 0)
         if jobs == 1 or len(loaded) == 1:

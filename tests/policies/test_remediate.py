@@ -116,9 +116,9 @@ UNCHANGED = [
 
 @pytest.fixture(scope="module")
 def pack() -> Iterator[driver.PackProcess]:
-    from amlkit.review.proc import warm
+    from amlkit.review.proc import workers
 
-    with warm.session(None, PACK, 1), driver.PackProcess(PACK, "p", "dev", {}, 60.0) as process:
+    with workers.review_session(None, PACK, 1), driver.PackProcess(PACK, "p", "dev", {}, 60.0) as process:
         driver.handshake(process)
         yield process
 

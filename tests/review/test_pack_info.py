@@ -11,7 +11,7 @@ import pytest
 
 from amlkit.errors import ConfigError, UsageError
 from amlkit.review import engine
-from amlkit.review.pack import info as packinfo
+from amlkit.review import packs as packinfo
 from tests.review.helpers import MIN_NODES, PACKS
 
 ROOT = Path(__file__).resolve().parents[2]

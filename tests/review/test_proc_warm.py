@@ -18,7 +18,7 @@ from amlkit.policies import ALL_RULES
 from amlkit.review.engine import default_pack_dir, review
 from amlkit.review.options import ReviewOptions
 from amlkit.review.pack import driver
-from amlkit.review.proc import preload, processes, warm
+from amlkit.review.proc import preload, processes, warm, workers
 from tests.review.helpers import PACKS, RAW, normalized, raw_request, runner_output
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,7 +42,7 @@ def test_the_pack_child_starts_as_the_engine_starts_a_pack():
         cold_port, cold_seen = _first_lines(cold)
     finally:
         processes.kill(cold)
-    with warm.session(None, pack, 1):
+    with workers.review_session(None, pack, 1):
         child = warm.spawn_pack(pack, driver.ENGINE_ADDRESS, PACK_ENV)
         try:
             warm_port, warm_seen = _first_lines(child)
@@ -75,7 +75,7 @@ def test_the_runner_child_records_what_the_cold_runner_records():
 
 def test_the_fork_server_preloads_once_and_stays_single_threaded():
     """After preloading pulumi, azure-native, the components and the pack, the server has one thread."""
-    with warm.session(ROOT, default_pack_dir(), 2) as server:
+    with workers.review_session(ROOT, default_pack_dir(), 2) as server:
         child = warm.spawn_pack(default_pack_dir(), driver.ENGINE_ADDRESS, PACK_ENV)
         try:
             assert child.stdout.readline().strip().isdigit()
@@ -133,7 +133,7 @@ def test_the_pack_modules_are_those_installed_outside_the_pack():
 def test_a_crashed_child_reports_its_exit_code_and_a_killed_one_its_signal(tmp_path):
     (tmp_path / "__main__.py").write_text("import os\nos._exit(9)\n")
     request = {"program": str(tmp_path), "project": "p", "stack": "s", "config": {}, "secret_keys": []}
-    with warm.session(None, None, 1), open(os.devnull, "wb") as sink:
+    with workers.review_session(None, None, 1), open(os.devnull, "wb") as sink:
         child = warm.spawn_runner(tmp_path, sink)
         child.stdin.write(json.dumps(request).encode())
         child.stdin.close()
@@ -219,7 +219,7 @@ def test_a_child_gets_the_environment_time_zone_and_umask_of_the_review_not_the_
     """As a Popen child would (the persistent server changes them per command, amlkit.review.proc.environment)."""
     (tmp_path / "__main__.py").write_text(OBSERVE_STATE)
     request = {"program": str(tmp_path), "project": "p", "stack": "s", "config": {}, "secret_keys": []}
-    with warm.session(None, None, 1), open(os.devnull, "wb") as sink:  # the fork server runs from here
+    with workers.review_session(None, None, 1), open(os.devnull, "wb") as sink:  # the fork server runs from here
         monkeypatch.setenv("AMLKIT_TEST_SEEN", "the review's")
         monkeypatch.setenv("TZ", "Etc/GMT-14")
         old = os.umask(0o027)

@@ -14,39 +14,16 @@ This module imports neither grpc, nor pulumi-policy, nor the review engine.
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from amlkit.errors import ReviewFailed, UsageError
 from amlkit.review.model import PackInfo, PolicyInfo
+from amlkit.review.packdir import POLICY_PACK_FILES, default_pack_dir, installed_pack_dir
 
 __all__ = ["POLICY_PACK_FILES", "PYTHON_PACK_VERSION", "default_pack_dir", "installed_pack_dir", "own_config",
-           "own_pack_info", "pack_info", "pack_version", "rule_baseline"]
-
-POLICY_PACK_FILES = ("PulumiPolicy.yaml", "__main__.py")
-
-
-def default_pack_dir() -> Path:
-    """amlkit's own policy pack: the directory of `amlkit.policies`, checked to hold the pack's files."""
-    spec = importlib.util.find_spec("amlkit.policies")
-    if spec is None or spec.origin is None:
-        raise ReviewFailed("the amlkit.policies package is not installed")
-    directory = Path(spec.origin).resolve().parent
-    missing = [name for name in POLICY_PACK_FILES if not (directory / name).is_file()]
-    if missing:
-        raise ReviewFailed(f"{directory}: not a policy pack (missing {', '.join(missing)})")
-    return directory
-
-
-def installed_pack_dir() -> Path | None:
-    """amlkit's own pack when it is installed, else None (a review of other packs does not need it)."""
-    try:
-        return default_pack_dir()
-    except ReviewFailed:
-        return None
+           "own_pack_info", "pack_version", "rule_baseline"]
 
 
 def pack_version(pack_dir: Path, reported: str) -> str:
@@ -61,19 +38,6 @@ def pack_version(pack_dir: Path, reported: str) -> str:
 
 
 PYTHON_PACK_VERSION = "0.0.1"  # what pulumi-policy's PolicyPack reports as its version
-
-
-def pack_info(policy_pack: Path | None = None, config: Path | None = None) -> PackInfo:
-    """The pack's policies with their levels after reconciliation with `config` (for `amlkit rules`):
-    from the rules' metadata for amlkit's own pack, over the analyzer protocol for any other."""
-    if config is not None and Path(config).is_dir():
-        raise UsageError(f"{config}: a directory; `rules` takes one policy pack config file")
-    own = default_pack_dir()
-    if policy_pack is not None and Path(policy_pack).resolve() != own:
-        engine = importlib.import_module("amlkit.review.engine")
-        info: PackInfo = engine.pack_info(policy_pack, config)
-        return info
-    return own_pack_info(own, config)
 
 
 def own_pack_info(pack_dir: Path, config: Path | None = None) -> PackInfo:

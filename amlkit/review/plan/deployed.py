@@ -9,10 +9,9 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from amlkit.review.plan.state import StateResource
-from amlkit.review.secrets import Secrets
 from amlkit.review.urns import alias_urns, urn_owner
 
-__all__ = ["find_deployed", "planned_op"]
+__all__ = ["find_deployed"]
 
 
 def find_deployed(record: Mapping[str, Any], deployed: Mapping[str, StateResource], stack_urn: str,
@@ -34,12 +33,3 @@ def find_deployed(record: Mapping[str, Any], deployed: Mapping[str, StateResourc
         if urn in deployed and urn not in taken:
             return deployed[urn]
     return None
-
-
-def planned_op(record: Mapping[str, Any], old: StateResource) -> str:
-    """The plan's own decision for a deployed resource: same, update or replace. The engine answers a `same`
-    registration with the deployed outputs (SameStep), an `update` with the provider's preview of the update
-    (the old id kept), a `replace` with the provider's preview of a create (amlkit.review.run.statemocks)."""
-    from amlkit.review.plan.diff import step
-
-    return step(record, old, Secrets()).op

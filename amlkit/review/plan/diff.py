@@ -38,7 +38,7 @@ from amlkit.review.urns import STACK_TYPE
 
 __all__ = [
     "AZURE_PREFIX", "Change", "DESTRUCTIVE", "OPS", "Plan", "REATTACH_SOURCE", "Step", "UPDATABLE_CLUSTER_SOURCE",
-    "base_from_records", "compare", "deleted", "make_plan", "output_changes", "replace_reason", "step",
+    "base_from_records", "compare", "deleted", "make_plan", "output_changes", "planned_op", "replace_reason", "step",
 ]
 
 OPS = ("create", "update", "replace", "delete", "same")
@@ -330,3 +330,10 @@ def base_from_records(records: Iterable[Mapping[str, Any]], stack_urn: str,
         )
         for r in records
     ]
+
+
+def planned_op(record: Mapping[str, Any], old: StateResource) -> str:
+    """The plan's own decision for a deployed resource: same, update or replace. The engine answers a `same`
+    registration with the deployed outputs (SameStep), an `update` with the provider's preview of the update
+    (the old id kept), a `replace` with the provider's preview of a create (amlkit.review.run.statemocks)."""
+    return step(record, old, Secrets()).op

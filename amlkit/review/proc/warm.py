@@ -37,7 +37,6 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +46,7 @@ from amlkit.review.proc._wire import receive, send
 
 __all__ = [
     "BASE_MODULES", "DEVNULL", "ForkServer", "PACK_MODULES", "PIPE", "REPLY_TIMEOUT", "WarmChild", "prestart",
-    "server_cpu_seconds", "session", "spawn_pack", "spawn_runner", "spawn_worker", "stop",
+    "server", "server_cpu_seconds", "spawn_pack", "spawn_runner", "spawn_worker", "stop",
 ]
 
 PIPE = subprocess.PIPE
@@ -255,6 +254,12 @@ def prestart(project_dir: Path | None = None, one_shot: bool = False) -> None:
     _server(project_dir)
 
 
+def server() -> ForkServer:
+    """The process's fork server, started on first use (a review holds it through
+    `amlkit.review.proc.workers.review_session`)."""
+    return _server()
+
+
 def _server(hint: Path | None = None) -> ForkServer:
     global _SERVER
     with _SERVER_LOCK:
@@ -287,24 +292,6 @@ def server_cpu_seconds() -> float:
         return float(sum(server.status()["cpu"].values()))
     except ReviewFailed:  # it died meanwhile
         return 0.0
-
-
-@contextlib.contextmanager
-def session(program: Path | None, pack: Path | None, stacks: int) -> Iterator[ForkServer]:
-    """The process's fork server (started on first use, or prestarted), told what this review will fork.
-
-    It lives as long as this process (stopped at exit), so a second review in the same process forks from
-    a server that has imported everything already; no review ever stops it under another one running
-    at the same time.
-    """
-    from amlkit.review.proc import learned, workers
-
-    server = _server()
-    server.plan(program, pack, stacks)
-    with workers.session():
-        yield server
-    if program is not None:  # the provider modules its stacks used: preloaded for its next review
-        learned.keep(program)
 
 
 def spawn_runner(cwd: Path, stderr: Any) -> WarmChild:

@@ -22,10 +22,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from amlkit.review.proc import environment, processes, warm
+from amlkit.review.proc import environment, learned, processes, warm
 from amlkit.review.proc._wire import receive, send
 
-__all__ = ["FINISH_TIMEOUT", "StackRun", "Worker", "enabled", "finish", "session", "start"]
+__all__ = ["FINISH_TIMEOUT", "StackRun", "Worker", "enabled", "finish", "review_session", "session", "start"]
 
 FINISH_TIMEOUT = 60.0  # seconds for a worker to reset itself after a stack
 SWITCH = "AMLKIT_PROGRAM_WORKERS"
@@ -150,3 +150,19 @@ def session() -> Iterator[None]:
                 _IDLE.clear()
         for worker in stopping:
             worker.close()
+
+
+@contextlib.contextmanager
+def review_session(program: Path | None, pack: Path | None, stacks: int) -> Iterator[warm.ForkServer]:
+    """The process's fork server (started on first use, or prestarted), told what this review will fork.
+
+    It lives as long as this process (stopped at exit), so a second review in the same process forks from
+    a server that has imported everything already; no review ever stops it under another one running
+    at the same time.
+    """
+    server = warm.server()
+    server.plan(program, pack, stacks)
+    with session():
+        yield server
+    if program is not None:  # the provider modules its stacks used: preloaded for its next review
+        learned.keep(program)

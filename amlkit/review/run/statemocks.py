@@ -19,7 +19,8 @@ from typing import Any
 from pulumi.runtime import rpc
 from pulumi.runtime.mocks import MockResourceArgs
 
-from amlkit.review.plan.deployed import find_deployed, planned_op
+from amlkit.review.plan.deployed import find_deployed
+from amlkit.review.plan.diff import planned_op
 from amlkit.review.plan.state import ENCRYPTED, StateResource
 from amlkit.review.run.mocks import AzureMocks, RecordingMonitor, record
 from amlkit.review.run.sdk import preview_outputs
