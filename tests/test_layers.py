@@ -1,0 +1,160 @@
+"""The import direction (#34): imports read with `ast` from every module of amlkit, components and policies,
+function-level and TYPE_CHECKING imports included (an import inside a function is still a dependency).
+
+LAYERS (lowest first) is the layering docs/architecture.md draws; a module may import its own layer and
+the layers below it. What this file asserts today: no import circle among the reviewer's modules, and the
+components never import the reviewer or the policy pack. The full order of LAYERS is written down here
+and printed by `python tests/test_layers.py` with the imports that still go against it (issue 34: those
+are the work left; see the closing note)."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = {"amlkit": "amlkit", "components": "amlkit.components", "policies": "amlkit.policies"}
+
+# lowest first; a module belongs to the layer of the longest prefix naming it (`amlkit` names the package
+# itself only: every top-level module is placed by name)
+LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("foundation", ("amlkit", "amlkit.errors", "amlkit.tokens", "amlkit.suggest", "amlkit.azure_facts",
+                    "amlkit.regions", "amlkit.vmsizes", "amlkit.vmmodel", "amlkit.vmload", "amlkit.vmcache",
+                    "amlkit.schema", "amlkit.stackfile", "amlkit.review.secrets", "amlkit.review.urns")),
+    ("components", ("amlkit.components",)),
+    ("policies", ("amlkit.policies",)),
+    ("review.proc", ("amlkit.review.proc",)),
+    ("review.project", ("amlkit.review.project", "amlkit.review.packdir")),
+    ("review.run", ("amlkit.review.run",)),
+    ("review.pack", ("amlkit.review.pack",)),
+    ("review.plan", ("amlkit.review.plan",)),
+    ("review.model", ("amlkit.review.model", "amlkit.review.options")),
+    ("review.report", ("amlkit.review.report",)),
+    ("orchestration", ("amlkit.review", "amlkit.review.engine", "amlkit.review.state_audit",
+                       "amlkit.review.shard", "amlkit.review.packs")),
+    ("entry points", ("amlkit.cli", "amlkit.commands", "amlkit.server", "amlkit.server_process",
+                      "amlkit.launch", "amlkit.program", "amlkit.fix_cmd", "amlkit.provider", "amlkit.fix",
+                      "amlkit.guard",
+                      "amlkit.importer", "amlkit.import_attached", "amlkit.merge_cmd", "amlkit.scaffold",
+                      "amlkit.sizes_cmd", "amlkit.cli_output", "amlkit.cli_options", "amlkit.rules_cmd",
+                      "amlkit.server_cmd", "amlkit.prestart")),
+)
+
+
+def modules() -> dict[str, Path]:
+    found: dict[str, Path] = {}
+    for top, package in PACKAGES.items():
+        for path in sorted((ROOT / top).rglob("*.py")):
+            parts = list(path.relative_to(ROOT / top).with_suffix("").parts)
+            if "data" in parts[:-1] or "__pycache__" in parts:
+                continue
+            if parts[-1] == "__init__":
+                parts.pop()
+            found[".".join([package, *parts])] = path
+    return found
+
+
+def _known(name: str, known: dict[str, Path]) -> str | None:
+    while name and name not in known:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def imports() -> dict[str, set[str]]:
+    """module -> the amlkit modules it imports (anywhere in its file)."""
+    known = modules()
+    edges: dict[str, set[str]] = defaultdict(set)
+    for name, path in known.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    anchor = package
+                    for _ in range(node.level - 1):
+                        anchor = anchor.rpartition(".")[0]
+                    base = f"{anchor}.{base}" if base else anchor
+                targets = [f"{base}.{alias.name}" for alias in node.names]
+            for target in targets:
+                found = _known(target, known)
+                if found and found != name:
+                    edges[name].add(found)
+    return edges
+
+
+def layer(module: str) -> int:
+    best = max(((len(prefix), index) for index, (_, prefixes) in enumerate(LAYERS) for prefix in prefixes
+                if module == prefix or (prefix != "amlkit" and module.startswith(prefix + "."))), default=None)
+    assert best is not None, f"{module}: in no layer (add it to LAYERS)"
+    return best[1]
+
+
+def circles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one node (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for other in sorted(edges.get(node, ())):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
+    for node in sorted(set(edges) | {b for targets in edges.values() for b in targets}):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def upward(edges: dict[str, set[str]]) -> list[str]:
+    return sorted(f"{a} ({LAYERS[layer(a)][0]}) -> {b} ({LAYERS[layer(b)][0]})"
+                  for a, targets in edges.items() for b in targets if layer(b) > layer(a))
+
+
+def test_every_module_has_a_layer() -> None:
+    for module in modules():
+        layer(module)
+
+
+def test_no_import_circle_among_the_reviewers_modules() -> None:
+    edges = {a: {b for b in targets if b.startswith("amlkit.review")}
+             for a, targets in imports().items() if a.startswith("amlkit.review")}
+    assert circles(edges) == []
+
+
+def test_components_import_neither_the_reviewer_nor_the_pack() -> None:
+    wrong = sorted(f"{a} -> {b}" for a, targets in imports().items() if a.startswith("amlkit.components")
+                   for b in targets if b.startswith(("amlkit.review", "amlkit.policies")))
+    assert wrong == []
+
+
+def test_the_reader_sees_function_level_imports() -> None:
+    # amlkit.review.packs imports the engine inside pack_info only (for another pack)
+    assert "amlkit.review.engine" in imports()["amlkit.review.packs"]
+
+
+if __name__ == "__main__":
+    graph = imports()
+    print("module circles:", *circles(graph), sep="\n  ")
+    print("upward imports:", *upward(graph), sep="\n  ")
