@@ -212,7 +212,7 @@ def convert_each_request_once() -> bool:
     what they received before. AnalyzeStack goes further when every stack policy is amlkit's own: the
     request's resources are converted once, for all of them (amlkit.policies.shared_stack).
 
-    Installed only if pulumi-policy's servicer is the code it was verified on (amlkit.review.run.patches
+    Installed only if pulumi-policy's servicer is the code it was verified on (amlkit.patches
     `request-memo`) and contains the exact calls above (else untouched, and False is returned). The
     same code runs under `pulumi preview --policy-pack`: no offline fork.
     """
@@ -223,7 +223,7 @@ def convert_each_request_once() -> bool:
     servicer = getattr(servicer_module, "_PolicyAnalyzerServicer", None)
     if servicer is None or getattr(servicer, "_amlkit_memo", False) or not _servicer_as_expected(servicer):
         return False
-    # private names of pulumi-policy's module, replaced on purpose (guarded by amlkit.review.run.patches)
+    # private names of pulumi-policy's module, replaced on purpose (guarded by amlkit.patches)
     json_format = servicer_module.json_format  # type: ignore[attr-defined]
     servicer_module.json_format = _MemoJsonFormat(json_format)  # type: ignore[attr-defined,assignment]
     servicer_module.deserialize_properties = _memoized(  # type: ignore[attr-defined]
@@ -244,7 +244,7 @@ def convert_each_request_once() -> bool:
 
 
 def _servicer_as_expected(servicer: type) -> bool:
-    from amlkit.review.run.patches import off_reason
+    from amlkit.patches import off_reason
 
     if off_reason("request-memo") is not None:  # not the pulumi-policy code this memo was verified on
         return False

@@ -22,7 +22,8 @@ PACKAGES = {"amlkit": "amlkit", "components": "amlkit.components", "policies": "
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("foundation", ("amlkit", "amlkit.errors", "amlkit.tokens", "amlkit.suggest", "amlkit.azure_facts",
                     "amlkit.regions", "amlkit.vmsizes", "amlkit.vmmodel", "amlkit.vmload", "amlkit.vmcache",
-                    "amlkit.schema", "amlkit.stackfile", "amlkit.review.secrets", "amlkit.review.urns")),
+                    "amlkit.schema", "amlkit.stackfile", "amlkit.patches", "amlkit.review.secrets",
+                    "amlkit.review.urns")),
     ("components", ("amlkit.components",)),
     ("policies", ("amlkit.policies",)),
     ("review.proc", ("amlkit.review.proc",)),
@@ -30,10 +31,10 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("review.run", ("amlkit.review.run",)),
     ("review.pack", ("amlkit.review.pack",)),
     ("review.plan", ("amlkit.review.plan",)),
-    ("review.model", ("amlkit.review.model", "amlkit.review.options")),
+    ("review.model", ("amlkit.review.model", "amlkit.review.options", "amlkit.review.shard")),
     ("review.report", ("amlkit.review.report",)),
     ("orchestration", ("amlkit.review", "amlkit.review.engine", "amlkit.review.state_audit",
-                       "amlkit.review.shard", "amlkit.review.packs")),
+                       "amlkit.review.packs")),
     ("entry points", ("amlkit.cli", "amlkit.commands", "amlkit.server", "amlkit.server_process",
                       "amlkit.launch", "amlkit.program", "amlkit.fix_cmd", "amlkit.provider", "amlkit.fix",
                       "amlkit.guard",
@@ -146,6 +147,12 @@ def test_no_import_circle_among_the_reviewers_modules() -> None:
 def test_components_import_neither_the_reviewer_nor_the_pack() -> None:
     wrong = sorted(f"{a} -> {b}" for a, targets in imports().items() if a.startswith("amlkit.components")
                    for b in targets if b.startswith(("amlkit.review", "amlkit.policies")))
+    assert wrong == []
+
+
+def test_the_policy_pack_never_imports_the_reviewer() -> None:
+    wrong = sorted(f"{a} -> {b}" for a, targets in imports().items() if a.startswith("amlkit.policies")
+                   for b in targets if b.startswith("amlkit.review"))
     assert wrong == []
 
 

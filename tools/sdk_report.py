@@ -47,8 +47,8 @@ def report_lines(pinned: Mapping[str, str], versions: Mapping[str, str | None], 
 
 
 def main() -> int:
+    from amlkit import patches
     from amlkit.review.pack import canary
-    from amlkit.review.run import patches
 
     pinned = pins(CONSTRAINTS.read_text())
     print("\n".join(report_lines(pinned, installed(list(pinned)), patches.report(), len(patches.PATCHES),

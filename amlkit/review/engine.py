@@ -99,7 +99,7 @@ def review(project_dir: Path, stacks: Sequence[str] | None = None, options: Revi
     configs = [_load_stack(project, name) for name in names]
     setup = _Setup(options, specs, lookups=load_lookups(project.dir))
     if options.verbose:
-        from amlkit.review.run.patches import report
+        from amlkit.patches import report
 
         for line in report():
             print(f"amlkit: {line}", file=sys.stderr)

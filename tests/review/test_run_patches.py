@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from amlkit import patches
 from amlkit.review.engine import review
 from amlkit.review.options import ReviewOptions
 from amlkit.review.project import load_project, load_stack_config
-from amlkit.review.run import patches
 from tests.review.helpers import RAW, normalized, raw_request, run_runner
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,7 +62,8 @@ def _applied(names: list[str], unverified: str | None = None) -> dict[str, bool]
     """Which SDK functions `apply_patches(names)` replaced, in a fresh process (one patch made unverified)."""
     code = (
         "import dataclasses, json, importlib\n"
-        "from amlkit.review.run import patches, runner\n"
+        "from amlkit import patches\n"
+        "from amlkit.review.run import runner\n"
         f"unverified = {unverified!r}\n"
         "if unverified:\n"
         "    patches.PATCHES[unverified] = dataclasses.replace(patches.PATCHES[unverified], verified=frozenset())\n"
@@ -168,7 +169,7 @@ def test_the_request_memo_stays_off_on_an_unverified_pulumi_policy():
     code = (
         "import dataclasses\n"
         "from pulumi_policy import policy\n"
-        "from amlkit.review.run import patches\n"
+        "from amlkit import patches\n"
         "from amlkit.policies import pack\n"
         "patches.PATCHES['request-memo'] = dataclasses.replace(patches.PATCHES['request-memo'], verified=frozenset())\n"
         "before = policy._PolicyAnalyzerServicer.Analyze\n"

@@ -79,7 +79,7 @@ def warm_caches() -> None:
     if vmsizes is not None:
         with contextlib.suppress(Exception):
             vmsizes.all_families()
-    from amlkit.review.run import patches
+    from amlkit import patches
 
     for name in patches.PATCHES:  # each child would hash the SDK's source again
         patches.off_reason(name)

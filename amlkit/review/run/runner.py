@@ -3,7 +3,7 @@
 Usage: `python -m amlkit.review.run.runner` with a JSON request on stdin:
 `{"program": <dir or file>, "project": <name>, "stack": <name>, "config": {"ns:key": "string"},
 "secret_keys": [...], "alias_shortcut": true}` (false: no SDK speed-up; optional "patches": the names
-of amlkit.review.run.patches to apply, default all that are verified), optionally `"state": [<StateResource
+of amlkit.patches to apply, default all that are verified), optionally `"state": [<StateResource
 dict>...]` (answer deployed resources from a state, see amlkit.review.run.statemocks), `"packages":
 {"amlkit.components": <dir>}` (import a package from another directory, for `--base`), `"azure":
 {"subscriptionId", "tenantId"}` (the stack's own ids, amlkit.review.run.identity) and `"lookups":
@@ -171,13 +171,13 @@ def use_packages(packages: dict[str, str]) -> None:
 
 
 def apply_patches(names: list[str] | None = None, shortcut: bool = True) -> None:
-    """The SDK patches below, each only where amlkit.review.run.patches verified the code it replaces.
+    """The SDK patches below, each only where amlkit.patches verified the code it replaces.
 
     names: the speed-ups wanted (None = all); shortcut=False: none of them (for comparisons). The
     declaring-line source positions are sent whenever their patch is verified (with the SDK's own stack
     walk still run unless the `source-positions` speed-up is wanted); unverified, the SDK's own
     positions go out."""
-    from amlkit.review.run.patches import off_reason
+    from amlkit.patches import off_reason
 
     def wanted(name: str) -> bool:
         return shortcut and (names is None or name in names) and off_reason(name) is None
