@@ -13,32 +13,14 @@ finding, then returns the whole property map, as pulumi-policy's contract asks.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from amlkit.policies.framework import Fix, ResourceFix
 
 if TYPE_CHECKING:
     from amlkit.policies.azure import ComputeView
-    from amlkit.policies.framework import ResourceInput
 
-__all__ = ["Fix", "ResourceFix", "compute_fix"]
-
-
-@dataclass(frozen=True)
-class Fix:
-    """Set `value` at `path` (keys from the top of the resource's inputs, camelCase as the engine sends
-    them); the dicts on the way are created when missing."""
-
-    path: tuple[str, ...]
-    value: Any
-
-    @property
-    def shown(self) -> str:
-        """The path as reports write it: `properties.properties.scaleSettings.minNodeCount`."""
-        return ".".join(self.path)
-
-
-ResourceFix = Callable[["ResourceInput", Mapping[str, Any]], Iterable[Fix]]
+__all__ = ["Fix", "ResourceFix", "compute_fix"]  # Fix and ResourceFix: the rule model's (framework)
 
 
 def compute_fix(compute: ComputeView, native: str, value: Any, classic: str | None = None,

@@ -17,16 +17,14 @@ import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from typing import TYPE_CHECKING, Any, Literal
-
-if TYPE_CHECKING:
-    from amlkit.policies.fixes import ResourceFix
+from typing import Any, Literal
 
 __all__ = [
-    "CannotLink", "Change", "Compliance", "DOCS_URL", "EQUIVALENT_TOOLS", "Equivalent", "Finding", "GROUPS", "Group",
-    "Level", "MCSB", "MCSB_URL", "MCSB_VERSION", "PACK_NAME", "REF_PATTERN", "REVIEW_DATE_ENV", "ResourceCheck",
-    "ResourceInput", "Rule", "Severity", "StackCheck", "StackResource", "TAGS", "alz", "as_written", "azure_policy",
-    "cannot_tell", "checkov", "from_wire", "mcsb", "must", "psrule", "review_date", "urn_name",
+    "CannotLink", "Change", "Compliance", "DOCS_URL", "EQUIVALENT_TOOLS", "Equivalent", "Finding", "Fix", "GROUPS",
+    "Group", "Level", "MCSB", "MCSB_URL", "MCSB_VERSION", "PACK_NAME", "REF_PATTERN", "REVIEW_DATE_ENV",
+    "ResourceCheck", "ResourceFix", "ResourceInput", "Rule", "Severity", "StackCheck", "StackResource", "TAGS",
+    "alz", "as_written", "azure_policy", "cannot_tell", "checkov", "from_wire", "mcsb", "must", "psrule",
+    "review_date", "urn_name",
 ]
 
 Severity = Literal["low", "medium", "high", "critical"]
@@ -193,6 +191,24 @@ class Change:
 
 ResourceCheck = Callable[[ResourceInput, Mapping[str, Any]], Iterable[Finding]]
 StackCheck = Callable[[Sequence[StackResource], Mapping[str, Any]], Iterable[Finding]]
+
+
+@dataclass(frozen=True)
+class Fix:
+    """Set `value` at `path` (keys from the top of the resource's inputs, camelCase as the engine sends
+    them); the dicts on the way are created when missing."""
+
+    path: tuple[str, ...]
+    value: Any
+
+    @property
+    def shown(self) -> str:
+        """The path as reports write it: `properties.properties.scaleSettings.minNodeCount`."""
+        return ".".join(self.path)
+
+
+ResourceFix = Callable[[ResourceInput, Mapping[str, Any]], Iterable[Fix]]
+"""A rule's remediation (`amlkit.policies.fixes`): the properties to set so the resource passes."""
 
 
 @dataclass(frozen=True)
