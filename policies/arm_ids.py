@@ -11,11 +11,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from amlkit.policies.azure import CLASSIC, is_type
 from amlkit.policies.framework import StackResource
+from amlkit.policies.view_base import CLASSIC, is_type
 
 if TYPE_CHECKING:
-    from amlkit.policies.azure import ComputeView
+    from amlkit.policies.compute_views import ComputeView
 
 __all__ = [
     "CLASSIC_RESOURCE_GROUP", "CLASSIC_SUBNET_PARENTS", "RESOURCE_GROUP", "SUBNET_PARENTS", "ArmId", "ScopeKind",

@@ -18,11 +18,10 @@ from amlkit.policies.azure import (
     compute_of,
     compute_subject,
     same_region,
-    workspace_of,
     workspace_props,
-    workspaces_by_key,
 )
 from amlkit.policies.framework import Finding, Rule, StackResource, must
+from amlkit.policies.links import workspace_of, workspaces_by_key
 
 __all__ = ["RULE", "SENTENCE", "SOURCE", "check_stack"]
 

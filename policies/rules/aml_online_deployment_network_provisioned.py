@@ -23,13 +23,11 @@ from amlkit.policies.azure import (
     INSTANCE,
     compute_of,
     deployment_view,
-    workspace_key,
-    workspace_of,
     workspace_props,
-    workspaces_by_key,
 )
 from amlkit.policies.framework import Finding, Rule, StackResource, must
 from amlkit.policies.hubs import managed_network_of
+from amlkit.policies.links import Workspaces, workspace_key, workspace_of, workspaces_by_key
 
 __all__ = ["RULE", "SENTENCE", "SOURCE", "check_stack"]
 
@@ -66,7 +64,7 @@ def _workspace(resource: StackResource, workspaces: Mapping[tuple[str, str], Sta
 
 
 def _after_an_instance(resource: StackResource, network: StackResource, resources: Sequence[StackResource],
-                       workspaces: Mapping[tuple[str, str], StackResource]) -> bool:
+                       workspaces: Workspaces) -> bool:
     """True when an input of the deployment was built from a compute instance under `network`."""
     built_from = {urn for urns in resource.property_dependencies.values() for urn in urns}
     for candidate in resources:

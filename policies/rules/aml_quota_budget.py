@@ -47,11 +47,10 @@ from amlkit.policies.azure import (
     deployment_view,
     region_key,
     same_value,
-    workspace_of,
     workspace_props,
-    workspaces_by_key,
 )
 from amlkit.policies.framework import Change, Finding, Rule, StackResource, must
+from amlkit.policies.links import Workspaces, workspace_of, workspaces_by_key
 from amlkit.vmsizes import (
     VmSize,
     family_by_quota_family,
@@ -185,7 +184,7 @@ def deployment_demand(resource: StackResource, region: str) -> tuple[Demand | No
     return Demand(resource.name, resource.urn, region, nodes, size, False, requested), []
 
 
-def _workspace_location(resource: StackResource, workspaces: Mapping[tuple[str, str], StackResource]) -> str | None:
+def _workspace_location(resource: StackResource, workspaces: Workspaces) -> str | None:
     """The location of the compute's workspace when the workspace is in the stack (Azure's default region)."""
     workspace = workspace_of(resource, workspaces)
     return workspace_props(workspace).location if workspace is not None else None

@@ -19,11 +19,10 @@ from amlkit.policies.azure import (
     same_region,
     same_value,
     type_parts,
-    workspace_of,
     workspace_view,
-    workspaces_by_key,
 )
 from amlkit.policies.framework import CannotLink, StackResource
+from amlkit.policies.links import workspace_of, workspaces_by_key
 from tests.policies.compute_fixtures import (
     USER_IDENTITY_ID,
     WORKSPACE_TYPE,
