@@ -22,7 +22,8 @@ PACKAGES = {"amlkit": "amlkit", "components": "amlkit.components", "policies": "
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("foundation", ("amlkit", "amlkit.errors", "amlkit.tokens", "amlkit.suggest", "amlkit.azure_facts",
                     "amlkit.regions", "amlkit.vmsizes", "amlkit.vmmodel", "amlkit.vmload", "amlkit.vmcache",
-                    "amlkit.schema", "amlkit.stackfile", "amlkit.patches", "amlkit.review.secrets",
+                    "amlkit.schema", "amlkit.stackfile", "amlkit.yamlfile", "amlkit.patches",
+                    "amlkit.review.secrets",
                     "amlkit.review.urns")),
     ("components", ("amlkit.components",)),
     ("policies", ("amlkit.policies",)),
