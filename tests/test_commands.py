@@ -342,6 +342,7 @@ def test_a_py_file_outside_any_project_is_skipped_other_files_are_refused(tmp_pa
                                  "policy-config/<stack>.json")
 
 
+@pytest.mark.slow
 def test_check_on_a_changed_program_file_reviews_every_stack_of_its_project(tmp_path: Path) -> None:
     from amlkit import cli
 

@@ -144,6 +144,7 @@ def test_sample_stack_components_are_parented_to_the_environment(built):
     assert top == expected
 
 
+@pytest.mark.slow
 def test_every_tagged_resource_carries_the_stack_tags_and_environment(built):
     stack, result = built
     tagged = [r for r in result["registrations"] if "tags" in r["inputs"]]
@@ -153,6 +154,7 @@ def test_every_tagged_resource_carries_the_stack_tags_and_environment(built):
         assert (tags["environment"], tags["owner"], tags["cost-center"]) == (stack, "ml-platform", "4711"), record
 
 
+@pytest.mark.slow
 def test_sample_stack_exports_workspace_and_compute_outputs(built):
     stack, result = built
     outputs = result["outputs"]
@@ -165,6 +167,7 @@ def test_sample_stack_exports_workspace_and_compute_outputs(built):
     assert all(i.endswith(f"/computes/{n}") for n, i in outputs["cluster_ids"].items())
 
 
+@pytest.mark.slow
 def test_prod_is_private_locked_and_protected():
     result = sample("prod")
     workspace = by_type(result, WORKSPACE)["prod-workspace-workspace"]
@@ -194,6 +197,7 @@ def test_prod_is_private_locked_and_protected():
     assert attached["identity"] == {"type": "SystemAssigned"}
 
 
+@pytest.mark.slow
 def test_dev_is_open_and_unprotected():
     result = sample("dev")
     workspace = by_type(result, WORKSPACE)["dev-workspace-workspace"]
