@@ -8,7 +8,8 @@ test_pack.py), its provider twins.
 
 The slow-marker check: tests over 2 s on an idle machine are marked `slow` (pyproject.toml), so that
 `-m "not slow"` (`make test-fast`) is a quick loop. Every run measures each test's wall time (setup, call
-and teardown: a module fixture's cost falls on the first test that needs it) and lists, in a terminal
+and teardown: a module fixture's cost falls on the first test that needs it, and the start of a process's
+fork server, amlkit.review.proc.warm, on its first review) and lists, in a terminal
 summary section, the unmarked tests over 2 s. That list is a report, never a failure: on the shared
 2-core machine a 1.5 s test can take 4 s. With `--slow-check` (or in CI, `CI=true`) the run FAILS when an
 unmarked test took over `--slow-limit` seconds (default 8: four times the 2 s rule), times the load per
