@@ -2,8 +2,9 @@
 
 Facts: Azure tag keys are case-insensitive (a `CostCenter` tag satisfies `costcenter`); tag values are
 strings and an empty value carries nothing. A resource is taggable when its inputs carry `tags`, or
-when its type is one Azure tags although the program left `tags` out (`TAGGABLE_TYPES`, kept as data
-below: the AML workspace and compute with their dependent resources and network). The required keys
+when its type is one Azure tags although the program left `tags` out (`TAGGABLE_TYPES` for azure-native and
+`CLASSIC_TAGGABLE_TYPES` for the classic provider, whose resources of these types all take a `tags` argument:
+kept as data below, the AML workspace and compute with their dependent resources and network). The required keys
 come from config `requiredTags` (empty by default: the rule then checks nothing).
 
 Remediation (level `remediate`): a missing or empty required tag gets its value from config
@@ -21,7 +22,7 @@ from amlkit.policies.fixes import Fix
 from amlkit.policies.framework import Finding, ResourceInput, Rule, azure_policy, must
 from amlkit.tokens import type_parts
 
-__all__ = ["RULE", "TAGGABLE_TYPES", "check"]
+__all__ = ["CLASSIC_TAGGABLE_TYPES", "RULE", "TAGGABLE_TYPES", "check"]
 
 TAGGABLE_TYPES = (
     "machinelearningservices:Workspace",
@@ -49,6 +50,32 @@ TAGGABLE_TYPES = (
     "cognitiveservices:Account",
     "search:Service",
 )
+CLASSIC_TAGGABLE_TYPES = frozenset({
+    "azure:machinelearning/workspace:Workspace",
+    "azure:machinelearning/computeCluster:ComputeCluster",
+    "azure:machinelearning/computeInstance:ComputeInstance",
+    "azure:machinelearning/inferenceCluster:InferenceCluster",
+    "azure:machinelearning/synapseSpark:SynapseSpark",
+    "azure:storage/account:Account",
+    "azure:keyvault/keyVault:KeyVault",
+    "azure:appinsights/insights:Insights",
+    "azure:operationalinsights/analyticsWorkspace:AnalyticsWorkspace",
+    "azure:containerservice/registry:Registry",
+    "azure:core/resourceGroup:ResourceGroup",
+    "azure:authorization/userAssignedIdentity:UserAssignedIdentity",
+    "azure:network/virtualNetwork:VirtualNetwork",
+    "azure:network/networkSecurityGroup:NetworkSecurityGroup",
+    "azure:privatelink/endpoint:Endpoint",
+    "azure:network/publicIp:PublicIp",
+    "azure:network/natGateway:NatGateway",
+    "azure:network/routeTable:RouteTable",
+    "azure:network/firewall:Firewall",
+    "azure:lb/loadBalancer:LoadBalancer",
+    "azure:privatedns/zone:Zone",
+    "azure:cognitive/account:Account",
+    "azure:search/service:Service",
+})
+"""The same kinds as the classic provider (pulumi-azure 6.x) names them; each SDK class takes `tags`."""
 
 
 def check(resource: ResourceInput, config: Mapping[str, Any]) -> Iterator[Finding]:
@@ -82,7 +109,8 @@ def _missing(resource: ResourceInput, required: list[str]) -> list[str]:
 
 
 def _taggable(resource: ResourceInput) -> bool:
-    return "tags" in resource.props or any(is_type(resource.type, kind) for kind in TAGGABLE_TYPES)
+    return ("tags" in resource.props or resource.type in CLASSIC_TAGGABLE_TYPES
+            or any(is_type(resource.type, kind) for kind in TAGGABLE_TYPES))
 
 
 def _unique(keys: list[str]) -> list[str]:

@@ -2,7 +2,7 @@ import jsonschema
 import pytest
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError, unknown_checking_proxy
 
-from amlkit.policies.rules.aml_required_tags import RULE, TAGGABLE_TYPES
+from amlkit.policies.rules.aml_required_tags import CLASSIC_TAGGABLE_TYPES, RULE, TAGGABLE_TYPES
 from tests.policies.examples import Example
 from tests.policies.helpers import DELETE, Public, changed, messages
 from tests.policies.workspace_fixtures import WORKSPACE_TYPE, workspace_props
@@ -49,6 +49,13 @@ TYPE_CASES = [
       "found no value for owner, costCenter."]),
     ("untaggable-type-without-tags", "azure-native:authorization:RoleAssignment", {"principalId": "p"}, []),
     ("subnet-without-tags", "azure-native:network:Subnet", {"subnetName": "aml"}, []),
+    ("classic-cluster-without-tags", "azure:machinelearning/computeCluster:ComputeCluster", {"vmSize": "STANDARD_DS3_V2"},
+     ["Resource 'r' (azure:machinelearning/computeCluster:ComputeCluster) must carry the tags owner, costCenter; "
+      "found no value for owner, costCenter."]),
+    ("classic-resource-group-without-tags", "azure:core/resourceGroup:ResourceGroup", {"location": "westeurope"},
+     ["Resource 'r' (azure:core/resourceGroup:ResourceGroup) must carry the tags owner, costCenter; "
+      "found no value for owner, costCenter."]),
+    ("classic-subnet-without-tags", "azure:network/subnet:Subnet", {"name": "aml"}, []),
 ]
 
 
@@ -60,6 +67,23 @@ def test_taggable_resources(type_, props, expected):
 def test_taggable_types_are_module_and_name():
     assert len(set(TAGGABLE_TYPES)) == len(TAGGABLE_TYPES)
     assert all(kind.count(":") == 1 for kind in TAGGABLE_TYPES)
+
+
+@pytest.mark.parametrize("token", sorted(CLASSIC_TAGGABLE_TYPES))
+def test_classic_taggable_types_are_sdk_resources_that_take_tags(token):
+    """Each classic type is a resource of the installed pulumi-azure whose class takes a `tags` argument."""
+    import importlib
+    import inspect
+    import sys
+    import warnings
+    from pathlib import Path
+
+    module_path, name = token.split(":")[1].split("/")[0], token.rsplit(":", 1)[1]
+    with warnings.catch_warnings():  # the SDK's modules warn about their own deprecated classes at import
+        warnings.simplefilter("ignore", DeprecationWarning)
+        cls = getattr(importlib.import_module(f"pulumi_azure.{module_path}"), name)
+    assert f"'{token}'" in Path(sys.modules[cls.__module__].__file__).read_text()
+    assert "tags" in inspect.signature(cls._internal_init).parameters
 
 
 def test_unknown_tag_value_is_unknown_not_a_violation():

@@ -4,6 +4,7 @@ before the baseline, as in a worker forked from the fork server)."""
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import sys
@@ -26,6 +27,9 @@ def _in_child(case: Callable[[isolation.Baseline], object]) -> object:
     if pid == 0:  # pragma: no cover - the child
         os.close(read)
         code = 0
+        # hypothesis (loaded by other tests of this process) keeps a gc callback that rebinds its own module
+        # globals whenever a collection runs: the child drops it, or any collection would look like a leak
+        gc.callbacks.clear()
         try:
             base = isolation.capture()
             os.write(write, json.dumps(case(base)).encode())
