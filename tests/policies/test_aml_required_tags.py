@@ -49,7 +49,7 @@ TYPE_CASES = [
       "found no value for owner, costCenter."]),
     ("untaggable-type-without-tags", "azure-native:authorization:RoleAssignment", {"principalId": "p"}, []),
     ("subnet-without-tags", "azure-native:network:Subnet", {"subnetName": "aml"}, []),
-    ("classic-cluster-without-tags", "azure:machinelearning/computeCluster:ComputeCluster", {"vmSize": "STANDARD_DS3_V2"},
+    ("classic-cluster-without-tags", "azure:machinelearning/computeCluster:ComputeCluster", {"vmSize": "DS3"},
      ["Resource 'r' (azure:machinelearning/computeCluster:ComputeCluster) must carry the tags owner, costCenter; "
       "found no value for owner, costCenter."]),
     ("classic-resource-group-without-tags", "azure:core/resourceGroup:ResourceGroup", {"location": "westeurope"},
