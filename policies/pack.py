@@ -31,6 +31,7 @@ from amlkit.policies.remediate import remediation
 from amlkit.policies.rule_baseline import BASELINE_POLICY, BASELINE_SCHEMA, rebase
 from amlkit.policies.secret_reads import Taint, secret_paths, tracked
 from amlkit.policies.waivers import (
+    ANALYZED_NAMES,
     Subject,
     Waived,
     apply_waivers,
@@ -88,6 +89,7 @@ def _resource_policy(rule: Rule) -> ResourceValidationPolicy:
     def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
         given = args.get_config()
         taint = Taint()  # the rule reads secret inputs through tracked views: amlkit.policies.secret_reads
+        ANALYZED_NAMES[args.urn] = azure_names(args.props)
         props = tracked(args.props, secret_paths(args.urn), taint)
         assert rule.check is not None
         findings = taint.findings(rule.check(ResourceInput(args.resource_type, args.name, args.urn, props),
@@ -126,7 +128,9 @@ def _subjects(resources: Sequence[StackResource]) -> Callable[[str], Subject]:
 
     def subject_of(urn: str) -> Subject:
         r = by_urn.get(urn)
-        return Subject(urn) if r is None else Subject(r.urn, azure_names(r.props), r.parent_urn)
+        if r is None:
+            return Subject(urn)
+        return Subject(r.urn, azure_names(r.props) or ANALYZED_NAMES.get(urn, ()), r.parent_urn)
 
     return subject_of
 

@@ -30,7 +30,7 @@ from typing import Any, TypeVar
 from amlkit.policies.framework import StackResource
 from amlkit.policies.outputs import stack_props
 from amlkit.policies.secret_reads import Taint, secret_paths, tracked
-from amlkit.policies.waivers import Subject, azure_names
+from amlkit.policies.waivers import ANALYZED_NAMES, Subject, azure_names
 
 __all__ = ["SharedStack", "current", "mark", "sharing"]
 
@@ -103,7 +103,7 @@ class SharedStack:
         if urn not in self._subjects:
             resource = self._by_urn.get(urn)
             self._subjects[urn] = Subject(urn) if resource is None else Subject(
-                urn, azure_names(resource.props), resource.parent_urn)
+                urn, azure_names(resource.props) or ANALYZED_NAMES.get(urn, ()), resource.parent_urn)
         return self._subjects[urn]
 
     def _convert(self) -> list[StackResource]:

@@ -18,6 +18,7 @@ from typing import Any
 from amlkit.policies.framework import Finding, from_wire, urn_name
 
 __all__ = [
+    "ANALYZED_NAMES",
     "AZURE_NAME_INPUTS", "HOW_TO_WAIVE", "Subject", "VIA", "WAIVER_CONTRACT", "WAIVER_CONTRACT_VERSION", "WAIVER_KEYS",
     "WAIVER_SCHEMA", "WARN_DAYS", "WARN_DAYS_SCHEMA", "Waived", "Waiver", "WaiverContractError", "WaiverError",
     "apply_waivers", "azure_names", "describe_waived", "edge_schema", "parse_waived", "parse_waivers", "warn_days",
@@ -119,6 +120,13 @@ class Subject:
                 urn_name(self.parent), self.parent):
             return "component"
         return None
+
+
+ANALYZED_NAMES: dict[str, tuple[str, ...]] = {}
+"""The Azure names each resource's Analyze request gave (`computeName`, `workspaceName`), by URN. The engine sends
+AnalyzeStack outputs, which lack those inputs (and a created resource's `name` output is unknown in a preview), but
+it sends every resource's Analyze to this same pack process first: so a waiver naming a stack entry still covers
+a stack finding on the resource that entry built, on the CLI's path and the offline one alike."""
 
 
 def azure_names(props: Mapping[str, Any]) -> tuple[str, ...]:

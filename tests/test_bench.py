@@ -70,7 +70,9 @@ def test_the_platform_scenario_runs_and_counts_findings_and_stacks_not_reviewed(
     assert [(row[0], row[6]) for row in perf] == [("1", "0"), ("10", "0")], done.stdout
     findings = {(row[0], " ".join(row[2:-3])): row[-3:] for row in rows if len(row) <= 10}
     assert findings[("10", "min nodes 0")] == ["1", "1", "1"]  # planted, amlkit, the stand-in checkov
-    assert findings[("10", "no RG lock")] == ["10", "10", "-"]
+    # the planted locks name their group by a literal: in a first preview AnalyzeStack gets the lock's outputs,
+    # which carry no group and an unknown id, so amlkit reports them unknown, not found (#29; docs/review.md)
+    assert findings[("10", "no RG lock")] == ["10", "0", "-"]
     assert "stacks not reviewed in 1 reviews of S=2: [0] (total 0)" in lines
     assert any(line.startswith("S=1->10: amlkit ") for line in lines)
 

@@ -144,6 +144,7 @@ class Sessions:
 
         self._exit = ExitStack()
         self.sessions: list[driver.Session] = []
+        self.remediated: dict[str, dict[str, Any]] = {}  # urn -> the resource as the packs remediated it
         try:
             # every pack starts before the first one is configured: they load side by side
             if pools:
@@ -173,8 +174,11 @@ class Sessions:
 
         for session in self.sessions:
             resource = remediate(session, resource)
+        self.remediated[resource["urn"]] = resource
         for session in self.sessions:
             session.submit(resource)
 
     def finish(self, resources: Sequence[dict[str, Any]]) -> list[Any]:
+        """AnalyzeStack on every pack, with each resource as remediated (its outputs are the remediated inputs')."""
+        resources = [self.remediated.get(resource["urn"], resource) for resource in resources]
         return [session.finish(resources) for session in self.sessions]

@@ -70,7 +70,22 @@ def remediate(session: driver.Session, resource: dict[str, Any]) -> dict[str, An
             after = json_format.MessageToDict(answer.properties)
             analysis.remediations.append(Remediated(answer.policyName, urn, inputs, after))
             inputs = after
-    return resource if inputs is resource["inputs"] else {**resource, "inputs": inputs}
+    if inputs is resource["inputs"]:
+        return resource
+    return {**resource, "inputs": inputs, "outputs": overlay(resource.get("outputs", {}), resource["inputs"], inputs)}
+
+
+def overlay(outputs: Any, before: Any, after: Any) -> Any:
+    """The outputs AnalyzeStack gets for a remediated resource: the provider previews the remediated inputs, and
+    an input mirrors to the output of its name (azure-native `PreviewOutputs`), so each input a remediation
+    changed is set in the outputs at the same path (objects merged key by key, anything else replaced)."""
+    if not (_is_map(outputs) and _is_map(before) and _is_map(after)):
+        return after
+    merged = dict(outputs)
+    for key, value in after.items():
+        if key not in before or not _same(before[key], value):
+            merged[key] = overlay(outputs.get(key), before.get(key), value)
+    return merged
 
 
 def add_remediations(result: StackReview, analysis: driver.Analysis, records: list[dict[str, Any]],
