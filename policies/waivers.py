@@ -126,7 +126,9 @@ ANALYZED_NAMES: dict[str, tuple[str, ...]] = {}
 """The Azure names each resource's Analyze request gave (`computeName`, `workspaceName`), by URN. The engine sends
 AnalyzeStack outputs, which lack those inputs (and a created resource's `name` output is unknown in a preview), but
 it sends every resource's Analyze to this same pack process first: so a waiver naming a stack entry still covers
-a stack finding on the resource that entry built, on the CLI's path and the offline one alike."""
+a stack finding on the resource that entry built, on the CLI's path and the offline one alike. Filled once per
+resource by the pack's resource policies, emptied by each Configure (the start of a stack's review), so a reused
+pack neither grows it across stacks nor keeps a name a later run of the stack changed."""
 
 
 def azure_names(props: Mapping[str, Any]) -> tuple[str, ...]:

@@ -144,7 +144,7 @@ class Sessions:
 
         self._exit = ExitStack()
         self.sessions: list[driver.Session] = []
-        self.remediated: dict[str, dict[str, Any]] = {}  # urn -> the resource as the packs remediated it
+        self.remediated: dict[str, dict[str, Any]] = {}  # urn -> a resource a pack changed, as remediated
         try:
             # every pack starts before the first one is configured: they load side by side
             if pools:
@@ -172,9 +172,11 @@ class Sessions:
         """Remediate on every pack in turn, then Analyze the remediated resource on each (pack.remediate)."""
         from amlkit.review.pack.remediate import remediate
 
+        registered = resource
         for session in self.sessions:
             resource = remediate(session, resource)
-        self.remediated[resource["urn"]] = resource
+        if resource is not registered:
+            self.remediated[resource["urn"]] = resource
         for session in self.sessions:
             session.submit(resource)
 
