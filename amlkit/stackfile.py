@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from amlkit.errors import ConfigError
+from amlkit.namespace import NAMESPACE, namespace_problem
 from amlkit.yamlfile import (
     MAX_DEPTH,
     MAX_FILE_BYTES,
@@ -37,16 +38,14 @@ if TYPE_CHECKING:
     from amlkit.schema import EnvironmentSpec
 
 __all__ = [
-    "LOCATION_KEY", "MAX_DEPTH", "MAX_FILE_BYTES", "MAX_NODES", "NAMESPACE", "Position", "dump_yaml", "edit_distance",
-    "environment_config", "key_position", "load_stack_file", "locate_error", "mark_secrets", "namespace_problem",
-    "near_miss", "one_line", "printable_key", "read_text", "read_yaml", "read_yaml_positions",
-    "spec_from_pulumi_config", "stack_name", "yaml_syntax_error",
+    "LOCATION_KEY", "MAX_DEPTH", "MAX_FILE_BYTES", "MAX_NODES", "Position", "dump_yaml", "environment_config",
+    "key_position", "load_stack_file", "locate_error", "mark_secrets", "one_line", "printable_key", "read_text",
+    "read_yaml", "read_yaml_positions", "spec_from_pulumi_config", "stack_name", "yaml_syntax_error",
 ]
 
 # amlkit.schema (pydantic models) is imported where it is used: reading a YAML file or a stack name
 # (the review's parent process) does not need it.
 
-NAMESPACE = "amlkit"
 LOCATION_KEY = "azure-native:location"
 _STACK_FILE = re.compile(r"Pulumi\.(?P<stack>.+)\.ya?ml")
 
@@ -89,34 +88,6 @@ def _namespace_key(key: str) -> str | None:
     if key.startswith(f"{NAMESPACE}:"):
         return key[len(NAMESPACE) + 1:]
     return None if ":" in key else key
-
-
-def namespace_problem(key: str, project: str) -> str | None:
-    """Why a `namespace:name` config key is refused: its namespace is a near miss of `amlkit` (a typo
-    such as `amlkt`, `AMLKIT` or `aml-kit`), else None. Providers, the project's own namespace and
-    other packages (`azure-native`, `amlkit-platform`) are left alone. Both the offline review and the
-    program under `pulumi preview` ask this, so a typo fails both the same way."""
-    namespace = key.split(":", 1)[0] if ":" in key else None
-    if namespace is None or namespace in (NAMESPACE, project) or not near_miss(namespace, NAMESPACE):
-        return None
-    return (f"unknown config namespace {namespace!r}; did you mean {NAMESPACE!r}? "
-            f"(only {NAMESPACE}: keys configure amlkit)")
-
-
-def near_miss(word: str, target: str) -> bool:
-    """A typo of `target`: at most two single-character edits (or a case change) away, but not equal."""
-    return word != target and (word.lower() == target or edit_distance(word.lower(), target) <= 2)
-
-
-def edit_distance(a: str, b: str) -> int:
-    """Levenshtein distance (insertions, deletions, substitutions)."""
-    previous = list(range(len(b) + 1))
-    for i, char in enumerate(a, 1):
-        current = [i]
-        for j, other in enumerate(b, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (char != other)))
-        previous = current
-    return previous[-1]
 
 
 def environment_config(items: Iterable[tuple[Any, Any]], file: str) -> dict[str, Any]:

@@ -17,8 +17,8 @@ if TYPE_CHECKING:  # the plan's module is the plan layer's; a review without a p
     from amlkit.review.plan.diff import Plan
 
 __all__ = [
-    "LEVEL_ORDER", "ErrorKind", "Level", "Lookup", "PACK_DEFAULTS", "PackInfo", "PolicyInfo", "Remediation",
-    "ResourceRecord", "Review", "Severity", "StackReview", "Unknown", "Violation",
+    "LEVEL_ORDER", "ErrorKind", "Level", "Lookup", "NAME_INPUTS", "PACK_DEFAULTS", "PackInfo", "PolicyInfo",
+    "Remediation", "ResourceRecord", "Review", "Severity", "StackReview", "Unknown", "Violation",
 ]
 
 Level = Literal["mandatory", "advisory", "waived"]
@@ -29,6 +29,9 @@ Severity = Literal["low", "medium", "high", "critical", "unspecified"]
 ErrorKind = Literal["config", "program", "pack", "internal"]
 PACK_DEFAULTS = "pack defaults"  # what a stack reviewed without a policy pack config file is told
 LEVEL_ORDER = {"mandatory": 0, "advisory": 1, "waived": 2}  # violations in reports: mandatory first
+# the inputs that hold a resource's Azure name: what a report reads to place a finding on its stack-file entry
+# (amlkit.review.report.locate), and all of a resource's inputs a state audit or a shard file keeps
+NAME_INPUTS = ("computeName", "workspaceName")
 
 
 @dataclass(frozen=True)

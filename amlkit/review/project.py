@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from amlkit.errors import ConfigError, UsageError
-from amlkit.stackfile import namespace_problem, read_yaml
+from amlkit.namespace import namespace_problem
+from amlkit.yamlfile import read_yaml
 
 __all__ = [
     "PROJECT_FILES", "Project", "SECRET_PLACEHOLDER", "StackConfig", "check_main", "find_project_file",

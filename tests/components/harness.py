@@ -15,7 +15,7 @@ from typing import Any
 import pulumi
 from pulumi.runtime import mocks, rpc
 
-from amlkit.review.run.arm import SUBSCRIPTION, TENANT
+from amlkit.review.arm import SUBSCRIPTION, TENANT
 from amlkit.review.run.mocks import AzureMocks, DeployedMocks, principal_of
 
 __all__ = ["RG", "RG_ID", "SUBSCRIPTION", "TENANT", "AzureMocks", "DeployedMocks", "Recorded", "RecordingMonitor",

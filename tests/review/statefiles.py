@@ -9,8 +9,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from amlkit.review.arm import arm_id, physical_name
 from amlkit.review.project import load_project, load_stack_config
-from amlkit.review.run.arm import arm_id, physical_name
 from amlkit.review.run.mocks import shaped_identity
 from amlkit.review.secrets import SECRET_SIG, SECRET_SIG_KEY, UNKNOWN
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pulumi.runtime.settings
 import pytest
 
+from amlkit.review import arm
 from amlkit.review.proc import isolation
-from amlkit.review.run import arm
 
 PROGRAM = Path(__file__).resolve().parents[1] / "data" / "worker_state"
 

@@ -9,10 +9,9 @@ from pathlib import Path
 import pytest
 
 from amlkit.errors import ConfigError
-from amlkit.review import engine
+from amlkit.review import arm, engine
 from amlkit.review.options import ReviewOptions
 from amlkit.review.project import StackConfig, load_project, load_stack_config
-from amlkit.review.run import arm
 from amlkit.review.run.identity import AzureId, azure_ids
 from amlkit.review.run.lookups import Lookups, load_lookups
 from tests.review.helpers import normalized, run_runner

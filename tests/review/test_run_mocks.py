@@ -6,7 +6,7 @@ import pytest
 from google.protobuf import json_format, struct_pb2
 from pulumi.runtime import rpc
 
-from amlkit.review.run.arm import (
+from amlkit.review.arm import (
     _ARM,
     _EXTENSIONS,
     SUBSCRIPTION,

@@ -24,11 +24,10 @@ from google.protobuf import json_format
 from pulumi.runtime.proto import analyzer_pb2
 
 from amlkit.errors import ReviewFailed
-from amlkit.review.model import ResourceRecord
+from amlkit.review.model import NAME_INPUTS, ResourceRecord
 from amlkit.review.pack import driver
 from amlkit.review.plan.state import ENCRYPTED, StateResource
 from amlkit.review.plan.stream import StateStream
-from amlkit.review.report.locate import NAME_INPUTS
 from amlkit.review.secrets import REDACTED, SECRET_SIG, SECRET_SIG_KEY, Secrets, is_secret
 from amlkit.review.urns import STACK_TYPE, stack_urn
 

@@ -30,9 +30,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from amlkit.azure_facts import ATTACHED_KINDS, REPLACE_ON_CHANGES
+from amlkit.review.arm import path_parameters, type_key
 from amlkit.review.plan.deployed import find_deployed
 from amlkit.review.plan.state import ENCRYPTED, StateResource
-from amlkit.review.run.arm import path_parameters, type_key
 from amlkit.review.secrets import REDACTED, UNKNOWN, Secrets, is_secret
 from amlkit.review.urns import STACK_TYPE
 

@@ -21,14 +21,13 @@ from pathlib import Path
 
 import yaml
 
-from amlkit.review.model import ResourceRecord
+from amlkit.review.model import NAME_INPUTS, ResourceRecord
 
-__all__ = ["NAME_INPUTS", "SECTIONS", "Entry", "ancestry", "children_index", "find_entry_line", "find_line",
+__all__ = ["SECTIONS", "Entry", "ancestry", "children_index", "find_entry_line", "find_line",
            "index_stack_file", "locate", "policy_keys", "related_names", "source_of"]
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: same nodes and marks
 SECTIONS = ("amlkit:workspace", "amlkit:clusters", "amlkit:instances", "amlkit:attached")
-NAME_INPUTS = ("computeName", "workspaceName")
 
 
 @dataclass(frozen=True)

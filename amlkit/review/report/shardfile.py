@@ -19,6 +19,7 @@ from typing import Any
 from amlkit import __version__
 from amlkit.errors import UsageError
 from amlkit.review.model import (
+    NAME_INPUTS,
     Lookup,
     PackInfo,
     PolicyInfo,
@@ -30,7 +31,6 @@ from amlkit.review.model import (
     Violation,
 )
 from amlkit.review.report import json as report_json
-from amlkit.review.report.locate import NAME_INPUTS
 from amlkit.review.shard import Shard, assign
 
 __all__ = ["SHARD_FORMAT", "Merged", "load", "render"]

@@ -4,7 +4,7 @@ The program builds ARM ids (`/subscriptions/<id>/...`), role definition ids and 
 them, so a plan against a deployed state compares equal only when the run uses the stack's own ids. In
 order: the stack file (`azure-native:subscriptionId` / `azure-native:tenantId`, else the classic
 provider's `azure:subscriptionId` / `azure:tenantId`), then the lookups file's `stacks.<stack>` entry
-(amlkit.review.run.lookups), else placeholders (amlkit.review.run.arm.SUBSCRIPTION / TENANT).
+(amlkit.review.run.lookups), else placeholders (amlkit.review.arm.SUBSCRIPTION / TENANT).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from amlkit.errors import ConfigError
+from amlkit.review import arm
 from amlkit.review.project import StackConfig
-from amlkit.review.run import arm
 from amlkit.review.run.lookups import FILE_NAME, GUID, Lookups
 
 __all__ = ["AzureId", "AzureIds", "PLACEHOLDERS", "STACK_KEYS", "azure_ids"]

@@ -37,8 +37,8 @@ from pulumi.runtime import rpc
 from pulumi.runtime.mocks import MockCallArgs, MockMonitor, MockResourceArgs, Mocks
 from pulumi.runtime.proto import resource_pb2
 
-from amlkit.review.run import arm
-from amlkit.review.run.arm import arm_id, derived_fields, physical_name
+from amlkit.review import arm
+from amlkit.review.arm import arm_id, derived_fields, physical_name
 from amlkit.review.run.sdk import (
     preview_outputs,
     result_fields,

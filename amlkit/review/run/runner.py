@@ -102,7 +102,7 @@ def run(request: dict[str, Any], emit: Callable[[dict[str, Any]], None] | None =
 
     pulumi.runtime.set_all_config(request["config"], secret_keys=request["secret_keys"])
     if request.get("azure"):  # the stack's own subscription and tenant (amlkit.review.run.identity)
-        from amlkit.review.run import arm
+        from amlkit.review import arm
 
         arm.SUBSCRIPTION = request["azure"]["subscriptionId"]
         arm.TENANT = request["azure"]["tenantId"]
