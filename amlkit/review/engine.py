@@ -83,6 +83,7 @@ def review(project_dir: Path, stacks: Sequence[str] | None = None, options: Revi
     if jobs < 1:
         raise UsageError(f"--jobs must be at least 1, got {jobs}")
     check_review_date()
+    workers.check_switch()
     project = load_project(project_dir)
     check_main(project)
     providers.check(project.dir)  # a program for another provider version: one clear error, exit 2

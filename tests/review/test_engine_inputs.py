@@ -1,6 +1,7 @@
 """The review's inputs refused before any program runs: a stack file or policy config linking out of the project,
-a document that is no mapping, a missing `main:`, a malformed AMLKIT_REVIEW_DATE. Each exits 2 naming the file
-(or variable), the key and what is allowed, and no output format quotes more than CUT characters of any file."""
+a document that is no mapping, a missing `main:`, a malformed AMLKIT_REVIEW_DATE or AMLKIT_PROGRAM_WORKERS. Each
+exits 2 naming the file (or variable), the key and what is allowed, and no output format quotes more than CUT
+characters of any file."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from typer.testing import CliRunner
 from amlkit import cli
 from amlkit.errors import CUT
 from amlkit.policies.framework import REVIEW_DATE_ENV
+from amlkit.review.proc import workers
 from tests.review.helpers import RAW
 
 runner = CliRunner()
@@ -91,6 +93,29 @@ def test_a_malformed_review_date_is_a_usage_error_naming_the_variable(monkeypatc
     assert (result.exit_code, result.output) == (2, f"amlkit: error: {REVIEW_DATE_ENV}='2026-02-30' is not a date; "
                                                     "allowed: YYYY-MM-DD (a real day, e.g. 2026-11-28), or unset for "
                                                     "today\n")
+
+
+WORKERS_ALLOWED = ("allowed: 1 (run each job's stacks one after another in a program worker, the default; unset or "
+                   "empty is the same) or 0 (a fresh process per stack)")
+
+
+@pytest.mark.parametrize("value", ["2", "no", "true", "00", " 1x"])
+def test_a_bad_program_workers_switch_is_a_usage_error_naming_the_variable(monkeypatch: pytest.MonkeyPatch,
+                                                                           value: str) -> None:
+    """Before 0.3.0: any value but `0` (`no`, `false`, `off`) silently meant workers."""
+    monkeypatch.setenv(workers.SWITCH, value)
+    result = runner.invoke(cli.app, ["check", "-C", str(RAW), "-s", "dev"])
+    assert (result.exit_code, result.output) == (2, f"amlkit: error: AMLKIT_PROGRAM_WORKERS={value!r} is not "
+                                                    f"allowed; {WORKERS_ALLOWED}\n")
+
+
+@pytest.mark.parametrize(("value", "expected"), [("0", False), ("1", True), (" 0 ", False), ("", True), (None, True)])
+def test_the_program_workers_switch_values(monkeypatch: pytest.MonkeyPatch, value: str | None, expected: bool) -> None:
+    if value is None:
+        monkeypatch.delenv(workers.SWITCH, raising=False)
+    else:
+        monkeypatch.setenv(workers.SWITCH, value)
+    assert workers.enabled() is expected
 
 
 def test_a_missing_main_is_a_config_error_not_a_program_failure(tmp_path: Path) -> None:

@@ -8,8 +8,9 @@ Popen's interface `amlkit.review.run.client.Runner` uses), then gives it back. A
 failed, timed out or was interrupted is killed; the next stack gets a fresh one. When the last review of the
 process ends, the idle workers are stopped.
 
-`AMLKIT_PROGRAM_WORKERS=0` in the environment: a fresh runner child per stack, as before workers (the fidelity
-test and the bench compare both ways).
+`AMLKIT_PROGRAM_WORKERS` in the environment: `1` (the default; unset or empty is the same) runs stacks in workers,
+`0` a fresh runner child per stack, as before workers (the fidelity test and the bench compare both ways). Any other
+value is a usage error (exit 2) naming the variable, the value and what is allowed (`check_switch`), before any work.
 """
 
 from __future__ import annotations
@@ -22,18 +23,34 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from amlkit.errors import UsageError, elide
 from amlkit.review.proc import environment, learned, processes, warm
 from amlkit.review.proc._wire import receive, send
 
-__all__ = ["FINISH_TIMEOUT", "StackRun", "Worker", "enabled", "finish", "review_session", "session", "start"]
+__all__ = [
+    "FINISH_TIMEOUT", "SWITCH", "SWITCH_VALUES", "StackRun", "Worker", "check_switch", "enabled", "finish",
+    "review_session", "session", "start",
+]
 
 FINISH_TIMEOUT = 60.0  # seconds for a worker to reset itself after a stack
 SWITCH = "AMLKIT_PROGRAM_WORKERS"
+SWITCH_VALUES = ("0", "1")  # a fresh process per stack, workers (the default)
+
+
+def check_switch() -> None:
+    """A review checks `AMLKIT_PROGRAM_WORKERS` before any work: a value other than 0, 1 or empty is a usage error."""
+    enabled()
 
 
 def enabled() -> bool:
-    """Whether stacks run in workers (the default) or each in a fresh child (`AMLKIT_PROGRAM_WORKERS=0`)."""
-    return os.environ.get(SWITCH, "1") != "0"
+    """Whether stacks run in workers (`1`, the default; unset or empty the same) or each in a fresh child (`0`);
+    any other value raises UsageError (exit 2) naming the variable, the value and what is allowed."""
+    value = os.environ.get(SWITCH, "").strip() or "1"
+    if value not in SWITCH_VALUES:
+        raise UsageError(f"{SWITCH}={elide(os.environ[SWITCH], 40)!r} is not allowed; allowed: 1 (run each job's "
+                         "stacks one after another in a program worker, the default; unset or empty is the same) "
+                         "or 0 (a fresh process per stack)")
+    return value == "1"
 
 
 class Worker:
