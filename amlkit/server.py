@@ -2,7 +2,7 @@
 
 `amlkit server start [DIR]...` starts one server for this user (`python -m amlkit.server_process`, detached). It
 imports the review engine once and keeps its fork server and amlkit's packs warm (amlkit.review.proc.warm,
-amlkit.review.pack.driver.PackPool); later `amlkit check` / `amlkit preview` commands hand it their command
+amlkit.review.pack.pool.PackPool); later `amlkit check` / `amlkit preview` commands hand it their command
 line (amlkit.launch) instead of starting cold, and print what it answers: the same bytes and the same
 exit code as a cold run (tests/test_server.py). Nothing uses it unless it was started.
 

@@ -17,13 +17,13 @@ from pathlib import Path
 
 def tree_cpu() -> float:
     """CPU seconds so far of this process, its fork server, the children that reaped, and the packs alive."""
-    from amlkit.review.pack import driver
+    from amlkit.review.pack import pool
     from amlkit.review.proc import warm
 
     own = resource.getrusage(resource.RUSAGE_SELF)
     total = own.ru_utime + own.ru_stime
     total += warm.server_cpu_seconds()
-    for pid in driver.PackPool.shared_idle_pids():
+    for pid in pool.PackPool.shared_idle_pids():
         total += _proc_cpu(pid)
     return total
 

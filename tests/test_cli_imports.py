@@ -18,7 +18,7 @@ import pytest
 from amlkit.server import SERVER_DIR_ENV
 
 ROOT = Path(__file__).resolve().parents[1]
-HEAVY = ("grpc", "pulumi_policy", "amlkit.review.engine", "amlkit.review.pack.driver", "pulumi", "pulumi_azure_native",
+HEAVY = ("grpc", "pulumi_policy", "amlkit.review.engine", "amlkit.review.pack.session", "pulumi", "pulumi_azure_native",
          "pulumi_azure")
 
 _PROBE = """
@@ -71,7 +71,7 @@ def test_cli_imports_nothing_heavy_for_commands_that_review_nothing(tmp_path, ar
 def test_cli_imports_the_engine_for_a_review(tmp_path):
     code, loaded = _loaded(tmp_path, ["check", "-C", str(ROOT / "examples/platform-repo"), "-s", "nonprod"])
     assert code in (0, 1)
-    assert {"grpc", "amlkit.review.engine", "amlkit.review.pack.driver"} <= set(loaded)
+    assert {"grpc", "amlkit.review.engine", "amlkit.review.pack.session"} <= set(loaded)
 
 
 @pytest.mark.parametrize("args", [["rules"], ["sizes", "--approved"], ["init", "--help"]],

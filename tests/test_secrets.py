@@ -200,12 +200,12 @@ def test_without_the_by_value_hook_no_secret_reaches_any_format(hookless_pack: P
 
 
 def test_the_pack_confirms_its_by_value_hook_only_when_it_installed(hookless_pack: Path) -> None:
-    from amlkit.review.pack import driver
+    from amlkit.review.pack import process, session
     from amlkit.review.proc import workers
 
     def by_value(pack_dir: Path) -> bool:
-        with workers.review_session(None, pack_dir, 1), driver.PackProcess(pack_dir, "p", "dev", {}, 60.0) as pack:
-            driver.handshake(pack)
-            return driver.configure(pack, None, None).by_value
+        with workers.review_session(None, pack_dir, 1), process.PackProcess(pack_dir, "p", "dev", {}, 60.0) as pack:
+            session.handshake(pack)
+            return session.configure(pack, None, None).by_value
 
     assert (by_value(ROOT / "policies"), by_value(hookless_pack)) == (True, False)

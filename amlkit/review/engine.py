@@ -50,11 +50,11 @@ from amlkit.review.secrets import Secrets
 from amlkit.review.urns import stack_urn
 
 if TYPE_CHECKING:
-    from amlkit.review.pack import driver
+    from amlkit.review.pack.pool import PackPool
 
-# The pack side (amlkit.review.pack.driver and .findings: pulumi's SDK, grpc, protobuf, ~0.1-0.2 s of imports) is
-# imported when a review first needs it, after its first program child was forked: a cold one-stack review then
-# imports it while the program runs on the other core, instead of before the fork (#33).
+# The pack side (amlkit.review.pack.session, .pool and .findings: pulumi's SDK, grpc, protobuf, ~0.1-0.2 s of
+# imports) is imported when a review first needs it, after its first program child was forked: a cold one-stack
+# review then imports it while the program runs on the other core, instead of before the fork (#33).
 
 __all__ = ["POLICY_PACK_FILES", "ReviewOptions", "default_pack_dir", "list_stacks", "pack_info", "review"]
 
@@ -135,16 +135,17 @@ def _review_all(project: Project, configs: list[StackConfig | _BadStackFile], se
 
 def pack_info(policy_pack: Path | None = None, config: Path | None = None) -> PackInfo:
     """The pack's policies with their levels after reconciliation with `config` (for `amlkit rules`)."""
-    from amlkit.review.pack import driver
     from amlkit.review.pack.findings import pack_info_of
+    from amlkit.review.pack.process import PackProcess
+    from amlkit.review.pack.session import configure, handshake
 
     pack_dir = _pack_dir(policy_pack)
     if config is not None and Path(config).is_dir():
         raise UsageError(f"{config}: a directory; `rules` takes one policy pack config file")
     file_config = load_config_file(config) if config else None
-    with workers.review_session(None, pack_dir, 1), driver.PackProcess(pack_dir, "amlkit", "rules", {}, 60.0) as pack:
-        driver.handshake(pack)
-        analysis = driver.configure(pack, file_config, str(config) if config else None)
+    with workers.review_session(None, pack_dir, 1), PackProcess(pack_dir, "amlkit", "rules", {}, 60.0) as pack:
+        handshake(pack)
+        analysis = configure(pack, file_config, str(config) if config else None)
     return pack_info_of(analysis)
 
 
@@ -162,21 +163,21 @@ class _Setup:
 
 
 class _Pools:
-    """The review's pack pools (amlkit.review.pack.driver.PackPool, one per pack), made on first use: amlkit's own
+    """The review's pack pools (amlkit.review.pack.pool.PackPool, one per pack), made on first use: amlkit's own
     pack is reused across stacks and reviews, one per worker; any other is fresh per stack."""
 
     def __init__(self, specs: Sequence[multi.PackSpec], jobs: int, reuse: bool) -> None:
         self._specs, self._jobs, self._reuse = tuple(specs), jobs, reuse
-        self._pools: tuple[driver.PackPool, ...] | None = None
+        self._pools: tuple[PackPool, ...] | None = None
         self._lock = threading.Lock()
 
-    def get(self) -> tuple[driver.PackPool, ...]:
+    def get(self) -> tuple[PackPool, ...]:
         with self._lock:
             if self._pools is None:
-                from amlkit.review.pack import driver
+                from amlkit.review.pack.pool import PackPool
 
-                self._pools = tuple(driver.PackPool.shared(spec.directory, self._jobs) if self._reuse and spec.own
-                                    else driver.PackPool(spec.directory, reuse=False) for spec in self._specs)
+                self._pools = tuple(PackPool.shared(spec.directory, self._jobs) if self._reuse and spec.own
+                                    else PackPool(spec.directory, reuse=False) for spec in self._specs)
             return self._pools
 
 
@@ -243,10 +244,12 @@ def _review_one(project: Project, config: StackConfig | _BadStackFile, setup: _S
         runner = Runner(project, config, {**_runner_request(setup), **_state_request(baseline),
                                           "azure": ids.to_request()}, options.timeout, options.verbose)
         from amlkit.review.pack.findings import resource_record, stable, unanswered_lookups  # after the fork
+        from amlkit.review.pack.session import SessionParams
 
         pools = setup.pools.get() if setup.pools is not None else ()
-        with multi.Sessions(setup.packs, file_configs, project.name, config.stack, config.values,
-                            config.secret_keys, options.timeout, options.verbose, pools) as session:
+        params = SessionParams(project.name, config.stack, config.values, config.secret_keys, options.timeout,
+                               options.verbose)
+        with multi.Sessions(setup.packs, file_configs, params, pools) as session:
             for record in runner.records():
                 streamed.append(record)
                 session.submit(record)

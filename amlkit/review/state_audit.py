@@ -36,7 +36,7 @@ import yaml
 from amlkit.errors import ConfigError, ReviewFailed, UsageError, cut
 from amlkit.review.model import PACK_DEFAULTS, Review, StackReview
 from amlkit.review.options import ReviewOptions, check_review_date
-from amlkit.review.pack import canary, driver, multi, snapshot
+from amlkit.review.pack import canary, multi, process, snapshot
 from amlkit.review.pack.config import load_config_file
 from amlkit.review.pack.info import default_pack_dir, installed_pack_dir
 from amlkit.review.plan.stream import StateStream, peek_owner
@@ -164,7 +164,7 @@ class _Audit:
             configs = [(load_config_file(path, self.base) if path else None, str(path) if path else None)
                        for path in config_paths]
             with ExitStack() as running:
-                started = [running.enter_context(driver.PackProcess(spec.directory, item.project, stack, {},
+                started = [running.enter_context(process.PackProcess(spec.directory, item.project, stack, {},
                                                                     deadline.remaining(), self.verbose))
                            for spec in self.specs]
                 helpers = [self._helpers(spec, item.project, stack, deadline) for spec in self.specs]
@@ -187,11 +187,11 @@ class _Audit:
     def _helpers(self, spec: multi.PackSpec, project: str, stack: str,
                  deadline: snapshot.Deadline) -> snapshot.Helpers | None:
         """Processes of amlkit's own pack to share its Analyze calls: its rules are pure functions of each request,
-        as the reused packs of a review rely on (driver.PackPool). Another pack gets the one process the engine
-        gives it."""
+        as the reused packs of a review rely on (amlkit.review.pack.pool.PackPool). Another pack gets the one
+        process the engine gives it."""
         if not spec.own or self.spare < 1:
             return None
-        return snapshot.Helpers(self.spare, lambda: driver.PackProcess(spec.directory, project, stack, {},
+        return snapshot.Helpers(self.spare, lambda: process.PackProcess(spec.directory, project, stack, {},
                                                                        deadline.remaining(), self.verbose))
 
     @staticmethod

@@ -14,8 +14,10 @@ from google.protobuf import json_format
 from pulumi.runtime.proto import analyzer_pb2
 
 from amlkit.policies import ALL_RULES
-from amlkit.review.pack import driver
+from amlkit.review.pack import wire
 from amlkit.review.pack.config import PolicyConfig
+from amlkit.review.pack.process import PackProcess
+from amlkit.review.pack.session import handshake
 from amlkit.review.secrets import SECRET_SIG, SECRET_SIG_KEY, UNKNOWN
 from tests.policies.helpers import cluster_props
 
@@ -115,31 +117,31 @@ UNCHANGED = [
 
 
 @pytest.fixture(scope="module")
-def pack() -> Iterator[driver.PackProcess]:
+def pack() -> Iterator[PackProcess]:
     from amlkit.review.proc import workers
 
-    with workers.review_session(None, PACK, 1), driver.PackProcess(PACK, "p", "dev", {}, 60.0) as process:
-        driver.handshake(process)
+    with workers.review_session(None, PACK, 1), PackProcess(PACK, "p", "dev", {}, 60.0) as process:
+        handshake(process)
         yield process
 
 
-def _configure(pack: driver.PackProcess, policy: str, config: dict[str, Any], level: str = "remediate") -> None:
+def _configure(pack: PackProcess, policy: str, config: dict[str, Any], level: str = "remediate") -> None:
     """Only `policy` enabled, at `level`, with `config` (numbers as floats, as the wire carries them)."""
     request = analyzer_pb2.ConfigureAnalyzerRequest()
     for rule in ALL_RULES:
         entry = PolicyConfig(level, config or None) if rule.name == policy else PolicyConfig("disabled")
-        request.policyConfig[rule.name].CopyFrom(driver.policy_config_message(entry))
+        request.policyConfig[rule.name].CopyFrom(wire.policy_config_message(entry))
     pack.call("Configure", request, "Configure")
 
 
 def _request(type_: str, props: dict[str, Any]) -> analyzer_pb2.AnalyzeRequest:
-    return analyzer_pb2.AnalyzeRequest(type=type_, properties=driver.to_struct(props), name="res",
+    return analyzer_pb2.AnalyzeRequest(type=type_, properties=wire.to_struct(props), name="res",
                                        urn=f"urn:pulumi:dev::p::{type_}::res")
 
 
 def _wire(value: Any) -> Any:
     """A JSON value as MessageToDict gives it back from a Struct (numbers as floats)."""
-    return json_format.MessageToDict(driver.to_struct({"v": value}))["v"]
+    return json_format.MessageToDict(wire.to_struct({"v": value}))["v"]
 
 
 @pytest.mark.slow

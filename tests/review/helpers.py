@@ -80,16 +80,16 @@ def normalized(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def record_pack_calls(monkeypatch: Any) -> dict[str, list[Any]]:
     """Every request the review sends a pack through `PackProcess.call` (ConfigureStack, GetAnalyzerInfo,
     Configure, AnalyzeStack, Remediate...), by protocol method, as sent on the wire; the calls still go through."""
-    from amlkit.review.pack import driver
+    from amlkit.review.pack import process
 
     sent: dict[str, list[Any]] = {}
-    call = driver.PackProcess.call
+    call = process.PackProcess.call
 
-    def recording(pack: driver.PackProcess, method: str, request: Any, what: str) -> Any:
+    def recording(pack: process.PackProcess, method: str, request: Any, what: str) -> Any:
         sent.setdefault(method, []).append(request)
         return call(pack, method, request, what)
 
-    monkeypatch.setattr(driver.PackProcess, "call", recording)
+    monkeypatch.setattr(process.PackProcess, "call", recording)
     return sent
 
 

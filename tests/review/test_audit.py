@@ -389,7 +389,7 @@ def _answered_by(monkeypatch) -> list[int]:
 
 def test_amlkits_pack_shares_the_analyze_calls_of_a_large_state_with_a_helper_process(tmp_path, monkeypatch):
     """With --jobs 2, one file: once HELPERS_AFTER resources are read, a second process of amlkit's own pack answers
-    every other Analyze; the report is the one a single process gives (its rules are pure, driver.PackPool)."""
+    every other Analyze; the report is the one a single process gives (its rules are pure, pool.PackPool)."""
     state = _platform_state(tmp_path, 4)  # 82 resources
     monkeypatch.setattr(snapshot, "HELPERS_AFTER", 30)
     pids = _answered_by(monkeypatch)

@@ -20,8 +20,8 @@ from amlkit import __version__
 from amlkit.errors import ConfigError, UsageError
 from amlkit.review.engine import default_pack_dir, list_stacks, pack_info, review
 from amlkit.review.options import ReviewOptions
-from amlkit.review.pack import driver, multi
-from amlkit.review.pack.driver import MAX_ENV_VALUE
+from amlkit.review.pack import multi, session
+from amlkit.review.pack.process import MAX_ENV_VALUE
 from amlkit.review.project import SECRET_PLACEHOLDER
 from tests.review.helpers import FAULTY, FIXTURES, MIN_NODES, PACKS, RAW, SECRET
 
@@ -254,7 +254,7 @@ def _three_stacks(tmp_path: Path) -> Path:
 
 
 INJECTED = [  # where one stack's review raises what no one expected: (module, function, exception, message)
-    (driver.Session, "submit", BrokenPipeError(32, "Broken pipe"),
+    (session.Session, "submit", BrokenPipeError(32, "Broken pipe"),
      "internal error: BrokenPipeError: [Errno 32] Broken pipe"),
     (multi, "add_results", KeyError("urn"), "internal error: KeyError: 'urn'"),
 ]

@@ -12,6 +12,7 @@ import pytest
 from amlkit.errors import ConfigError, UsageError
 from amlkit.review import engine
 from amlkit.review import packs as packinfo
+from amlkit.review.pack.info import pack_version
 from tests.review.helpers import MIN_NODES, PACKS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -88,3 +89,19 @@ def test_packinfo_of_another_pack_asks_that_pack():
 def test_packinfo_refuses_a_config_directory(tmp_path):
     with pytest.raises(UsageError, match="a directory; `rules` takes one policy pack config file"):
         packinfo.pack_info(config=tmp_path)
+
+
+def test_pack_version_comes_from_pulumipolicy_yaml(tmp_path):
+    assert pack_version(PACKS / "raises", "0.0.1") == "9.9.1"
+    (tmp_path / "PulumiPolicy.yaml").write_text("runtime: python\n")
+    assert pack_version(tmp_path, "0.0.1") == "0.0.1"
+
+
+def test_the_pack_version_is_amlkits_version_in_every_place_it_is_written():
+    import tomllib
+
+    from amlkit import __version__
+    from amlkit.review.engine import default_pack_dir
+
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+    assert pack_version(default_pack_dir(), "0.0.1") == pyproject == __version__

@@ -7,7 +7,7 @@ import pytest
 
 from amlkit.review.model import Remediation, StackReview
 from amlkit.review.pack.config import PolicyConfig
-from amlkit.review.pack.driver import Analysis
+from amlkit.review.pack.diagnostics import Analysis
 from amlkit.review.pack.remediate import Remediated, add_remediations, changes, remediates
 from amlkit.review.secrets import SECRET_SIG, SECRET_SIG_KEY, UNKNOWN, Secrets
 

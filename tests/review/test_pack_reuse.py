@@ -1,4 +1,4 @@
-"""driver.PackPool: amlkit's pack, reused across stacks (one process per worker), gives byte for byte the
+"""pool.PackPool: amlkit's pack, reused across stacks (one process per worker), gives byte for byte the
 report a fresh pack per stack gives; a pack that crashes mid-way fails only its own stack.
 
 Each project below has stacks with different policy configs, ordered so a configured stack comes before
@@ -19,7 +19,8 @@ import yaml
 
 from amlkit.review.engine import review
 from amlkit.review.options import ReviewOptions
-from amlkit.review.pack import driver
+from amlkit.review.pack.pool import PackPool
+from amlkit.review.pack.session import Session
 from amlkit.review.proc import warm
 from amlkit.review.report import json as report_json
 from tests.review.helpers import FIXTURES, PACKS, RAW
@@ -32,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture
 def spawned(monkeypatch):
     """The pack processes a review starts (warm.spawn_pack calls), none idle from earlier tests."""
-    for pool in driver.PackPool._shared.values():
+    for pool in PackPool._shared.values():
         pool.close()
     calls: list[str] = []
     spawn = warm.spawn_pack
@@ -103,7 +104,7 @@ def test_a_pack_that_crashes_mid_way_fails_only_its_stack_and_is_replaced(tmp_pa
     shutil.copytree(RAW, project)
     shutil.copy(project / "Pulumi.dev.yaml", project / "Pulumi.m-crash.yaml")  # between dev and prod
     fresh = {s.stack: s for s in review(project, options=ReviewOptions(jobs=1, reuse_packs=False)).stacks}
-    submit = driver.Session.submit
+    submit = Session.submit
 
     def crash_on_m_crash(session, resource):
         if session.stack == "m-crash" and not session.requests:
@@ -111,7 +112,7 @@ def test_a_pack_that_crashes_mid_way_fails_only_its_stack_and_is_replaced(tmp_pa
             session.pack.process.wait(timeout=10)
         submit(session, resource)
 
-    monkeypatch.setattr(driver.Session, "submit", crash_on_m_crash)
+    monkeypatch.setattr(Session, "submit", crash_on_m_crash)
     spawned.clear()
     result = {s.stack: s for s in review(project, options=ReviewOptions(jobs=1)).stacks}
     assert spawned == ["dev", "prod"]  # m-crash got dev's pack, which died under it; prod got a new one

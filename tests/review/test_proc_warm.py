@@ -17,7 +17,7 @@ import pytest
 from amlkit.policies import ALL_RULES
 from amlkit.review.engine import default_pack_dir, review
 from amlkit.review.options import ReviewOptions
-from amlkit.review.pack import driver
+from amlkit.review.pack import process
 from amlkit.review.proc import preload, processes, warm, workers
 from tests.review.helpers import PACKS, RAW, normalized, raw_request, runner_output
 
@@ -35,7 +35,7 @@ def _first_lines(process) -> tuple[str, dict]:
 def test_the_pack_child_starts_as_the_engine_starts_a_pack():
     """`python -u -m pulumi.policy <engine> <dir>` (cwd = pack dir, PULUMI_* set) and the warm fork look alike."""
     pack = PACKS / "observe"
-    cold = subprocess.Popen([sys.executable, "-u", "-m", "pulumi.policy", driver.ENGINE_ADDRESS, str(pack)],
+    cold = subprocess.Popen([sys.executable, "-u", "-m", "pulumi.policy", process.ENGINE_ADDRESS, str(pack)],
                             cwd=pack, env={**os.environ, **PACK_ENV}, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     try:
@@ -43,14 +43,14 @@ def test_the_pack_child_starts_as_the_engine_starts_a_pack():
     finally:
         processes.kill(cold)
     with workers.review_session(None, pack, 1):
-        child = warm.spawn_pack(pack, driver.ENGINE_ADDRESS, PACK_ENV)
+        child = warm.spawn_pack(pack, process.ENGINE_ADDRESS, PACK_ENV)
         try:
             warm_port, warm_seen = _first_lines(child)
         finally:
             processes.kill(child)
     assert cold_port.isdigit() and warm_port.isdigit()
     assert warm_seen == cold_seen
-    assert warm_seen["argv"][1:] == [driver.ENGINE_ADDRESS, str(pack)]
+    assert warm_seen["argv"][1:] == [process.ENGINE_ADDRESS, str(pack)]
     assert warm_seen["cwd"] == str(pack)
     assert warm_seen["env"] == {key: value for key, value in {**os.environ, **PACK_ENV}.items()
                                 if key.startswith("PULUMI_") or key == "PYTHONUNBUFFERED"}
@@ -76,7 +76,7 @@ def test_the_runner_child_records_what_the_cold_runner_records():
 def test_the_fork_server_preloads_once_and_stays_single_threaded():
     """After preloading pulumi, azure-native, the components and the pack, the server has one thread."""
     with workers.review_session(ROOT, default_pack_dir(), 2) as server:
-        child = warm.spawn_pack(default_pack_dir(), driver.ENGINE_ADDRESS, PACK_ENV)
+        child = warm.spawn_pack(default_pack_dir(), process.ENGINE_ADDRESS, PACK_ENV)
         try:
             assert child.stdout.readline().strip().isdigit()
         finally:
@@ -187,7 +187,7 @@ def test_the_fork_server_and_its_children_stop_when_the_process_exits(tmp_path):
     script = ("import json, sys\nfrom amlkit.review.proc import warm\nfrom amlkit.review.engine import review\n"
               f"review(__import__('pathlib').Path({str(RAW)!r}), ['dev'])\n"
               "server = warm._server()\n"
-              "from amlkit.review.pack.driver import PackPool\n"
+              "from amlkit.review.pack.pool import PackPool\n"
               "print(json.dumps([server.process.pid, *PackPool.shared_idle_pids()]))\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
     pids = json.loads(done.stdout)

@@ -17,7 +17,7 @@ FIXTURE = ROOT / "tests" / "fixtures" / "typed_program" / "__main__.py"
 @pytest.mark.parametrize(("line", "expected"), [
     ("amlkit/components/args.py:75: error: x  [no-any-return]", "components/args.py:75: error: x  [no-any-return]"),
     ("amlkit/policies/pack.py:1: error: y", "policies/pack.py:1: error: y"),
-    ("amlkit/review/pack/driver.py:2: error: z", "amlkit/review/pack/driver.py:2: error: z"),
+    ("amlkit/review/pack/session.py:2: error: z", "amlkit/review/pack/session.py:2: error: z"),
     ("Found 3 errors in 1 file (checked 1 source file)", "Found 3 errors in 1 file (checked 1 source file)"),
 ])
 def test_repository_path(line: str, expected: str) -> None:

@@ -2,7 +2,7 @@
 
 pulumi-policy says a policy could not run on a value unknown at preview only in the text of an advisory
 diagnostic ("can't run policy '<name>' from policy pack ... during preview: ..."); the protocol has no
-field for it, so `amlkit.review.pack.driver.is_unknown` recognises the wording. If a pulumi-policy release
+field for it, so `amlkit.review.pack.diagnostics.is_unknown` recognises the wording. If a pulumi-policy release
 rewords it, every unknown would silently become an advisory finding. So before any stack is reviewed,
 the installed pulumi-policy's own servicer (in process: no gRPC server, channel or thread, so the review's
 parent stays safe to start children) analyzes one resource whose only property is unknown, with one
@@ -32,7 +32,7 @@ def unknown_canary() -> str | None:
     from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, StackValidationPolicy
     from pulumi_policy.policy import _PolicyAnalyzerServicer
 
-    from amlkit.review.pack.driver import is_unknown
+    from amlkit.review.pack.diagnostics import is_unknown
 
     def read_resource(args: Any, report: Any) -> None:
         report(f"decided on {args.props['value']}")  # reading the unknown raises pulumi-policy's UnknownValueError

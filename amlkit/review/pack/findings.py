@@ -14,7 +14,7 @@ from amlkit.errors import ReviewFailed
 from amlkit.policies.framework import PACK_NAME, Rule
 from amlkit.policies.waivers import WaiverContractError, parse_waived
 from amlkit.review.model import Lookup, PackInfo, PolicyInfo, ResourceRecord, StackReview, Unknown, Violation
-from amlkit.review.pack import driver
+from amlkit.review.pack import diagnostics
 from amlkit.review.pack.config import PolicyConfig
 from amlkit.review.pack.unknowns import what_is_unknown
 from amlkit.review.secrets import Secrets
@@ -69,17 +69,17 @@ def _scrubbed(value: Any, secrets: Secrets) -> Any:
     return value
 
 
-def pack_info_of(analysis: driver.Analysis) -> PackInfo:
+def pack_info_of(analysis: diagnostics.Analysis) -> PackInfo:
     policies = tuple(_policy_info(analysis, p) for p in analysis.policies)
     return PackInfo(analysis.pack_name, analysis.pack_version, policies)
 
 
-def _policy_info(analysis: driver.Analysis, p: Any) -> PolicyInfo:
+def _policy_info(analysis: diagnostics.Analysis, p: Any) -> PolicyInfo:
     ours = _ours(analysis.pack_name, p.name)
     return PolicyInfo(
         name=p.name, description=p.description,
         level=analysis.config.get(p.name, PolicyConfig()).level or "advisory",
-        severity=driver.severity_name(p.severity), remediation=p.remediation_steps,
+        severity=diagnostics.severity_name(p.severity), remediation=p.remediation_steps,
         url=p.url, tags=tuple(p.tags), stack_policy=p.policy_type == analyzer_pb2.POLICY_TYPE_STACK,
         display_name=p.displayName, framework=_framework(p),
         ref=ours.ref, group=ours.group, equivalents=ours.equivalents, since=ours.since, remediates=ours.remediates,
@@ -107,7 +107,7 @@ def _ours(pack_name: str, policy: str) -> Rule:
     return rule_named(policy) or _NOT_OURS
 
 
-def add_findings(result: StackReview, analysis: driver.Analysis, records: list[dict[str, Any]], secrets: Secrets,
+def add_findings(result: StackReview, analysis: diagnostics.Analysis, records: list[dict[str, Any]], secrets: Secrets,
                  project: str) -> StackReview:
     """The stack's review with one pack's findings added after those it has."""
     by_urn = {r["urn"]: r for r in records}
@@ -139,7 +139,7 @@ def add_findings(result: StackReview, analysis: driver.Analysis, records: list[d
             level = cast("Literal['mandatory', 'advisory']", diag.level)  # the driver sets only these two
             violations.append(Violation(diag.policy, level, diag.severity, urn, type_, name, message,
                                         pack=analysis.pack_name))
-    severities = driver.policy_severities(analysis)
+    severities = diagnostics.policy_severities(analysis)
     for entry in analysis.not_applicable:
         for waived in _waived(entry):
             urn, type_, name = where(waived["urn"] or entry.urn)
@@ -151,7 +151,7 @@ def add_findings(result: StackReview, analysis: driver.Analysis, records: list[d
     return replace(result, violations=(*result.violations, *violations), unknown=(*result.unknown, *unknown))
 
 
-def _waived(entry: driver.NotApplicable) -> list[dict[str, str | None]]:
+def _waived(entry: diagnostics.NotApplicable) -> list[dict[str, str | None]]:
     try:
         return parse_waived(entry.reason)
     except WaiverContractError as error:

@@ -12,8 +12,9 @@ Which config a pack gets for one stack (`config_path`):
   user named, gets its own defaults. A project's config is written for amlkit's policies: it is never
   applied to a pack it was not written for.
 
-`Sessions` runs one analyzer conversation per pack for one stack (`driver.Session` each), fed the same
-registrations, and returns one `driver.Analysis` per pack, in the packs' order.
+`Sessions` runs one analyzer conversation per pack for one stack (`session.Session` each, all built from the
+stack's one `session.SessionParams`), fed the same registrations, and returns one `diagnostics.Analysis` per pack,
+in the packs' order.
 """
 
 from __future__ import annotations
@@ -22,11 +23,15 @@ from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from amlkit.errors import UsageError
 from amlkit.review.model import StackReview
 from amlkit.review.secrets import Secrets
+
+if TYPE_CHECKING:
+    from amlkit.review.pack.pool import PackPool
+    from amlkit.review.pack.session import SessionParams
 
 __all__ = [
     "POLICY_CONFIG_DIR", "PackSpec", "Sessions", "add_results", "as_list", "config_path", "pairing_error",
@@ -135,28 +140,23 @@ def add_results(result: StackReview, analyses: Sequence[Any], specs: Sequence[Pa
 class Sessions:
     """One analyzer conversation per pack for one stack, all fed the same registrations."""
 
-    def __init__(self, specs: Sequence[PackSpec], configs: Sequence[tuple[Any, str | None]], project: str,
-                 stack: str, stack_config: dict[str, str], secret_keys: Sequence[str], timeout: float,
-                 verbose: bool = False, pools: Sequence[Any] = ()) -> None:
-        """pools: a driver.PackPool per spec (the review's: amlkit's own pack reused across stacks); none:
-        a fresh process per pack."""
-        from amlkit.review.pack import driver
+    def __init__(self, specs: Sequence[PackSpec], configs: Sequence[tuple[Any, str | None]], params: SessionParams,
+                 pools: Sequence[PackPool] = ()) -> None:
+        """configs: each pack's (policy config, its file name); pools: a PackPool per spec (the review's:
+        amlkit's own pack reused across stacks); none: a fresh process per pack."""
+        from amlkit.review.pack.session import Session
 
         self._exit = ExitStack()
-        self.sessions: list[driver.Session] = []
+        self.sessions: list[Session] = []
         self.remediated: dict[str, dict[str, Any]] = {}  # urn -> a resource a pack changed, as remediated
         try:
             # every pack starts before the first one is configured: they load side by side
             if pools:
-                processes = [self._exit.enter_context(pool.pack(project, stack, stack_config, timeout, verbose))
-                             for pool in pools]
+                processes = [self._exit.enter_context(pool.pack(params)) for pool in pools]
             else:
-                processes = [self._exit.enter_context(driver.PackProcess(spec.directory, project, stack,
-                                                                         stack_config, timeout, verbose))
-                             for spec in specs]
+                processes = [self._exit.enter_context(params.start(spec.directory)) for spec in specs]
             for pack, (file_config, file_name) in zip(processes, configs, strict=True):
-                self.sessions.append(driver.Session(pack, project, stack, file_config, file_name, stack_config,
-                                                    secret_keys))
+                self.sessions.append(Session(pack, params, file_config, file_name))
         except BaseException as error:
             # the failure reaches every pack's context: a pool then kills that pack instead of reusing it
             self._exit.__exit__(type(error), error, error.__traceback__)

@@ -18,7 +18,7 @@ from amlkit.review.pack.info import rule_baseline
 __all__ = ["reconciled"]
 
 _CACHE: dict[tuple[bytes, bytes, str | None, bool], dict[str, PolicyConfig]] = {}
-_MAX = 8  # distinct (pack, config file) pairs kept, as driver._schemas keeps distinct packs
+_MAX = 8  # distinct (pack, config file) pairs kept, as wire.parsed_schemas keeps distinct packs
 
 
 def reconciled(info: bytes, schemas: list[PolicySchema], initial: dict[str, PolicyConfig],

@@ -9,7 +9,7 @@ deployed. Analyze then runs on the remediated inputs; a policy at level `remedia
 fix did not cure, as mandatory (pulumi-policy `policy.py` Analyze, and the engine's `analyzeResource`,
 downgrade remediate to mandatory). Stack policies cannot remediate.
 
-The offline review does the same: `remediate` runs before `driver.Session.submit` (whose Analyze request,
+The offline review does the same: `remediate` runs before `session.Session.submit` (whose Analyze request,
 and later AnalyzeStack entry, carry the remediated inputs), across the packs in their order
 (`multi.Sessions.submit`). The Remediate call is sent only to a pack with a policy at level `remediate`:
 pulumi-policy answers nothing else (its `Remediate` skips every policy whose level is not remediate), so
@@ -25,7 +25,9 @@ from typing import Any
 from google.protobuf import json_format
 
 from amlkit.review.model import Remediation, StackReview
-from amlkit.review.pack import driver
+from amlkit.review.pack.diagnostics import Analysis, Diagnostic, one_version, policy_severities
+from amlkit.review.pack.session import Session
+from amlkit.review.pack.wire import analyze_request
 from amlkit.review.secrets import REDACTED, UNKNOWN, UNKNOWN_TEXT, Secrets, is_secret
 
 __all__ = ["Remediated", "add_remediations", "changes", "remediate", "remediates"]
@@ -43,29 +45,29 @@ class Remediated:
     after: dict[str, Any]
 
 
-def remediates(analysis: driver.Analysis) -> bool:
+def remediates(analysis: Analysis) -> bool:
     """Whether the pack has a policy at level remediate (else its Remediate answers nothing)."""
     return any(entry.level == "remediate" for entry in analysis.config.values())
 
 
-def remediate(session: driver.Session, resource: dict[str, Any]) -> dict[str, Any]:
+def remediate(session: Session, resource: dict[str, Any]) -> dict[str, Any]:
     """The resource after this pack's remediations (itself when none changed it); the answers are kept on the
     session's analysis (`Analysis.remediations`, diagnostics as advisory findings or unknowns)."""
     analysis = session.analysis
     if not remediates(analysis):
         return resource
     urn = resource["urn"]
-    request = driver.analyze_request(resource, {**session.by_urn, urn: resource}, session.stack, session.project)
+    request = analyze_request(resource, {**session.by_urn, urn: resource}, session.stack, session.project)
     response = session.pack.call("Remediate", request, f"Remediate of {urn}")
-    severities = driver.policy_severities(analysis)
+    severities = policy_severities(analysis)
     inputs = resource["inputs"]
     for answer in response.remediations:
         if answer.diagnostic:
             unknown = answer.diagnostic.startswith(f"can't run remediation '{answer.policyName}'") \
                 and " during preview" in answer.diagnostic
-            analysis.diagnostics.append(driver.Diagnostic(
+            analysis.diagnostics.append(Diagnostic(
                 answer.policyName, "advisory", severities.get(answer.policyName, "unspecified"), urn,
-                driver.one_version(analysis, answer.diagnostic), unknown))
+                one_version(analysis, answer.diagnostic), unknown))
         elif answer.HasField("properties"):
             after = json_format.MessageToDict(answer.properties)
             analysis.remediations.append(Remediated(answer.policyName, urn, inputs, after))
@@ -88,7 +90,7 @@ def overlay(outputs: Any, before: Any, after: Any) -> Any:
     return merged
 
 
-def add_remediations(result: StackReview, analysis: driver.Analysis, records: list[dict[str, Any]],
+def add_remediations(result: StackReview, analysis: Analysis, records: list[dict[str, Any]],
                      secrets: Secrets) -> StackReview:
     """The stack's review with each property a pack's remediations changed added, as `Remediation` entries:
     resources in the records' (stable) order, a resource's changes in the order they were made; a secret value

@@ -25,7 +25,7 @@ from pulumi.runtime.proto import analyzer_pb2
 
 from amlkit.errors import ReviewFailed
 from amlkit.review.model import NAME_INPUTS, ResourceRecord
-from amlkit.review.pack import driver
+from amlkit.review.pack import diagnostics, process, session, wire
 from amlkit.review.plan.state import ENCRYPTED, StateResource
 from amlkit.review.plan.stream import StateStream
 from amlkit.review.secrets import REDACTED, SECRET_SIG, SECRET_SIG_KEY, Secrets, is_secret
@@ -104,7 +104,7 @@ class Helpers:
     what starts one (a PackProcess that `analyze_state` closes once the Analyze calls are answered)."""
 
     count: int
-    start: Callable[[], driver.PackProcess]
+    start: Callable[[], process.PackProcess]
 
 
 HELPERS_AFTER = 2_000  # resources read before a pack's helpers start: a small state is not worth a process
@@ -114,23 +114,23 @@ class _Pack:
     """One pack's side of the conversation: its Analysis and its Analyze calls in flight, on its process and
     on its helpers once they run (round robin; answers are collected in the state's order all the same)."""
 
-    def __init__(self, pack: driver.PackProcess, analysis: driver.Analysis, helpers: Helpers | None,
+    def __init__(self, pack: process.PackProcess, analysis: diagnostics.Analysis, helpers: Helpers | None,
                  config: tuple[Any, str | None]) -> None:
         self.pack, self.analysis, self.helpers, self.config = pack, analysis, helpers, config
         self.workers = [pack]
         self.turn = 0
         self.remediates = any(entry.level == "remediate" for entry in analysis.config.values())
-        self.pending: deque[tuple[driver.PackProcess, Any, analyzer_pb2.AnalyzeRequest]] = deque()
+        self.pending: deque[tuple[process.PackProcess, Any, analyzer_pb2.AnalyzeRequest]] = deque()
         self.settled = 0  # resources whose Analyze answer is collected
 
-    def worker(self) -> driver.PackProcess:
+    def worker(self) -> process.PackProcess:
         self.turn = (self.turn + 1) % len(self.workers)
         return self.workers[self.turn]
 
 
-def analyze_state(packs: Sequence[driver.PackProcess], configs: Sequence[tuple[Any, str | None]],
+def analyze_state(packs: Sequence[process.PackProcess], configs: Sequence[tuple[Any, str | None]],
                   stream: StateStream, project: str, stack: str, deadline: Deadline, seen: Seen,
-                  helpers: Sequence[Helpers | None] = ()) -> list[driver.Analysis]:
+                  helpers: Sequence[Helpers | None] = ()) -> list[diagnostics.Analysis]:
     """Every pack over one state: the conversation's start, Remediate (reported) and Analyze per resource
     as the file is read, then AnalyzeStack, each call within what is left of the deadline (a failure past it
     is the timeout: `deadline.explain`). `seen` gets
@@ -138,7 +138,7 @@ def analyze_state(packs: Sequence[driver.PackProcess], configs: Sequence[tuple[A
 
     helpers: per pack, None or what starts more processes of it; once HELPERS_AFTER resources are read, they
     get the same conversation up to Configure and then a share of the Analyze calls (only for a pack whose
-    policies are pure functions of each request, as amlkit's own: `driver.PackPool`). AnalyzeStack goes to
+    policies are pure functions of each request, as amlkit's own: `pool.PackPool`). AnalyzeStack goes to
     the pack's own process, which the engine would send everything."""
     deadline.stream = stream
     sides = [_Pack(pack, _configure(pack, project, stack, config, name, deadline), extra, (config, name))
@@ -157,16 +157,16 @@ def analyze_state(packs: Sequence[driver.PackProcess], configs: Sequence[tuple[A
     return [side.analysis for side in sides]
 
 
-def _configure(pack: driver.PackProcess, project: str, stack: str, config: Any, name: str | None,
-               deadline: Deadline) -> driver.Analysis:
+def _configure(pack: process.PackProcess, project: str, stack: str, config: Any, name: str | None,
+               deadline: Deadline) -> diagnostics.Analysis:
     pack.timeout = deadline.remaining()
-    driver.handshake(pack)
+    session.handshake(pack)
     pack.timeout = deadline.remaining()
     pack.call("ConfigureStack", analyzer_pb2.AnalyzerStackConfigureRequest(
         stack=stack, project=project, organization="organization", dry_run=True,
-        tags=driver.stack_tags(project)), "ConfigureStack")
+        tags=wire.stack_tags(project)), "ConfigureStack")
     pack.timeout = deadline.remaining()
-    return driver.configure(pack, config, name)
+    return session.configure(pack, config, name)
 
 
 def _each_resource(sides: list[_Pack], stream: StateStream, deadline: Deadline, seen: Seen, project: str,
@@ -193,7 +193,7 @@ def _each_resource(sides: list[_Pack], stream: StateStream, deadline: Deadline, 
                 worker.timeout = deadline.remaining()
                 _remediations(worker, side.analysis, resource, request)
             side.pending.append((worker, worker.stub.Analyze.future(request, timeout=deadline.remaining()), request))
-            while len(side.pending) > driver.ANALYZE_WINDOW * len(side.workers):
+            while len(side.pending) > session.ANALYZE_WINDOW * len(side.workers):
                 _settle(side, deadline)
         deadline.analysed = min(side.settled for side in sides)
         entry = _stack_resource(resource, request, providers).SerializeToString()
@@ -221,8 +221,8 @@ def _settle(side: _Pack, deadline: Deadline) -> None:
     """Collect the oldest Analyze in flight (answers are collected in the state's order)."""
     worker, future, request = side.pending.popleft()
     worker.timeout = max(deadline.end - time.monotonic(), 0.001)  # what a failure message names
-    response = driver.analyze_result(worker, future, request, side.analysis)
-    driver.collect(side.analysis, response, request.urn)
+    response = session.analyze_result(worker, future, request, side.analysis)
+    diagnostics.collect(side.analysis, response, request.urn)
     side.settled += 1
 
 
@@ -240,7 +240,7 @@ def _keep(seen: Seen, resource: StateResource) -> None:
 
 def _provider(resource: StateResource) -> analyzer_pb2.AnalyzerProviderResource:
     return analyzer_pb2.AnalyzerProviderResource(type=resource.type, urn=resource.urn, name=resource.name,
-                                                 properties=driver.to_struct(blind(resource.inputs)))
+                                                 properties=wire.to_struct(blind(resource.inputs)))
 
 
 def _request(resource: StateResource, properties: dict[str, Any],
@@ -250,7 +250,7 @@ def _request(resource: StateResource, properties: dict[str, Any],
     it does not: pulumi/pulumi pkg/resource/deploy/snapshot.go, VerifyIntegrity)."""
     pb = analyzer_pb2
     request = pb.AnalyzeRequest(
-        type=resource.type, properties=driver.to_struct(properties), urn=resource.urn, name=resource.name,
+        type=resource.type, properties=wire.to_struct(properties), urn=resource.urn, name=resource.name,
         options=pb.AnalyzerResourceOptions(
             protect=resource.protect, ignoreChanges=list(resource.ignore_changes),
             additionalSecretOutputs=list(resource.additional_secret_outputs), aliases=list(resource.aliases),
@@ -266,7 +266,7 @@ def _stack_resource(resource: StateResource, request: analyzer_pb2.AnalyzeReques
                     providers: dict[str, analyzer_pb2.AnalyzerProviderResource]) -> analyzer_pb2.AnalyzerResource:
     """The resource as AnalyzeStack gets it: its state outputs, parent, dependencies, property dependencies."""
     message = analyzer_pb2.AnalyzerResource(
-        type=request.type, properties=driver.to_struct(blind(resource.outputs)), urn=request.urn,
+        type=request.type, properties=wire.to_struct(blind(resource.outputs)), urn=request.urn,
         name=request.name, options=request.options, parent=resource.parent or "",
         dependencies=list(resource.dependencies))
     if request.HasField("provider"):
@@ -285,11 +285,11 @@ def _varint(value: int) -> bytes:
     return bytes(out)
 
 
-def _remediations(pack: driver.PackProcess, analysis: driver.Analysis, resource: StateResource,
+def _remediations(pack: process.PackProcess, analysis: diagnostics.Analysis, resource: StateResource,
                   request: analyzer_pb2.AnalyzeRequest) -> None:
     """What the pack would remediate on a resource: reported as advisory findings, never applied."""
     response = pack.call("Remediate", request, f"Remediate of {resource.urn}")
-    severities = driver.policy_severities(analysis)
+    severities = diagnostics.policy_severities(analysis)
     before = json_format.MessageToDict(request.properties)
     for remediation in response.remediations:
         severity = severities.get(remediation.policyName, "unspecified")
@@ -304,7 +304,7 @@ def _remediations(pack: driver.PackProcess, analysis: driver.Analysis, resource:
                        "deployed resource)")
         else:
             continue
-        analysis.diagnostics.append(driver.Diagnostic(remediation.policyName, "advisory", severity, resource.urn,
+        analysis.diagnostics.append(diagnostics.Diagnostic(remediation.policyName, "advisory", severity, resource.urn,
                                                       message))
 
 
@@ -318,14 +318,14 @@ def _analyze_stack(side: _Pack, stack_request: bytes, seen: Seen, project: str, 
                            f"{MAX_STACK_REQUEST / 2**20:,.1f} MiB a Python policy pack accepts (pulumi-policy's "
                            "_MAX_RPC_MESSAGE_SIZE; `pulumi policy analyze` cannot send it either)")
     side.pack.timeout = deadline.remaining()
-    driver.collect(analysis, _send_stack(side.pack, stack_request), "")
+    diagnostics.collect(analysis, _send_stack(side.pack, stack_request), "")
     known = {record.urn for record in seen.records}
     root = seen.root or stack_urn(project, stack)
     analysis.diagnostics[first:] = [d if d.urn in known else dataclasses.replace(d, urn=root)
                                     for d in analysis.diagnostics[first:]]
 
 
-def _send_stack(pack: driver.PackProcess, request: bytes) -> analyzer_pb2.AnalyzeResponse:
+def _send_stack(pack: process.PackProcess, request: bytes) -> analyzer_pb2.AnalyzeResponse:
     """AnalyzeStack with its request as serialized: the bytes the stub would send (`AnalyzerStub.AnalyzeStack`),
     without parsing them into a message and serializing it again (at 100,000 resources those two copies were ~40%
     of amlkit's peak memory)."""
