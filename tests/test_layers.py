@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import subprocess
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -172,6 +173,30 @@ def test_the_policy_pack_never_imports_the_reviewer() -> None:
     wrong = sorted(f"{a} -> {b}" for a, targets in imports().items() if a.startswith("amlkit.policies")
                    for b in targets if b.startswith("amlkit.review"))
     assert wrong == []
+
+
+def test_the_reports_import_no_rule() -> None:
+    """Rule metadata reaches the reports as PolicyInfo (amlkit.review.model), built from the pack's GetAnalyzerInfo
+    for amlkit's pack and another pack alike: no report module imports `amlkit.policies` (its ALL_RULES,
+    rule_named) or a rule module."""
+    wrong = sorted(f"{a} -> {b}" for a, targets in imports().items() if a.startswith("amlkit.review.report")
+                   for b in targets if b == "amlkit.policies" or b.startswith("amlkit.policies.rules"))
+    assert wrong == []
+
+
+def test_writing_every_report_loads_no_rule() -> None:
+    program = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from tests.data.reviews import full_review\n"
+        "from amlkit.review.report import json, markdown, resources, sarif, table\n"
+        "review = full_review()\n"
+        "sarif.render(review, Path('.')), json.render(review), markdown.render(review), table.render(review)\n"
+        "[resources.render_plan(stack) for stack in review.stacks]\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('amlkit.policies.rules.', 'amlkit.vmsizes'))))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", program], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert done.stdout == "[]\n"
 
 
 def test_the_reader_sees_function_level_imports() -> None:

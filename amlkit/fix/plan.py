@@ -27,7 +27,6 @@ from amlkit.review.report.locate import (
     ancestry,
     children_index,
     find_entry_line,
-    policy_keys,
     related_names,
     source_of,
 )
@@ -114,7 +113,7 @@ def plan_stack(stack: StackReview, stack_file: StackFile, configs: Mapping[str, 
         fixes = list(rule.fix(_input(chain[0]), configs[rule.name]))
         if any(record.type == ENVIRONMENT for record in chain):  # built from the stack file
             file = stack_file.shown
-            line = find_entry_line(stack_file.entries, chain, rule.name, related_names(chain, children)) or 1
+            line = find_entry_line(stack_file.entries, chain, rule.stack_key, related_names(chain, children)) or 1
             found = [_stack_change(violation, rule, item.path, item.value, stack_file, line) for item in fixes]
         else:
             file, line = _program_line(chain, stack_file.shown, shown)
@@ -152,7 +151,7 @@ def _stack_change(violation: Violation | Remediation, rule: Rule, path: Sequence
     if path[0] == "tags" and len(path) == 2:
         return _tag_change(violation, rule, path[1], value, stack_file)
     file = stack_file.shown
-    key = policy_keys().get(rule.name)
+    key = rule.stack_key or None
     entry = next((entry for entry in stack_file.entries_at if line in entry.lines), None)
     where = f"{entry.section}[{entry.name}].{key}" if entry and key else ".".join(path)
     try:

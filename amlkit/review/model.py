@@ -36,7 +36,8 @@ NAME_INPUTS = ("computeName", "workspaceName")
 
 @dataclass(frozen=True)
 class PolicyInfo:
-    """One policy as the pack describes it (GetAnalyzerInfo) after config reconciliation."""
+    """One policy as the pack describes it (GetAnalyzerInfo) after config reconciliation: all the reports know of a
+    policy, for amlkit's pack and another pack alike (the reports import no rule)."""
 
     name: str
     description: str
@@ -53,6 +54,7 @@ class PolicyInfo:
     equivalents: tuple[Equivalent, ...] = ()  # peer tools' checks of the same fact, for amlkit's rules
     since: str = ""  # the amlkit release the rule arrived in, for amlkit's rules (rule baselines read it)
     remediates: bool = False  # amlkit's rule has a fix its level `remediate` sets (amlkit.policies.fixes)
+    stack_key: str = ""  # the stack-file key a finding points at (an amlkit rule's `stack_key`), else its entry
 
 
 @dataclass(frozen=True)
@@ -195,6 +197,11 @@ class StackReview:
     def all_packs(self) -> tuple[PackInfo, ...]:
         """The packs run on the stack: `packs`, or the one `pack` of a review built before packs existed."""
         return self.packs or ((self.pack,) if self.pack is not None else ())
+
+    def stack_keys(self) -> dict[str, str]:
+        """Policy name -> the stack-file key its findings point at, from the packs' PolicyInfo (amlkit.review.report.
+        locate reads it; a policy without one points at its entry's `name:`)."""
+        return {p.name: p.stack_key for pack in self.all_packs() for p in pack.policies if p.stack_key}
 
     def count(self, level: Level) -> int:
         return sum(1 for v in self.violations if v.level == level)

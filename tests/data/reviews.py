@@ -40,6 +40,7 @@ MIN_NODES = PolicyInfo(
     tags=("cost",),
     ref="AMLK-0001",
     since="0.1.0",
+    stack_key="min_instances",
 )
 SSH = PolicyInfo(
     name="aml-cluster-ssh-disabled",
@@ -54,6 +55,7 @@ SSH = PolicyInfo(
     group="compute",
     display_name="No public SSH on compute",
     framework=("Microsoft cloud security benchmark", "v1", "NS-1", "Establish network segmentation boundaries"),
+    stack_key="ssh_public_access_enabled",
 )
 PUBLIC_IP = PolicyInfo(
     name="aml-compute-no-public-ip",
@@ -62,6 +64,7 @@ PUBLIC_IP = PolicyInfo(
     severity="medium",
     remediation="Set enable_node_public_ip: false and give the cluster a subnet.",
     tags=("network", "security"),
+    stack_key="enable_node_public_ip",
 )
 QUOTA = PolicyInfo(
     name="aml-quota-budget",

@@ -54,7 +54,8 @@ def test_a_hub_owned_key_on_a_project_is_a_config_error_at_its_line(tmp_path: Pa
 def test_a_project_s_findings_are_located_at_its_own_entry() -> None:
     (stack,) = review(HUB, ["prod"]).stacks
     stack_file = HUB / "stacks" / "Pulumi.prod.yaml"
-    lines = {v.resource: locate(stack_file, v.urn, stack.resources, v.policy) for v in stack.violations
+    keys = stack.stack_keys()
+    lines = {v.resource: locate(stack_file, v.urn, stack.resources, keys.get(v.policy, "")) for v in stack.violations
              if v.policy == "aml-workspace-user-assigned-identity"}
     # line 9: the hub's `name: mlw-hub-prod`; 15 and 17: each project's `- name:` (before: 9, the hub's line, as
     # projects were not indexed)

@@ -1,4 +1,5 @@
-"""locate: the stack-file line a finding points at, through the resource's parent chain."""
+"""locate: the stack-file line a finding points at, through the resource's parent chain, on the key its policy's
+`PolicyInfo.stack_key` names (the review's pack info: the reports read no rule)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from amlkit.review.model import ResourceRecord
+from amlkit.review.model import PackInfo, PolicyInfo, ResourceRecord, StackReview
+from amlkit.review.pack.info import own_pack_info
+from amlkit.review.packdir import default_pack_dir
 from amlkit.review.report.locate import (
     Entry,
     ancestry,
@@ -70,6 +73,9 @@ AKS_COMPONENT = ResourceRecord(urn="urn:aksc", type="amlkit:index:KubernetesComp
 AKS = ResourceRecord(urn="urn:aks", type="azure-native:machinelearningservices:Compute",
                      name="prod-attached-aks-batch-compute", parent="urn:aksc",
                      inputs={"computeName": "aks-batch", "workspaceName": "mlw-prod"})
+# policy -> stack-file key, as a review of amlkit's pack carries it (each rule's `stack_key`, through its PolicyInfo)
+KEYS = StackReview("prod", "amlkit", "prod", "Pulumi.prod.yaml",
+                   packs=(own_pack_info(default_pack_dir()),)).stack_keys()
 RESOURCES = [ENV, WS_COMPONENT, WS, STORAGE, CPU_COMPONENT, CPU, GPU, ALICE, LOCK, WS2_COMPONENT, WS2, VAULT2,
              AKS_COMPONENT, AKS]
 
@@ -111,7 +117,7 @@ def test_index_lists_every_named_entry_with_its_lines(stack_file: Path) -> None:
     ],
 )
 def test_locate(stack_file: Path, urn: str, policy: str, line: int) -> None:
-    assert locate(stack_file, urn, RESOURCES, policy) == line
+    assert locate(stack_file, urn, RESOURCES, KEYS.get(policy, "")) == line
 
 
 @pytest.mark.parametrize(
@@ -127,7 +133,7 @@ def test_unreadable_or_odd_files_fall_back_to_line_1(tmp_path: Path, text: str |
     path = tmp_path / "Pulumi.x.yaml"
     if text is not None:
         path.write_text(text, encoding="utf-8")
-    assert locate(path, "urn:cpu", RESOURCES, "aml-cluster-min-nodes-zero") == 1
+    assert locate(path, "urn:cpu", RESOURCES, "min_instances") == 1
 
 
 def test_ancestry_walks_up_and_stops_on_cycles() -> None:
@@ -163,14 +169,22 @@ def test_children_of_a_component_under_the_stack_resource_do_not_count() -> None
     assert find_line(entries, chain, "", related_names(chain, children_index(resources))) == 1
 
 
-def test_policy_keys_come_from_each_rules_stack_key() -> None:
+def test_stack_keys_come_from_the_packs_policy_info() -> None:
     from amlkit.policies import ALL_RULES
-    from amlkit.review.report.locate import policy_keys
 
-    keys = policy_keys()
-    assert keys["aml-cluster-min-nodes-zero"] == "min_instances"
-    assert "aml-required-tags" not in keys  # no stack_key: the finding points at the entry's name
-    assert set(keys) == {rule.name for rule in ALL_RULES if rule.stack_key}
+    assert KEYS["aml-cluster-min-nodes-zero"] == "min_instances"
+    assert "aml-required-tags" not in KEYS  # no stack_key: the finding points at the entry's name
+    assert {rule.name: rule.stack_key for rule in ALL_RULES if rule.stack_key} == KEYS
+
+
+def test_another_packs_policy_info_places_its_findings_the_same_way(stack_file: Path) -> None:
+    acme = PackInfo("acme", "1.0.0", (PolicyInfo("acme-size", "Sizes are approved.", "mandatory", "low",
+                                                 stack_key="size"),
+                                      PolicyInfo("acme-tags", "Tagged.", "advisory", "low")))
+    keys = StackReview("prod", "amlkit", "prod", "Pulumi.prod.yaml", packs=(acme,)).stack_keys()
+    assert keys == {"acme-size": "size"}
+    assert [locate(stack_file, "urn:cpu", RESOURCES, keys.get(policy, "")) for policy in ("acme-size", "acme-tags")] \
+        == [9, 8]
 
 
 def test_every_stack_key_is_a_key_of_the_schema() -> None:

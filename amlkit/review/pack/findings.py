@@ -83,6 +83,7 @@ def _policy_info(analysis: diagnostics.Analysis, p: Any) -> PolicyInfo:
         url=p.url, tags=tuple(p.tags), stack_policy=p.policy_type == analyzer_pb2.POLICY_TYPE_STACK,
         display_name=p.displayName, framework=_framework(p),
         ref=ours.ref, group=ours.group, equivalents=ours.equivalents, since=ours.since, remediates=ours.remediates,
+        stack_key=ours.stack_key,
     )
 
 

@@ -56,7 +56,7 @@ def own_pack_info(pack_dir: Path, config: Path | None = None) -> PackInfo:
             remediation=rule.remediation, url=rule.docs_url, tags=tuple(rule.tags),
             stack_policy=rule.is_stack_rule, display_name=rule.display_name,
             framework=_framework(rule.compliance), ref=rule.ref, group=rule.group, equivalents=rule.equivalents,
-            since=rule.since, remediates=rule.remediates,
+            since=rule.since, remediates=rule.remediates, stack_key=rule.stack_key,
         )
         for rule in rules
     )

@@ -4,9 +4,9 @@ A finding names a resource by URN. The resource, or one of its ancestors (a clus
 environment), was built from one entry of the stack's amlkit config: the workspace mapping or one item of
 `amlkit:clusters` / `amlkit:instances` / `amlkit:attached` or of a hub's `amlkit:workspace.projects`, each with a
 `name:`. We walk the parent chain, match a logical name (or the Azure name input, `computeName` /
-`workspaceName`) to such an entry, and point
-at the entry's key the policy is about when the entry sets it (`min_instances:` for the minimum-nodes
-rule), else at the entry's `name:`. Anything not found, or a file that cannot be read, is line 1.
+`workspaceName`) to such an entry, and point at the entry's key the policy is about when the entry sets it
+(`min_instances:` for the minimum-nodes rule: the policy's `PolicyInfo.stack_key`, from the review's pack info,
+never from the rules), else at the entry's `name:`. Anything not found, or a file that cannot be read, is line 1.
 
 Programs that are not stack-file driven have no such entries: a finding is then located at the
 program line that declared the resource (`source_of`, from the registration's `sourcePosition`).
@@ -14,7 +14,6 @@ program line that declared the resource (`source_of`, from the registration's `s
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +23,7 @@ import yaml
 from amlkit.review.model import NAME_INPUTS, ResourceRecord
 
 __all__ = ["SECTIONS", "Entry", "ancestry", "children_index", "find_entry_line", "find_line",
-           "index_stack_file", "locate", "policy_keys", "related_names", "source_of"]
+           "index_stack_file", "locate", "related_names", "source_of"]
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: same nodes and marks
 SECTIONS = ("amlkit:workspace", "amlkit:clusters", "amlkit:instances", "amlkit:attached")
@@ -95,15 +94,16 @@ def related_names(chain: Sequence[ResourceRecord], children: Mapping[str, Sequen
 
 
 def find_line(
-    entries: Mapping[str, Entry], chain: Sequence[ResourceRecord], policy: str = "", related: Sequence[str] = ()
+    entries: Mapping[str, Entry], chain: Sequence[ResourceRecord], key: str = "", related: Sequence[str] = ()
 ) -> int:
     """The line a finding on chain[0] points at: exact names in the chain, then exact `related` names,
-    then `<prefix>-<name>` names in the chain."""
-    return find_entry_line(entries, chain, policy, related) or 1
+    then `<prefix>-<name>` names in the chain; on the entry, the line of `key` (the policy's stack-file key,
+    `PolicyInfo.stack_key`) when the entry sets it, else the entry's `name:`."""
+    return find_entry_line(entries, chain, key, related) or 1
 
 
 def find_entry_line(
-    entries: Mapping[str, Entry], chain: Sequence[ResourceRecord], policy: str = "", related: Sequence[str] = ()
+    entries: Mapping[str, Entry], chain: Sequence[ResourceRecord], key: str = "", related: Sequence[str] = ()
 ) -> int | None:
     """`find_line`, or None when no entry of the stack file is about the finding."""
     names = [name for record in chain for name in _names(record)]
@@ -111,18 +111,7 @@ def find_entry_line(
     entry = exact or _fuzzy(entries, names)
     if entry is None:
         return None
-    key = policy_keys().get(policy)
     return entry.keys.get(key, entry.line) if key else entry.line
-
-
-@functools.cache
-def policy_keys() -> Mapping[str, str]:
-    """Rule name -> the stack-file key it is about, from each rule's `stack_key` (rules without one point
-    at the entry's `name:`). Imported on first use: locating is the only part of the review that needs
-    the rules themselves."""
-    from amlkit.policies import ALL_RULES
-
-    return {rule.name: rule.stack_key for rule in ALL_RULES if rule.stack_key}
 
 
 def source_of(chain: Sequence[ResourceRecord]) -> tuple[str, int] | None:
@@ -133,10 +122,10 @@ def source_of(chain: Sequence[ResourceRecord]) -> tuple[str, int] | None:
     return None
 
 
-def locate(path: Path, urn: str, resources: Sequence[ResourceRecord], policy: str = "") -> int:
-    """One-shot: the line in stack file `path` of the finding `policy` reported on `urn`."""
+def locate(path: Path, urn: str, resources: Sequence[ResourceRecord], key: str = "") -> int:
+    """One-shot: the line in stack file `path` of a finding on `urn` about stack-file key `key`."""
     chain = ancestry(urn, resources)
-    return find_line(index_stack_file(path), chain, policy, related_names(chain, children_index(resources)))
+    return find_line(index_stack_file(path), chain, key, related_names(chain, children_index(resources)))
 
 
 def _get(node: yaml.Node | None, key: str) -> yaml.Node | None:

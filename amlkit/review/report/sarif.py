@@ -199,10 +199,11 @@ def _results(stack: StackReview, index: dict[str, tuple[int, str]], project_dir:
     entries = index_stack_file(project_dir / stack.stack_file)
     by_urn = {r.urn: r for r in stack.resources}
     children = children_index(stack.resources)
+    keys = stack.stack_keys()
 
     def where(urn: str, policy: str, resource: str) -> list[dict[str, Any]]:
         chain = ancestry(urn, by_urn)
-        line = find_entry_line(entries, chain, policy, related_names(chain, children))
+        line = find_entry_line(entries, chain, keys.get(policy, ""), related_names(chain, children))
         source = source_of(chain) if line is None and not entries else None  # not stack-file driven
         file_uri, line = (_uri(Path(source[0]), uri_root), source[1]) if source else (uri, line or 1)
         return [{
