@@ -11,6 +11,7 @@ import functools
 import json
 import re
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -137,6 +138,33 @@ def _int_keys(value: Any) -> Any:
 
 def build_catalogue(data: Any, file: str | None = DATA_FILE) -> Catalogue:
     """Validate the parsed data file and index it; a bad entry raises `ConfigError` naming its key."""
+    entries, as_of = _top_level(file, data)
+    sources = _sources(file, data.get("sources"))
+    architectures = _architectures(file, data.get("gpu_architectures", {}), sources)
+    index = _Index()
+    for position, entry in enumerate(entries):
+        path = f"families[{position}]"
+        _add_family(file, path, _family(file, path, entry, sources, architectures), entry, sources, index)
+    size_quota: dict[str, str] = {}
+    for position, family in enumerate(index.families):
+        _check_size_quota_families(file, f"families[{position}]", family, index.by_quota, size_quota)
+        _check_successors(file, f"families[{position}]", family, index.by_key)
+    return Catalogue(as_of, tuple(index.families), index.by_key, index.by_quota, index.sizes, architectures,
+                     size_quota)
+
+
+@dataclass
+class _Index:
+    """The catalogue's indexes, filled family by family (each name unique across the file)."""
+
+    families: list[VmFamily] = field(default_factory=list)
+    by_key: dict[str, VmFamily] = field(default_factory=dict)  # series_key of a series or alias -> its family
+    by_quota: dict[str, VmFamily] = field(default_factory=dict)  # quota_key of a quota family -> its family
+    sizes: dict[str, VmSize] = field(default_factory=dict)  # casefolded size name -> the size
+
+
+def _top_level(file: str | None, data: Any) -> tuple[list[Any], datetime.date]:
+    """The file's top-level keys: only the known ones, a non-empty list of families and an `as_of` date."""
     if not isinstance(data, Mapping):
         raise ConfigError(file, "families", "expected a non-empty list of VM families")
     unknown = sorted(set(data) - _TOP_KEYS)
@@ -148,45 +176,53 @@ def build_catalogue(data: Any, file: str | None = DATA_FILE) -> Catalogue:
     as_of = data.get("as_of")
     if not isinstance(as_of, datetime.date):
         raise ConfigError(file, "as_of", f"{as_of!r} is not a date (YYYY-MM-DD)")
-    sources = _sources(file, data.get("sources"))
-    architectures = _architectures(file, data.get("gpu_architectures", {}), sources)
-    families: list[VmFamily] = []
-    by_key: dict[str, VmFamily] = {}
-    by_quota: dict[str, VmFamily] = {}
-    sizes: dict[str, VmSize] = {}
-    for index, entry in enumerate(entries):
-        path = f"families[{index}]"
-        family = _family(file, path, entry, sources, architectures)
-        families.append(family)
-        quota = family.quota_family
-        if quota is not None:
-            _add_unique(file, f"{path}.quota_family", by_quota, quota_key(quota), family, f"quota family {quota!r}")
-        for key in [family.series, *_strings(file, f"{path}.aliases", entry.get("aliases", []))]:
-            _add_unique(file, f"{path}.aliases", by_key, series_key(key), family, f"series name {key!r}")
-        for size in _sizes(file, path, entry, family, sources):
-            _add_unique(file, f"{path}.sizes", sizes, size.name.casefold(), size, f"size {size.name!r}")
-        exempt = family.skip_online_reserve.sizes if family.skip_online_reserve else ()
-        own = family.size_quota_families.families if family.size_quota_families else ()
-        online = family.online_sizes.sizes if family.online_sizes else ()
-        for key, named in (("isolated_sizes", family.isolated_sizes), ("skip_online_reserve.sizes", exempt),
-                           ("size_quota_families.sizes", tuple(name for name, _ in own)),
-                           ("online_sizes.sizes", online)):
-            for name in named:
-                found = sizes.get(name.casefold())
-                if found is None or found.family is not family or found.name != name:
-                    raise ConfigError(file, f"{path}.{key}", f"{name!r} is not a size of this family")
-    size_quota: dict[str, str] = {}
-    for index, family in enumerate(families):
-        for name, quota in family.size_quota_families.families if family.size_quota_families else ():
-            path = f"families[{index}].size_quota_families.sizes.{name}"
-            if quota_key(quota) in by_quota:
-                series = by_quota[quota_key(quota)].series
-                raise ConfigError(file, path, f"{quota!r} is the quota family of series {series}")
-            size_quota.setdefault(quota_key(quota), quota)
-        for successor in family.successors:
-            if series_key(successor) not in by_key:
-                raise ConfigError(file, f"families[{index}].retired.successors", f"{successor!r} is not a series here")
-    return Catalogue(as_of, tuple(families), by_key, by_quota, sizes, architectures, size_quota)
+    return entries, as_of
+
+
+def _add_family(file: str | None, path: str, family: VmFamily, entry: Mapping[str, Any],
+                sources: Mapping[str, Source], index: _Index) -> None:
+    """Index one family by its quota family, series, aliases and sizes, each defined once in the file."""
+    index.families.append(family)
+    quota = family.quota_family
+    if quota is not None:
+        _add_unique(file, f"{path}.quota_family", index.by_quota, quota_key(quota), family, f"quota family {quota!r}")
+    for key in [family.series, *_strings(file, f"{path}.aliases", entry.get("aliases", []))]:
+        _add_unique(file, f"{path}.aliases", index.by_key, series_key(key), family, f"series name {key!r}")
+    for size in _sizes(file, path, entry, family, sources):
+        _add_unique(file, f"{path}.sizes", index.sizes, size.name.casefold(), size, f"size {size.name!r}")
+    _check_own_sizes(file, path, family, index.sizes)
+
+
+def _check_own_sizes(file: str | None, path: str, family: VmFamily, sizes: Mapping[str, VmSize]) -> None:
+    """Each size a family's size lists name is one of its own sizes, spelled as its template makes it."""
+    exempt = family.skip_online_reserve.sizes if family.skip_online_reserve else ()
+    own = family.size_quota_families.families if family.size_quota_families else ()
+    online = family.online_sizes.sizes if family.online_sizes else ()
+    for key, named in (("isolated_sizes", family.isolated_sizes), ("skip_online_reserve.sizes", exempt),
+                       ("size_quota_families.sizes", tuple(name for name, _ in own)),
+                       ("online_sizes.sizes", online)):
+        for name in named:
+            found = sizes.get(name.casefold())
+            if found is None or found.family is not family or found.name != name:
+                raise ConfigError(file, f"{path}.{key}", f"{name!r} is not a size of this family")
+
+
+def _check_size_quota_families(file: str | None, path: str, family: VmFamily, by_quota: Mapping[str, VmFamily],
+                               size_quota: dict[str, str]) -> None:
+    """A size's own quota family is no series' quota family; collects them (quota_key -> name) in `size_quota`."""
+    for name, quota in family.size_quota_families.families if family.size_quota_families else ():
+        if quota_key(quota) in by_quota:
+            series = by_quota[quota_key(quota)].series
+            raise ConfigError(file, f"{path}.size_quota_families.sizes.{name}",
+                              f"{quota!r} is the quota family of series {series}")
+        size_quota.setdefault(quota_key(quota), quota)
+
+
+def _check_successors(file: str | None, path: str, family: VmFamily, by_key: Mapping[str, VmFamily]) -> None:
+    """A retired family's successors are series of the catalogue."""
+    for successor in family.successors:
+        if series_key(successor) not in by_key:
+            raise ConfigError(file, f"{path}.retired.successors", f"{successor!r} is not a series here")
 
 
 def _sources(file: str | None, raw: Any) -> dict[str, Source]:
