@@ -52,13 +52,17 @@ PATCHES = {
               ("pulumi.runtime.resource:read_resource", "pulumi.runtime.resource:register_resource"),
               frozenset({"56a611c01c30f9cc7ab4dd3178c3feb2fb4d2a0fb552577768c8ef9042a3c6b0"})),  # pulumi 3.272.0
         Patch("request-memo", "converting each analyzer request once per policy", "pulumi-policy",
-              # the memoized conversion must stay pure, and every policy still gets fresh proxies of its result
-              ("pulumi_policy.deserialize:deserialize_properties", "pulumi_policy.proxy:unknown_checking_proxy"),
+              # the memoized conversion must stay pure, and every policy still gets fresh proxies of its result;
+              # the runtime settings depend on the environment only, options and provider on the request only
+              # (amlkit.policies.analyze_once)
+              ("pulumi_policy.deserialize:deserialize_properties", "pulumi_policy.proxy:unknown_checking_proxy",
+               "pulumi_policy.policy:_PolicyAnalyzerServicer._configure_runtime_settings",
+               "pulumi_policy.policy:_PolicyAnalyzerServicer._get_resource_options"),
               # the servicer converts through its module's names deserialize_properties and json_format
               ("pulumi_policy.policy:_PolicyAnalyzerServicer.Analyze",
                "pulumi_policy.policy:_PolicyAnalyzerServicer.AnalyzeStack",
                "pulumi_policy.policy:_PolicyAnalyzerServicer._get_provider_resource"),
-              frozenset({"c177eb19bad617783372827866624346198bcc2cf6390fe044393599959a01f0"})),  # pulumi-policy 1.21.0
+              frozenset({"5125527e0e10fa827c2ff39758deab409e7ccff6cb671b2deef900fa5874a61b"})),  # pulumi-policy 1.21.0
     )
 }
 

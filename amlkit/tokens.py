@@ -9,6 +9,7 @@ Three spellings name the same Azure resource type:
 
 from __future__ import annotations
 
+import functools
 import re
 
 __all__ = ["type_parts"]
@@ -21,8 +22,10 @@ _PARAMETERIZED = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=4096)
 def type_parts(type_token: str) -> tuple[str, str | None, str] | None:
-    """(module, API version or None, resource name), or None for anything that is not azure-native."""
+    """(module, API version or None, resource name), or None for anything that is not azure-native (kept per
+    token: every rule asks for every resource; a program or state has few distinct types)."""
     match = _DEFAULT_OR_2X.match(type_token) or _PARAMETERIZED.match(type_token)
     if not match:
         return None

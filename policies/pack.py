@@ -24,7 +24,7 @@ from pulumi_policy import (
 )
 from pulumi_policy.proxy import UnknownValueError
 
-from amlkit.policies import shared_stack
+from amlkit.policies import analyze_once, shared_stack
 from amlkit.policies.framework import PACK_NAME, CannotLink, Finding, ResourceInput, Rule, StackResource, review_date
 from amlkit.policies.outputs import stack_props
 from amlkit.policies.remediate import remediation
@@ -86,6 +86,8 @@ def _framework(rule: Rule) -> PolicyComplianceFramework | None:
 
 
 def _resource_policy(rule: Rule) -> ResourceValidationPolicy:
+    effective = _Effective(rule)
+
     def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
         given = args.get_config()
         taint = Taint()  # the rule reads secret inputs through tracked views: amlkit.policies.secret_reads
@@ -94,7 +96,7 @@ def _resource_policy(rule: Rule) -> ResourceValidationPolicy:
         props = tracked(args.props, secret_paths(args.urn), taint)
         assert rule.check is not None
         findings = taint.findings(rule.check(ResourceInput(args.resource_type, args.name, args.urn, props),
-                                             rule.effective_config(given)))
+                                             effective(given)))
 
         def subject_of(urn: str) -> Subject:  # read only for a finding (most resources have none)
             if urn != args.urn:
@@ -103,7 +105,31 @@ def _resource_policy(rule: Rule) -> ResourceValidationPolicy:
 
         _report(rule, findings, given, subject_of, args.urn, report, args.not_applicable)
 
-    return ResourceValidationPolicy(validate=validate, remediate=remediation(rule), **_metadata(rule))
+    return analyze_once.mark(
+        ResourceValidationPolicy(validate=validate, remediate=remediation(rule), **_metadata(rule)))
+
+
+class _Effective:
+    """`rule.effective_config(given)`, worked out again only when the config changed.
+
+    pulumi-policy hands each policy a shallow copy of the config `Configure` stored (`_get_policy_config`), so the
+    same values (by identity) mean the same config; they are held here, so their identities cannot be reused.
+    Each call gets its own copy of the result, as `effective_config` gives."""
+
+    def __init__(self, rule: Rule) -> None:
+        self.rule = rule
+        self.given: list[tuple[str, Any]] | None = None
+        self.config: dict[str, Any] = {}
+
+    def __call__(self, given: Mapping[str, Any] | None) -> dict[str, Any]:
+        items = list((given or {}).items())
+        held = self.given
+        if held is None or len(items) != len(held) or any(
+                key != held_key or value is not held_value
+                for (key, value), (held_key, held_value) in zip(items, held, strict=True)):
+            self.config = self.rule.effective_config(given)
+            self.given = items
+        return dict(self.config)
 
 
 def _stack_policy(rule: Rule) -> StackValidationPolicy:
@@ -165,7 +191,7 @@ def _report(rule: Rule, findings: list[Finding], given: Mapping[str, Any] | None
     decided = [f for f in findings if not f.unknown]
     undecided = [f.message for f in findings if f.unknown]
     waivers = parse_waivers(rule.name, (given or {}).get("waivers"))  # malformed: fails, with findings or not
-    today = review_date()  # the same for a malformed AMLKIT_REVIEW_DATE
+    today = _review_day()  # the same for a malformed AMLKIT_REVIEW_DATE
     active, waived = apply_waivers(decided, waivers, subject_of, default_urn, today, warn_days(given)) if decided \
         else ([], [])
     for finding in active:
@@ -177,6 +203,20 @@ def _report(rule: Rule, findings: list[Finding], given: Mapping[str, Any] | None
         raise CannotTell(undecided)
     if waived:
         not_applicable(describe_waived(waived))
+
+
+def _review_day() -> Any:
+    """`review_date()`, read once per request served (every policy of every resource asks)."""
+    memo = getattr(_scope, "memo", None)
+    if memo is None:
+        return review_date()
+    day = memo.get(_REVIEW_DAY)
+    if day is None:  # a malformed AMLKIT_REVIEW_DATE raises each time, as review_date does
+        day = memo[_REVIEW_DAY] = review_date()
+    return day
+
+
+_REVIEW_DAY = ("review_date",)  # its key in the request's memo (no function's key: those are pairs)
 
 
 class CannotTell(UnknownValueError):
@@ -239,6 +279,7 @@ def convert_each_request_once() -> bool:
         pass
     else:
         servicer_module.unknown_checking_proxy = lazy_proxy  # type: ignore[attr-defined]
+    analyze_once.install(servicer)  # runtime settings, options and provider once per request (own pack only)
     for method in ("Analyze", "AnalyzeStack"):
         setattr(servicer, method, _in_scope(getattr(servicer, method)))
     from pulumi.runtime.proto import analyzer_pb2

@@ -32,9 +32,9 @@ from amlkit.policies.outputs import stack_props
 from amlkit.policies.secret_reads import Taint, secret_paths, tracked
 from amlkit.policies.waivers import ANALYZED_NAMES, Subject, azure_names
 
-__all__ = ["SharedStack", "current", "mark", "sharing"]
+__all__ = ["MARK", "SharedStack", "current", "mark", "sharing"]
 
-_MARK = "_amlkit_shared_stack"
+MARK = "_amlkit_shared_stack"
 _local = threading.local()  # the SharedStack of the AnalyzeStack this gRPC worker thread is serving, else None
 
 
@@ -43,7 +43,7 @@ _Policy = TypeVar("_Policy")
 
 def mark(policy: _Policy) -> _Policy:
     """Mark `policy` as one of amlkit's stack policies: it reads the stack through `current()` when it is set."""
-    setattr(policy, _MARK, True)
+    setattr(policy, MARK, True)
     return policy
 
 
@@ -75,7 +75,7 @@ def _all_marked(policies: Iterable[Any] | None) -> bool:
         return False
     from pulumi_policy import StackValidationPolicy
 
-    return all(getattr(p, _MARK, False) for p in policies if isinstance(p, StackValidationPolicy))
+    return all(getattr(p, MARK, False) for p in policies if isinstance(p, StackValidationPolicy))
 
 
 class SharedStack:

@@ -157,7 +157,9 @@ def test_verbose_review_names_the_patch_that_is_off(monkeypatch, capsys):
     assert result.stacks[0].error is None
     assert capsys.readouterr().err == (
         f"amlkit: SDK patch 'request-memo' is off (pulumi-policy {metadata.version('pulumi-policy')}: "
-        "pulumi_policy.deserialize:deserialize_properties, pulumi_policy.proxy:unknown_checking_proxy (called from "
+        "pulumi_policy.deserialize:deserialize_properties, pulumi_policy.proxy:unknown_checking_proxy, "
+        "pulumi_policy.policy:_PolicyAnalyzerServicer._configure_runtime_settings, "
+        "pulumi_policy.policy:_PolicyAnalyzerServicer._get_resource_options (called from "
         "pulumi_policy.policy:_PolicyAnalyzerServicer.Analyze, pulumi_policy.policy:_PolicyAnalyzerServicer."
         "AnalyzeStack, pulumi_policy.policy:_PolicyAnalyzerServicer._get_provider_resource) is not the code this "
         "patch was verified on); the review still works, without skipping converting each analyzer request once "
