@@ -78,7 +78,7 @@ def _state_request(tmp_path: Path) -> analyzer_pb2.AnalyzeStackRequest:
         if resource.type.startswith("pulumi:providers:"):
             providers[resource.urn] = snapshot._provider(resource)
         analyze = snapshot._request(resource, snapshot.blind(resource.inputs), providers)
-        request.resources.append(snapshot._stack_resource(resource, analyze, providers))
+        request.resources.append(snapshot._stack_resource(resource, analyze, snapshot.blind(resource.outputs)))
     return request
 
 

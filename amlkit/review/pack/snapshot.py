@@ -185,8 +185,9 @@ def _each_resource(sides: list[_Pack], stream: StateStream, deadline: Deadline, 
             seen.root = resource.urn
         if resource.pending_delete:
             continue
-        _keep(seen, resource)
-        request = _request(resource, blind(resource.inputs), providers)
+        secret_inputs, secret_outputs = _has_secret(resource.inputs), _has_secret(resource.outputs)
+        _keep(seen, resource, secret_inputs or secret_outputs)
+        request = _request(resource, _blind(resource.inputs) if secret_inputs else resource.inputs, providers)
         for side in sides:
             worker = side.worker()
             if side.remediates:
@@ -196,7 +197,8 @@ def _each_resource(sides: list[_Pack], stream: StateStream, deadline: Deadline, 
             while len(side.pending) > session.ANALYZE_WINDOW * len(side.workers):
                 _settle(side, deadline)
         deadline.analysed = min(side.settled for side in sides)
-        entry = _stack_resource(resource, request, providers).SerializeToString()
+        outputs = _blind(resource.outputs) if secret_outputs else resource.outputs
+        entry = _stack_resource(resource, request, outputs).SerializeToString()
         stack_request += _STACK_RESOURCES_TAG + _varint(len(entry)) + entry
     deadline.read_all = True
     for side in sides:
@@ -226,9 +228,11 @@ def _settle(side: _Pack, deadline: Deadline) -> None:
     side.settled += 1
 
 
-def _keep(seen: Seen, resource: StateResource) -> None:
+def _keep(seen: Seen, resource: StateResource, secrets: bool) -> None:
+    """What the report needs of the resource; `secrets`: whether its inputs or outputs hold one (most resources do
+    not: then there is nothing to learn of secrets, and no walk of its values)."""
     values = (resource.inputs, resource.outputs)
-    if _has_secret(values):  # else nothing to learn of secrets (most resources: one walk instead of two)
+    if secrets:
         seen.plaintexts.update(Secrets.from_inputs(values).plaintexts)
         seen.encrypted = seen.encrypted or _has_encrypted(values)
     names = {key: resource.inputs[key] for key in NAME_INPUTS if key in resource.inputs}
@@ -263,10 +267,11 @@ def _request(resource: StateResource, properties: dict[str, Any],
 
 
 def _stack_resource(resource: StateResource, request: analyzer_pb2.AnalyzeRequest,
-                    providers: dict[str, analyzer_pb2.AnalyzerProviderResource]) -> analyzer_pb2.AnalyzerResource:
-    """The resource as AnalyzeStack gets it: its state outputs, parent, dependencies, property dependencies."""
+                    outputs: dict[str, Any]) -> analyzer_pb2.AnalyzerResource:
+    """The resource as AnalyzeStack gets it: its state outputs (`blind`), parent, dependencies, property
+    dependencies."""
     message = analyzer_pb2.AnalyzerResource(
-        type=request.type, properties=wire.to_struct(blind(resource.outputs)), urn=request.urn,
+        type=request.type, properties=wire.to_struct(outputs), urn=request.urn,
         name=request.name, options=request.options, parent=resource.parent or "",
         dependencies=list(resource.dependencies))
     if request.HasField("provider"):
