@@ -11,6 +11,9 @@ unless told otherwise. Per run it prints:
   in from waited-for descendants);
 - peak tree memory: the largest sum of proportional set sizes (`Pss` of /proc/<pid>/smaps_rollup) over
   the child and all its descendants, sampled every 0.2 s (shared pages of forked processes counted once);
+- per process (`processes`): its role (`amlkit`, the CLI; `fork server`; `pack`, each process the fork server
+  started, in start order), its CPU seconds (user + system of /proc/<pid>/stat at the last sample, so up to
+  0.2 s short) and its peak resident set (`VmHWM` of /proc/<pid>/status at the last sample);
 - the machine's load average before and after, since the 2 cores are shared;
 - the exit code, and the stack's error or its findings (mandatory / advisory / unknown).
 """
@@ -68,14 +71,62 @@ def tree_pss_mb(root: int) -> float:
     return total / 1024
 
 
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_s(pid: int) -> float | None:
+    """User + system seconds of one process so far (fields 14 and 15 of /proc/<pid>/stat)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / _TICK
+
+
+def _hwm_mb(pid: int) -> float | None:
+    """The peak resident set of one process so far (`VmHWM`), in MB."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return None
+
+
 class Sampler(threading.Thread):
+    """Every 0.2 s: the tree's summed PSS (its peak kept) and each process's CPU and peak RSS so far."""
+
     def __init__(self, pid: int) -> None:
         super().__init__(daemon=True)
         self.pid, self.peak, self.done = pid, 0.0, threading.Event()
+        self.seen: dict[int, dict[str, object]] = {}  # pid -> role, cpu_s, peak_rss_mb (in first-seen order)
 
     def run(self) -> None:
         while not self.done.wait(0.2):
             self.peak = max(self.peak, tree_pss_mb(self.pid))
+            self._processes()
+
+    def _processes(self) -> None:
+        for pid, role in self._roles():
+            cpu, hwm = _cpu_s(pid), _hwm_mb(pid)
+            if cpu is None or hwm is None:
+                continue
+            entry = self.seen.setdefault(pid, {"role": role})
+            entry.update(cpu_s=round(cpu, 1), peak_rss_mb=round(hwm))
+
+    def _roles(self) -> list[tuple[int, str]]:
+        """The CLI, its children (the fork server) and what they started (the packs)."""
+        found = [(self.pid, "amlkit")]
+        for child in _children(self.pid):
+            found.append((child, "fork server"))
+            found += [(grandchild, "pack") for grandchild in _children(child)]
+        return found
+
+    def processes(self) -> list[dict[str, object]]:
+        return list(self.seen.values())
 
 
 def audit(state: Path, timeout: float | None) -> dict[str, object]:
@@ -98,7 +149,7 @@ def audit(state: Path, timeout: float | None) -> dict[str, object]:
         stdout, stderr = out.read().decode(), err.read().decode()
     row: dict[str, object] = {"wall_s": round(wall, 1), "cpu_s": round(usage.ru_utime + usage.ru_stime, 1),
                               "peak_rss_mb": round(usage.ru_maxrss / 1024), "peak_tree_pss_mb": round(sampler.peak),
-                              "exit": proc.returncode}
+                              "exit": proc.returncode, "processes": sampler.processes()}
     try:
         [stack] = json.loads(stdout)["stacks"]
     except (ValueError, KeyError):
