@@ -175,6 +175,14 @@ def test_the_policy_pack_never_imports_the_reviewer() -> None:
     assert wrong == []
 
 
+def test_docs_architecture_draws_these_layers() -> None:
+    """The picture in docs/architecture.md names the layers of LAYERS, highest first."""
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    picture = text.split("## The offline review: layers", 1)[1].split("```", 2)[1]
+    drawn = [line[1:18].strip() for line in picture.splitlines() if line[1:2].strip()]
+    assert drawn == [name for name, _ in reversed(LAYERS)]
+
+
 def test_the_reports_import_no_rule() -> None:
     """Rule metadata reaches the reports as PolicyInfo (amlkit.review.model), built from the pack's GetAnalyzerInfo
     for amlkit's pack and another pack alike: no report module imports `amlkit.policies` (its ALL_RULES,
