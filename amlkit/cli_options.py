@@ -1,18 +1,71 @@
-"""The `amlkit` command line's shared option types and report formats (one definition for every command)."""
+"""The `amlkit` command line's shared option types and report formats (one definition for every command), and
+typer's value coercion made lazy (`lazy_coercion`)."""
 
 from __future__ import annotations
 
-from enum import StrEnum
+import dataclasses
+from enum import Enum, StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 __all__ = [
     "AuditStates", "Base", "Formats", "Jobs", "NoColor", "Output", "Outputs", "PolicyPack", "PolicyPackConfig",
     "PolicyPackConfigs", "PolicyPacks", "ProjectDir", "ReportFormat", "RulesFormat", "StackFiles", "Stacks", "States",
-    "Strict", "Timeout", "Verbose",
+    "Strict", "Timeout", "Verbose", "lazy_coercion",
 ]
+
+
+def lazy_coercion() -> bool:
+    """Typer (0.29) coerces every parameter of the command it runs, its default included, through a pydantic
+    TypeAdapter it builds on first use: importing pydantic and building one adapter costs `amlkit rules` and
+    `amlkit sizes` about 0.1 s of their start-up, for a `--format` default that is already an enum member.
+    This builds each adapter when a value needs it instead: typer's own `RuntimeParam.coerce` still handles a
+    missing value, and an enum parameter without a custom parser whose value already is one of its members
+    (a default) is returned as is, exactly what typer's choice adapter returns for it (`coerce_cli_choice`: a
+    member is itself). Any other value goes through the adapter typer builds, so results and error messages are
+    typer's. Applied once, only when typer's private names are there; else typer runs as it ships. Whether it
+    is applied."""
+    try:
+        from typer import _coercion, core
+    except ImportError:  # pragma: no cover - another typer: as it ships
+        return False
+    parameter: Any = getattr(core, "_TyperParameter", None)
+    base: Any = getattr(_coercion, "RuntimeParam", None)
+    if parameter is None or base is None or not hasattr(_coercion, "build_runtime_param") or not hasattr(
+            parameter, "get_runtime_param"):
+        return False  # pragma: no cover - another typer: as it ships
+    if getattr(parameter, "_amlkit_lazy", False):
+        return True
+
+    @dataclasses.dataclass(frozen=True)
+    class Lazy(base):  # type: ignore[misc]
+        descriptor: Any = None
+        built: list[Any] = dataclasses.field(default_factory=list)
+
+        def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
+            kind = self.annotation
+            if (isinstance(kind, type) and issubclass(kind, Enum) and self.parameter_info.parser is None
+                    and any(value is member for member in kind)):
+                return value
+            if not self.built:
+                self.built.append(_coercion.build_runtime_param(self.descriptor))
+            return self.built[0]._coerce_value(value, param=param, ctx=ctx)
+
+    def get_runtime_param(self: Any) -> Any:
+        if self._runtime_param is None:
+            found = self.type_descriptor
+            self._runtime_param = Lazy(parameter_info=found.parameter_info, annotation=found.annotation,
+                                       descriptor=found)
+        return self._runtime_param
+
+    parameter.get_runtime_param = get_runtime_param
+    parameter._amlkit_lazy = True
+    return True
+
+
+lazy_coercion()
 
 
 class ReportFormat(StrEnum):

@@ -91,3 +91,30 @@ def test_an_unreadable_or_foreign_cache_file_is_no_list(program: Path):
     for text in ("not json", "[]", json.dumps({"fingerprint": "other", "modules": ["pulumi_azure_native.storage"]})):
         cache.write_text(text)
         assert learned.load(program) is None
+
+
+def test_the_types_used_are_kept_for_the_fork_server_to_warm(program: Path):
+    learned.note(program, ["azure-native:storage:StorageAccount", "amlkit:index:Workspace", "pulumi:pulumi:Stack",
+                           "azure-native:authorization:getClientConfig", "", "not a token"])
+    learned.keep(program)
+    assert learned.load_types(program) == ["azure-native:authorization:getClientConfig",
+                                           "azure-native:storage:StorageAccount"]
+    learned.note(program, ["azure-native:storage:StorageAccount", "azure-native:keyvault:Vault"])
+    learned.keep(program)  # the modules are known already: the new type is still kept
+    assert learned.load_types(program) == ["azure-native:authorization:getClientConfig",
+                                           "azure-native:keyvault:Vault", "azure-native:storage:StorageAccount"]
+    (program / "helper.py").write_text("X = 1\n")
+    assert learned.load_types(program) == []
+
+
+def test_a_type_of_no_installed_provider_module_or_no_token_is_not_warmed(program: Path):
+    learned.note(program, ["azure-native:resources:ResourceGroup"])
+    learned.keep(program)
+    cache = learned.cache_file(program)
+    data = json.loads(cache.read_text())
+    data["types"] += ["azure-native:no_such_module:Thing", "os:system:call", 7, "import os; os.system('x')"]
+    cache.write_text(json.dumps(data))
+    assert learned.load_types(program) == ["azure-native:resources:ResourceGroup"]
+    del data["types"]  # a file from before 0.3.0's warm caches: modules only
+    cache.write_text(json.dumps(data))
+    assert (learned.load(program), learned.load_types(program)) == (["pulumi_azure_native.resources"], [])

@@ -182,6 +182,34 @@ def test_two_concurrent_reviews_share_the_server_and_neither_closes_it_under_the
     assert warm._server().alive()
 
 
+_WARM_SCRIPT = """
+import json, sys
+from pathlib import Path
+from amlkit.review.engine import review
+from amlkit.review.options import ReviewOptions
+from amlkit.review.proc import warm
+from amlkit.review.report.json import render
+reports, warmed = [], []
+for _ in range(2):
+    reports.append(render(review(Path(sys.argv[1]), options=ReviewOptions(jobs=2))))
+    warmed.append(sum(warm.server().status()["warmed"].values()))
+print(json.dumps({"same": reports[0] == reports[1], "warmed": warmed, "stacks": reports[0].count('"stack":')}))
+"""
+
+
+@pytest.mark.slow
+def test_a_review_that_forks_from_warm_caches_reports_byte_for_byte_what_a_cold_one_reports(tmp_path):
+    """The first review of the samples learns the types its stacks use; the second, in the same process, forks
+    its program workers from a server that warmed pulumi's caches for them (amlkit.review.run.typecache)."""
+    done = subprocess.run([sys.executable, "-c", _WARM_SCRIPT, str(ROOT)], capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "AMLKIT_CACHE_DIR": str(tmp_path / "cache"),
+                                            workers.SWITCH: "1"})
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["same"] and result["stacks"] >= 3
+    assert result["warmed"][0] == 0 < result["warmed"][1]  # never reviewed: nothing learned, nothing warmed
+
+
 @pytest.mark.slow
 def test_the_fork_server_and_its_children_stop_when_the_process_exits(tmp_path):
     script = ("import json, sys\nfrom amlkit.review.proc import warm\nfrom amlkit.review.engine import review\n"

@@ -7,6 +7,8 @@ a review notes the provider module of every resource its stacks register and of 
 (`note`), and keeps their union per program in `<cache>/preload/<sha256 of the program path>.json` (`<cache>`:
 `AMLKIT_CACHE_DIR`, else `$XDG_CACHE_HOME/amlkit`, else `~/.cache/amlkit`). Later reviews preload exactly those
 (and what amlkit's own modules need); a project's first review preloads what its files import, as before.
+The same file keeps the resource type and function tokens themselves (`types`): the fork server warms pulumi's
+per-class caches for exactly those before it forks (amlkit.review.run.typecache).
 The file is used only while its fingerprint holds: the path, size and modification time of every `.py` file
 of the program's directory, of amlkit's components and of each installed provider SDK's package. A list is only
 a speed hint: a module it misses is loaded by the child that uses it, and a name that is not an installed
@@ -25,12 +27,18 @@ import tempfile
 import threading
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
-__all__ = ["cache_file", "fingerprint", "is_provider_module", "keep", "load", "modules_of", "note", "save"]
+__all__ = [
+    "MAX_TYPES", "cache_file", "fingerprint", "is_provider_module", "keep", "load", "load_types", "modules_of", "note",
+    "save",
+]
 
 _NAME = re.compile(r"pulumi_[a-z0-9_]+\.[a-z0-9_]+")
 _MAX_FILES = 5000  # files of a program fingerprinted (a bigger tree: no cache)
 _SKIPPED_DIRS = {"__pycache__", "node_modules", "venv"}
+_TOKEN = re.compile(r"[a-z][a-z0-9-]*:[A-Za-z0-9_/.-]+:[A-Za-z_][A-Za-z0-9_]*")
+MAX_TYPES = 2000  # tokens kept per program (a bigger set: the first 2000, sorted)
 
 
 def is_provider_module(name: str) -> bool:
@@ -57,23 +65,26 @@ def modules_of(tokens: Iterable[str]) -> set[str]:
     return {name for name in found if is_provider_module(name)}
 
 
-_SEEN: dict[Path, set[str]] = {}  # program -> the provider modules this process saw its stacks use
+_SEEN: dict[Path, tuple[set[str], set[str]]] = {}  # program -> (provider modules, tokens) its stacks used
 _LOCK = threading.Lock()
 
 
 def note(program: Path, tokens: Iterable[str]) -> None:
     """A stack of `program` registered resources or looked up functions of these tokens."""
+    tokens = {token for token in tokens if _TOKEN.fullmatch(token)}
     modules = modules_of(tokens)
     with _LOCK:
-        _SEEN.setdefault(program, set()).update(modules)
+        seen = _SEEN.setdefault(program, (set(), set()))
+        seen[0].update(modules)
+        seen[1].update(token for token in tokens if modules_of([token]))
 
 
 def keep(program: Path) -> None:
     """At the end of a review: keep what its stacks used for the program's next review (`save`)."""
     with _LOCK:
-        seen = _SEEN.pop(program, set())
-    if seen:
-        save(program, seen)
+        modules, tokens = _SEEN.pop(program, (set(), set()))
+    if modules:
+        save(program, modules, tokens)
 
 
 def cache_file(program: Path) -> Path:
@@ -130,16 +141,30 @@ def _package_dir(name: str) -> Path | None:
 
 def load(program: Path) -> list[str] | None:
     """The learned provider modules of `program`, or None (never learned, or its fingerprint changed)."""
+    data = _read(program)
+    return None if data is None else sorted(name for name in data["modules"] if isinstance(name, str) and
+                                             _installed(name))
+
+
+def load_types(program: Path) -> list[str]:
+    """The learned resource type and function tokens of `program` whose provider module is installed (none when
+    never learned or its fingerprint changed): what the fork server warms (amlkit.review.run.typecache)."""
+    data = _read(program)
+    types = data.get("types") if data is not None else None
+    if not isinstance(types, list):
+        return []
+    wanted = [token for token in types if isinstance(token, str) and _TOKEN.fullmatch(token)][:MAX_TYPES]
+    return sorted(token for token in wanted if all(_installed(name) for name in modules_of([token])))
+
+
+def _read(program: Path) -> dict[str, Any] | None:
     try:
         data = json.loads(cache_file(program).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     if not isinstance(data, dict) or data.get("fingerprint") != fingerprint(program):
         return None
-    modules = data.get("modules")
-    if not isinstance(modules, list):
-        return None
-    return sorted(name for name in modules if isinstance(name, str) and _installed(name))
+    return data if isinstance(data.get("modules"), list) else None
 
 
 def _installed(name: str) -> bool:
@@ -150,11 +175,14 @@ def _installed(name: str) -> bool:
     return package is not None and (package / sub / "__init__.py").is_file()
 
 
-def save(program: Path, modules: Iterable[str]) -> None:
-    """Keep `modules` (with those already learned under the same fingerprint) for `program`; never fails a review."""
+def save(program: Path, modules: Iterable[str], tokens: Iterable[str] = ()) -> None:
+    """Keep `modules` and `tokens` (with those already learned under the same fingerprint) for `program`; never
+    fails a review."""
     wanted = {name for name in modules if is_provider_module(name)}
+    types = {token for token in tokens if _TOKEN.fullmatch(token)}
     known = load(program) or []
-    if not wanted or wanted <= set(known):
+    known_types = load_types(program)
+    if not wanted or (wanted <= set(known) and types <= set(known_types)):
         return
     stamp = fingerprint(program)
     if stamp is None:
@@ -163,7 +191,8 @@ def save(program: Path, modules: Iterable[str]) -> None:
     with contextlib.suppress(OSError):
         target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         data = json.dumps({"program": str(program.resolve()), "fingerprint": stamp,
-                           "modules": sorted(wanted | set(known))}, indent=1)
+                           "modules": sorted(wanted | set(known)),
+                           "types": sorted(types | set(known_types))[:MAX_TYPES]}, indent=1)
         fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=".preload-", suffix=".json")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as out:

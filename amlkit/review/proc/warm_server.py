@@ -28,7 +28,7 @@ from amlkit.review.proc._wire import PR_SET_PDEATHSIG, receive, send
 from amlkit.review.proc.preload import default_pack, pack_modules, program_preload, project_program
 from amlkit.review.proc.warm import BASE_MODULES, PACK_MODULES
 
-__all__ = ["cpu_seconds", "import_all", "main", "thread_count", "warm_caches"]
+__all__ = ["cpu_seconds", "import_all", "main", "thread_count", "warm_caches", "warm_types"]
 
 
 def _die_with_parent(parent: int) -> None:
@@ -69,8 +69,8 @@ def import_all(names: Iterable[str]) -> list[str]:
 
 
 def warm_caches() -> None:
-    """Fill what amlkit computes on first use (the pack's rules, VM size catalogue, patch guards) once, for
-    every child. `amlkit.policies` discovers its rules on first use, not when it is imported."""
+    """Fill what amlkit computes on first use (the pack's rules, VM size catalogue, Azure regions, patch guards)
+    once, for every child. `amlkit.policies` discovers its rules on first use, not when it is imported."""
     policies = sys.modules.get("amlkit.policies")
     if policies is not None:
         with contextlib.suppress(Exception):  # a broken rule module: the pack child reports it itself
@@ -79,10 +79,24 @@ def warm_caches() -> None:
     if vmsizes is not None:
         with contextlib.suppress(Exception):
             vmsizes.all_families()
-    from amlkit import patches
+    from amlkit import patches, regions
 
     for name in patches.PATCHES:  # each child would hash the SDK's source again
         patches.off_reason(name)
+    with contextlib.suppress(Exception):  # a stack file's region is checked against them (a YAML file)
+        regions.public_names()
+
+
+def warm_types(program: Path, done: set[str]) -> int:
+    """Warm pulumi's per-class caches for the resource types and functions `program`'s stacks were seen to use
+    (amlkit.review.proc.learned, amlkit.review.run.typecache) and not in `done` (added to it); the number of
+    classes warmed."""
+    from amlkit.review.proc import learned
+    from amlkit.review.run import typecache
+
+    tokens = [token for token in learned.load_types(program) if token not in done]
+    done.update(tokens)
+    return typecache.warm(tokens)
 
 
 class _Server:
@@ -94,6 +108,10 @@ class _Server:
         self.loaded: list[str] = []
         self.planned: dict[str, Any] | None = None
         self.wanted: dict[str, list[str]] = {}  # child kind -> the modules to import before forking one
+        self.program: Path | None = None  # whose learned types to warm before its next program child
+        self.warm_due = False  # a new review (or the hint) named that program: read what it learned
+        self.warmed: dict[str, int] = {}  # program -> the classes warmed for it
+        self.tokens: set[str] = set()  # the types and functions warmed
         wake_read, wake_write = os.pipe()
         os.set_blocking(wake_read, False)
         os.set_blocking(wake_write, False)
@@ -105,6 +123,7 @@ class _Server:
         self.loaded += import_all(BASE_MODULES)
         if self.hint is not None:  # imported one by one while no fork is asked for
             program = project_program(self.hint)
+            self.program, self.warm_due = program, program is not None
             pack = default_pack()
             self.idle = [*(program_preload(program) if program else []), *PACK_MODULES,
                          *(pack_modules(pack) if pack else [])]
@@ -114,6 +133,7 @@ class _Server:
                 self.loaded += import_all([self.idle.pop(0)])
                 if not self.idle:
                     warm_caches()
+                    self.warm_program()
                 continue
             if self.wake in ready:
                 with contextlib.suppress(BlockingIOError):
@@ -131,11 +151,11 @@ class _Server:
         if op == "plan":
             self.planned = message
             if message.get("eager"):  # a one-shot command with one stack: fork at once (see warm.prestart)
-                self.planned, self.wanted, self.idle = None, {}, []
+                self.planned, self.wanted, self.idle, self.program = None, {}, [], None
             return {"ok": True}
         if op == "status":
             self.reap()
-            return {"threads": thread_count(), "loaded": self.loaded, "cpu": cpu_seconds(),
+            return {"threads": thread_count(), "loaded": self.loaded, "cpu": cpu_seconds(), "warmed": self.warmed,
                     "rules": sorted(name for name in sys.modules if name.startswith("amlkit.policies.rules."))}
         try:
             kind = message.get("kind", "")
@@ -159,10 +179,22 @@ class _Server:
             program = program_preload(Path(plan["program"])) if plan.get("program") else []
             pack = [*PACK_MODULES, *pack_modules(Path(plan["pack"]))] if plan.get("pack") else []
             self.wanted = {"runner": [*BASE_MODULES, *program], "pack": [*BASE_MODULES, *pack]}
+            self.program = Path(plan["program"]) if plan.get("program") else None
+            self.warm_due = self.program is not None
         names = [name for name in self.wanted.get(kind, []) if name not in self.loaded]
         if names:
             self.loaded += import_all(names)
             warm_caches()
+        if kind == "runner":
+            self.warm_program()
+
+    def warm_program(self) -> None:
+        """Once per review (plan), before its first program child: warm the SDK classes its program's stacks
+        were seen to use (a later review of the same program warms only what its last review added)."""
+        program = self.program
+        if program is not None and self.warm_due:
+            self.warm_due = False
+            self.warmed[str(program)] = self.warmed.get(str(program), 0) + warm_types(program, self.tokens)
 
     def fork(self, message: dict[str, Any], fds: list[int]) -> dict[str, Any]:
         threads = thread_count()
