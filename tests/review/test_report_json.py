@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from amlkit.review.model import Review
-from amlkit.review.report.json import FORMAT_VERSION, render, render_rules, to_dict
+from amlkit.review.report.json import FORMAT_VERSION, indented, render, render_rules, to_dict
 from tests.data.reviews import (
     COMPUTE,
     PACK,
@@ -152,3 +154,34 @@ def test_remediations_are_listed_in_the_order_made_each_property_with_before_and
     ]
     assert stack[0]["remediations"] == []  # dev: none, and the key is there (an added field of version 1)
     assert json.loads(render(Review(stacks=[remediated_stack()])))["version"] == 1
+
+
+INDENTED_CASES = {
+    "empty object": {}, "empty array": [], "nested empties": {"a": {}, "b": [], "c": [[], {}]},
+    "flat object": {"urn": "u", "parent": None, "n": 1, "f": 2.5, "t": True, "x": False},
+    "text": {"ü": "é\u2028\n\"\\\t", "emoji": "\U0001f600"},
+    "keys made strings": {3: 2, 2.5: None, True: False, None: 1.0},
+    "tuples": (1, 2, (3,), ()),
+    "floats": [float("nan"), float("inf"), -float("inf"), 1e100, -0.0, 0.1],
+    "scalars": ["x", 1, None, True],
+    "deep": {"a": [1, {"b": (2, [])}], "c": {"d": {"e": "f"}}, "g": [[1, 2], [3], {"h": [{}]}]},
+}
+
+
+@pytest.mark.parametrize("case", INDENTED_CASES)
+def test_indented_writes_what_the_json_module_writes_with_an_indent(case) -> None:
+    value = INDENTED_CASES[case]
+    assert indented(value) == json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def test_the_report_is_the_json_modules_indented_text() -> None:
+    for review in (full_review(), Review((remediated_stack(), two_pack_stack(), config_error_stack()))):
+        assert render(review) == json.dumps(to_dict(review), indent=2, ensure_ascii=False) + "\n"
+
+
+def test_indented_refuses_what_the_json_module_refuses() -> None:
+    for value in ({"a": object()}, [object()], {(1, 2): 3}):
+        with pytest.raises(TypeError):
+            json.dumps(value, indent=2)
+        with pytest.raises(TypeError):
+            indented(value)

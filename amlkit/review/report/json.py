@@ -71,7 +71,7 @@ from typing import Any
 
 from amlkit.review.model import PackInfo, Review, StackReview, Violation
 
-__all__ = ["FORMAT_VERSION", "render", "render_rules", "rules_to_dict", "to_dict"]
+__all__ = ["FORMAT_VERSION", "indented", "render", "render_rules", "rules_to_dict", "to_dict"]
 
 FORMAT_VERSION = 1
 
@@ -85,7 +85,7 @@ def to_dict(review: Review) -> dict[str, Any]:
 
 
 def render(review: Review) -> str:
-    return json.dumps(to_dict(review), indent=2, ensure_ascii=False) + "\n"
+    return indented(to_dict(review)) + "\n"
 
 
 def rules_to_dict(pack: PackInfo) -> dict[str, Any]:
@@ -183,3 +183,70 @@ def _violation(v: Violation) -> dict[str, Any]:
         data["waiver"] = v.waiver
         data["waiver_via"] = v.waiver_via
     return data
+
+
+# --- writing it ---------------------------------------------------------------------------------------
+
+_CONTAINERS = (dict, list, tuple)
+
+
+def indented(value: Any) -> str:
+    """`json.dumps(value, indent=2, ensure_ascii=False)`, the same text, written faster: with an indent the json
+    module encodes in Python, one generator step per token (~1 s of a 100,000-resource audit's report). Here each
+    object or array without a nested one (a resource, a finding) is written by the json module's C encoder in one
+    call, its item separator carrying the newline and indent; the rest walks as the json module does."""
+    out: list[str] = []
+    _write(value, "\n", out)
+    return "".join(out)
+
+
+def _write(value: Any, newline: str, out: list[str]) -> None:
+    """`value` at the nesting whose lines start with `newline` (a newline and the indent)."""
+    if isinstance(value, dict):
+        if not value:
+            out.append("{}")
+            return
+        inner = newline + "  "
+        if not any(isinstance(item, _CONTAINERS) for item in value.values()):
+            out.append("{" + inner + _flat(inner)(value)[1:-1] + newline + "}")
+            return
+        separator = "{" + inner
+        for key, item in value.items():
+            out.append(separator + _key(key) + ": ")
+            _write(item, inner, out)
+            separator = "," + inner
+        out.append(newline + "}")
+    elif isinstance(value, (list, tuple)):
+        if not value:
+            out.append("[]")
+            return
+        inner = newline + "  "
+        if not any(isinstance(item, _CONTAINERS) for item in value):
+            out.append("[" + inner + _flat(inner)(value)[1:-1] + newline + "]")
+            return
+        separator = "[" + inner
+        for item in value:
+            out.append(separator)
+            _write(item, inner, out)
+            separator = "," + inner
+        out.append(newline + "]")
+    else:
+        out.append(json.dumps(value, ensure_ascii=False))
+
+
+_FLAT: dict[str, Any] = {}
+
+
+def _flat(inner: str) -> Any:
+    """The C encoder (no indent) whose item separator is `,` then `inner`: a flat object or array's lines."""
+    encode = _FLAT.get(inner)
+    if encode is None:
+        encode = _FLAT[inner] = json.JSONEncoder(ensure_ascii=False, separators=("," + inner, ": ")).encode
+    return encode
+
+
+def _key(key: Any) -> str:
+    """An object's key as the json module writes it (a str, or an int, float, bool or None made one)."""
+    if isinstance(key, str):
+        return json.dumps(key, ensure_ascii=False)
+    return json.dumps({key: None}, ensure_ascii=False)[1:-len(": null}")]
