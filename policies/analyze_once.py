@@ -10,15 +10,19 @@ pulumi-policy's servicer (1.21) does, for every Analyze request:
   variables). So here it runs again in a thread only when one of them changed since it last ran in that thread;
   until then the thread holds exactly what running it again would set, since amlkit's policies never read or
   change pulumi's runtime settings or config.
-- for each of its ~22 resource policies, `_get_resource_options(request)` and `_get_provider_resource(request)`:
-  the same request gives equal objects every time. amlkit's policies only read them (`opts.parent`), so the
-  first policy's are handed to every policy of that request (9% of an Analyze).
+- for each of its ~22 resource policies: `deserialize_properties(json_format.MessageToDict(request.properties))`
+  (memoized per request: amlkit.policies.pack), `_get_resource_options(request)` and
+  `_get_provider_resource(request)`: the same request gives equal objects every time. amlkit's policies only read
+  them (`opts.parent`), so `_analyze` (pulumi-policy's `Analyze`, step for step) builds them for the first policy
+  that runs and hands them to every policy of that request (with the memo's lookups, ~10-15% of an Analyze).
 
-Everything else is pulumi-policy's own code: its loop, levels, config, violations, unknowns and not-applicable
-reasons. A servicer with any policy that is not amlkit's own (`mark`, `shared_stack.mark`) is served exactly as
-pulumi-policy serves it. Installed by `amlkit.policies.pack.convert_each_request_once`, under the same guard
-(amlkit.patches `request-memo` covers these functions' source); the same code runs under
-`pulumi preview --policy-pack`: no offline fork.
+Everything else is as pulumi-policy does it: its loop, levels, config copies, proxies, violations, unknowns and
+not-applicable reasons (tests/policies/test_analyze_once.py compares the answers, byte for byte). A servicer with
+any policy that is not amlkit's own (`mark`, `shared_stack.mark`) is served exactly as pulumi-policy serves it.
+Installed by `amlkit.policies.pack.convert_each_request_once`, under the same guard: amlkit.patches `request-memo`
+hashes the source of `Analyze`, `_configure_runtime_settings`, `_get_resource_options` and `_get_provider_resource`,
+so another pulumi-policy release leaves all of this off. The same code runs under `pulumi preview --policy-pack`:
+no offline fork.
 """
 
 from __future__ import annotations
@@ -63,12 +67,9 @@ def own_pack(servicer: Any) -> bool:
 
 
 def install(servicer: type) -> None:
-    """Wrap the servicer's `Analyze`, `_configure_runtime_settings`, `_get_resource_options` and
-    `_get_provider_resource` as the module doc says."""
+    """Wrap the servicer's `Analyze` and `_configure_runtime_settings` as the module doc says."""
     settings: Callable[[Any], None] = servicer._configure_runtime_settings  # type: ignore[attr-defined]
     servicer._configure_runtime_settings = _settings_once(settings)  # type: ignore[attr-defined]
-    for name in ("_get_resource_options", "_get_provider_resource"):
-        setattr(servicer, name, _per_request(name, getattr(servicer, name)))
     servicer.Analyze = _serving(servicer.Analyze)  # type: ignore[attr-defined]
 
 
@@ -89,31 +90,66 @@ def _settings_once(configure: Callable[[Any], None]) -> Callable[[Any], None]:
 
 
 def _serving(analyze: Callable[..., Any]) -> Callable[..., Any]:
-    """Analyze, with the request it serves known to `_per_request` (amlkit's own pack only)."""
+    """Analyze: pulumi-policy's for any pack, `_analyze` for amlkit's own."""
 
     def serve(self: Any, request: Any, context: Any) -> Any:
-        if not own_pack(self):
-            return analyze(self, request, context)
-        _local.request, _local.built = request, {}
-        try:
-            return analyze(self, request, context)
-        finally:
-            _local.request, _local.built = None, None
+        return _analyze(self, request) if own_pack(self) else analyze(self, request, context)
 
     serve.__name__, serve.__doc__ = analyze.__name__, analyze.__doc__
     return serve
 
 
-def _per_request(name: str, build: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
-    """`build(self, request)` once for the Analyze request being served; any other call as it was."""
+def _analyze(self: Any, request: Any) -> Any:
+    """pulumi-policy 1.21's `_PolicyAnalyzerServicer.Analyze`, step for step, with what it builds for each policy
+    from the request alone (the converted properties, options, provider) built once, for the first policy that runs.
+    Every policy still gets its own proxy of the properties, its own config copy and its own arguments."""
+    from inspect import isawaitable
 
-    def once(self: Any, request: Any) -> Any:
-        if getattr(_local, "request", None) is not request:
-            return build(self, request)
-        built = _local.built
-        if name not in built:
-            built[name] = build(self, request)
-        return built[name]
+    from pulumi_policy import policy as servicer_module
+    from pulumi_policy.policy import EnforcementLevel, ResourceValidationArgs, ResourceValidationPolicy
+    from pulumi_policy.proxy import UnknownValueError
 
-    once.__name__, once.__doc__ = build.__name__, build.__doc__
-    return once
+    proto: Any = servicer_module.proto  # type: ignore[attr-defined]
+    name, version = self._PolicyAnalyzerServicer__policy_pack_name, self._PolicyAnalyzerServicer__policy_pack_version
+    self._configure_runtime_settings()
+    response = proto.AnalyzeResponse()
+    built: tuple[Any, Any, Any] | None = None
+    for policy in self._PolicyAnalyzerServicer__policies:
+        enforcement_level = self._get_enforcement_level(policy)
+        if enforcement_level == EnforcementLevel.DISABLED or not isinstance(policy, ResourceValidationPolicy):
+            continue
+        if not policy.has_validation():
+            response.not_applicable.append(proto.PolicyNotApplicable(
+                policy_name=policy.name, reason="Policy does not implement validate"))
+            continue
+        if enforcement_level == EnforcementLevel.REMEDIATE:
+            enforcement_level = EnforcementLevel.MANDATORY
+        report_violation = self._create_report_violation(response, policy.name, policy.description,
+                                                         enforcement_level, policy.severity)
+        if built is None:
+            built = (servicer_module.deserialize_properties(  # type: ignore[attr-defined]
+                servicer_module.json_format.MessageToDict(request.properties)),  # type: ignore[attr-defined]
+                self._get_resource_options(request), self._get_provider_resource(request))
+        deserialized, opts, provider = built
+        props = servicer_module.unknown_checking_proxy(deserialized)  # type: ignore[attr-defined]
+        args = ResourceValidationArgs(request.type, props, request.urn, request.name, opts, provider,
+                                      self._get_policy_config(policy.name), self._PolicyAnalyzerServicer__stack_tags)
+        try:
+            result = policy.validate(args, report_violation)
+            if isawaitable(result):
+                import asyncio
+
+                loop = asyncio.new_event_loop()
+                task: Any = asyncio.Task(result, loop=loop)  # type: ignore[arg-type]  # as pulumi-policy does
+                loop.run_until_complete(task)
+                loop.close()
+        except UnknownValueError as e:
+            response.diagnostics.append(proto.AnalyzeDiagnostic(
+                policyName=policy.name, policyPackName=name, policyPackVersion=version,
+                message=f"can't run policy '{policy.name}' from policy pack '{name}@v{version}' during preview: "
+                        f"{e.message}",
+                urn="", description=policy.description,
+                enforcementLevel=self._map_enforcement_level(EnforcementLevel.ADVISORY)))
+        except servicer_module._NotApplicableError as e:
+            response.not_applicable.append(proto.PolicyNotApplicable(policy_name=policy.name, reason=e.reason or ""))
+    return response
