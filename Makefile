@@ -7,6 +7,12 @@ LATEST_VENV ?= .venv-latest
 PYTEST_ARGS ?=
 # pytest-xdist: one worker per core; a module's tests stay on one worker, so its module fixtures run once
 XDIST ?= -n auto --dist loadscope
+# The suite starts many Python processes over the same sources (two xdist workers, each with its fork server,
+# and every `amlkit` subprocess a test runs): with PYTHONDONTWRITEBYTECODE set (this machine's shells set it)
+# each one compiles amlkit's sources again, pytest rewrites every test module in each worker, and the VM
+# catalogue is parsed again (amlkit.vmcache), ~4 s of CPU per `amlkit check` subprocess. The tests run with
+# bytecode on, as an installed amlkit does (bench/measure.py's bytecode_env); __pycache__/ is in .gitignore.
+PYTEST := env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest
 
 .PHONY: install preview test test-fast test-rule lint typecheck bench docs latest clean
 
@@ -33,17 +39,17 @@ typecheck: install
 # What CI runs (.ci/run). Under CI=true the run also fails on a test over 8 s without the slow mark
 # (tests/loops.py); locally add PYTEST_ARGS=--slow-check for the same.
 test: lint typecheck
-	$(BIN)/python -m pytest $(XDIST) $(PYTEST_ARGS)
+	$(PYTEST) $(XDIST) $(PYTEST_ARGS)
 
 # The quick loop: every test not marked slow, in parallel (no lint or typecheck).
 test-fast: install
-	$(BIN)/python -m pytest -q -m "not slow" $(XDIST) $(PYTEST_ARGS)
+	$(PYTEST) -q -m "not slow" $(XDIST) $(PYTEST_ARGS)
 
 # One rule's tests: its unit tests and documented example (tests/policies/test_<rule>.py), and every test
 # parametrized with it (its metadata checks, its example through the engine, its provider twins). RULE=aml-workspace-hbi
 test-rule: install
 	@test -n "$(RULE)" || { echo "usage: make test-rule RULE=<rule name, e.g. aml-workspace-hbi>"; exit 2; }
-	$(BIN)/python -m pytest -q --rule=$(RULE) $(XDIST) $(PYTEST_ARGS)
+	$(PYTEST) -q --rule=$(RULE) $(XDIST) $(PYTEST_ARGS)
 
 bench: install
 	$(BIN)/python bench/review_speed.py
