@@ -139,22 +139,17 @@ def test_the_code_cites_only_pages_that_exist() -> None:
 
 
 @pytest.mark.slow
-def test_the_readme_one_minute_check_runs_as_written(tmp_path: Path) -> None:
+def test_the_readme_one_minute_check_runs_as_written(one_minute: OneMinute) -> None:
     """The README's first commands, run as written in an empty directory, give the outcome it describes."""
-    text = README.read_text(encoding="utf-8")
-    block = text.split("## A one-minute check", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
-    commands = [line.split("  #", 1)[0].strip() for line in block.splitlines()][:4]  # project, init, check
+    _, lines, results = one_minute
+    commands = [line.split("  #", 1)[0].strip() for line in lines][:4]  # project, init, check
     assert commands[-1] == "amlkit check"
-    bin_dir = Path(sys.executable).parent
-    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
-    results = [subprocess.run(command, shell=True, cwd=tmp_path, env=env, capture_output=True, text=True,
-                              check=False, timeout=600) for command in commands]
-    assert [r.returncode for r in results] == [0, 0, 0, 0], results[-1].stderr
-    assert "Policy config: pack defaults" in results[-1].stdout
+    assert [r.returncode for r in results[:4]] == [0, 0, 0, 0], results[3].stderr
+    assert "Policy config: pack defaults" in results[3].stdout
     documented = [policy for policy, _ in default_advisories()]  # README: docs/components.md lists them
-    assert f"Summary: 1 stack, 0 mandatory, {len(documented)} advisory, 0 waived, 1 unknown" in results[-1].stdout
-    assert FIRST_PREVIEW_UNKNOWN in results[-1].stdout
-    assert [policy for policy in documented if policy not in results[-1].stdout] == []
+    assert f"Summary: 1 stack, 0 mandatory, {len(documented)} advisory, 0 waived, 1 unknown" in results[3].stdout
+    assert FIRST_PREVIEW_UNKNOWN in results[3].stdout
+    assert [policy for policy in documented if policy not in results[3].stdout] == []
 
 
 # --- docs/architecture.md names only code that exists ----------------------------------------------------
@@ -221,20 +216,33 @@ def one_minute_check() -> list[str]:
     return [line for line in block[1].splitlines() if line.strip()]
 
 
-@pytest.mark.slow
-def test_the_readme_one_minute_check_runs_as_written_in_an_empty_directory(tmp_path: Path) -> None:
-    """Each line in an empty directory with what a user has: amlkit on PATH, no Pulumi CLI, no Azure account."""
+OneMinute = tuple[Path, list[str], list["subprocess.CompletedProcess[str]"]]
+
+
+@pytest.fixture(scope="module")
+def one_minute(tmp_path_factory: pytest.TempPathFactory) -> OneMinute:
+    """(the directory, the block's lines, each line's run): each line run once, in order, in an empty directory
+    with what a user has (amlkit on PATH, no Pulumi CLI, no Azure account); the two tests below read this one run
+    (each ran the block itself before: four amlkit processes more)."""
+    directory = tmp_path_factory.mktemp("one-minute")
     path = os.pathsep.join([str(Path(sys.executable).parent), "/usr/bin", "/bin"])
     assert shutil.which("pulumi", path=path) is None
     env = {**os.environ, "PATH": path, "NO_COLOR": "1"}
-    outputs = []
-    for line in one_minute_check():
-        done = subprocess.run(["bash", "-c", line], cwd=tmp_path, env=env, capture_output=True, text=True,
-                              timeout=600, check=False)
+    lines = one_minute_check()
+    results = [subprocess.run(["bash", "-c", line], cwd=directory, env=env, capture_output=True, text=True,
+                              timeout=600, check=False) for line in lines]
+    return directory, lines, results
+
+
+@pytest.mark.slow
+def test_the_readme_one_minute_check_runs_as_written_in_an_empty_directory(one_minute: OneMinute) -> None:
+    """Each line in an empty directory with what a user has: amlkit on PATH, no Pulumi CLI, no Azure account."""
+    directory, lines, results = one_minute
+    for line, done in zip(lines, results, strict=True):
         assert done.returncode == 0, f"{line}\n{done.stdout}\n{done.stderr}"
-        outputs.append(done.stdout)
+    outputs = [done.stdout for done in results]
     advisories = len(default_advisories())  # README: docs/components.md lists them
     assert f"Summary: 1 stack, 0 mandatory, {advisories} advisory, 0 waived, 1 unknown\n" in outputs[3]
     assert FIRST_PREVIEW_UNKNOWN in outputs[3]
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["Pulumi.dev.yaml", "Pulumi.yaml", "__main__.py",
-                                                          "amlkit.md", "amlkit.sarif"]
+    assert sorted(p.name for p in directory.iterdir()) == ["Pulumi.dev.yaml", "Pulumi.yaml", "__main__.py",
+                                                           "amlkit.md", "amlkit.sarif"]
