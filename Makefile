@@ -5,8 +5,9 @@ BIN := $(VENV)/bin
 # `make latest`: the newest SDK releases, in a venv of their own
 LATEST_VENV ?= .venv-latest
 PYTEST_ARGS ?=
-# pytest-xdist: one worker per core; a module's tests stay on one worker, so its module fixtures run once
-XDIST ?= -n auto --dist loadscope
+# pytest-xdist: one worker per core; a module's tests stay on one worker, so its module fixtures run once;
+# modules are handed out in the order tests/conftest.py gives (those with a slow test first)
+XDIST ?= -n auto --dist loadscope --no-loadscope-reorder
 # The suite starts many Python processes over the same sources (two xdist workers, each with its fork server,
 # and every `amlkit` subprocess a test runs): with PYTHONDONTWRITEBYTECODE set (this machine's shells set it)
 # each one compiles amlkit's sources again, pytest rewrites every test module in each worker, and the VM
