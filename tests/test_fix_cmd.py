@@ -60,6 +60,12 @@ Pulumi.team.yaml:7: amlkit:tags.cost-center: (unset) -> "4711" (aml-required-tag
 """
 
 
+def _sources(project: Path) -> dict[Path, bytes]:
+    """Every file of the project but Python's bytecode (the program's imports write it when bytecode is on)."""
+    return {path: path.read_bytes() for path in project.rglob("*")
+            if path.is_file() and "__pycache__" not in path.relative_to(project).parts}
+
+
 def _project(tmp_path: Path, source: Path = FIXTURE) -> Path:
     project = tmp_path / "project"
     shutil.copytree(source, project, ignore=shutil.ignore_patterns(".venv", "__pycache__"))
@@ -135,7 +141,7 @@ def test_platform_repo_program_findings_are_printed_never_edited(tmp_path: Path,
     nonprod = project / "stacks" / "Pulumi.nonprod.yaml"
     nonprod.write_text(nonprod.read_text(encoding="utf-8").replace("idleSeconds: 120\n    - name: gpu",
                                                                    "idleSeconds: 1800\n    - name: gpu"), "utf-8")
-    files = {path: path.read_bytes() for path in project.rglob("*") if path.is_file()}
+    files = _sources(project)
     monkeypatch.chdir(project)
     result = runner.invoke(cli.app, ["fix"])
     line = next(number for number, text in enumerate((project / "__main__.py").read_text().splitlines(), 1)
@@ -145,7 +151,7 @@ def test_platform_repo_program_findings_are_printed_never_edited(tmp_path: Path,
         "(aml-cluster-idle-scale-down, resource cpu-cluster-compute) (not changed: a program file: amlkit fix edits "
         "stack files only)\n"
         "amlkit fix: no stack file to change; 1 change(s) printed only, not made\n")), result.output
-    assert {path: path.read_bytes() for path in project.rglob("*") if path.is_file()} == files
+    assert _sources(project) == files
 
 
 def test_the_docs_show_the_diff_the_command_gives() -> None:
