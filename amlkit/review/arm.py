@@ -16,8 +16,8 @@ from typing import Any
 from amlkit.tokens import type_parts
 
 __all__ = [
-    "SUBSCRIPTION", "TENANT", "arm_id", "classic_arm_id", "derived_fields", "lookup_type", "path_parameters",
-    "physical_name", "type_key",
+    "SUBSCRIPTION", "TENANT", "arm_id", "arm_path", "classic_arm_id", "derived_fields", "lookup_type",
+    "path_parameters", "physical_name", "type_key",
 ]
 
 SUBSCRIPTION = "00000000-0000-0000-0000-000000000000"
@@ -134,6 +134,27 @@ def arm_id(type_token: str, name: str, inputs: dict[str, Any]) -> str:
     else:
         path = f"Custom.Mock/{type_token.replace(':', '.')}"
     return f"{subscription}/resourceGroups/{group}/providers/{path}/{name}"
+
+
+def arm_path(type_token: str) -> tuple[str, str] | None:
+    """(the ARM path of an azure-native type in the tables above, as its PUT operation spells it, with `{input}`
+    parameters; the input holding the resource's own name, the path's last parameter); None for other types.
+    `/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.X/xs/{xName}`."""
+    key = type_key(type_token)
+    if key == "resources:ResourceGroup":
+        return "/subscriptions/{subscriptionId}/resourcegroups/{resourceGroupName}", "resourceGroupName"
+    if key == "authorization:ManagementLockAtResourceLevel":
+        target = ("/subscriptions/{subscriptionId}/resourcegroups/{resourceGroupName}/providers/"
+                  "{resourceProviderNamespace}/{parentResourcePath}/{resourceType}/{resourceName}")
+        return f"{target}/providers/{_EXTENSIONS[key][1]}/{{lockName}}", "lockName"
+    if key in _EXTENSIONS:
+        target, path, name_input = _EXTENSIONS[key]
+        return f"/{{{target}}}/providers/{path}/{{{name_input}}}", name_input
+    if key in _ARM:
+        path, name_input = _ARM[key]
+        group = "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}"
+        return f"{group}/providers/{path}/{{{name_input}}}", name_input
+    return None
 
 
 def physical_name(type_token: str, logical: str, inputs: dict[str, Any]) -> str:

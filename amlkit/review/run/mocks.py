@@ -39,6 +39,7 @@ from pulumi.runtime.proto import resource_pb2
 
 from amlkit.review import arm
 from amlkit.review.arm import arm_id, derived_fields, physical_name
+from amlkit.review.run.check import LOCATION_CONFIG, checked
 from amlkit.review.run.sdk import (
     preview_outputs,
     result_fields,
@@ -51,10 +52,9 @@ from amlkit.review.urns import STACK_TYPE, engine_urn
 
 __all__ = [
     "AzureMocks", "CALLER", "CLIENT_CONFIG", "CLIENT_CONFIGS", "DEFAULT_LOCATION", "DeployedMocks", "FORM",
-    "RecordingMonitor", "SENT", "STACK_REFERENCE", "UNKNOWN_ARG", "UNKNOWN_MARK", "alias_dict", "at_caller",
-    "deployed_outputs", "has_unknown_mark", "mark_unknown", "principal_of", "record", "recorded_outputs",
-    "report_unsent_lookups",
-    "shaped_identity", "shown_args", "source_position", "unmarked",
+    "GROUP_NAME_INPUTS", "NATIVE", "RecordingMonitor", "SENT", "STACK_REFERENCE", "UNKNOWN_ARG", "UNKNOWN_MARK",
+    "alias_dict", "at_caller", "deployed_outputs", "has_unknown_mark", "mark_unknown", "principal_of", "record",
+    "recorded_outputs", "report_unsent_lookups", "shaped_identity", "shown_args", "source_position", "unmarked",
 ]
 
 DEFAULT_LOCATION = "westeurope"
@@ -65,6 +65,9 @@ STACK_REFERENCE = "pulumi:pulumi:StackReference"
 # A string field of a lookup the review cannot answer. It passes the SDK's typed-result checks (a str)
 # and the recording monitor turns every input string containing it into the engine's unknown sentinel.
 UNKNOWN_MARK = "amlkit-unknown-lookup:"
+NATIVE = "azure-native"
+GROUP_NAME_INPUTS = {"azure-native:resources:ResourceGroup": "resourceGroupName",
+                     "azure:core/resourceGroup:ResourceGroup": "name"}
 
 
 def principal_of(name: str) -> str:
@@ -188,6 +191,8 @@ class RecordingMonitor(MockMonitor):
         self.records: list[dict[str, Any]] = []
         self.seen: set[str] = set()
         self.unanswered: dict[str, dict[str, Any]] = {}
+        self.provider_locations: dict[str, Any] = {}  # provider URN -> its `location` input (None: none)
+        self.groups: dict[str, Any] = {}  # resource group name -> its checked location, as registered
 
     def make_urn(self, parent: str, type_: str, name: str) -> str:
         return engine_urn(self.stack, self.project, parent, type_, name)
@@ -199,6 +204,7 @@ class RecordingMonitor(MockMonitor):
             raise Exception(f"Duplicate resource URN '{urn}'; try giving it a unique name")
         self.seen.add(urn)
         mark_unknown(request.object)
+        self.check(request, urn)
         response = super().RegisterResource(request)  # type: ignore[no-untyped-call]
         if request.type != STACK_TYPE:
             registration = record(request, response.urn)
@@ -207,6 +213,41 @@ class RecordingMonitor(MockMonitor):
             if self.emit is not None:
                 self.emit(registration)
         return response
+
+    def check(self, request: Any, urn: str, olds: Mapping[str, Any] | None = None) -> None:
+        """The provider's Check defaults on the registration's inputs, in place (amlkit.review.run.check): what
+        Analyze, the diff and the preview outputs see. A provider's own `location` is kept for its resources."""
+        if request.type.startswith("pulumi:providers:"):
+            location = json_format.MessageToDict(request.object).get("location")
+            self.provider_locations[urn] = location if request.type == f"pulumi:providers:{NATIVE}" else None
+            return
+        if not request.custom or request.type == STACK_REFERENCE:
+            return
+        inputs = json_format.MessageToDict(request.object)
+        news = checked(request.type, urn, inputs, olds, self.provider_location(request.provider),
+                       self.group_location)
+        request.object.update({key: value for key, value in news.items() if inputs.get(key) != value})
+        group = news.get(GROUP_NAME_INPUTS.get(request.type, ""))
+        if isinstance(group, str):
+            self.groups[group] = news.get("location")
+
+    def provider_location(self, ref: str) -> Any:
+        """The `location` config of the provider a registration names (`<urn>::<id>`): an explicit provider's own
+        input, else the stack's `azure-native:location` (the default provider's config); None when unset."""
+        from pulumi.runtime.config import get_config
+
+        urn = ref.rsplit("::", 1)[0] if ref else ""
+        if urn in self.provider_locations:
+            return self.provider_locations[urn]
+        return get_config(LOCATION_CONFIG)
+
+    def group_location(self, group: str) -> Any:
+        """A resource group's location as Check reads it from Azure: unknown offline; in a deployed run (tests'
+        state exports), the group's as registered, else where DeployedMocks puts every resource."""
+        if isinstance(self.azure, DeployedMocks):
+            location = self.groups.get(group)
+            return location if isinstance(location, str) else DEFAULT_LOCATION
+        return rpc.UNKNOWN
 
     def Invoke(self, request: Any) -> Any:  # noqa: N802 - the gRPC method name
         if request.tok == "pulumi:pulumi:getResource":

@@ -22,8 +22,8 @@ from amlkit.review.run.bridge import planned_defaults
 from amlkit.tokens import type_parts
 
 __all__ = [
-    "function_parts", "output_only_unknown", "preview_outputs", "result_fields", "result_shape", "returns_credentials",
-    "with_output_only_unknown",
+    "function_parts", "input_names", "output_only_unknown", "preview_outputs", "result_fields", "result_shape",
+    "returns_credentials", "with_output_only_unknown",
 ]
 
 
@@ -144,6 +144,17 @@ def _fields(cls: type) -> dict[str, Any]:
             except Exception:  # noqa: BLE001 - an unresolvable hint: that field is echoed as given
                 fields[wire] = None
     return fields
+
+
+@functools.cache
+def input_names(type_token: str) -> frozenset[str]:
+    """The wire names of a resource type's inputs (its SDK `<Type>Args` class), any installed provider; empty when
+    no installed SDK has the class."""
+    cls = _sdk_class(type_token)
+    if cls is None:
+        return frozenset()
+    args = getattr(importlib.import_module(cls.__module__), f"{cls.__name__}Args", None)
+    return frozenset(_fields(args)) if isinstance(args, type) else frozenset()
 
 
 def _args_class(response: type) -> type | None:

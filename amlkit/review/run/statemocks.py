@@ -13,16 +13,17 @@ create (amlkit.review.run.mocks.AzureMocks). A secret the state keeps encrypted 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from google.protobuf import struct_pb2
 from pulumi.runtime import rpc
 from pulumi.runtime.mocks import MockResourceArgs
 
 from amlkit.review.plan.deployed import find_deployed
 from amlkit.review.plan.diff import planned_op
 from amlkit.review.plan.state import ENCRYPTED, StateResource
-from amlkit.review.run.mocks import AzureMocks, RecordingMonitor, record
+from amlkit.review.run.mocks import GROUP_NAME_INPUTS, AzureMocks, RecordingMonitor, record
 from amlkit.review.run.sdk import preview_outputs
 from amlkit.review.secrets import UNKNOWN, is_secret
 from amlkit.review.urns import stack_urn
@@ -41,6 +42,9 @@ class StateMocks(AzureMocks):
         self.local = threading.local()
 
     def new_resource(self, args: MockResourceArgs) -> tuple[str | None, dict[str, Any]]:
+        replacement = getattr(self.local, "replacement", None)
+        if replacement is not None:  # a replacement's create: its inputs as checked again without the olds
+            args.inputs = replacement
         deployed: tuple[str, StateResource] | None = getattr(self.local, "deployed", None)
         if deployed is None:
             return super().new_resource(args)
@@ -68,20 +72,47 @@ class StateMonitor(RecordingMonitor):
         self.state = {r["urn"]: StateResource.from_dict(r) for r in state}
         self.answers = mocks
         self.stack_urn = stack_urn(project, stack)
+        self.local = threading.local()
+        self.group_locations = {
+            r.outputs["name"]: r.outputs["location"] for r in self.state.values()
+            if r.type in GROUP_NAME_INPUTS and isinstance(r.outputs.get("name"), str)
+            and isinstance(r.outputs.get("location"), str)}
 
     def RegisterResource(self, request: Any) -> Any:  # noqa: N802 - the gRPC method name
         urn = self.make_urn(request.parent, request.type, request.name)
-        registration = record(request, urn)
-        old = find_deployed(registration, self.state, self.stack_urn)
-        deployed = None
-        if old is not None and old.custom:
-            op = planned_op(registration, old)
-            deployed = (op, old) if op in ("same", "update") else None
-        self.answers.local.deployed = deployed
+        self.local.old = find_deployed(record(request, urn), self.state, self.stack_urn)
         try:
             return super().RegisterResource(request)
         finally:
             self.answers.local.deployed = None
+            self.answers.local.replacement = None
+            self.local.old = None
+
+    def check(self, request: Any, urn: str, olds: Mapping[str, Any] | None = None) -> None:
+        """Check with the deployed resource's old inputs, then the step: a `same` or an `update` is answered from
+        the state; a replacement is checked again without the old inputs, as the engine does (so an auto-named
+        input is named afresh)."""
+        old: StateResource | None = getattr(self.local, "old", None)
+        deployed = old if old is not None and old.custom else None
+        given = struct_pb2.Struct()
+        given.CopyFrom(request.object)
+        super().check(request, urn, deployed.inputs if deployed is not None else None)
+        op = planned_op(record(request, urn), deployed) if deployed is not None else "create"
+        if op == "replace":  # Analyze and the diff keep the inputs checked with the olds; the create gets these
+            super().check(_Registration(request, given), urn)
+            self.answers.local.replacement = rpc.deserialize_properties(given)
+        self.answers.local.deployed = (op, deployed) if deployed is not None and op in ("same", "update") else None
+
+    def group_location(self, group: str) -> Any:
+        """Step (4) of Check's location: the group's deployed location when the state holds the group."""
+        return self.group_locations.get(group, super().group_location(group))
+
+
+class _Registration:
+    """A registration request with other inputs (`object`), for checking a replacement again."""
+
+    def __init__(self, request: Any, inputs: struct_pb2.Struct) -> None:
+        self.type, self.custom, self.provider, self.object = request.type, request.custom, request.provider, inputs
 
 
 def answerable(value: Any) -> Any:

@@ -1,0 +1,103 @@
+"""amlkit.review.run.check: the inputs a provider's Check returns in a preview (auto-naming and auto-location of
+pulumi-azure-native `provider.go` `applyDefaults`; the classic provider's location default)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pulumi.runtime import rpc
+
+from amlkit.review.run.check import autoname, checked, suffix
+
+U = rpc.UNKNOWN
+NATIVE = "azure-native:machinelearningservices:"
+RG_URN = "urn:pulumi:dev::p::azure-native:resources:ResourceGroup::rg"
+WS_URN = "urn:pulumi:dev::p::azure-native:machinelearningservices:Workspace::mlw"
+RA_URN = "urn:pulumi:dev::p::azure-native:authorization:RoleAssignment::ra"
+
+
+@pytest.mark.parametrize(("type_token", "expected"), [
+    ("azure-native:resources:ResourceGroup", ("resourceGroupName", "random")),  # no Microsoft. namespace
+    (NATIVE + "Workspace", ("workspaceName", "random")),
+    (NATIVE + "Compute", ("computeName", "copy")),  # a child: workspaces/{w}/computes/{c}
+    (NATIVE + "OnlineEndpoint", ("endpointName", "random")),  # endpoints produce URIs: random
+    (NATIVE + "OnlineDeployment", ("deploymentName", "copy")),
+    ("azure-native:network:Subnet", ("subnetName", "copy")),
+    ("azure-native:authorization:RoleAssignment", ("roleAssignmentName", "uuid")),
+    ("azure-native:authorization:ManagementLockByScope", ("lockName", "random")),
+    ("azure-native:authorization:ManagementLockAtResourceLevel", ("lockName", "random")),
+    ("azure-native:monitor:DiagnosticSetting", ("name", "random")),
+    ("azure-native:machinelearningservices/v20240401:Compute", ("computeName", "copy")),  # any spelling
+    ("azure-native:web:WebApp", None),  # not in the ARM tables: not auto-named offline
+    ("azure:machinelearning/computeCluster:ComputeCluster", None),  # classic: not simulated
+])
+def test_autoname(type_token, expected):
+    assert autoname(type_token) == expected
+
+
+def unknown_group(group: str) -> Any:
+    return U
+
+
+def group_at(group: str) -> Any:
+    return {"rg-shared": "swedencentral"}.get(group, U)
+
+
+@pytest.mark.parametrize(("type_token", "urn", "inputs", "olds", "provider", "expected"), [
+    # auto-naming: random, copy, uuid; a given or unknown name is kept; the old inputs' name wins
+    ("azure-native:resources:ResourceGroup", RG_URN, {"location": "westeurope"}, None, None,
+     {"location": "westeurope", "resourceGroupName": "rg" + suffix(RG_URN, 8), "__createBeforeDelete": True}),
+    (NATIVE + "Compute", "urn:pulumi:dev::p::azure-native:machinelearningservices:Compute::cpu",
+     {"resourceGroupName": "rg", "workspaceName": "w", "location": "westeurope"}, None, None,
+     {"resourceGroupName": "rg", "workspaceName": "w", "location": "westeurope", "computeName": "cpu"}),
+    ("azure-native:authorization:RoleAssignment", RA_URN, {"scope": "/s"}, None, None,
+     {"scope": "/s", "roleAssignmentName": "0af367b5-5e62-a65f-7891-e9c568b0fd8c", "__createBeforeDelete": True}),
+    (NATIVE + "Workspace", WS_URN, {"workspaceName": "mlw-prod", "resourceGroupName": "rg", "location": "x"},
+     None, None, {"workspaceName": "mlw-prod", "resourceGroupName": "rg", "location": "x"}),
+    (NATIVE + "Workspace", WS_URN, {"workspaceName": U, "resourceGroupName": "rg", "location": "x"}, None, None,
+     {"workspaceName": U, "resourceGroupName": "rg", "location": "x"}),
+    (NATIVE + "Workspace", WS_URN, {"resourceGroupName": "rg", "location": "x"},
+     {"workspaceName": "mlw1a2b3c4d", "__createBeforeDelete": True, "location": "y"}, None,
+     {"resourceGroupName": "rg", "location": "x", "workspaceName": "mlw1a2b3c4d", "__createBeforeDelete": True}),
+    # auto-location: (1) the old inputs, (2) the provider's config, (3) unknown with an unknown group, (4) the group's
+    (NATIVE + "Workspace", WS_URN, {"workspaceName": "w", "resourceGroupName": "rg"}, {"location": "eastus"},
+     "northeurope", {"workspaceName": "w", "resourceGroupName": "rg", "location": "eastus"}),
+    (NATIVE + "Workspace", WS_URN, {"workspaceName": "w", "resourceGroupName": U}, None, "northeurope",
+     {"workspaceName": "w", "resourceGroupName": U, "location": "northeurope"}),
+    (NATIVE + "Workspace", WS_URN, {"workspaceName": "w", "resourceGroupName": U}, None, None,
+     {"workspaceName": "w", "resourceGroupName": U, "location": U}),
+    (NATIVE + "Workspace", WS_URN, {"workspaceName": "w", "resourceGroupName": "rg-shared"}, None, None,
+     {"workspaceName": "w", "resourceGroupName": "rg-shared", "location": "swedencentral"}),
+    (NATIVE + "Workspace", WS_URN, {"workspaceName": "w", "resourceGroupName": "rg-other"}, None, None,
+     {"workspaceName": "w", "resourceGroupName": "rg-other", "location": U}),
+    (NATIVE + "Workspace", WS_URN, {"workspaceName": "w", "resourceGroupName": "rg", "location": U}, None, "x",
+     {"workspaceName": "w", "resourceGroupName": "rg", "location": U}),  # an unknown location is a value
+    # no location in the type's body, or AutoLocationDisabled: none added
+    ("azure-native:authorization:ManagementLockAtResourceGroupLevel",
+     "urn:pulumi:dev::p::azure-native:authorization:ManagementLockAtResourceGroupLevel::lock",
+     {"resourceGroupName": "rg", "lockName": "l", "level": "CanNotDelete"}, None, "x",
+     {"resourceGroupName": "rg", "lockName": "l", "level": "CanNotDelete"}),
+    ("azure-native:resources:Deployment", "urn:pulumi:dev::p::azure-native:resources:Deployment::d",
+     {"resourceGroupName": "rg", "deploymentName": "d"}, None, "x", {"resourceGroupName": "rg", "deploymentName": "d"}),
+    # classic: the group's location (no provider config step), nothing without a resourceGroupName input
+    ("azure:machinelearning/workspace:Workspace", "urn:pulumi:dev::p::azure:machinelearning/workspace:Workspace::w",
+     {"name": "w", "resourceGroupName": U}, None, "ignored", {"name": "w", "resourceGroupName": U, "location": U}),
+    ("azure:machinelearning/workspace:Workspace", "urn:pulumi:dev::p::azure:machinelearning/workspace:Workspace::w",
+     {"name": "w", "resourceGroupName": "rg-shared"}, None, None,
+     {"name": "w", "resourceGroupName": "rg-shared", "location": "swedencentral"}),
+    ("azure:machinelearning/computeCluster:ComputeCluster",
+     "urn:pulumi:dev::p::azure:machinelearning/computeCluster:ComputeCluster::c", {"name": "c"}, None, "x",
+     {"name": "c"}),
+], ids=["random-name", "copy-name", "uuid-name", "given-name", "unknown-name", "old-name", "old-location",
+        "provider-location", "unknown-group", "group-location", "group-unknown-offline", "unknown-location",
+        "no-location-in-body", "auto-location-disabled", "classic-unknown-group", "classic-group", "classic-no-group"])
+def test_checked(type_token, urn, inputs, olds, provider, expected):
+    assert checked(type_token, urn, inputs, olds, provider, group_at) == expected
+
+
+def test_the_suffix_derives_from_the_urn_only():
+    assert suffix(RG_URN, 8) == suffix(RG_URN, 8) != suffix(WS_URN, 8)
+    assert len(suffix(RG_URN, 8)) == 8 and int(suffix(RG_URN, 8), 16) >= 0
+    assert checked("azure-native:resources:ResourceGroup", RG_URN, {}, None, None, unknown_group) == checked(
+        "azure-native:resources:ResourceGroup", RG_URN, {}, None, None, unknown_group)
