@@ -19,7 +19,9 @@ from amlkit import azure_facts as facts
 from amlkit.policies.azure import read_known, same_value, workspace_props, workspace_view
 from amlkit.policies.framework import Change, Finding, StackResource, cannot_tell
 
-__all__ = ["JUDGED_BY_HUB", "deciding_workspaces", "hub_of", "hub_text", "is_project", "managed_network_of"]
+__all__ = [
+    "JUDGED_BY_HUB", "deciding_workspaces", "hub_of", "hub_text", "is_project", "kind_unknown", "managed_network_of",
+]
 
 JUDGED_BY_HUB = Change("0.2.0", "a Project workspace is judged by its hub when the hub is in the stack, and unknown "
                        "otherwise (concept-hub-workspace.md: projects obtain the hub's security settings)")
@@ -28,6 +30,14 @@ JUDGED_BY_HUB = Change("0.2.0", "a Project workspace is judged by its hub when t
 
 def is_project(workspace: StackResource) -> bool:
     return same_value(workspace_props(workspace).kind, "Project")
+
+
+def kind_unknown(workspace: StackResource) -> str | None:
+    """Why preview cannot tell whether `workspace` is a project (its `kind` is unknown: a created workspace's omitted
+    kind is an output Azure decides), else None. A rule then reports that workspace's verdict as unknown, never the
+    whole rule's: the other workspaces are judged."""
+    known, _ = read_known(lambda: workspace_props(workspace).kind)
+    return None if known else f"workspace '{workspace.name}': kind can't be known during preview"
 
 
 def hub_of(project: StackResource, resources: Sequence[StackResource]) -> StackResource | None:
@@ -75,7 +85,10 @@ def deciding_workspaces(resources: Sequence[StackResource], setting: str,
     for workspace in resources:
         if workspace_view(workspace.type, workspace.props) is None:
             continue
-        if not is_project(workspace):
+        unknown = kind_unknown(workspace)
+        if unknown is not None:
+            yield workspace, cannot_tell(f"Workspace '{workspace.name}'", expectation, unknown, workspace.urn)
+        elif not is_project(workspace):
             yield workspace, None
         elif hub_of(workspace, resources) is None:
             reason = (f"a project workspace takes its {setting} from its hub {hub_text(workspace)}, which is not "

@@ -24,7 +24,7 @@ from amlkit.policies.framework import (
     must,
     psrule,
 )
-from amlkit.policies.hubs import JUDGED_BY_HUB, hub_of, hub_text, is_project
+from amlkit.policies.hubs import JUDGED_BY_HUB, hub_of, hub_text, is_project, kind_unknown
 from amlkit.policies.links import linked, workspaces_by_key
 
 __all__ = ["EXPECTATION", "ISOLATED_MODES", "RULE", "check_stack"]
@@ -52,6 +52,8 @@ def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -
             name = workspaces.stack.compute_ref(resource).name.shown()
             found = f"no subnet, and its workspace '{name}' is not in this stack"
             yield Finding(must(subject, EXPECTATION, found), resource.urn)
+        elif kind_unknown(workspace) is not None:
+            yield cannot_tell(subject, EXPECTATION, str(kind_unknown(workspace)), resource.urn)
         elif not is_project(workspace):
             mode = _mode(workspace)
             if mode is not None:

@@ -30,7 +30,7 @@ from amlkit.policies.azure import (
     workspace_props,
 )
 from amlkit.policies.framework import Finding, Rule, StackResource, cannot_tell, must
-from amlkit.policies.hubs import hub_of, hub_text, is_project, managed_network_of
+from amlkit.policies.hubs import hub_of, hub_text, is_project, kind_unknown, managed_network_of
 from amlkit.policies.links import CannotLink, Stack, linked, workspaces_by_key
 
 __all__ = ["ATTACHED", "EXPECTATION", "REGION", "RULE", "SOURCE", "SUBNET", "UNSUPPORTED_ATTACHED", "check_stack"]
@@ -53,6 +53,11 @@ def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -
         if unknown is not None and _could_breach(resource, compute, workspaces.stack):
             yield cannot_tell(compute_subject(resource.name, compute), EXPECTATION, unknown, resource.urn)
         if workspace is None:
+            continue
+        kind = kind_unknown(workspace)
+        if kind is not None:  # a project shares its hub's network: unknown where the compute would breach one
+            if list(_breaches(resource, compute, workspace, workspace, workspaces.stack)):
+                yield cannot_tell(compute_subject(resource.name, compute), EXPECTATION, kind, resource.urn)
             continue
         network = managed_network_of(workspace, resources)
         if network is not None:

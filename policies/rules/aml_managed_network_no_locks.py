@@ -20,7 +20,7 @@ from typing import Any
 from amlkit.policies.arm import LOCK_AT_RESOURCE, GroupRef, LockView, is_lock, parse_arm_id, same_name
 from amlkit.policies.azure import workspace_props
 from amlkit.policies.framework import Finding, Rule, StackResource, cannot_tell, must
-from amlkit.policies.hubs import managed_network_of
+from amlkit.policies.hubs import kind_unknown, managed_network_of
 from amlkit.policies.links import CannotLink, Name, Stack, is_group
 
 __all__ = ["Protected", "RULE", "SENTENCE", "SOURCE", "check_stack"]
@@ -56,7 +56,8 @@ def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -
         return
     stack = Stack(list(resources))
     for workspace in stack.workspaces:
-        network = managed_network_of(workspace, resources)
+        kind = kind_unknown(workspace)  # a project is under its hub's network: unknown where a lock would hit it
+        network = workspace if kind is not None else managed_network_of(workspace, resources)
         if network is None:
             continue
         protected, groups = _protected(workspace, stack)
@@ -70,7 +71,11 @@ def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -
                                f"resource groups {under}")
                 yield cannot_tell(f"Management lock '{lock.name}'", expectation, unknown.reason, lock.resource.urn)
                 continue
-            if found is not None:
+            if found is not None and kind is not None:
+                yield cannot_tell(f"Management lock '{lock.name}'", f"not lock workspace '{workspace.name}', its "
+                                  "storage account, key vault or their resource groups if under a managed network",
+                                  kind, lock.resource.urn)
+            elif found is not None:
                 yield found
 
 

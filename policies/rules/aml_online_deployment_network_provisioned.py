@@ -25,8 +25,8 @@ from amlkit.policies.azure import (
     deployment_view,
     workspace_props,
 )
-from amlkit.policies.framework import Finding, Rule, StackResource, must
-from amlkit.policies.hubs import managed_network_of
+from amlkit.policies.framework import Finding, Rule, StackResource, cannot_tell, must
+from amlkit.policies.hubs import kind_unknown, managed_network_of
 from amlkit.policies.links import Workspaces, workspace_key, workspace_of, workspaces_by_key
 
 __all__ = ["RULE", "SENTENCE", "SOURCE", "check_stack"]
@@ -43,13 +43,17 @@ def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -
         if deployment is None or not deployment.is_managed:
             continue
         workspace = _workspace(resource, workspaces)
-        network = managed_network_of(workspace, resources) if workspace is not None else None
+        kind = kind_unknown(workspace) if workspace is not None else None
+        network = workspace if kind is not None else managed_network_of(workspace, resources) if workspace else None
         if network is None or workspace_props(network).provision_network_now:
             continue
         if _after_an_instance(resource, network, resources, workspaces):
             continue
         expectation = (f"be created after its managed network is provisioned (workspace '{network.name}' sets "
                        "provisionNetworkNow: true, or the deployment is built from a compute instance in it)")
+        if kind is not None:  # a project's network is its hub's
+            yield cannot_tell(f"Managed online deployment '{resource.name}'", expectation, kind, resource.urn)
+            continue
         found = f"neither (\"{SENTENCE}\", {SOURCE})"
         yield Finding(must(f"Managed online deployment '{resource.name}'", expectation, found), resource.urn)
 
@@ -71,7 +75,7 @@ def _after_an_instance(resource: StackResource, network: StackResource, resource
         if candidate.urn not in built_from or compute_of(candidate.type, candidate.props, INSTANCE) is None:
             continue
         owner = workspace_of(candidate, workspaces)
-        if owner is not None and managed_network_of(owner, resources) is network:
+        if owner is not None and (owner if kind_unknown(owner) else managed_network_of(owner, resources)) is network:
             return True
     return False
 

@@ -23,6 +23,7 @@ from typing import Any
 from amlkit.policies.arm import parse_arm_id
 from amlkit.policies.azure import MANAGED, compute_view, read_known, registry_view, workspace_props
 from amlkit.policies.framework import Finding, Rule, StackResource, cannot_tell, must
+from amlkit.policies.hubs import kind_unknown
 from amlkit.policies.links import Name, Stack, Workspaces, both, is_compute, is_group, linked, workspaces_by_key
 
 __all__ = ["EXPECTATION", "RULE", "SOURCE", "check_stack"]
@@ -35,23 +36,34 @@ def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -
     workspaces = workspaces_by_key(resources)
     registries = [r for r in resources if registry_view(r.type, r.props) is not None]
     for workspace in workspaces.values():
-        view = workspace_props(workspace)
-        if view.kind.lower() == "project":
-            continue
-        subject = f"Workspace '{workspace.name}'"
-        name = workspaces.stack.name_at(workspace, type(view).image_build_compute.path, is_compute)
-        if not name.known or name.text:
-            yield from _dangling(subject, workspace, name, resources, workspaces)
-            continue
-        privacy = _registry_privacy(workspace, registries, workspaces.stack)
-        if privacy is None:
-            continue
-        if privacy == "unknown":
-            yield cannot_tell(subject, f"{EXPECTATION} when its container registry is private",
-                              "its container registry is not in this stack", workspace.urn)
-        else:
-            yield Finding(must(subject, EXPECTATION, f"none, and its container registry '{privacy}' is private "
-                               f"(\"it can't be used to directly build Docker images\", {SOURCE})"), workspace.urn)
+        kind = kind_unknown(workspace)
+        if kind is None and workspace_props(workspace).kind.lower() == "project":
+            continue  # a project builds its images with its hub's settings
+        found = list(_judged(workspace, resources, registries, workspaces))
+        if kind is not None and found:  # judged as a workspace of its own, unless it is a project
+            yield cannot_tell(f"Workspace '{workspace.name}'", EXPECTATION, kind, workspace.urn)
+        elif kind is None:
+            yield from found
+
+
+def _judged(workspace: StackResource, resources: Sequence[StackResource], registries: list[StackResource],
+            workspaces: Workspaces) -> Iterator[Finding]:
+    """The findings of a workspace that is not a project."""
+    view = workspace_props(workspace)
+    subject = f"Workspace '{workspace.name}'"
+    name = workspaces.stack.name_at(workspace, type(view).image_build_compute.path, is_compute)
+    if not name.known or name.text:
+        yield from _dangling(subject, workspace, name, resources, workspaces)
+        return
+    privacy = _registry_privacy(workspace, registries, workspaces.stack)
+    if privacy is None:
+        return
+    if privacy == "unknown":
+        yield cannot_tell(subject, f"{EXPECTATION} when its container registry is private",
+                          "its container registry is not in this stack", workspace.urn)
+    else:
+        yield Finding(must(subject, EXPECTATION, f"none, and its container registry '{privacy}' is private "
+                           f"(\"it can't be used to directly build Docker images\", {SOURCE})"), workspace.urn)
 
 
 def _dangling(subject: str, workspace: StackResource, name: Name, resources: Sequence[StackResource],

@@ -50,6 +50,7 @@ from amlkit.policies.framework import (
     mcsb,
     must,
 )
+from amlkit.policies.hubs import kind_unknown
 from amlkit.policies.links import Stack
 
 __all__ = ["EXPECTATION", "RULE", "check_stack"]
@@ -65,12 +66,18 @@ def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -
     stack = Stack(resources)
     for workspace in workspaces:
         view = workspace_props(workspace)
-        if view.kind.lower() == "project" or view.public_network_access.lower() != "disabled":
+        if view.public_network_access.lower() != "disabled":
+            continue
+        kind = kind_unknown(workspace)
+        if kind is None and view.kind.lower() == "project":
             continue
         served, unknown = _served(workspace, endpoints, others - {workspace.urn}, stack)
         if served:
             continue
         subject = f"Workspace '{workspace.name}'"
+        if kind is not None:  # a project's private endpoint is its hub's
+            yield cannot_tell(subject, EXPECTATION, kind, workspace.urn)
+            continue
         if unknown:
             yield cannot_tell(subject, EXPECTATION, f"the target of private endpoint '{unknown[0]}' is unknown at "
                               "preview", workspace.urn)

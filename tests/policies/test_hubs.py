@@ -7,12 +7,14 @@ from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, unknown_checking_proxy
 
 from amlkit.policies.hubs import hub_of
 from amlkit.policies.rules import (
+    aml_compute_network_isolated,
     aml_workspace_hbi,
     aml_workspace_managed_network,
+    aml_workspace_private_endpoint,
     aml_workspace_public_network_disabled,
 )
 from tests.policies.compute_fixtures import resource, with_unknown
-from tests.policies.helpers import DELETE, changed
+from tests.policies.helpers import DELETE, changed, cluster_props
 from tests.policies.workspace_fixtures import WORKSPACE_TYPE, workspace_id, workspace_props
 
 HUB_ID = workspace_id(name="hub-prod")
@@ -125,3 +127,51 @@ def test_hub_of_on_what_preview_knows(hub_id, built_from, found):
     props = workspace_props(workspaceName="proj", kind="Project", hubResourceId=hub_id)
     proj = resource("proj", unknown_checking_proxy(props), WORKSPACE_TYPE, {"hubResourceId": built_from})
     assert hub_of(proj, [P_RG, P_HUB, proj]) is (P_HUB if found else None)
+
+
+# --- a workspace whose kind preview cannot know: only its own verdict is unknown ------------------------------
+
+def unsure_kind(name, **overrides):
+    """A created workspace that leaves `kind` out: an unknown output in a first preview."""
+    props = workspace_props(workspaceName=name, kind=UNKNOWN_STRING_VALUE, **overrides)
+    return resource(name, unknown_checking_proxy(props), WORKSPACE_TYPE)
+
+
+OFFENDING = {"publicNetworkAccess": "Enabled", "hbiWorkspace": False,
+             "managedNetwork": {"isolationMode": "AllowInternetOutbound"}}
+
+
+@pytest.mark.parametrize(("rule", "expectation", "found"), [
+    (aml_workspace_managed_network.RULE, "have managedNetwork.isolationMode AllowOnlyApprovedOutbound",
+     "AllowInternetOutbound"),
+    (aml_workspace_public_network_disabled.RULE, "have publicNetworkAccess Disabled", "Enabled"),
+    (aml_workspace_hbi.RULE, "have hbiWorkspace true", "false"),
+], ids=["network", "public", "hbi"])
+def test_an_unknown_kind_makes_only_that_workspace_unknown(rule, expectation, found):
+    known = resource("known", workspace_props(workspaceName="known", **OFFENDING), WORKSPACE_TYPE)
+    assert messages(rule, [known, unsure_kind("unsure", **OFFENDING)]) == [
+        ("known", f"Workspace 'known' must {expectation}; found {found}.", False),
+        ("unsure", f"Workspace 'unsure' must {expectation}; cannot tell: workspace 'unsure': kind can't be known "
+                   "during preview.", True),
+    ]
+
+
+def test_an_unknown_kind_leaves_other_rules_deciding_the_other_workspaces():
+    """The private-endpoint rule: the known workspace without an endpoint is a finding, the unsure one unknown; the
+    compute-network rule: a cluster without a subnet in the unsure workspace is unknown, in the known one decided."""
+    known = resource("known", workspace_props(workspaceName="known", resourceGroupName="rg",
+                                              managedNetwork={"isolationMode": "Disabled"}), WORKSPACE_TYPE)
+    unsure = unsure_kind("unsure", resourceGroupName="rg")
+    assert messages(aml_workspace_private_endpoint.RULE, [known, unsure]) == [
+        ("known", "Workspace 'known' must have a private endpoint (group amlworkspace) when publicNetworkAccess is "
+                  "Disabled; found no private endpoint in the stack (a managed network isolates outbound traffic "
+                  "only).", False),
+        ("unsure", "Workspace 'unsure' must have a private endpoint (group amlworkspace) when publicNetworkAccess is "
+                   "Disabled; cannot tell: workspace 'unsure': kind can't be known during preview.", True),
+    ]
+    clusters = [resource(f"cpu-{w}", changed(changed(cluster_props(), "workspaceName", w), "resourceGroupName", "rg"))
+                for w in ("known", "unsure")]
+    clusters = [resource(c.name, changed(c.props, "properties.properties.subnet", DELETE)) for c in clusters]
+    found = messages(aml_compute_network_isolated.RULE, [known, unsure, *clusters])
+    assert [(name, unknown) for name, _, unknown in found] == [("cpu-known", False), ("cpu-unsure", True)]
+    assert found[1][1].endswith("cannot tell: workspace 'unsure': kind can't be known during preview.")
