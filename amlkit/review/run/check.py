@@ -16,7 +16,7 @@ azure-native (pulumi/pulumi-azure-native `provider/pkg/provider/provider.go`, `C
   it, `copy` the URN's name. A random or uuid name also sets `__createBeforeDelete: true`. The engine's seed is
   random per preview, so the CLI's suffix differs on every run; offline it derives from the URN (`suffix`), so a
   cold, served, sharded or worker run gives the same bytes. Auto-named types are those of the ARM tables in
-  amlkit.review.run.arm (`arm_path`); another type's omitted name stays omitted (no rule reads one).
+  amlkit.review.arm (`arm_path`); another type's omitted name stays omitted (no rule reads one).
 - Auto-location (`getDefaultLocation`), for a type whose PUT body has `location` (its SDK Args class has one),
   except the `AutoLocationDisabled` paths: the first of (1) the old inputs' `location`, (2) the provider's
   `location` config (the default provider's is the stack's `azure-native:location`; an explicit provider's is its
