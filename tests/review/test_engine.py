@@ -162,7 +162,7 @@ def test_secrets_never_appear_in_results():
     assert "AAABAGsJ0cmV0" not in text
     [echo] = [v for v in stack.violations if v.policy == "echo-inputs"]
     assert echo.message == ("inputs: AmlCompute, Linux, NotSpecified, Standard_DS3_v2, [secret], azureuser, "
-                            "cpu-with-password, [secret], mlw, rg-ml")
+                            "cpu-with-password, [secret], mlw, rg-ml, westeurope")
     cluster = stack.resources[0]
     assert cluster.inputs["tags"] == {"token": "[secret]"}
     assert cluster.inputs["properties"]["properties"]["userAccountCredentials"] == {

@@ -9,6 +9,7 @@ import shutil
 
 import pytest
 
+from amlkit import __version__
 from amlkit.errors import ConfigError
 from amlkit.review.engine import review
 from amlkit.review.model import Lookup
@@ -42,12 +43,28 @@ VIOLATIONS = {
 }
 LOCATIONS = ("compute cluster 'cpu': location can't be known during preview; workspace 'ws': location can't be known "
              "during preview; resource group 'rg': location can't be known during preview; and 1 more")
-KIND = "workspace 'ws': kind can't be known during preview"
+KIND = "cannot tell: workspace 'ws': kind can't be known during preview."
+
+
+def cannot_tell(policy: str, subject: str, expectation: str) -> tuple[str, str]:
+    """A stack rule's own unknown finding (a workspace's unknown kind makes only that workspace's verdict unknown)."""
+    return policy, (f"can't run policy '{policy}' from policy pack 'amlkit-guardrails@v{__version__}' during preview: "
+                    f"{subject} must {expectation}; {KIND}")
+
+
 UNKNOWN = [  # stack rules read outputs (AnalyzeStack): what the program does not set is unknown until created
-    ("aml-cluster-same-region", LOCATIONS), ("aml-compute-network-isolated", KIND),
-    ("aml-managed-network-limits", KIND), ("aml-quota-budget", LOCATIONS), ("aml-workspace-hbi", KIND),
-    ("aml-workspace-image-build-compute", KIND), ("aml-workspace-managed-network", KIND),
-    ("aml-workspace-private-endpoint", KIND), ("aml-workspace-public-network-disabled", KIND),
+    ("aml-cluster-same-region", LOCATIONS),
+    cannot_tell("aml-compute-network-isolated", "AmlCompute cluster 'cpu'", "have a subnet or belong to a workspace "
+                "whose managed network is isolated (isolationMode AllowInternetOutbound or AllowOnlyApprovedOutbound)"),
+    ("aml-managed-network-limits", LOCATIONS), ("aml-quota-budget", LOCATIONS),
+    cannot_tell("aml-workspace-hbi", "Workspace 'ws'", "have hbiWorkspace true"),
+    cannot_tell("aml-workspace-image-build-compute", "Workspace 'ws'",
+                "name a compute cluster or instance of the workspace in imageBuildCompute"),
+    cannot_tell("aml-workspace-managed-network", "Workspace 'ws'",
+                "have managedNetwork.isolationMode AllowOnlyApprovedOutbound"),
+    ("aml-workspace-private-endpoint", "workspace 'ws': publicNetworkAccess can't be known during preview; storage "
+     "account 'speech': publicNetworkAccess can't be known during preview"),
+    cannot_tell("aml-workspace-public-network-disabled", "Workspace 'ws'", "have publicNetworkAccess Disabled"),
 ]
 
 
