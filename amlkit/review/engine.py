@@ -29,7 +29,7 @@ from amlkit.review.pack.info import POLICY_PACK_FILES, default_pack_dir, install
 from amlkit.review.pack.waivers import waiver_warnings
 from amlkit.review.plan import baseline, diff
 from amlkit.review.plan.baseline import Baseline
-from amlkit.review.proc import processes, workers
+from amlkit.review.proc import processes, warm, workers
 from amlkit.review.project import (
     SECRET_PLACEHOLDER,
     Project,
@@ -108,7 +108,7 @@ def review(project_dir: Path, stacks: Sequence[str] | None = None, options: Revi
         if isinstance(config, StackConfig):
             for spec in specs:
                 multi.config_path(spec, project.dir, config.stack, config.environment())
-    setup = replace(setup, pools=_Pools(specs, jobs, options.reuse_packs))
+    setup = replace(setup, pools=_Pools(specs, jobs, options.reuse_packs), prefork=warm.eager(len(configs)))
     with workers.review_session(project.main, specs[0].directory, len(configs)):  # the fork server (proc.warm)
         if options.states or options.base is not None:
             setup = replace(setup, baselines=_baselines(project, names, options.states, options.base, setup))
@@ -160,6 +160,7 @@ class _Setup:
     baselines: dict[str, Baseline] | None = None  # stack -> what its plan is made against
     lookups: Lookups | None = None  # the project's lookups file (amlkit.review.run.lookups)
     pools: _Pools | None = None  # per pack: its processes, reused across stacks for amlkit's own
+    prefork: bool = False  # a one-stack CLI review: the packs' children start beside the program's (warm.eager)
 
 
 class _Pools:
@@ -243,6 +244,9 @@ def _review_one(project: Project, config: StackConfig | _BadStackFile, setup: _S
         options = setup.options
         runner = Runner(project, config, {**_runner_request(setup), **_state_request(baseline),
                                           "azure": ids.to_request()}, options.timeout, options.verbose)
+        if setup.prefork:  # before this process imports the pack side below (grpc, pulumi's protobufs)
+            for spec in setup.packs:
+                warm.prefork_pack(spec.directory, project.name, config.stack, config.values)
         from amlkit.review.pack.findings import resource_record, stable, unanswered_lookups  # after the fork
         from amlkit.review.pack.session import SessionParams
 

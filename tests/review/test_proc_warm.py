@@ -56,6 +56,32 @@ def test_the_pack_child_starts_as_the_engine_starts_a_pack():
                                 if key.startswith("PULUMI_") or key == "PYTHONUNBUFFERED"}
 
 
+def test_a_pack_child_forked_ahead_is_the_one_its_stack_would_start(monkeypatch):
+    """warm.prefork_pack (a one-stack CLI review) forks what spawn_pack would fork; spawn_pack takes it only for
+    exactly the same directory, argv, environment and umask, and the review's end kills one nobody took."""
+    pack = PACKS / "observe"
+    assert warm.pack_env("proj", "dev", {"proj:size": "big"}) == PACK_ENV
+    with workers.review_session(None, pack, 1):
+        warm.prefork_pack(pack, "proj", "dev", {"proj:size": "big"})
+        ahead = next(iter(warm._PARKED.values()))
+        monkeypatch.setenv("AMLKIT_TEST_CHANGED", "1")  # the review's environment changed: not that child
+        other = warm.spawn_pack(pack, process.ENGINE_ADDRESS, PACK_ENV)
+        monkeypatch.delenv("AMLKIT_TEST_CHANGED")
+        taken = warm.spawn_pack(pack, process.ENGINE_ADDRESS, PACK_ENV)
+        try:
+            assert other is not ahead and taken is ahead and warm._PARKED == {}
+            port, seen = _first_lines(taken)
+            assert port.isdigit() and seen["argv"][1:] == [process.ENGINE_ADDRESS, str(pack)]
+            assert seen["env"] == {key: value for key, value in {**os.environ, **PACK_ENV}.items()
+                                   if key.startswith("PULUMI_") or key == "PYTHONUNBUFFERED"}
+        finally:
+            processes.kill(taken)
+            processes.kill(other)
+        warm.prefork_pack(pack, "proj", "prod", {})
+        left = next(iter(warm._PARKED.values()))
+    assert warm._PARKED == {} and left.wait(10) is not None  # killed when the review ended
+
+
 @pytest.mark.slow
 def test_the_runner_child_records_what_the_cold_runner_records():
     """`python -P -m amlkit.review.run.runner` (cwd = project dir) and the warm fork that the engine and the

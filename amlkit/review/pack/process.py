@@ -9,7 +9,6 @@ its port. Every call has a deadline; every failure is a ReviewFailed that says w
 from __future__ import annotations
 
 import copy
-import json
 import subprocess
 import time
 from pathlib import Path
@@ -23,26 +22,12 @@ from amlkit.errors import ReviewFailed
 from amlkit.review.pack.config import PolicyConfig, PolicySchema
 from amlkit.review.pack.wire import parsed_schemas
 from amlkit.review.proc import environment, processes, warm
+from amlkit.review.proc.warm import ENGINE_ADDRESS, MAX_ENV_VALUE, config_env
 
 __all__ = ["ENGINE_ADDRESS", "MAX_ENV_VALUE", "PackProcess", "VERBOSE_STDERR_LINES", "config_env"]
 
-ENGINE_ADDRESS = "127.0.0.1:0"  # pulumi.policy accepts it and never dials it
 VERBOSE_STDERR_LINES = 20  # the end of a failed pack's stderr that --verbose shows
-MAX_ENV_VALUE = 120_000  # Linux refuses a single environment string over 128 KiB (MAX_ARG_STRLEN)
 _CHANNEL = [("grpc.max_receive_message_length", 400 * 2**20)]  # the engine's (pulumi sdk/go/common/util/rpcutil)
-
-
-def config_env(config: dict[str, str]) -> str:
-    """PULUMI_CONFIG for the pack. Values that would not fit the environment are left out of it
-    (largest first); ConfigureStack still carries the whole stack config."""
-    kept = dict(config)
-    text = json.dumps(kept)
-    for key in sorted(config, key=lambda k: len(config[k]), reverse=True):
-        if len(text) <= MAX_ENV_VALUE:
-            break
-        del kept[key]
-        text = json.dumps(kept)
-    return text
 
 
 class PackProcess:
@@ -58,11 +43,9 @@ class PackProcess:
         self.pack_dir = pack_dir
         self.timeout = timeout
         self.verbose = verbose
-        env = dict(PULUMI_PROJECT=project, PULUMI_STACK=stack, PULUMI_DRY_RUN="true",
-                   PULUMI_CONFIG=config_env(config), PYTHONUNBUFFERED="1")
-        # `python -u -m pulumi.policy <engine> <pack dir>` (cwd = pack dir), forked warm
+        # `python -u -m pulumi.policy <engine> <pack dir>` (cwd = pack dir), forked warm (or ahead: warm.prefork_pack)
         self.started_in = environment.state()  # reused only in the same (amlkit.review.proc.environment)
-        self.process = warm.spawn_pack(pack_dir, ENGINE_ADDRESS, env)
+        self.process = warm.spawn_pack(pack_dir, ENGINE_ADDRESS, warm.pack_env(project, stack, config))
         # the drains own the streams from here on (kill() must not close them under the readers)
         self.stdout = processes.Drain(self.process.stdout, f"pack {self.process.pid} stdout")
         self.stderr = processes.Drain(self.process.stderr, f"pack {self.process.pid} stderr")

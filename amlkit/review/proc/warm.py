@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import json
 import os
 import select
 import signal
@@ -45,8 +46,9 @@ from amlkit.review.proc import environment, processes
 from amlkit.review.proc._wire import receive, send
 
 __all__ = [
-    "BASE_MODULES", "DEVNULL", "ForkServer", "PACK_MODULES", "PIPE", "REPLY_TIMEOUT", "WarmChild", "prestart",
-    "server", "server_cpu_seconds", "spawn_pack", "spawn_runner", "spawn_worker", "stop",
+    "BASE_MODULES", "DEVNULL", "ENGINE_ADDRESS", "ForkServer", "MAX_ENV_VALUE", "PACK_MODULES", "PIPE", "REPLY_TIMEOUT",
+    "WarmChild", "config_env", "drop_parked", "eager", "pack_env", "prefork_pack", "prestart", "server",
+    "server_cpu_seconds", "spawn_pack", "spawn_runner", "spawn_worker", "stop",
 ]
 
 PIPE = subprocess.PIPE
@@ -57,6 +59,8 @@ REPLY_TIMEOUT = 300.0  # seconds for the server to answer a fork request (it may
 BASE_MODULES = ("pulumi", "pulumi.runtime", "pulumi.runtime.mocks", "pulumi.runtime.stack",
                 "pulumi.runtime.sync_await", "amlkit.review.run.runner", "amlkit.review.run.mocks")
 PACK_MODULES = ("pulumi_policy", "pulumi_policy.policy", "google.protobuf.json_format", "argparse", "runpy")
+ENGINE_ADDRESS = "127.0.0.1:0"  # what a pack child is given as the engine's address: pulumi.policy never dials it
+MAX_ENV_VALUE = 120_000  # Linux refuses a single environment string over 128 KiB (MAX_ARG_STRLEN)
 
 
 # --- the parent's side ----------------------------------------------------------------------------
@@ -151,9 +155,8 @@ class ForkServer:
 
     def plan(self, program: Path | None, pack: Path | None, stacks: int) -> None:
         """Tell the server what it will fork (it preloads the modules those need, unless `eager`)."""
-        eager = _ONE_SHOT and stacks <= 1
         self._request({"op": "plan", "program": str(program) if program else None,
-                       "pack": str(pack) if pack else None, "stacks": stacks, "eager": eager})
+                       "pack": str(pack) if pack else None, "stacks": stacks, "eager": eager(stacks)})
 
     def status(self) -> dict[str, Any]:
         return self._request({"op": "status"})
@@ -254,6 +257,12 @@ def prestart(project_dir: Path | None = None, one_shot: bool = False) -> None:
     _server(project_dir)
 
 
+def eager(stacks: int) -> bool:
+    """Whether a review of `stacks` stacks forks its children at once, each importing what it needs in parallel
+    (a one-shot command, the CLI, reviewing one stack: see `prestart`), instead of the server preloading."""
+    return _ONE_SHOT and stacks <= 1
+
+
 def server() -> ForkServer:
     """The process's fork server, started on first use (a review holds it through
     `amlkit.review.proc.workers.review_session`)."""
@@ -273,6 +282,7 @@ def _server(hint: Path | None = None) -> ForkServer:
 def stop() -> None:
     """Stop the fork server, if one is running: at exit (atexit, and the CLI when its command ends). A
     review still running in another thread starts a new one for its next child."""
+    drop_parked()
     global _SERVER
     with _SERVER_LOCK:
         server, _SERVER = _SERVER, None
@@ -304,9 +314,69 @@ def spawn_worker(cwd: Path, sock: Any) -> WarmChild:
     return _fork("worker", cwd, (sock, DEVNULL, DEVNULL))
 
 
+def config_env(config: dict[str, str]) -> str:
+    """PULUMI_CONFIG for the pack. Values that would not fit the environment are left out of it
+    (largest first); ConfigureStack still carries the whole stack config."""
+    kept = dict(config)
+    text = json.dumps(kept)
+    for key in sorted(config, key=lambda k: len(config[k]), reverse=True):
+        if len(text) <= MAX_ENV_VALUE:
+            break
+        del kept[key]
+        text = json.dumps(kept)
+    return text
+
+
+def pack_env(project: str, stack: str, config: dict[str, str]) -> dict[str, str]:
+    """What the engine sets for a policy pack it starts for `stack` (amlkit.review.pack.process)."""
+    return dict(PULUMI_PROJECT=project, PULUMI_STACK=stack, PULUMI_DRY_RUN="true", PULUMI_CONFIG=config_env(config),
+                PYTHONUNBUFFERED="1")
+
+
 def spawn_pack(pack_dir: Path, engine_address: str, env: dict[str, str]) -> WarmChild:
-    """The pack's child: what `python -u -m pulumi.policy <engine> <pack dir>` (cwd = pack dir) runs."""
+    """The pack's child: what `python -u -m pulumi.policy <engine> <pack dir>` (cwd = pack dir) runs; the one
+    `prefork_pack` started for exactly these arguments, environment and umask, when there is one."""
+    with _PARKED_LOCK:
+        child = _PARKED.pop(_pack_key(pack_dir, engine_address, env), None)
+    if child is not None:
+        if child.poll() is None:
+            return child
+        processes.kill(child)  # it died while parked: a new one, whose failure the review reports
     return _fork("pack", pack_dir, (DEVNULL, PIPE, PIPE), env=env, argv=[engine_address, str(pack_dir)])
+
+
+_PARKED: dict[tuple[str, ...], WarmChild] = {}  # pack children forked ahead, by what they were started with
+_PARKED_LOCK = threading.Lock()
+
+
+def prefork_pack(pack_dir: Path, project: str, stack: str, config: dict[str, str]) -> None:
+    """Fork the pack child of a stack now, beside its program's child, before this process imports the pack side
+    (grpc, pulumi's protobufs: a one-stack CLI review, `eager`); that stack's `spawn_pack` takes it. It is the
+    child `spawn_pack` would fork (the same request: directory, argv, environment, umask), only earlier; one
+    nobody takes is killed when the review ends (`drop_parked`)."""
+    env = pack_env(project, stack, config)
+    key = _pack_key(pack_dir, ENGINE_ADDRESS, env)
+    child = _fork("pack", pack_dir, (DEVNULL, PIPE, PIPE), env=env, argv=[ENGINE_ADDRESS, str(pack_dir)])
+    with _PARKED_LOCK:
+        before = _PARKED.pop(key, None)
+        _PARKED[key] = child
+    if before is not None:
+        processes.kill(before)
+
+
+def drop_parked() -> None:
+    """Kill the pack children forked ahead that no stack took."""
+    with _PARKED_LOCK:
+        parked = list(_PARKED.values())
+        _PARKED.clear()
+    for child in parked:
+        processes.kill(child)
+
+
+def _pack_key(pack_dir: Path, engine_address: str, env: dict[str, str]) -> tuple[str, ...]:
+    """What a pack child gets from the review: its directory, argv, whole environment and umask."""
+    return (str(pack_dir), engine_address, json.dumps({**os.environ, **env}, sort_keys=True),
+            str(environment.umask()))
 
 
 def _fork(kind: str, cwd: Path, stdio: tuple[Any, Any, Any], env: dict[str, str] | None = None,

@@ -179,7 +179,10 @@ def review_session(program: Path | None, pack: Path | None, stacks: int) -> Iter
     """
     server = warm.server()
     server.plan(program, pack, stacks)
-    with session():
-        yield server
+    try:
+        with session():
+            yield server
+    finally:
+        warm.drop_parked()  # a pack child forked ahead that no stack took (warm.prefork_pack)
     if program is not None:  # the provider modules its stacks used: preloaded for its next review
         learned.keep(program)
