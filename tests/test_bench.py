@@ -113,6 +113,9 @@ def test_the_state_audit_benchmark_reports_time_memory_and_findings(tmp_path):
     row = state_audit.audit(path, None)
     assert (row["exit"], row["resources"], row["mandatory"], row["unknown"]) == (1, 62, 1, 0)
     assert "error" not in row and row["peak_rss_mb"] > 0 and row["peak_tree_pss_mb"] > 0
+    roles = [process["role"] for process in row["processes"]]
+    assert roles[0] == "amlkit" and "pack" in roles  # each process of the tree, with its CPU and peak RSS
+    assert all(process["cpu_s"] >= 0 and process["peak_rss_mb"] > 0 for process in row["processes"])
 
 
 def test_the_targets_table_states_each_figure_its_load_and_its_verdict():
