@@ -53,16 +53,22 @@ def _finding_lines(report: dict[str, object]) -> list[str]:
 
 
 @pytest.mark.slow
-def test_the_example_prints_what_amlkit_check_reports(tmp_path: Path) -> None:
+def test_the_example_prints_what_amlkit_check_reports(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The example runs as an embedder runs it (its own process); `amlkit check`, what it is compared with,
+    runs in this process (typer's CliRunner: the same command and report, without an interpreter's start)."""
+    from typer.testing import CliRunner
+
+    from amlkit import cli
+
     program = tmp_path / "review_dev.py"
     program.write_text(examples()[0], encoding="utf-8")
     ran = subprocess.run([sys.executable, str(program)], cwd=ROOT, capture_output=True, text=True, timeout=600)
-    check = subprocess.run([sys.executable, "-m", "amlkit.cli", "check", "-s", "dev", "--format", "json"], cwd=ROOT,
-                           capture_output=True, text=True, timeout=600)
+    monkeypatch.chdir(ROOT)
+    check = CliRunner().invoke(cli.app, ["check", "-s", "dev", "--format", "json"])
     expected = _finding_lines(json.loads(check.stdout))
     assert expected  # the dev stack has findings to compare
     assert ran.stdout.splitlines() == expected
-    assert ran.returncode == check.returncode
+    assert ran.returncode == check.exit_code
 
 
 @pytest.mark.slow
