@@ -3,8 +3,8 @@ function-level and TYPE_CHECKING imports included (an import inside a function i
 
 LAYERS (lowest first) is the layering docs/architecture.md draws; a module may import its own layer and
 the layers below it. The whole graph is asserted, with no exceptions list: no module imports a module of a
-higher layer, and no import circle exists anywhere (within a layer either). `python tests/test_layers.py`
-prints what goes against it."""
+higher layer, and no import circle exists anywhere (within a layer either), between modules or between
+packages (`packages`). `python tests/test_layers.py` prints what goes against it."""
 
 from __future__ import annotations
 
@@ -38,8 +38,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("review.report", ("amlkit.review.report",)),
     ("orchestration", ("amlkit.review", "amlkit.review.engine", "amlkit.review.state_audit",
                        "amlkit.review.packs")),
-    # the mains of the fork server and of a program worker it forks (`python -m amlkit.review.proc.warm_server`)
-    ("child processes", ("amlkit.review.proc.warm_server", "amlkit.review.proc.worker")),
+    # the mains of the fork server and of a program worker it forks (`python -m amlkit.review.children.fork_server`)
+    ("child processes", ("amlkit.review.children",)),
     ("entry points", ("amlkit.cli", "amlkit.commands", "amlkit.server", "amlkit.server_process",
                       "amlkit.launch", "amlkit.program", "amlkit.fix_cmd", "amlkit.provider", "amlkit.fix",
                       "amlkit.guard",
@@ -134,6 +134,21 @@ def circles(edges: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
+def package(module: str) -> str:
+    """A module's package for the package-level graph: its sub-package (or module) of amlkit.review, else its
+    top-level module (amlkit.policies.rules.x -> amlkit.policies, amlkit.review.proc.warm -> amlkit.review.proc)."""
+    parts = module.split(".")
+    return ".".join(parts[:3] if module.startswith("amlkit.review.") else parts[:2])
+
+
+def packages(edges: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The import graph with each module collapsed to its package (imports within a package dropped)."""
+    collapsed: dict[str, set[str]] = defaultdict(set)
+    for a, targets in edges.items():
+        collapsed[package(a)].update(package(b) for b in targets if package(b) != package(a))
+    return collapsed
+
+
 def upward(edges: dict[str, set[str]]) -> list[str]:
     return sorted(f"{a} ({LAYERS[layer(a)][0]}) -> {b} ({LAYERS[layer(b)][0]})"
                   for a, targets in edges.items() for b in targets if layer(b) > layer(a))
@@ -146,6 +161,10 @@ def test_every_module_has_a_layer() -> None:
 
 def test_no_import_circle_anywhere() -> None:
     assert circles(imports()) == []
+
+
+def test_no_import_circle_between_packages() -> None:
+    assert circles(packages(imports())) == []
 
 
 def test_no_module_imports_a_higher_layer() -> None:
@@ -161,6 +180,21 @@ def test_the_checks_find_a_circle_and_an_upward_import() -> None:
              "amlkit.review.plan.state": {"amlkit.review.plan.diff"}}
     assert upward(edges) == ["amlkit.review.pack.snapshot (review.pack) -> amlkit.review.report.locate (review.report)"]
     assert circles(edges) == [["amlkit.review.plan.diff", "amlkit.review.plan.state"]]
+
+
+def test_the_package_check_finds_a_circle_no_module_circle_shows() -> None:
+    # as before the children's mains left proc (proc.warm_server -> run.runner, run.client -> proc.warm): no
+    # module circle, but the packages proc and run import each other; modules of one package importing each
+    # other are no package circle
+    edges = {"amlkit.review.proc.warm_server": {"amlkit.review.run.runner", "amlkit.review.proc.wire"},
+             "amlkit.review.run.client": {"amlkit.review.proc.warm", "amlkit.review.run.runner"},
+             "amlkit.review.proc.warm": {"amlkit.review.proc.wire", "amlkit.errors"},
+             "amlkit.policies.rules.x": {"amlkit.policies.framework", "amlkit.vmsizes"}}
+    assert circles(edges) == []
+    assert dict(packages(edges)) == {"amlkit.review.proc": {"amlkit.review.run", "amlkit.errors"},
+                                     "amlkit.review.run": {"amlkit.review.proc"},
+                                     "amlkit.policies": {"amlkit.vmsizes"}}
+    assert circles(packages(edges)) == [["amlkit.review.proc", "amlkit.review.run"]]
 
 
 def test_components_import_neither_the_reviewer_nor_the_pack() -> None:
@@ -215,4 +249,5 @@ def test_the_reader_sees_function_level_imports() -> None:
 if __name__ == "__main__":
     graph = imports()
     print("module circles:", *circles(graph), sep="\n  ")
+    print("package circles:", *circles(packages(graph)), sep="\n  ")
     print("upward imports:", *upward(graph), sep="\n  ")

@@ -19,10 +19,14 @@ def public_modules() -> list[Path]:
     found = []
     for package in PACKAGES:
         for path in sorted((ROOT / package).rglob("*.py")):
-            parts = path.relative_to(ROOT).with_suffix("").parts
-            if path.name != "__main__.py" and not any(p.startswith("_") and p != "__init__" for p in parts):
+            if is_public(path.relative_to(ROOT).with_suffix("").parts):
                 found.append(path)
     return found
+
+
+def is_public(parts: tuple[str, ...]) -> bool:
+    """A module path (without .py) is public unless a part is `_`-prefixed (`__init__` aside) or it is a `__main__`."""
+    return parts[-1] != "__main__" and not any(p.startswith("_") and p != "__init__" for p in parts)
 
 
 def declared_all(tree: ast.Module) -> ast.expr | None:
@@ -73,11 +77,23 @@ def test_what_the_check_reads(source: str, declared: bool, lazy: set[str]) -> No
     assert (declared_all(tree) is not None, lazy_names(tree)) == (declared, lazy)
 
 
+@pytest.mark.parametrize(("parts", "public"), [
+    (("amlkit", "review", "proc", "wire"), True),
+    (("amlkit", "review", "__init__"), True),
+    (("amlkit", "review", "proc", "_wire"), False),
+    (("amlkit", "_private", "module"), False),
+    (("policies", "__main__"), False),
+])
+def test_which_modules_are_public(parts: tuple[str, ...], public: bool) -> None:
+    assert is_public(parts) is public
+
+
 def test_the_walk_finds_the_package() -> None:
     found = {str(p.relative_to(ROOT)) for p in public_modules()}
     assert {"amlkit/review/__init__.py", "amlkit/errors.py", "amlkit/program.py", "components/__init__.py",
-            "policies/framework.py", "policies/rules/aml_cluster_min_nodes_zero.py"} <= found
-    assert not {"amlkit/review/proc/_wire.py", "policies/__main__.py"} & found
+            "policies/framework.py", "policies/rules/aml_cluster_min_nodes_zero.py", "amlkit/review/proc/wire.py",
+            "amlkit/review/children/fork_server.py"} <= found
+    assert "policies/__main__.py" not in found
     assert len(found) > 140
 
 

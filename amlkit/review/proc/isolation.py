@@ -1,4 +1,4 @@
-"""What a program worker (amlkit.review.proc.worker) resets between two stacks, and what it checks.
+"""What a program worker (amlkit.review.children.worker) resets between two stacks, and what it checks.
 
 A worker runs one stack after another in one process. The next stack must see exactly what a fresh
 child of the fork server sees, so after every stack the worker compares the process with the `Baseline`

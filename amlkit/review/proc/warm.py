@@ -2,7 +2,7 @@
 
 The review's parent talks gRPC to every pack, and gRPC is not fork-safe (a fork while another thread
 is inside gRPC leaves the child aborting with `epoll_wait error: Bad file descriptor`). So the parent
-never forks. It starts ONE fork server (`python -P -m amlkit.review.proc.warm_server`, an exec, no Python code
+never forks. It starts ONE fork server (`python -P -m amlkit.review.children.fork_server`, an exec, no Python code
 between fork and exec) before it creates any gRPC channel; the server imports pulumi, the
 azure-native modules the programs use (forcing the lazy modules to load), amlkit's components and the
 pack's modules, and never creates a gRPC channel, server or thread: it checks that it is the only
@@ -43,7 +43,7 @@ from typing import Any
 
 from amlkit.errors import ReviewFailed
 from amlkit.review.proc import environment, processes
-from amlkit.review.proc._wire import receive, send
+from amlkit.review.proc.wire import receive, send
 
 __all__ = [
     "BASE_MODULES", "DEVNULL", "ENGINE_ADDRESS", "ForkServer", "MAX_ENV_VALUE", "PACK_MODULES", "PIPE", "REPLY_TIMEOUT",
@@ -138,8 +138,8 @@ class ForkServer:
         self.lock = threading.Lock()
         self.sock = ours
         self.sock.settimeout(REPLY_TIMEOUT)
-        args = [sys.executable, "-P", "-m", "amlkit.review.proc.warm_server", str(theirs.fileno()), str(os.getpid()),
-                *([str(hint)] if hint else [])]
+        args = [sys.executable, "-P", "-m", "amlkit.review.children.fork_server", str(theirs.fileno()),
+                str(os.getpid()), *([str(hint)] if hint else [])]
         try:
             # no preexec_fn: Popen then execs straight away (no Python code, no fork handlers run)
             self.process = processes.adopt(lambda: subprocess.Popen(
@@ -310,7 +310,7 @@ def spawn_runner(cwd: Path, stderr: Any) -> WarmChild:
 
 
 def spawn_worker(cwd: Path, sock: Any) -> WarmChild:
-    """A program worker (amlkit.review.proc.worker): runs stacks one after another, its requests on `sock`."""
+    """A program worker (amlkit.review.children.worker): runs stacks one after another, its requests on `sock`."""
     return _fork("worker", cwd, (sock, DEVNULL, DEVNULL))
 
 

@@ -1,6 +1,6 @@
 """Program workers, the parent's side: a review runs each stack's program in a worker forked from the fork server
 (amlkit.review.proc.warm), which runs stacks one after another (the child's side, and what it resets and checks
-between two stacks: amlkit.review.proc.worker and amlkit.review.proc.isolation).
+between two stacks: amlkit.review.children.worker and amlkit.review.proc.isolation).
 
 A review thread takes an idle worker of the same program (or forks one), sends it the stack's request with the
 stack's result pipe and stderr file, reads the result as from a fresh runner child (`StackRun` has the part of
@@ -25,7 +25,7 @@ from typing import Any
 
 from amlkit.errors import UsageError, elide
 from amlkit.review.proc import environment, learned, processes, warm
-from amlkit.review.proc._wire import receive, send
+from amlkit.review.proc.wire import receive, send
 
 __all__ = [
     "FINISH_TIMEOUT", "SWITCH", "SWITCH_VALUES", "StackRun", "Worker", "check_switch", "enabled", "finish",

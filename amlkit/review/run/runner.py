@@ -66,7 +66,7 @@ def main() -> int:
 
 def serve(request: dict[str, Any], emit: Emitter) -> bool:
     """Run one request, its messages to `emit` (closed after); whether the program finished. A program worker
-    (amlkit.review.proc.worker) calls this once per stack, with fd 1 that stack's result pipe."""
+    (amlkit.review.children.worker) calls this once per stack, with fd 1 that stack's result pipe."""
     os.dup2(2, 1)  # the program's prints (and any library's) go to stderr
     try:
         run(request, lambda record: emit({"resource": record}), lambda outputs: emit({"stack_outputs": outputs}),

@@ -1,5 +1,5 @@
 """Warm what a program's first stack would compute about the SDK classes it uses, once, in the fork server
-(amlkit.review.proc.warm_server), so that every child forked from it starts with it computed.
+(amlkit.review.children.fork_server), so that every child forked from it starts with it computed.
 
 Pulumi's Python SDK works out, per resource, args and output class, the Python and wire names of its properties
 and their resolved type hints (`pulumi._types`: `_py_properties`, `_raw_return_hints`,

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from amlkit.review.proc import environment, isolation
-from amlkit.review.proc._wire import receive, send
+from amlkit.review.proc.wire import receive, send
 
 __all__ = ["serve"]
 

@@ -1,4 +1,4 @@
-"""The warm-start fork server (`python -P -m amlkit.review.proc.warm_server`): it imports once, then forks
+"""The warm-start fork server (`python -P -m amlkit.review.children.fork_server`): it imports once, then forks
 one child per request. The parent's side, the protocol and the guarantees are in `amlkit.review.proc.warm`.
 """
 
@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from amlkit.review.proc import environment
-from amlkit.review.proc._wire import PR_SET_PDEATHSIG, receive, send
 from amlkit.review.proc.preload import default_pack, pack_modules, program_preload, project_program
 from amlkit.review.proc.warm import BASE_MODULES, PACK_MODULES
+from amlkit.review.proc.wire import PR_SET_PDEATHSIG, receive, send
 
 __all__ = ["cpu_seconds", "import_all", "main", "thread_count", "warm_caches", "warm_types"]
 
@@ -274,8 +274,8 @@ def _run(message: dict[str, Any]) -> int:
 
         sys.argv = [runner.__file__]
         return runner.main()
-    if message["kind"] == "worker":  # stacks one after another: amlkit.review.proc.worker
-        from amlkit.review.proc import worker
+    if message["kind"] == "worker":  # stacks one after another: amlkit.review.children.worker
+        from amlkit.review.children import worker
         from amlkit.review.run import runner
 
         sys.argv = [runner.__file__]

@@ -1,7 +1,7 @@
-"""The fork server's wire format, spoken by both sides (amlkit.review.proc.warm, the parent's; and
-amlkit.review.proc.warm_server): a length-prefixed JSON message per request or reply over an AF_UNIX
-socket, the child's stdio and status pipe travelling as file descriptors (SCM_RIGHTS). Internal to
-amlkit.review.proc.
+"""The fork server's wire format, spoken by both sides (the parent's: amlkit.review.proc.warm and
+amlkit.review.proc.workers; the children's: amlkit.review.children.fork_server and amlkit.review.children.worker):
+a length-prefixed JSON message per request or reply over an AF_UNIX socket, the child's stdio and status pipe
+travelling as file descriptors (SCM_RIGHTS).
 """
 
 from __future__ import annotations
@@ -10,6 +10,8 @@ import json
 import socket
 import struct
 from typing import Any
+
+__all__ = ["PR_SET_PDEATHSIG", "receive", "send"]
 
 PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent dies
 _HEADER = struct.Struct("!I")
