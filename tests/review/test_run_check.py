@@ -9,12 +9,22 @@ import pytest
 from pulumi.runtime import rpc
 
 from amlkit.review.run.check import autoname, checked, suffix
+from amlkit.review.run.sdk import api_version
 
 U = rpc.UNKNOWN
 NATIVE = "azure-native:machinelearningservices:"
 RG_URN = "urn:pulumi:dev::p::azure-native:resources:ResourceGroup::rg"
 WS_URN = "urn:pulumi:dev::p::azure-native:machinelearningservices:Workspace::mlw"
 RA_URN = "urn:pulumi:dev::p::azure-native:authorization:RoleAssignment::ra"
+VERSIONS = {  # what the SDK of constraints.txt (pulumi-azure-native 3.29.0) documents: "Uses Azure REST API version ..."
+    "azure-native:resources:ResourceGroup": "2024-03-01",
+    NATIVE + "Workspace": "2025-12-01",
+    NATIVE + "Compute": "2025-12-01",
+    "azure-native:authorization:RoleAssignment": "2022-04-01",
+    "azure-native:authorization:ManagementLockAtResourceGroupLevel": "2020-05-01",
+    "azure-native:resources:Deployment": "2024-03-01",
+}
+"""Check sets an omitted `azureApiVersion` of every azure-native type to the type's API version (applyDefaults)."""
 
 
 @pytest.mark.parametrize(("type_token", "expected"), [
@@ -93,7 +103,31 @@ def group_at(group: str) -> Any:
         "provider-location", "unknown-group", "group-location", "group-unknown-offline", "unknown-location",
         "no-location-in-body", "auto-location-disabled", "classic-unknown-group", "classic-group", "classic-no-group"])
 def test_checked(type_token, urn, inputs, olds, provider, expected):
+    if type_token.startswith("azure-native:"):
+        expected = {**expected, "azureApiVersion": VERSIONS[type_token]}
     assert checked(type_token, urn, inputs, olds, provider, group_at) == expected
+
+
+@pytest.mark.parametrize(("type_token", "expected"), [
+    *VERSIONS.items(),
+    ("azure-native:machinelearningservices/v20240401preview:Workspace", "2024-04-01-preview"),  # an explicit version
+    ("azure-native:machinelearningservices/v20240401:Compute", "2024-04-01"),
+    ("azure-native:storage:Blob", None),  # no API version in the provider's metadata (provider.go's own example)
+    ("azure-native:nosuchmodule:Thing", None),
+    ("azure:machinelearning/workspace:Workspace", None),  # classic: no such input
+])
+def test_api_version(type_token, expected):
+    assert api_version(type_token) == expected
+
+
+def test_a_given_api_version_is_kept_and_an_old_one_is_not_reused():
+    kept = checked(NATIVE + "Workspace", WS_URN, {"workspaceName": "w", "location": "x", "azureApiVersion": "2024-04-01"},
+                   None, None, group_at)
+    assert kept["azureApiVersion"] == "2024-04-01"
+    # Check fills the type's current version whatever the old inputs held: a provider upgrade is an update
+    upgraded = checked(NATIVE + "Workspace", WS_URN, {"workspaceName": "w", "location": "x"},
+                       {"azureApiVersion": "2023-04-01"}, None, group_at)
+    assert upgraded["azureApiVersion"] == "2025-12-01"
 
 
 def test_the_suffix_derives_from_the_urn_only():

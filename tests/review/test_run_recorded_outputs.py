@@ -43,8 +43,8 @@ def test_a_created_native_lock_has_its_preview_outputs_and_no_path_inputs(native
     """azure-native PreviewOutputs: `level` mirrored, every other response property unknown, `id` included; the
     path inputs `resourceGroupName` and `lockName` are not outputs."""
     assert native["lock"]["inputs"] == {"lockName": "lock", "resourceGroupName": "rg-shared-ml",
-                                        "level": "CanNotDelete"}
-    assert native["lock"]["outputs"] == {"azureApiVersion": U, "id": U, "level": "CanNotDelete", "name": U,
+                                        "level": "CanNotDelete", "azureApiVersion": "2020-05-01"}
+    assert native["lock"]["outputs"] == {"azureApiVersion": "2020-05-01", "id": U, "level": "CanNotDelete", "name": U,
                                          "notes": U, "owners": U, "systemData": U, "type": U}
 
 
@@ -96,7 +96,7 @@ def test_analyze_gets_inputs_and_analyze_stack_gets_outputs(monkeypatch):
     review(Path(FIXTURES / "literal_workspace" / "native"), ["probe"])
     (request,) = calls["AnalyzeStack"]
     sent = {r.name: json_format.MessageToDict(r.properties) for r in request.resources}
-    assert sent["lock"] == {"azureApiVersion": U, "id": U, "level": "CanNotDelete", "name": U, "notes": U,
+    assert sent["lock"] == {"azureApiVersion": "2020-05-01", "id": U, "level": "CanNotDelete", "name": U, "notes": U,
                             "owners": U, "systemData": U, "type": U}
     assert "workspaceName" not in sent["gpu"] and sent["gpu"]["id"] == U
     assert {r.name: sorted(k for k, v in r.propertyDependencies.items() if v.urns) for r in request.resources} == {

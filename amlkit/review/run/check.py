@@ -24,6 +24,12 @@ azure-native (pulumi/pulumi-azure-native `provider/pkg/provider/provider.go`, `C
   ARM. Offline (4) is the group's deployed location when the state holds it, else unknown: the review cannot
   read Azure (the CLI reads it when the group exists, and leaves `location` out when it does not).
 
+- The API version (`applyDefaults`, azure-native 3.x): an omitted `azureApiVersion` input becomes the type's API
+  version from the provider's metadata (none for a few types, e.g. storage:Blob). Offline it is the version the
+  installed SDK's class documents (`amlkit.review.run.sdk.api_version`; the SDK and the provider plugin of one
+  release share their metadata). A deployed state's inputs hold it, so without it every unchanged azure-native
+  resource would plan an update.
+
 The classic provider (pulumi/pulumi-azure `provider/resources.go`): every resource with `location` and
 `resourceGroupName` defaults `location` to the group's, read from Azure (`defaultAzureLocation`: unknown when the
 group name is unknown); offline as (4) above, the old inputs first (the bridge keeps a defaulted value on update).
@@ -42,12 +48,13 @@ from typing import Any
 from pulumi.runtime import rpc
 
 from amlkit.review.arm import arm_path, type_key
-from amlkit.review.run.sdk import input_names
+from amlkit.review.run.sdk import api_version, input_names
 from amlkit.tokens import type_parts
 
-__all__ = ["AUTO_LOCATION_DISABLED", "CREATE_BEFORE_DELETE", "LOCATION_CONFIG", "autoname", "checked", "suffix"]
+__all__ = ["API_VERSION", "AUTO_LOCATION_DISABLED", "CREATE_BEFORE_DELETE", "LOCATION_CONFIG", "autoname", "checked", "suffix"]
 
 CREATE_BEFORE_DELETE = "__createBeforeDelete"
+API_VERSION = "azureApiVersion"
 LOCATION_CONFIG = "azure-native:location"
 AUTO_LOCATION_DISABLED = frozenset({
     "resources:Deployment", "network:LoadBalancerBackendAddressPool",
@@ -121,6 +128,9 @@ def checked(type_token: str, urn: str, inputs: Mapping[str, Any], olds: Mapping[
             news[key] = _default_name(urn, strategy)
             if strategy != "copy":
                 news[CREATE_BEFORE_DELETE] = True
+    version = api_version(type_token) if native else None
+    if version is not None and not _has(news, API_VERSION):
+        news[API_VERSION] = version
     if not _has(news, "location") and _auto_located(type_token, native):
         location = _default_location(news, olds, provider_location if native else None, group_location)
         if location is not None:

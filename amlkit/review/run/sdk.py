@@ -9,10 +9,12 @@ from __future__ import annotations
 import collections.abc
 import functools
 import importlib
+import inspect
 import re
 import types
 import typing
 import warnings
+from pathlib import Path
 from typing import Any
 
 from pulumi.output import Unknown
@@ -22,7 +24,7 @@ from amlkit.review.run.bridge import planned_defaults
 from amlkit.tokens import type_parts
 
 __all__ = [
-    "function_parts", "input_names", "output_only_unknown", "preview_outputs", "result_fields", "result_shape",
+    "api_version", "function_parts", "input_names", "output_only_unknown", "preview_outputs", "result_fields", "result_shape",
     "returns_credentials", "with_output_only_unknown",
 ]
 
@@ -144,6 +146,37 @@ def _fields(cls: type) -> dict[str, Any]:
             except Exception:  # noqa: BLE001 - an unresolvable hint: that field is echoed as given
                 fields[wire] = None
     return fields
+
+
+_API_VERSION = re.compile(r"Uses Azure REST API version (\d{4}-\d{2}-\d{2}(?:-[a-z]+)?)\b")
+
+
+def api_version(type_token: str) -> str | None:
+    """The Azure REST API version azure-native's provider uses for a type (its metadata's `APIVersion`): an explicit
+    version's own (`.../v20240401preview:...` -> 2024-04-01-preview), else the one the installed SDK's class names
+    ("Uses Azure REST API version 2025-12-01."); None for another provider or a type no installed SDK documents."""
+    parts = type_parts(type_token)
+    if parts is None:
+        return None
+    version = parts[1]
+    if version:
+        found = re.fullmatch(r"v(\d{4})(\d{2})(\d{2})([a-z]*)", version)
+        return None if found is None else "-".join(part for part in found.groups() if part)
+    cls = _sdk_class(type_token)
+    return None if cls is None else _documented_version(cls)
+
+
+@functools.cache
+def _documented_version(cls: type) -> str | None:
+    """The version the class's constructor docstring names: read from its module's source, since `typing.overload`
+    leaves the constructor that runs without the docstring."""
+    try:
+        source = Path(inspect.getfile(cls)).read_text(encoding="utf-8")
+    except (OSError, TypeError):
+        return None
+    start = source.find(f"class {cls.__name__}(")
+    match = _API_VERSION.search(source, max(start, 0))
+    return match.group(1) if match else None
 
 
 @functools.cache
