@@ -75,6 +75,18 @@ def test_unchanged_program_plans_nothing(tmp_path: Path) -> None:
     assert result.plan.stack_op == "same"
 
 
+@pytest.mark.slow
+def test_a_state_holding_check_api_versions_plans_nothing(tmp_path: Path) -> None:
+    """A state the CLI wrote with azure-native 3.x holds, in every resource's inputs, the `azureApiVersion` its
+    Check set (provider.go `applyDefaults`); the offline Check sets the same, so an unchanged program is `same`."""
+    resources = deployed(PLATFORM, "prod")
+    assert find(resources, "mlw-workspace")["inputs"]["azureApiVersion"] == "2025-12-01"
+    assert find(resources, "cpu-cluster-compute")["inputs"]["azureApiVersion"] == "2025-12-01"
+    assert find(resources, "ml-rg")["inputs"]["azureApiVersion"] == "2024-03-01"
+    result, plan = plan_of(PLATFORM, "prod", resources, tmp_path)
+    assert changed(plan) == {} and plan.errors == []
+
+
 def test_platform_edits_give_exact_ops_reasons_and_diffs(tmp_path: Path) -> None:
     resources = deployed(PLATFORM, "prod")
     cpu = find(resources, "cpu-cluster-compute")
