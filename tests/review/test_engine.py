@@ -161,8 +161,8 @@ def test_secrets_never_appear_in_results():
     assert "literal-token-s3cr3t-value" not in text
     assert "AAABAGsJ0cmV0" not in text
     [echo] = [v for v in stack.violations if v.policy == "echo-inputs"]
-    assert echo.message == ("inputs: 2025-12-01, AmlCompute, Linux, NotSpecified, Standard_DS3_v2, [secret], azureuser, "
-                            "cpu-with-password, [secret], mlw, rg-ml, westeurope")
+    assert echo.message == ("inputs: 2025-12-01, AmlCompute, Linux, NotSpecified, Standard_DS3_v2, [secret], "
+                            "azureuser, cpu-with-password, [secret], mlw, rg-ml, westeurope")
     cluster = stack.resources[0]
     assert cluster.inputs["tags"] == {"token": "[secret]"}
     assert cluster.inputs["properties"]["properties"]["userAccountCredentials"] == {

@@ -16,7 +16,7 @@ NATIVE = "azure-native:machinelearningservices:"
 RG_URN = "urn:pulumi:dev::p::azure-native:resources:ResourceGroup::rg"
 WS_URN = "urn:pulumi:dev::p::azure-native:machinelearningservices:Workspace::mlw"
 RA_URN = "urn:pulumi:dev::p::azure-native:authorization:RoleAssignment::ra"
-VERSIONS = {  # what the SDK of constraints.txt (pulumi-azure-native 3.29.0) documents: "Uses Azure REST API version ..."
+VERSIONS = {  # what constraints.txt's SDK (pulumi-azure-native 3.29.0) documents: "Uses Azure REST API version ..."
     "azure-native:resources:ResourceGroup": "2024-03-01",
     NATIVE + "Workspace": "2025-12-01",
     NATIVE + "Compute": "2025-12-01",
@@ -121,8 +121,8 @@ def test_api_version(type_token, expected):
 
 
 def test_a_given_api_version_is_kept_and_an_old_one_is_not_reused():
-    kept = checked(NATIVE + "Workspace", WS_URN, {"workspaceName": "w", "location": "x", "azureApiVersion": "2024-04-01"},
-                   None, None, group_at)
+    given = {"workspaceName": "w", "location": "x", "azureApiVersion": "2024-04-01"}
+    kept = checked(NATIVE + "Workspace", WS_URN, given, None, None, group_at)
     assert kept["azureApiVersion"] == "2024-04-01"
     # Check fills the type's current version whatever the old inputs held: a provider upgrade is an update
     upgraded = checked(NATIVE + "Workspace", WS_URN, {"workspaceName": "w", "location": "x"},

@@ -51,7 +51,9 @@ from amlkit.review.arm import arm_path, type_key
 from amlkit.review.run.sdk import api_version, input_names
 from amlkit.tokens import type_parts
 
-__all__ = ["API_VERSION", "AUTO_LOCATION_DISABLED", "CREATE_BEFORE_DELETE", "LOCATION_CONFIG", "autoname", "checked", "suffix"]
+__all__ = [
+    "API_VERSION", "AUTO_LOCATION_DISABLED", "CREATE_BEFORE_DELETE", "LOCATION_CONFIG", "autoname", "checked", "suffix",
+]
 
 CREATE_BEFORE_DELETE = "__createBeforeDelete"
 API_VERSION = "azureApiVersion"

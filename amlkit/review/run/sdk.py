@@ -24,8 +24,8 @@ from amlkit.review.run.bridge import planned_defaults
 from amlkit.tokens import type_parts
 
 __all__ = [
-    "api_version", "function_parts", "input_names", "output_only_unknown", "preview_outputs", "result_fields", "result_shape",
-    "returns_credentials", "with_output_only_unknown",
+    "api_version", "function_parts", "input_names", "output_only_unknown", "preview_outputs", "result_fields",
+    "result_shape", "returns_credentials", "with_output_only_unknown",
 ]
 
 
