@@ -70,7 +70,9 @@ def deployed_records(program: Path, stack: str) -> tuple[str, list[dict[str, Any
     config = load_stack_config(project, stack)
     request = {"program": str(project.main), "project": project.name, "stack": stack, "config": config.values,
                "secret_keys": list(config.secret_keys), "deployed": True}
-    return project.name, normalized(run_runner(request)["resources"])
+    answer = run_runner(request)
+    assert "resources" in answer, f"the program failed as deployed ({program}, stack {stack}): {answer['error']}"
+    return project.name, normalized(answer["resources"])
 
 
 def deployed_state(program: Path, stack: str, directory: Path) -> Path:

@@ -11,6 +11,7 @@ import functools
 import importlib
 import inspect
 import re
+import threading
 import types
 import typing
 import warnings
@@ -52,6 +53,9 @@ def _snake(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()
 
 
+_IMPORTS = threading.RLock()
+
+
 def _sdk_class(token: str, suffix: str = "") -> type | None:
     """The installed SDK's class for a type or function token of any provider: the resource class
     (`suffix` "") or a function's typed result (`suffix` "Result": `<Function>Result`)."""
@@ -71,7 +75,10 @@ def _sdk_class(token: str, suffix: str = "") -> type | None:
     wanted = f"{member[:1].upper()}{member[1:]}{suffix}"
     for name in names:
         try:
-            with warnings.catch_warnings():  # pulumi-azure warns about its own deprecated modules on import
+            # one thread at a time: the SDK registers resources on several threads, and azure-native's lazily
+            # loaded modules (importlib.util.LazyLoader) are not thread-safe, so a second thread could read a
+            # half-loaded module and get no class; warnings.catch_warnings is process-wide state too
+            with _IMPORTS, warnings.catch_warnings():  # pulumi-azure warns about its deprecated modules on import
                 warnings.simplefilter("ignore", DeprecationWarning)
                 result = getattr(importlib.import_module(name), wanted, None)
         except ImportError:
