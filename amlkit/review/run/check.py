@@ -130,7 +130,7 @@ def checked(type_token: str, urn: str, inputs: Mapping[str, Any], olds: Mapping[
             news[key] = _default_name(urn, strategy)
             if strategy != "copy":
                 news[CREATE_BEFORE_DELETE] = True
-    version = api_version(type_token) if native else None
+    version = api_version(type_token)  # None for the classic provider
     if version is not None and not _has(news, API_VERSION):
         news[API_VERSION] = version
     if not _has(news, "location") and _auto_located(type_token, native):

@@ -158,10 +158,12 @@ def _fields(cls: type) -> dict[str, Any]:
 _API_VERSION = re.compile(r"Uses Azure REST API version (\d{4}-\d{2}-\d{2}(?:-[a-z]+)?)\b")
 
 
+@functools.cache
 def api_version(type_token: str) -> str | None:
     """The Azure REST API version azure-native's provider uses for a type (its metadata's `APIVersion`): an explicit
     version's own (`.../v20240401preview:...` -> 2024-04-01-preview), else the one the installed SDK's class names
-    ("Uses Azure REST API version 2025-12-01."); None for another provider or a type no installed SDK documents."""
+    ("Uses Azure REST API version 2025-12-01."); None for another provider or a type no installed SDK documents.
+    Once per type: Check asks on every registration, and the answer depends only on the installed SDK."""
     parts = type_parts(type_token)
     if parts is None:
         return None
@@ -173,7 +175,6 @@ def api_version(type_token: str) -> str | None:
     return None if cls is None else _documented_version(cls)
 
 
-@functools.cache
 def _documented_version(cls: type) -> str | None:
     """The version the class's constructor docstring names: read from its module's source, since `typing.overload`
     leaves the constructor that runs without the docstring."""
