@@ -63,6 +63,18 @@ PATCHES = {
                "pulumi_policy.policy:_PolicyAnalyzerServicer.AnalyzeStack",
                "pulumi_policy.policy:_PolicyAnalyzerServicer._get_provider_resource"),
               frozenset({"5125527e0e10fa827c2ff39758deab409e7ccff6cb671b2deef900fa5874a61b"})),  # pulumi-policy 1.21.0
+        Patch("struct-to-dict", "json_format's descriptor walk per value when the pack converts a Struct",
+              "protobuf",
+              # amlkit.policies.structs does for a Struct what this printer does, value for value
+              ("google.protobuf.json_format:MessageToDict", "google.protobuf.json_format:_Printer.__init__",
+               "google.protobuf.json_format:_Printer._MessageToJsonObject",
+               "google.protobuf.json_format:_Printer._StructMessageToJsonObject",
+               "google.protobuf.json_format:_Printer._ValueMessageToJsonObject",
+               "google.protobuf.json_format:_Printer._ListValueMessageToJsonObject",
+               "google.protobuf.json_format:_Printer._FieldToJsonObject",
+               "google.protobuf.json_format:_IsWrapperMessage"),
+              (),
+              frozenset({"cb4013bdafcdcf74222f0798fb01e481f374b53b41487c70b16b9f8f96399d9c"})),  # protobuf 5.29.6
     )
 }
 

@@ -30,6 +30,7 @@ from amlkit.policies.outputs import stack_props
 from amlkit.policies.remediate import remediation
 from amlkit.policies.rule_baseline import BASELINE_POLICY, BASELINE_SCHEMA, rebase
 from amlkit.policies.secret_reads import Taint, secret_paths, tracked
+from amlkit.policies.structs import message_to_dict
 from amlkit.policies.waivers import (
     ANALYZED_NAMES,
     Subject,
@@ -365,11 +366,12 @@ def _memoized(function: Callable[..., Any]) -> Callable[..., Any]:
 
 
 class _MemoJsonFormat:
-    """`google.protobuf.json_format` as pulumi-policy's servicer sees it: MessageToDict memoized."""
+    """`google.protobuf.json_format` as pulumi-policy's servicer sees it: MessageToDict memoized (and a Struct converted
+    by amlkit.policies.structs, where verified)."""
 
     def __init__(self, module: Any) -> None:
         self._module = module
-        self.MessageToDict = _memoized(module.MessageToDict)
+        self.MessageToDict = _memoized(message_to_dict(module.MessageToDict))
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._module, name)

@@ -30,6 +30,7 @@ from typing import Any, TypeVar
 from amlkit.policies.framework import StackResource
 from amlkit.policies.outputs import stack_props
 from amlkit.policies.secret_reads import Taint, secret_paths, tracked
+from amlkit.policies.structs import message_to_dict
 from amlkit.policies.waivers import ANALYZED_NAMES, Subject, azure_names
 
 __all__ = ["MARK", "SharedStack", "current", "mark", "sharing"]
@@ -112,10 +113,11 @@ class SharedStack:
         from pulumi_policy.deserialize import deserialize_properties
 
         proxy = servicer_module.unknown_checking_proxy  # type: ignore[attr-defined]  # the servicer's own
+        to_dict = message_to_dict(json_format.MessageToDict)  # not the servicer's memo: nothing is converted twice
         urns = {r.urn for r in self._request_resources}
         converted = []
         for index, r in enumerate(self._request_resources):
-            props = stack_props(r.type, proxy(deserialize_properties(json_format.MessageToDict(r.properties))))
+            props = stack_props(r.type, proxy(deserialize_properties(to_dict(r.properties))))
             dependencies = {key: tuple(urn for urn in value.urns if urn in urns)
                             for key, value in r.propertyDependencies.items()}
             resource = StackResource(r.type, r.name, r.urn, props, r.parent if r.parent in urns else None,
