@@ -33,14 +33,12 @@ azure-native (pulumi/pulumi-azure-native `provider/pkg/provider/provider.go`, `C
 The classic provider (pulumi/pulumi-azure `provider/resources.go`): every resource with `location` and
 `resourceGroupName` defaults `location` to the group's, read from Azure (`defaultAzureLocation`: unknown when the
 group name is unknown); offline as (4) above, the old inputs first (the bridge keeps a defaulted value on update).
-Its auto-naming of `name` (`prov.SetAutonaming(24, "")`, with per-resource overrides the SDK does not carry, e.g.
-the role assignment's) is not simulated: an omitted classic `name` stays omitted in the inputs and unknown in
-the outputs, which never makes a rule pass.
+Its auto-naming of `name` and a resource group's `location` from `azure:location`: amlkit.review.run.classic
+(`provider_location` is then the classic provider's `location` config).
 """
 
 from __future__ import annotations
 
-import hashlib
 import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -48,6 +46,7 @@ from typing import Any
 from pulumi.runtime import rpc
 
 from amlkit.review.arm import arm_path, type_key
+from amlkit.review.run.classic import classic_defaults, suffix
 from amlkit.review.run.sdk import api_version, input_names
 from amlkit.tokens import type_parts
 
@@ -70,11 +69,6 @@ load balancer backend pools, Cosmos DB child resources."""
 
 GroupLocation = Callable[[str], Any]
 """The location of a resource group by name, as step (4) reads it: a string, or the engine's unknown."""
-
-
-def suffix(urn: str, length: int) -> str:
-    """`length` hex characters derived from the URN: the offline stand-in for the engine's random seed."""
-    return hashlib.sha256(f"amlkit-autoname/{urn}".encode()).hexdigest()[:length]
 
 
 def autoname(type_token: str) -> tuple[str, str] | None:
@@ -130,6 +124,8 @@ def checked(type_token: str, urn: str, inputs: Mapping[str, Any], olds: Mapping[
             news[key] = _default_name(urn, strategy)
             if strategy != "copy":
                 news[CREATE_BEFORE_DELETE] = True
+    if not native and type_token.startswith("azure:"):
+        classic_defaults(type_token, urn, news, olds, provider_location)
     version = api_version(type_token)  # None for the classic provider
     if version is not None and not _has(news, API_VERSION):
         news[API_VERSION] = version

@@ -40,6 +40,7 @@ from pulumi.runtime.proto import resource_pb2
 from amlkit.review import arm
 from amlkit.review.arm import arm_id, derived_fields, physical_name
 from amlkit.review.run.check import LOCATION_CONFIG, checked
+from amlkit.review.run.classic import LOCATION_CONFIG as CLASSIC_LOCATION_CONFIG
 from amlkit.review.run.sdk import (
     preview_outputs,
     result_fields,
@@ -224,22 +225,23 @@ class RecordingMonitor(MockMonitor):
         if not request.custom or request.type == STACK_REFERENCE:
             return
         inputs = json_format.MessageToDict(request.object)
-        news = checked(request.type, urn, inputs, olds, self.provider_location(request.provider),
+        news = checked(request.type, urn, inputs, olds, self.provider_location(request.provider, request.type),
                        self.group_location)
         request.object.update({key: value for key, value in news.items() if inputs.get(key) != value})
         group = news.get(GROUP_NAME_INPUTS.get(request.type, ""))
         if isinstance(group, str):
             self.groups[group] = news.get("location")
 
-    def provider_location(self, ref: str) -> Any:
-        """The `location` config of the provider a registration names (`<urn>::<id>`): an explicit provider's own
-        input, else the stack's `azure-native:location` (the default provider's config); None when unset."""
+    def provider_location(self, ref: str, type_token: str) -> Any:
+        """The `location` config of the provider a registration names (`<urn>::<id>`): an explicit azure-native
+        provider's own input (a classic `azure.Provider` has none), else the stack's `azure-native:location` or
+        `azure:location` (the default provider's config); None when unset."""
         from pulumi.runtime.config import get_config
 
         urn = ref.rsplit("::", 1)[0] if ref else ""
         if urn in self.provider_locations:
             return self.provider_locations[urn]
-        return get_config(LOCATION_CONFIG)
+        return get_config(LOCATION_CONFIG if type_token.startswith(f"{NATIVE}:") else CLASSIC_LOCATION_CONFIG)
 
     def group_location(self, group: str) -> Any:
         """A resource group's location as Check reads it from Azure: unknown offline; in a deployed run (tests'
