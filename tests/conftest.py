@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from typing import Any
 
 import pytest
 
@@ -40,6 +41,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The modules with a slow test first (a stable sort: the order inside each group is kept)."""
     slow = {item.nodeid.split("::", 1)[0] for item in items if item.get_closest_marker("slow")}
     items.sort(key=lambda item: item.nodeid.split("::", 1)[0] not in slow)
+
+
+@pytest.fixture(scope="session")
+def typechecked(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The run's one tools/typecheck.py over the package and the programs of tests/typechecked.py."""
+    from tests import typechecked
+    from tests.once import once
+
+    return once("typecheck", tmp_path_factory, typechecked.run)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -72,17 +73,13 @@ def test_the_example_prints_what_amlkit_check_reports(tmp_path: Path, monkeypatc
 
 
 @pytest.mark.slow
-def test_an_embedder_type_checks_under_mypy_strict_and_its_mistakes_do_not(tmp_path: Path) -> None:
-    example = tmp_path / "embedding_example.py"
-    example.write_text(examples()[0], encoding="utf-8")
-    programs = [example, FIXTURES / "embedder.py", FIXTURES / "misuse.py"]
-    done = subprocess.run([sys.executable, str(ROOT / "tools" / "typecheck.py"), *map(str, programs)],
-                          capture_output=True, text=True, timeout=1800)
-    errors = {str(path): [line.split(": ", 1)[1] for line in done.stdout.splitlines() if line.startswith(f"{path}:")]
-              for path in programs}
-    assert errors[str(example)] == []
-    assert errors[str(FIXTURES / "embedder.py")] == []
-    assert errors[str(FIXTURES / "misuse.py")] == [
+def test_an_embedder_type_checks_under_mypy_strict_and_its_mistakes_do_not(typechecked: dict[str, Any]) -> None:
+    """The example and the embedder's programs, in the suite's one mypy run (tests/typechecked.py; it also checks
+    test_typecheck's program, and its other lines are its summary only: the package has no error)."""
+    errors = typechecked["errors"]
+    assert errors["embedding_example"] == []
+    assert errors["embedder"] == []
+    assert errors["misuse"] == [
         'error: "tuple[Violation, ...]" has no attribute "append"  [attr-defined]',
         'error: Property "error" defined in "StackReview" is read-only  [misc]',
         'error: Item "None" of "Plan | None" has no attribute "steps"  [union-attr]',
@@ -90,4 +87,6 @@ def test_an_embedder_type_checks_under_mypy_strict_and_its_mistakes_do_not(tmp_p
         "'internal'] | None\", right operand type: \"Literal['programme']\")  [comparison-overlap]",
         'error: Incompatible return value type (got "Review", expected "StackReview")  [return-value]',
     ]
-    assert done.returncode == 1
+    assert [re.sub(r"\d+ source files", "N source files", line) for line in typechecked["other"]] == [
+        "Found 8 errors in 2 files (checked N source files)"], typechecked["stderr"]
+    assert typechecked["returncode"] == 1
