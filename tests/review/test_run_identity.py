@@ -86,8 +86,9 @@ DEPLOYED = [  # (project, stack, where its ids are set: "native" | "classic" | "
 
 def _copy_with_ids(source: Path, stack: str, where: str, tmp_path: Path) -> Path:
     project_dir = tmp_path / source.name
-    shutil.copytree(source, project_dir, ignore=shutil.ignore_patterns(".venv", ".git", "tests", "docs", "bench",
-                                                                       "*.egg-info", "__pycache__", "examples"))
+    shutil.copytree(source, project_dir, ignore=shutil.ignore_patterns(  # no venvs or caches (.mypy_cache ~300 MB)
+        ".venv*", ".git", "tests", "docs", "bench", "*.egg-info", "__pycache__", "examples", "build", ".*cache",
+        ".hypothesis"))
     project = load_project(project_dir)
     stack_file = project.stack_file(stack)
     prefix = {"native": "azure-native", "classic": "azure"}.get(where)
