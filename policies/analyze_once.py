@@ -109,6 +109,7 @@ def _analyze(self: Any, request: Any) -> Any:
     from pulumi_policy.policy import EnforcementLevel, ResourceValidationArgs, ResourceValidationPolicy
     from pulumi_policy.proxy import UnknownValueError
 
+    disabled, remediate = EnforcementLevel.DISABLED, EnforcementLevel.REMEDIATE
     proto: Any = servicer_module.proto  # type: ignore[attr-defined]
     name, version = self._PolicyAnalyzerServicer__policy_pack_name, self._PolicyAnalyzerServicer__policy_pack_version
     self._configure_runtime_settings()
@@ -116,13 +117,13 @@ def _analyze(self: Any, request: Any) -> Any:
     built: tuple[Any, Any, Any] | None = None
     for policy in self._PolicyAnalyzerServicer__policies:
         enforcement_level = self._get_enforcement_level(policy)
-        if enforcement_level == EnforcementLevel.DISABLED or not isinstance(policy, ResourceValidationPolicy):
+        if enforcement_level == disabled or not isinstance(policy, ResourceValidationPolicy):
             continue
         if not policy.has_validation():
             response.not_applicable.append(proto.PolicyNotApplicable(
                 policy_name=policy.name, reason="Policy does not implement validate"))
             continue
-        if enforcement_level == EnforcementLevel.REMEDIATE:
+        if enforcement_level == remediate:
             enforcement_level = EnforcementLevel.MANDATORY
         report_violation = self._create_report_violation(response, policy.name, policy.description,
                                                          enforcement_level, policy.severity)
@@ -136,7 +137,7 @@ def _analyze(self: Any, request: Any) -> Any:
                                       self._get_policy_config(policy.name), self._PolicyAnalyzerServicer__stack_tags)
         try:
             result = policy.validate(args, report_violation)
-            if isawaitable(result):
+            if result is not None and isawaitable(result):  # isawaitable(None) is False
                 import asyncio
 
                 loop = asyncio.new_event_loop()

@@ -123,14 +123,23 @@ class _Effective:
         self.config: dict[str, Any] = {}
 
     def __call__(self, given: Mapping[str, Any] | None) -> dict[str, Any]:
-        items = list((given or {}).items())
-        held = self.given
-        if held is None or len(items) != len(held) or any(
-                key != held_key or value is not held_value
-                for (key, value), (held_key, held_value) in zip(items, held, strict=True)):
+        if not self._same(given):
             self.config = self.rule.effective_config(given)
-            self.given = items
+            self.given = list((given or {}).items())
         return dict(self.config)
+
+    def _same(self, given: Mapping[str, Any] | None) -> bool:
+        """Whether `given` holds the same keys, in the same order, with the same values (by identity) as held."""
+        held = self.given
+        if held is None:
+            return False
+        given = given or {}
+        if len(given) != len(held):
+            return False
+        for (key, value), (held_key, held_value) in zip(given.items(), held, strict=True):
+            if key != held_key or value is not held_value:
+                return False
+        return True
 
 
 def _stack_policy(rule: Rule) -> StackValidationPolicy:
@@ -189,10 +198,12 @@ def _report(rule: Rule, findings: list[Finding], given: Mapping[str, Any] | None
     only after every decided finding has been reported, so an unknown never hides them. No waiver
     applies to an unknown (there is nothing to waive yet).
     """
-    decided = [f for f in findings if not f.unknown]
-    undecided = [f.message for f in findings if f.unknown]
     waivers = parse_waivers(rule.name, (given or {}).get("waivers"))  # malformed: fails, with findings or not
     today = _review_day()  # the same for a malformed AMLKIT_REVIEW_DATE
+    if not findings:  # most policies on most resources: nothing to report
+        return
+    decided = [f for f in findings if not f.unknown]
+    undecided = [f.message for f in findings if f.unknown]
     active, waived = apply_waivers(decided, waivers, subject_of, default_urn, today, warn_days(given)) if decided \
         else ([], [])
     for finding in active:

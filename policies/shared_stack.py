@@ -118,7 +118,7 @@ class SharedStack:
         converted = []
         for index, r in enumerate(self._request_resources):
             props = stack_props(r.type, proxy(deserialize_properties(to_dict(r.properties))))
-            dependencies = {key: tuple(urn for urn in value.urns if urn in urns)
+            dependencies = {key: tuple(filter(urns.__contains__, value.urns))
                             for key, value in r.propertyDependencies.items()}
             resource = StackResource(r.type, r.name, r.urn, props, r.parent if r.parent in urns else None,
                                      dependencies)

@@ -38,8 +38,17 @@ CLASSIC_WORKSPACE = "azure:machinelearning/workspace:Workspace"
 
 def is_type(type_token: str, kind: str) -> bool:
     """True for `azure-native:<module>:<Name>` and its explicit-version variants, e.g. kind=COMPUTE."""
-    parts = type_parts(type_token)
-    return parts is not None and f"{parts[0]}:{parts[2]}" == kind
+    key = (type_token, kind)
+    known = _IS_TYPE.get(key)
+    if known is None:
+        parts = type_parts(type_token)
+        known = parts is not None and f"{parts[0]}:{parts[2]}" == kind
+        if len(_IS_TYPE) < 4096:  # every rule asks of every resource; a stack has few distinct types
+            _IS_TYPE[key] = known
+    return known
+
+
+_IS_TYPE: dict[tuple[str, str], bool] = {}
 
 
 def provider_of(type_token: str) -> str:
@@ -130,10 +139,17 @@ class Input(Generic[T]):
 def _at(props: Any, path: str, default: Any = None) -> Any:
     """The input at a dotted `path`, read one key at a time; `default` when it (or an object above it) is
     omitted or null."""
-    *parents, last = path.split(".")
-    for key in parents:
+    keys = _PATHS.get(path)
+    if keys is None:
+        keys = tuple(path.split("."))
+        if len(_PATHS) < 4096:  # the accessors' paths: a fixed, small set
+            _PATHS[path] = keys
+    for key in keys[:-1]:
         props = _get(props, key, {})
-    return _get(props, last, default)
+    return _get(props, keys[-1], default)
+
+
+_PATHS: dict[str, tuple[str, ...]] = {}
 
 
 def absent(value: V) -> Input[V]:

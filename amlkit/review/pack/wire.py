@@ -64,9 +64,41 @@ def policy_config_message(entry: PolicyConfig) -> analyzer_pb2.PolicyConfig:
 # --- requests ---------------------------------------------------------------------------------------
 
 def to_struct(value: dict[str, Any]) -> struct_pb2.Struct:
+    """`Struct().update(value)`, value for value (protobuf's `_SetStructValue`), without its method call per map entry
+    and type tests in that order: the same message, bytes and map order (tests/review/test_pack_wire.py)."""
     struct = struct_pb2.Struct()
-    struct.update(value)
+    _fill(struct.fields, value)
     return struct
+
+
+def _fill(fields: Any, value: Any) -> None:
+    for key, item in value.items():
+        _set(fields[key], item)
+
+
+def _set(target: Any, item: Any) -> None:
+    kind = type(item)
+    if kind is str:
+        target.string_value = item
+    elif item is None:
+        target.null_value = 0
+    elif kind is bool:
+        target.bool_value = item
+    elif kind is dict:
+        struct = target.struct_value
+        struct.Clear()
+        _fill(struct.fields, item)
+    elif kind is list:
+        values = target.list_value
+        values.Clear()
+        for element in item:
+            _set(values.values.add(), element)
+    elif kind is int or kind is float:
+        target.number_value = item
+    else:  # subclasses, tuples, Structs, bad values: protobuf's own setter, its errors included
+        holder = struct_pb2.Struct()
+        holder["value"] = item
+        target.CopyFrom(holder.fields["value"])
 
 
 def analyze_request(resource: dict[str, Any], by_urn: dict[str, dict[str, Any]], stack: str,
