@@ -51,6 +51,12 @@ PATCHES = {
               # both call it through the module name, from the frame the declaring-line walk starts at
               ("pulumi.runtime.resource:read_resource", "pulumi.runtime.resource:register_resource"),
               frozenset({"56a611c01c30f9cc7ab4dd3178c3feb2fb4d2a0fb552577768c8ef9042a3c6b0"})),  # pulumi 3.272.0
+        Patch("provider-modules", "importing every file of an azure-native module for the few names a program uses",
+              "pulumi-azure-native",
+              ("pulumi._utils:lazy_import",),  # amlkit.review.run.provider_modules returns its own lazy module
+              ("pulumi_azure_native._utilities:lazy_import",),  # calls pulumi._utils.lazy_import by name, per call
+              # pulumi 3.272.0, pulumi-azure-native 3.29.0
+              frozenset({"c597250ce47f8e080644e3e6113f4355d6cb178584de597305887ee4859b0d87"})),
         Patch("request-memo", "converting each analyzer request once per policy", "pulumi-policy",
               # the memoized conversion must stay pure, and every policy still gets fresh proxies of its result;
               # the runtime settings depend on the environment only, options and provider on the request only

@@ -18,10 +18,11 @@ from amlkit.review.project import load_project, load_stack_config
 from tests.review.helpers import RAW, normalized, raw_request, run_runner
 
 ROOT = Path(__file__).resolve().parents[2]
-RUNNER_PATCHES = ["alias-shortcut", "alias-specs", "source-positions"]
+RUNNER_PATCHES = ["alias-shortcut", "alias-specs", "provider-modules", "source-positions"]
 REPLACED = {  # the SDK function each runner patch replaces
     "alias-shortcut": "pulumi.resource.collapse_alias_to_urn",
     "alias-specs": "pulumi.runtime.resource.prepare_aliases",
+    "provider-modules": "pulumi._utils.lazy_import",  # its guard is checked as azure-native loads (see below)
     "source-positions": "pulumi.runtime.resource._get_stack_trace",
 }
 
@@ -83,11 +84,13 @@ def _applied(names: list[str], unverified: str | None = None) -> dict[str, bool]
 def test_verified_patches_are_applied_and_an_unverified_one_is_left_off():
     assert _applied(RUNNER_PATCHES) == dict.fromkeys(RUNNER_PATCHES, True)
     # the declaring-line positions are sent whenever verified (the speed-up only skips the SDK's walk)
-    assert _applied(["alias-specs"]) == {"alias-shortcut": False, "alias-specs": True, "source-positions": True}
+    assert _applied(["alias-specs"]) == {"alias-shortcut": False, "alias-specs": True, "provider-modules": False,
+                                         "source-positions": True}
     assert _applied(RUNNER_PATCHES, unverified="alias-specs") == {
-        "alias-shortcut": True, "alias-specs": False, "source-positions": True}
+        "alias-shortcut": True, "alias-specs": False, "provider-modules": True, "source-positions": True}
     assert _applied(RUNNER_PATCHES, unverified="source-positions") == {
-        "alias-shortcut": True, "alias-specs": True, "source-positions": False}
+        "alias-shortcut": True, "alias-specs": True, "provider-modules": True, "source-positions": False}
+    # unverified, azure-native's modules stay pulumi's own lazy modules (tests/review/test_run_provider_modules.py)
 
 
 def test_an_unverified_patch_says_why_it_is_off(monkeypatch):

@@ -54,11 +54,19 @@ def cpu_seconds() -> dict[str, float]:
 
 
 def import_all(names: Iterable[str]) -> list[str]:
-    """Import each module and force a lazily loaded one (azure-native's) to load; the names imported."""
+    """Import each module and force a lazily loaded one (azure-native's) to load; the names imported. An azure-native
+    module loaded member by member (amlkit.review.run.provider_modules) is not forced: the types warmed
+    (`warm_types`) import the files of what the program uses, and a child imports the rest it uses itself (a
+    worker's share of the files of a few types costs less than one server loading whole modules)."""
+    from amlkit.review.run.provider_modules import MemberModule
+
     done = []
     for name in names:
         try:
             module = importlib.import_module(name)
+            if isinstance(module, MemberModule):
+                done.append(name)
+                continue
             # a lazy module loads on its first attribute access, except for __name__, __file__ & co.
             getattr(module, "_amlkit_warm_start_", None)
         except Exception:  # noqa: BLE001 - the child will meet (and report) the same failure itself
@@ -80,9 +88,11 @@ def warm_caches() -> None:
         with contextlib.suppress(Exception):
             vmsizes.all_families()
     from amlkit import patches, regions
+    from amlkit.review.run import provider_modules
 
     for name in patches.PATCHES:  # each child would hash the SDK's source again
-        patches.off_reason(name)
+        if name != "provider-modules" or provider_modules.PACKAGE in sys.modules:  # never import azure-native for it
+            patches.off_reason(name)
     with contextlib.suppress(Exception):  # a stack file's region is checked against them (a YAML file)
         regions.public_names()
 
@@ -121,6 +131,9 @@ class _Server:
 
     def run(self) -> None:
         self.loaded += import_all(BASE_MODULES)
+        from amlkit.review.run import provider_modules
+
+        provider_modules.install()  # before any azure-native module is imported: each loads member by member
         if self.hint is not None:  # imported one by one while no fork is asked for
             program = project_program(self.hint)
             self.program, self.warm_due = program, program is not None

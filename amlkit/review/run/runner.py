@@ -182,6 +182,10 @@ def apply_patches(names: list[str] | None = None, shortcut: bool = True) -> None
     def wanted(name: str) -> bool:
         return shortcut and (names is None or name in names) and off_reason(name) is None
 
+    if shortcut and (names is None or "provider-modules" in names):  # its guard runs as azure-native first loads
+        from amlkit.review.run import provider_modules
+
+        provider_modules.install()
     if wanted("alias-shortcut"):
         skip_unused_alias_urns()
     if wanted("alias-specs"):
