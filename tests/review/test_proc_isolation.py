@@ -108,6 +108,25 @@ def _reset_state(base: isolation.Baseline) -> object:
             "argv": sys.argv == base.argv, "helper": "helper" in sys.modules, "made_up": "made_up" in sys.modules}
 
 
+def _installed_module_under_the_program(base: isolation.Baseline) -> object:
+    """A program directory that holds the virtual environment (`.venv` in the project): a stack imports an installed
+    module (here a file of azure-native) from under it, and that module stays, bound on its package."""
+    import sysconfig
+
+    import pulumi_azure_native.machinelearningservices._enums as enums
+
+    program = Path(sysconfig.get_paths()["purelib"]).parent
+    assert os.path.realpath(enums.__file__).startswith(os.path.realpath(program))
+    leaks = isolation.restore(base, program, failed=False)
+    package = sys.modules["pulumi_azure_native.machinelearningservices"]
+    return {"leaks": leaks, "kept": sys.modules.get(enums.__name__) is enums,
+            "bound": package.__dict__.get("_enums") is enums}
+
+
+def test_an_installed_module_under_the_programs_directory_is_not_the_programs():
+    assert _in_child(_installed_module_under_the_program) == {"leaks": [], "kept": True, "bound": True}
+
+
 def test_nothing_left_behind_is_no_leak():
     assert _in_child(_leaves_nothing) == []
 

@@ -9,7 +9,8 @@ Reset (restored, the worker goes on):
   them per stack; a program's own rebinding of them is undone the same way); a submodule imported meanwhile
   stays;
 - `sys.path`, `sys.argv`, `sys.modules` entries of the program's own modules (any module whose file is under
-  the program's directory, or that has no file and was not there before) and their names on parent packages;
+  the program's directory but not under site-packages, or that has no file and was not there before) and their
+  names on parent packages;
 - the environment, the working directory, the umask and `TZ` (the next stack adopts the review's, as a
   freshly forked child does: amlkit.review.proc.environment);
 - pulumi's per-stack state (settings, config, root stack, mocks: context variables) and the asyncio loop:
@@ -157,18 +158,32 @@ def _thread_count() -> int:
 
 
 def _drop_program_modules(base: Baseline, program: Path) -> None:
-    """Forget the modules the program imported from its own directory (and file-less new ones)."""
+    """Forget the modules the program imported from its own directory (and file-less new ones); never an installed
+    package's, even where the program's directory holds the virtual environment (`.venv/lib/.../site-packages`):
+    forgetting a file of azure-native that a stack imported would leave its package holding the old file's
+    classes while the next stack imports the file anew."""
     root = os.path.join(str(program.resolve()), "")
+    installed = _installed_roots()
     for name, module in list(sys.modules.items()):
         if base.modules.get(name) is module:
             continue
         filename = getattr(module, "__file__", None)
+        if filename is not None and any(os.path.realpath(filename).startswith(top) for top in installed):
+            continue
         if filename is None and name.partition(".")[0] not in base.modules or filename is not None and (
                 os.path.abspath(filename).startswith(root) or os.path.realpath(filename).startswith(root)):
             del sys.modules[name]
             parent, _, child = name.rpartition(".")
             if parent in sys.modules and getattr(sys.modules[parent], child, None) is module:
                 delattr(sys.modules[parent], child)
+
+
+def _installed_roots() -> list[str]:
+    """The directories installed packages are imported from (site-packages), resolved, each ending in a separator."""
+    import sysconfig
+
+    paths = sysconfig.get_paths()
+    return sorted({os.path.join(os.path.realpath(paths[key]), "") for key in ("purelib", "platlib") if key in paths})
 
 
 def _module_globals(base: Baseline) -> list[str]:
