@@ -4,6 +4,7 @@ typer's value coercion made lazy (`lazy_coercion`)."""
 from __future__ import annotations
 
 import dataclasses
+import typing
 from enum import Enum, StrEnum
 from pathlib import Path
 from typing import Annotated, Any
@@ -22,9 +23,9 @@ def lazy_coercion() -> bool:
     TypeAdapter it builds on first use: importing pydantic and building one adapter costs `amlkit rules` and
     `amlkit sizes` about 0.1 s of their start-up, for a `--format` default that is already an enum member.
     This builds each adapter when a value needs it instead: typer's own `RuntimeParam.coerce` still handles a
-    missing value, and an enum parameter without a custom parser whose value already is one of its members
-    (a default) is returned as is, exactly what typer's choice adapter returns for it (`coerce_cli_choice`: a
-    member is itself). Any other value goes through the adapter typer builds, so results and error messages are
+    missing value, and a parameter without a custom parser whose value typer's adapter would return as it is
+    (`_as_typer_returns`: an enum member, as typer's choice adapter returns it, `coerce_cli_choice`; a `str`, `list[str]`,
+    `Path` or number in range) is returned as is. Any other value goes through the adapter typer builds, so results and error messages are
     typer's. Applied once, only when typer's private names are there; else typer runs as it ships. Whether it
     is applied."""
     try:
@@ -45,10 +46,10 @@ def lazy_coercion() -> bool:
         built: list[Any] = dataclasses.field(default_factory=list)
 
         def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
-            kind = self.annotation
-            if (isinstance(kind, type) and issubclass(kind, Enum) and self.parameter_info.parser is None
-                    and any(value is member for member in kind)):
-                return value
+            plain = _NEEDS_TYPER if self.parameter_info.parser else _as_typer_returns(
+                self.annotation, self.parameter_info, value)
+            if plain is not _NEEDS_TYPER:
+                return plain
             if not self.built:
                 self.built.append(_coercion.build_runtime_param(self.descriptor))
             return self.built[0]._coerce_value(value, param=param, ctx=ctx)
@@ -63,6 +64,29 @@ def lazy_coercion() -> bool:
     parameter.get_runtime_param = get_runtime_param
     parameter._amlkit_lazy = True
     return True
+
+
+_NEEDS_TYPER = object()
+
+
+def _as_typer_returns(kind: Any, info: Any, value: Any) -> Any:
+    """What typer's adapter returns for `value` where that is plain, else `_NEEDS_TYPER`: an enum member itself; a
+    bool or str of exactly that type itself; a Path itself, a non-empty str as its Path; an int or float of exactly
+    its type within its range (not clamped) itself; a list or tuple of strings for `list[str]` as a list. A review's
+    `-s dev`, `-C DIR` and `--timeout` default then build no adapter (its start-up would import pydantic for them)."""
+    if isinstance(kind, type) and issubclass(kind, Enum):
+        return value if any(value is member for member in kind) else _NEEDS_TYPER
+    if kind is Path:
+        return value if isinstance(value, Path) else Path(value) if type(value) is str and value else _NEEDS_TYPER
+    if kind in (bool, str):
+        return value if type(value) is kind else _NEEDS_TYPER
+    if kind in (int, float):
+        plain = (type(value) is kind and not getattr(info, "clamp", False)
+                 and (info.min is None or value >= info.min) and (info.max is None or value <= info.max))
+        return value if plain else _NEEDS_TYPER
+    if typing.get_origin(kind) is list and typing.get_args(kind) == (str,) and isinstance(value, (list, tuple)):
+        return list(value) if all(type(item) is str for item in value) else _NEEDS_TYPER
+    return _NEEDS_TYPER
 
 
 lazy_coercion()

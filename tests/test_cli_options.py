@@ -27,6 +27,22 @@ CASES = [
     ("float ranged", float, typer.Option(min=1.0), "0.5"),
     ("path", Path, typer.Option(), "."),
     ("missing", str | None, typer.Option(), None),
+    ("str as is", str, typer.Option(), "dev"),
+    ("list of str as a list", list[str], typer.Option(), ["dev"]),
+    ("list of str, not all str", list[str], typer.Option(), ("dev", 3)),
+    ("path as is", Path, typer.Option(), Path(".")),
+    ("path from text", Path, typer.Option(), "examples/platform-repo"),
+    ("path empty", Path, typer.Option(), ""),
+    ("float in range", float, typer.Option(min=1.0), 120.0),
+    ("float at its minimum", float, typer.Option(min=1.0), 1.0),
+    ("float below range", float, typer.Option(min=1.0), 0.5),
+    ("float above range", float, typer.Option(max=10.0), 12.0),
+    ("float clamped", float, typer.Option(min=1.0, clamp=True), 0.5),
+    ("int in range", int, typer.Option(min=1), 4),
+    ("int below range", int, typer.Option(min=1), 0),
+    ("int given a bool", int, typer.Option(), True),
+    ("float given an int", float, typer.Option(), 3),
+    ("bool", bool, typer.Option(), False),
 ]
 
 
@@ -61,7 +77,7 @@ class _Param:
     multiple, nargs, name = False, 1, "value"
 
 
-def test_a_default_enum_member_builds_no_adapter(monkeypatch: pytest.MonkeyPatch):
+def test_a_default_typer_would_return_as_it_is_builds_no_adapter(monkeypatch: pytest.MonkeyPatch):
     built: list[Any] = []
     original = _coercion.build_runtime_param
     monkeypatch.setattr(_coercion, "build_runtime_param", lambda descriptor: built.append(descriptor) or
@@ -69,12 +85,12 @@ def test_a_default_enum_member_builds_no_adapter(monkeypatch: pytest.MonkeyPatch
     app = typer.Typer()
 
     @app.command()
-    def main(fmt: RulesFormat = RulesFormat.table, name: str = "x") -> None:
-        typer.echo(f"{fmt.value} {name}")
+    def main(fmt: RulesFormat = RulesFormat.table, name: str = "x", ratio: float = 1) -> None:
+        typer.echo(f"{fmt.value} {name} {ratio!r}")
 
     assert lazy_coercion()
     result = CliRunner().invoke(app, [])
-    assert (result.exit_code, result.output) == (0, "table x\n")
-    assert [descriptor.annotation for descriptor in built] == [str]  # `name`'s default still goes through typer
+    assert (result.exit_code, result.output) == (0, "table x 1.0\n")
+    assert [descriptor.annotation for descriptor in built] == [float]  # an int for a float still goes through typer
     result = CliRunner().invoke(app, ["--fmt", "nope"])  # a value typer must read: its adapter, its error
-    assert result.exit_code == 2 and [descriptor.annotation for descriptor in built] == [str, RulesFormat]
+    assert result.exit_code == 2 and [descriptor.annotation for descriptor in built] == [float, RulesFormat]
