@@ -23,11 +23,11 @@ def lazy_coercion() -> bool:
     TypeAdapter it builds on first use: importing pydantic and building one adapter costs `amlkit rules` and
     `amlkit sizes` about 0.1 s of their start-up, for a `--format` default that is already an enum member.
     This builds each adapter when a value needs it instead: typer's own `RuntimeParam.coerce` still handles a
-    missing value, and a parameter without a custom parser whose value typer's adapter would return as it is
-    (`_as_typer_returns`: an enum member, as typer's choice adapter returns it, `coerce_cli_choice`; a `str`, `list[str]`,
-    `Path` or number in range) is returned as is. Any other value goes through the adapter typer builds, so results and error messages are
-    typer's. Applied once, only when typer's private names are there; else typer runs as it ships. Whether it
-    is applied."""
+    missing value, and a parameter without a custom parser gets what typer's adapter returns for a plain value
+    (`_as_typer_returns`: an enum member itself, as typer's choice adapter returns it, `coerce_cli_choice`; a
+    `str`, `list[str]`, `Path` or number in range) without an adapter. Any other value goes through the adapter
+    typer builds, so results and error messages are typer's. Applied once, only when typer's private names are
+    there; else typer runs as it ships. Whether it is applied."""
     try:
         from typer import _coercion, core
     except ImportError:  # pragma: no cover - another typer: as it ships
