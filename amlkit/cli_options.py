@@ -28,10 +28,15 @@ def lazy_coercion() -> bool:
     `str`, `list[str]`, `Path` or number in range) without an adapter. Any other value goes through the adapter
     typer builds, so results and error messages are typer's. Applied once, only when typer's private names are
     there; else typer runs as it ships. Whether it is applied."""
+    global _param_types
     try:
         from typer import _coercion, core
     except ImportError:  # pragma: no cover - another typer: as it ships
         return False
+    try:
+        from typer import _param_types
+    except ImportError:  # pragma: no cover - another typer: paths go through its adapter
+        _param_types = None
     parameter: Any = getattr(core, "_TyperParameter", None)
     base: Any = getattr(_coercion, "RuntimeParam", None)
     if parameter is None or base is None or not hasattr(_coercion, "build_runtime_param") or not hasattr(
@@ -47,7 +52,7 @@ def lazy_coercion() -> bool:
 
         def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
             plain = _NEEDS_TYPER if self.parameter_info.parser else _as_typer_returns(
-                self.annotation, self.parameter_info, value)
+                self.annotation, self.parameter_info, value, param, ctx)
             if plain is not _NEEDS_TYPER:
                 return plain
             if not self.built:
@@ -67,17 +72,23 @@ def lazy_coercion() -> bool:
 
 
 _NEEDS_TYPER = object()
+_param_types: Any = None  # typer's path checks (typer._param_types), when lazy_coercion found them
 
 
-def _as_typer_returns(kind: Any, info: Any, value: Any) -> Any:
+def _as_typer_returns(kind: Any, info: Any, value: Any, param: Any, ctx: Any) -> Any:
     """What typer's adapter returns for `value` where that is plain, else `_NEEDS_TYPER`: an enum member itself; a
-    bool or str of exactly that type itself; a Path itself, a non-empty str as its Path; an int or float of exactly
+    bool or str of exactly that type itself; a Path, or a non-empty str as its Path, through typer's own path checks
+    (what its path adapter calls, without pydantic for a Path); an int or float of exactly
     its type within its range (not clamped) itself; a list or tuple of strings for `list[str]` as a list. A review's
     `-s dev`, `-C DIR` and `--timeout` default then build no adapter (its start-up would import pydantic for them)."""
     if isinstance(kind, type) and issubclass(kind, Enum):
         return value if any(value is member for member in kind) else _NEEDS_TYPER
-    if kind is Path:
-        return value if isinstance(value, Path) else Path(value) if type(value) is str and value else _NEEDS_TYPER
+    if kind is Path:  # typer's path adapter runs typer's own path checks (exists, dir_okay...) on a Path
+        check = getattr(_param_types, "coerce_cli_path", None)
+        if check is None or info.path_type not in (None, Path) or not (
+                isinstance(value, Path) or type(value) is str and value):
+            return _NEEDS_TYPER
+        return check(value if isinstance(value, Path) else Path(value), info, path_type=Path, param=param, ctx=ctx)
     if kind in (bool, str):
         return value if type(value) is kind else _NEEDS_TYPER
     if kind in (int, float):
