@@ -6,6 +6,8 @@ program `tests/fixtures/rule_examples` declares raw resources from JSON stack co
 examples share one stack (`resources`; each example's resources renamed `<ref>-fails` / `<ref>-passes`,
 since a resource rule sees one resource at a time); a stack rule sees the whole stack, so each of its
 examples gets its own stack (`<ref>-fails`, `<ref>-passes`). Each rule's pack config is its example's.
+When only some rules' tests run (`make test-rule RULE=...`), only those rules' examples are declared and reviewed:
+a rule's findings are read on its own resources only, so the other rules' examples change nothing it is tested on.
 
 The expected findings are the rule's own output on the same inputs, evaluated in-process: what this test
 adds to the unit tests is that the engine delivers those inputs (wire types, property dependencies) and
@@ -20,6 +22,7 @@ from __future__ import annotations
 import json
 import shutil
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 import yaml
@@ -58,20 +61,25 @@ def declared(stack: tuple[StackResource, ...]) -> list[dict]:
             for item in stack]
 
 
-def examples() -> dict[str, Example]:
-    return {rule.name: example_of(rule) for rule in ALL_RULES}
+def examples(rules: list[Rule] = ALL_RULES) -> dict[str, Example]:
+    return {rule.name: example_of(rule) for rule in rules}
 
 
 def stacks(found: dict[str, Example]) -> dict[str, tuple[list[dict], dict]]:
-    """Stack name -> (the resources it declares, its policy config)."""
+    """Stack name -> (the resources it declares, its policy config); the shared stack if a resource rule's
+    example is among `found`."""
     shared: list[dict] = []
     config: dict = {}
     for rule in RESOURCE_RULES:
+        if rule.name not in found:
+            continue
         example = renamed(found[rule.name], rule)
         shared += declared(example.fails) + declared(example.passes)
         config.update({rule.name: dict(example.config)} if example.config else {})
-    result = {SHARED: (shared, config)}
+    result = {SHARED: (shared, config)} if shared else {}
     for rule in STACK_RULES:
+        if rule.name not in found:
+            continue
         example = found[rule.name]
         own = {rule.name: dict(example.config)} if example.config else {}
         result[f"{slug(rule)}-fails"] = (declared(example.fails), own)
@@ -79,18 +87,30 @@ def stacks(found: dict[str, Example]) -> dict[str, tuple[list[dict], dict]]:
     return result
 
 
+def selected_rules(items: list[pytest.Item]) -> list[Rule]:
+    """The rules whose tests of this module run: all of them unless every test of this module that runs is one
+    rule's (`make test-rule`, `-k`)."""
+    mine = [item for item in items if item.path == Path(__file__)]
+    chosen = [getattr(getattr(item, "callspec", None), "params", {}).get("rule") for item in mine]
+    if not mine or None in chosen:
+        return ALL_RULES
+    names = {rule.name for rule in chosen}
+    return [rule for rule in ALL_RULES if rule.name in names]
+
+
 @pytest.fixture(scope="module")
-def result(tmp_path_factory):
+def result(tmp_path_factory, request):
     project = tmp_path_factory.mktemp("rule-examples")
     shutil.copytree(FIXTURES / "rule_examples", project, dirs_exist_ok=True)
     (project / "policy-config").mkdir()
-    for name, (resources, config) in stacks(examples()).items():
+    declared_stacks = stacks(examples(selected_rules(request.session.items)))
+    for name, (resources, config) in declared_stacks.items():
         stack_config = {"config": {"rule-examples:resources": json.dumps(resources)}}
         (project / f"Pulumi.{name}.yaml").write_text(yaml.safe_dump(stack_config))
         (project / "policy-config" / f"{name}.json").write_text(json.dumps(config))
     states = tmp_path_factory.mktemp("states")
     return review(project, None, options=ReviewOptions(
-        states=[deployed_state(project, name, states) for name in stacks(examples())]))
+        states=[deployed_state(project, name, states) for name in declared_stacks]))
 
 
 def by_stack(result) -> dict:
