@@ -47,6 +47,6 @@ def relative(path: Path) -> str:
 
 
 def packs() -> ModuleType:
-    """What describes a pack without reviewing (`amlkit.review.packs`: amlkit's own pack from its rules'
+    """What describes a pack without reviewing (`amlkit.packs`: amlkit's own pack from its rules'
     metadata, without grpc, pulumi-policy or the engine), imported on first use (replaceable by tests)."""
-    return importlib.import_module("amlkit.review.packs")
+    return importlib.import_module("amlkit.packs")

@@ -23,7 +23,7 @@ __all__ = [
     "CannotLink", "Change", "Compliance", "DOCS_URL", "EQUIVALENT_TOOLS", "Equivalent", "Finding", "Fix", "GROUPS",
     "Group", "Level", "MCSB", "MCSB_URL", "MCSB_VERSION", "PACK_NAME", "REF_PATTERN", "REVIEW_DATE_ENV",
     "ResourceCheck", "ResourceFix", "ResourceInput", "Rule", "Severity", "StackCheck", "StackResource", "TAGS",
-    "alz", "as_written", "azure_policy", "cannot_tell", "checkov", "from_wire", "mcsb", "must", "psrule",
+    "alz", "as_written", "azure_policy", "cannot_tell", "checkov", "equivalent", "from_wire", "mcsb", "must", "psrule",
     "review_date", "urn_name",
 ]
 
@@ -152,27 +152,40 @@ def mcsb(control: str, title: str, page: str) -> Compliance:
     return Compliance(MCSB, MCSB_VERSION, control, title, f"{MCSB_URL}{page}#{anchor}")
 
 
+_EQUIVALENT_URLS: dict[str, Callable[[str, str], str]] = {
+    "Azure Policy": lambda id_, title: "https://portal.azure.com/#blade/Microsoft_Azure_Policy/PolicyDetailBlade/"
+                                       "definitionId/" + id_.replace("/", "%2F"),
+    "PSRule for Azure": lambda id_, title: f"https://azure.github.io/PSRule.Rules.Azure/en/rules/{title}/",
+    "Checkov": lambda id_, title: "https://www.checkov.io/5.Policy%20Index/terraform.html",
+    "Azure Landing Zones": lambda id_, title: "https://github.com/Azure/Enterprise-Scale/wiki/ALZ-Policies",
+}
+
+
+def equivalent(tool: str, id_: str, title: str = "") -> Equivalent:
+    """A peer tool's check with its url, which follows from the tool, the id and the title (none for a tool not in
+    `EQUIVALENT_TOOLS`): what a policy's `equivalent:` tag names is enough (`amlkit.policies.metadata`)."""
+    url = _EQUIVALENT_URLS.get(tool)
+    return Equivalent(tool, id_, title, url(id_, title) if url else "")
+
+
 def azure_policy(guid: str, title: str) -> Equivalent:
     """An Azure Policy built-in definition by its GUID (the last segment of its definition id)."""
-    definition = f"/providers/Microsoft.Authorization/policyDefinitions/{guid}"
-    portal = "https://portal.azure.com/#blade/Microsoft_Azure_Policy/PolicyDetailBlade/definitionId/"
-    return Equivalent("Azure Policy", definition, title, portal + definition.replace("/", "%2F"))
+    return equivalent("Azure Policy", f"/providers/Microsoft.Authorization/policyDefinitions/{guid}", title)
 
 
 def psrule(ref: str, name: str) -> Equivalent:
     """A PSRule for Azure rule: its opaque ref (`AZR-000404`) and its name (`Azure.ML.DisableLocalAuth`)."""
-    return Equivalent("PSRule for Azure", ref, name, f"https://azure.github.io/PSRule.Rules.Azure/en/rules/{name}/")
+    return equivalent("PSRule for Azure", ref, name)
 
 
 def checkov(check_id: str, title: str = "") -> Equivalent:
     """A Checkov check by id (`CKV_AZURE_150`)."""
-    return Equivalent("Checkov", check_id, title, "https://www.checkov.io/5.Policy%20Index/terraform.html")
+    return equivalent("Checkov", check_id, title)
 
 
 def alz(name: str) -> Equivalent:
     """An Azure Landing Zones custom policy definition by name (`Deny-MachineLearning-Aks`)."""
-    return Equivalent("Azure Landing Zones", name, "",
-                      "https://github.com/Azure/Enterprise-Scale/wiki/ALZ-Policies")
+    return equivalent("Azure Landing Zones", name)
 
 
 @dataclass(frozen=True)

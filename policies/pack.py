@@ -26,6 +26,7 @@ from pulumi_policy.proxy import UnknownValueError
 
 from amlkit.policies import analyze_once, shared_stack
 from amlkit.policies.framework import PACK_NAME, CannotLink, Finding, ResourceInput, Rule, StackResource, review_date
+from amlkit.policies.metadata import policy_tags
 from amlkit.policies.outputs import stack_props
 from amlkit.policies.remediate import remediation
 from amlkit.policies.rule_baseline import BASELINE_POLICY, BASELINE_SCHEMA, rebase
@@ -72,7 +73,7 @@ def _metadata(rule: Rule) -> dict[str, Any]:
         "enforcement_level": LEVELS[rule.level],
         "config_schema": config_schema(rule),
         "severity": SEVERITIES[rule.severity],
-        "tags": list(rule.tags),
+        "tags": policy_tags(rule),  # its risk tags and its metadata: amlkit.policies.metadata
         "remediation_steps": rule.remediation,
         "url": rule.docs_url,
         "display_name": rule.display_name or None,

@@ -30,7 +30,7 @@ from amlkit.policies.framework import Rule
 
 __all__ = [
     "BASELINE_POLICY", "BASELINE_SCHEMA", "BLOCKING", "BaselineError", "FIRST_RELEASE", "VERSION_PATTERN",
-    "at_baseline", "check_release", "newer", "pack_release", "rebase", "release",
+    "at_baseline", "check_release", "level_at_baseline", "newer", "pack_release", "rebase", "release",
 ]
 
 BASELINE_POLICY = "baseline"
@@ -83,18 +83,29 @@ def at_baseline(rule: Rule, baseline: str, level: str, properties: Mapping[str, 
                 ) -> tuple[str, dict[str, Any] | None]:
     """The level and config `rule` runs with under `baseline`, given its reconciled level and properties."""
     props = None if properties is None else dict(properties)
+    levels_before = tuple((change.version, change.level) for change in rule.changed if change.level is not None)
+    level = level_at_baseline(rule.since, levels_before, rule.level, baseline, level)
     if newer(rule.since, baseline):
-        return ("advisory" if level in BLOCKING else level), props
+        return level, props
     later = [change for change in rule.changed if newer(change.version, baseline)]
-    old_level = next((change.level for change in later if change.level is not None), None)
-    if old_level is not None and level == rule.level:
-        level = old_level
     defaults = rule.defaults()
     for key in {key for change in later for key in change.config}:
         old = next(change.config[key] for change in later if key in change.config)
         if props is not None and key in props and props[key] == defaults.get(key):
             props[key] = old
     return level, props
+
+
+def level_at_baseline(since: str, levels_before: Sequence[tuple[str, str]], default: str, baseline: str,
+                      level: str) -> str:
+    """The level a rule runs with under `baseline`, given its reconciled `level`: advisory for a blocking level
+    when the rule arrived (`since`) after the baseline; else its default level before the oldest later release
+    that changed it (`levels_before`: (release, level before it), oldest first) when `level` is its current
+    `default`. What the pack's GetAnalyzerInfo says of a rule is enough (`amlkit.policies.metadata`)."""
+    if newer(since, baseline):
+        return "advisory" if level in BLOCKING else level
+    old_level = next((before for version, before in levels_before if newer(version, baseline)), None)
+    return old_level if old_level is not None and level == default else level
 
 
 def rebase(rules: Sequence[Rule], config: Mapping[str, tuple[str, dict[str, Any] | None]],

@@ -68,7 +68,7 @@ def fake(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
         engine = FakeEngine(result, tmp_path / "policies")
         module = engine.module()
         monkeypatch.setitem(sys.modules, "amlkit.review.engine", module)
-        monkeypatch.setitem(sys.modules, "amlkit.review.packs", module)  # `rules` describes the pack there
+        monkeypatch.setitem(sys.modules, "amlkit.packs", module)  # `rules` describes the pack there
         return engine
 
     return install

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import ast
 import functools
+import json
 import subprocess
 import sys
 from collections import defaultdict
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = {"amlkit": "amlkit", "components": "amlkit.components", "policies": "amlkit.policies"}
@@ -36,8 +39,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("review.model", ("amlkit.review.model", "amlkit.review.options", "amlkit.review.shard")),
     ("review.pack", ("amlkit.review.pack",)),
     ("review.report", ("amlkit.review.report",)),
-    ("orchestration", ("amlkit.review", "amlkit.review.engine", "amlkit.review.state_audit",
-                       "amlkit.review.packs")),
+    ("orchestration", ("amlkit.review", "amlkit.review.engine", "amlkit.review.state_audit")),
     # the mains of the fork server and of a program worker it forks (`python -m amlkit.review.children.fork_server`)
     ("child processes", ("amlkit.review.children",)),
     ("entry points", ("amlkit.cli", "amlkit.commands", "amlkit.server", "amlkit.server_process",
@@ -45,7 +47,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       "amlkit.guard",
                       "amlkit.importer", "amlkit.import_attached", "amlkit.merge_cmd", "amlkit.scaffold",
                       "amlkit.sizes_cmd", "amlkit.cli_output", "amlkit.cli_options", "amlkit.rules_cmd",
-                      "amlkit.server_cmd", "amlkit.prestart")),
+                      "amlkit.server_cmd", "amlkit.prestart", "amlkit.packs")),
 )
 
 
@@ -217,13 +219,19 @@ def test_docs_architecture_draws_these_layers() -> None:
     assert drawn == [name for name, _ in reversed(LAYERS)]
 
 
-def test_the_reports_import_no_rule() -> None:
-    """Rule metadata reaches the reports as PolicyInfo (amlkit.review.model), built from the pack's GetAnalyzerInfo
-    for amlkit's pack and another pack alike: no report module imports `amlkit.policies` (its ALL_RULES,
-    rule_named) or a rule module."""
-    wrong = sorted(f"{a} -> {b}" for a, targets in imports().items() if a.startswith("amlkit.review.report")
+def test_the_reviewer_imports_no_rule() -> None:
+    """Rule metadata reaches the reviewer only through the pack's GetAnalyzerInfo answer (PolicyInfo, its tags read by
+    `amlkit.policies.metadata.read_tags`), for amlkit's pack and another pack alike: no module of `amlkit.review`
+    (reports included) imports `amlkit.policies` itself (ALL_RULES, all_rules, rule_named) or a rule module. Only
+    entry points may (`amlkit.packs` for `amlkit rules`, `amlkit.fix`)."""
+    wrong = sorted(f"{a} -> {b}" for a, targets in imports().items() if a.startswith("amlkit.review")
                    for b in targets if b == "amlkit.policies" or b.startswith("amlkit.policies.rules"))
     assert wrong == []
+
+
+def test_the_rule_check_sees_a_rule_import() -> None:
+    """The check above reads `from amlkit.policies import rule_named` as an import of `amlkit.policies`."""
+    assert "amlkit.policies" in imports()["amlkit.fix.run"]
 
 
 def test_writing_every_report_loads_no_rule() -> None:
@@ -242,8 +250,31 @@ def test_writing_every_report_loads_no_rule() -> None:
 
 
 def test_the_reader_sees_function_level_imports() -> None:
-    # amlkit.review.packs imports the engine inside pack_info only (for another pack)
-    assert "amlkit.review.engine" in imports()["amlkit.review.packs"]
+    # amlkit.packs imports the engine inside pack_info only (for another pack)
+    assert "amlkit.review.engine" in imports()["amlkit.packs"]
+
+
+@pytest.mark.slow
+def test_a_check_loads_no_rule_in_the_reviewers_process(tmp_path: Path) -> None:
+    """`amlkit check` of the sample stacks, writing every report format, in a fresh interpreter: the reviewer's own
+    process loads no rule module and builds no VM catalogue (the pack's process does: the reports still carry each rule's
+    ref and risk tags, from the pack's GetAnalyzerInfo)."""
+    formats = ("sarif", "json", "markdown", "table")
+    program = (
+        "import sys\n"
+        "from amlkit.cli import main\n"
+        f"sys.argv = ['amlkit', 'check', *{[a for f in formats for a in ('-f', f, '-o', str(tmp_path / f))]!r}]\n"
+        "try:\n    main()\nexcept SystemExit as end:\n    print('exit', end.code)\n"
+        "print(sorted(m for m in sys.modules if m.startswith('amlkit.policies.rules.')))\n"
+        "vmload = sys.modules.get('amlkit.vmload')\n"  # the CLI may import it; only a rule builds the catalogue
+        "print('catalogue built:', bool(vmload and vmload.packaged.cache_info().currsize))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", program], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines()[-3:] == ["exit 0", "[]", "catalogue built: False"], done.stdout + done.stderr
+    rules = {r["name"]: r for r in json.loads((tmp_path / "sarif").read_text())["runs"][0]["tool"]["driver"]["rules"]}
+    ours = rules["aml-compute-local-auth-disabled"]
+    assert (ours["id"], ours["properties"]["tags"]) == ("AMLK-0010", ["security", "identity"])
+    assert all((tmp_path / f).stat().st_size for f in formats)
 
 
 if __name__ == "__main__":

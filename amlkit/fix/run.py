@@ -95,7 +95,7 @@ def _configs(stack: StackReview, project_dir: Path, policy_pack_config: Path | N
              rules: Mapping[str, Rule]) -> dict[str, dict[str, Any]]:
     """Each rule's effective config for the stack: the config file the review gave amlkit's pack, as the pack
     reads it (reconciled, rule baseline applied, numbers as the protocol carries them)."""
-    from amlkit.review.pack.info import default_pack_dir, own_config
+    from amlkit.packs import default_pack_dir, own_config
     from amlkit.review.pack.multi import PackSpec, config_path
 
     spec = PackSpec(default_pack_dir(), policy_pack_config, own=True)

@@ -30,6 +30,7 @@ from amlkit.policies.framework import (
     Rule,
     cannot_tell,
 )
+from amlkit.policies.metadata import policy_tags
 from amlkit.policies.pack import build_policies
 from amlkit.policies.rules import aml_cluster_min_nodes_zero
 from tests.policies.examples import example_of, rule_test_module, rule_test_path
@@ -135,7 +136,8 @@ def test_build_policies_carries_metadata():
         assert isinstance(policy, expected_class)
         assert policy.enforcement_level == EnforcementLevel(rule.level)
         assert policy.remediation_steps == rule.remediation and policy.url == rule.docs_url
-        assert policy.tags == list(rule.tags)
+        assert policy.tags[:len(rule.tags)] == list(rule.tags)  # its risk tags, then its metadata (test_metadata)
+        assert policy.tags == policy_tags(rule)
         assert policy.display_name == rule.display_name
         framework = policy.framework and (policy.framework.name, policy.framework.version,
                                           policy.framework.reference, policy.framework.specification)

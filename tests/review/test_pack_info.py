@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from amlkit import packs as packinfo
 from amlkit.errors import ConfigError, UsageError
 from amlkit.review import engine
-from amlkit.review import packs as packinfo
 from amlkit.review.pack.info import pack_version
 from tests.review.helpers import MIN_NODES, PACKS
 

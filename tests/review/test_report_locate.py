@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from amlkit.packs import own_pack_info
 from amlkit.review.model import PackInfo, PolicyInfo, ResourceRecord, StackReview
-from amlkit.review.pack.info import own_pack_info
 from amlkit.review.packdir import default_pack_dir
 from amlkit.review.report.locate import (
     Entry,

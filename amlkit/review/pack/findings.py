@@ -11,7 +11,8 @@ from typing import Any, Literal, cast
 from pulumi.runtime.proto import analyzer_pb2
 
 from amlkit.errors import ReviewFailed
-from amlkit.policies.framework import PACK_NAME, Rule
+from amlkit.policies.framework import PACK_NAME
+from amlkit.policies.metadata import read_tags
 from amlkit.policies.waivers import WaiverContractError, parse_waived
 from amlkit.review.model import Lookup, PackInfo, PolicyInfo, ResourceRecord, StackReview, Unknown, Violation
 from amlkit.review.pack import diagnostics
@@ -75,15 +76,18 @@ def pack_info_of(analysis: diagnostics.Analysis) -> PackInfo:
 
 
 def _policy_info(analysis: diagnostics.Analysis, p: Any) -> PolicyInfo:
-    ours = _ours(analysis.pack_name, p.name)
+    """One policy as the pack's GetAnalyzerInfo describes it, at the level it runs with. What the protocol has no
+    field for (the stable reference, the group, the peer equivalents...) is in its tags (`amlkit.policies.metadata`):
+    read the same way for amlkit's pack and another, so no rule is imported."""
+    meta = read_tags(tuple(p.tags))
     return PolicyInfo(
         name=p.name, description=p.description,
         level=analysis.config.get(p.name, PolicyConfig()).level or "advisory",
         severity=diagnostics.severity_name(p.severity), remediation=p.remediation_steps,
-        url=p.url, tags=tuple(p.tags), stack_policy=p.policy_type == analyzer_pb2.POLICY_TYPE_STACK,
+        url=p.url, tags=meta.tags, stack_policy=p.policy_type == analyzer_pb2.POLICY_TYPE_STACK,
         display_name=p.displayName, framework=_framework(p),
-        ref=ours.ref, group=ours.group, equivalents=ours.equivalents, since=ours.since, remediates=ours.remediates,
-        stack_key=ours.stack_key,
+        ref=meta.ref, group=meta.group, equivalents=meta.equivalents, since=meta.since, remediates=meta.remediates,
+        stack_key=meta.stack_key,
     )
 
 
@@ -91,21 +95,6 @@ def _framework(policy: Any) -> tuple[str, str, str, str] | None:
     f = policy.framework
     fields = (f.name, f.version, f.reference, f.specification)
     return fields if policy.HasField("framework") and any(fields) else None
-
-
-_NOT_OURS = Rule(name="-", description="-", severity="low", level="advisory", tags=(), url="", remediation="",
-                 group="")  # type: ignore[arg-type]  # another pack's policy has no group either
-
-
-def _ours(pack_name: str, policy: str) -> Rule:
-    """The amlkit rule behind a policy of amlkit's own pack, for what the analyzer protocol has no field for
-    (the stable reference, the group, the peer equivalents). Refs are frozen per name (each rule's test
-    module pins them), so the name finds them. Another pack's policy gets a rule with no ref and no equivalents."""
-    if pack_name != PACK_NAME:
-        return _NOT_OURS
-    from amlkit.policies import rule_named  # the rules load only for amlkit's own pack, once the review ran
-
-    return rule_named(policy) or _NOT_OURS
 
 
 def add_findings(result: StackReview, analysis: diagnostics.Analysis, records: list[dict[str, Any]], secrets: Secrets,

@@ -23,6 +23,7 @@ from amlkit.policies.secret_reads import BY_VALUE_NOTE
 from amlkit.review.pack.config import PolicyConfig
 from amlkit.review.pack.diagnostics import Analysis, collect
 from amlkit.review.pack.info import pack_version
+from amlkit.review.pack.levels import at_baseline
 from amlkit.review.pack.process import ENGINE_ADDRESS, PackProcess
 from amlkit.review.pack.reconciled import reconciled
 from amlkit.review.pack.wire import analyze_request, policy_config_message, stack_resource, stack_tags
@@ -112,20 +113,22 @@ def handshake(pack: PackProcess) -> None:
 
 def configure(pack: PackProcess, config_file: dict[str, PolicyConfig] | None,
               config_file_name: str | None) -> Analysis:
-    """GetAnalyzerInfo, reconcile the config once per file as the engine does, and Configure with ALL of it."""
+    """GetAnalyzerInfo, reconcile the config once per file as the engine does, and Configure with ALL of it. The
+    analysis keeps the levels the pack then runs with (its rule baseline applied: `levels.at_baseline`)."""
     info = pack.analyzer_info()
     policies = list(info.policies)
     info_bytes, (schemas, initial) = info.SerializeToString(deterministic=True), pack.schemas()
-    config = reconciled(info_bytes, schemas, initial, config_file, config_file_name, info.name == PACK_NAME)
-    by_value = False
+    config = reconciled(info_bytes, schemas, initial, config_file, config_file_name)
+    runs_with, by_value = config, False
     if info.name == PACK_NAME:
         by_value = any(p.name == BASELINE_POLICY and p.description.endswith(BY_VALUE_NOTE) for p in policies)
         policies = [p for p in policies if p.name != BASELINE_POLICY]  # config, not a rule
+        runs_with = at_baseline(config, policies, schemas, config_file_name)  # the levels reports show
     request = analyzer_pb2.ConfigureAnalyzerRequest()
     for name, entry in config.items():
         request.policyConfig[name].CopyFrom(policy_config_message(entry))
     pack.call("Configure", request, "Configure")
-    return Analysis(info.name, pack_version(pack.pack_dir, info.version), policies, config,
+    return Analysis(info.name, pack_version(pack.pack_dir, info.version), policies, runs_with,
                     reported_version=info.version, by_value=by_value)
 
 
