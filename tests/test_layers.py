@@ -257,8 +257,8 @@ def test_the_reader_sees_function_level_imports() -> None:
 @pytest.mark.slow
 def test_a_check_loads_no_rule_in_the_reviewers_process(tmp_path: Path) -> None:
     """`amlkit check` of the sample stacks, writing every report format, in a fresh interpreter: the reviewer's own
-    process loads no rule module and builds no VM catalogue (the pack's process does: the reports still carry each rule's
-    ref and risk tags, from the pack's GetAnalyzerInfo)."""
+    process loads no rule module and builds no VM catalogue (the pack's process does: the reports still carry each
+    rule's ref and risk tags, from the pack's GetAnalyzerInfo)."""
     formats = ("sarif", "json", "markdown", "table")
     program = (
         "import sys\n"
