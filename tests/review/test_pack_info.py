@@ -105,3 +105,13 @@ def test_the_pack_version_is_amlkits_version_in_every_place_it_is_written():
 
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
     assert pack_version(default_pack_dir(), "0.0.1") == pyproject == __version__
+
+
+def test_another_packs_metadata_tags_are_read_as_amlkits():
+    """The one path: another pack's GetAnalyzerInfo tags give its PolicyInfo a ref, group, release, stack key and
+    equivalents exactly as amlkit's pack's tags do; its other tags stay tags."""
+    (policy,) = engine.pack_info(PACKS / "tagged").policies
+    assert (policy.tags, policy.ref, policy.group, policy.since, policy.stack_key, policy.remediates) == (
+        ("cost", "team:ml"), "TEAM-0001", "compute", "2.0.0", "max_instances", False)
+    assert [(e.tool, e.id, e.url) for e in policy.equivalents] == [
+        ("Checkov", "CKV_AZURE_150", "https://www.checkov.io/5.Policy%20Index/terraform.html")]
