@@ -43,7 +43,7 @@ if pulumi.Config("clitest").get_bool("hang"):
 if pulumi.Config("clitest").get_bool("badConfig"):
     from amlkit.errors import ConfigError
     raise ConfigError("Pulumi.badconfig.yaml", "amlkit:clusters[0].max_instances", "must be at least 1; found 0")
-group = resources.ResourceGroup("rg", resource_group_name="rg-cli")
+group = resources.ResourceGroup("rg", resource_group_name="rg-cli", location="westeurope")
 workspace = ml.Workspace("mlw-cli", workspace_name="mlw-cli", resource_group_name=group.name,
                          identity=ml.ManagedServiceIdentityArgs(type="SystemAssigned"))
 for spec in config.get_object("clusters") or []:

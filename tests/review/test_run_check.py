@@ -51,7 +51,8 @@ def unknown_group(group: str) -> Any:
 
 
 def group_at(group: str) -> Any:
-    return {"rg-shared": "swedencentral"}.get(group, U)
+    """rg-shared exists in Azure; rg-new is a group this program creates (Azure has none yet); others unknown."""
+    return {"rg-shared": "swedencentral", "rg-new": None}.get(group, U)
 
 
 @pytest.mark.parametrize(("type_token", "urn", "inputs", "olds", "provider", "expected"), [
@@ -81,6 +82,9 @@ def group_at(group: str) -> Any:
      {"workspaceName": "w", "resourceGroupName": "rg-shared", "location": "swedencentral"}),
     (NATIVE + "Workspace", WS_URN, {"workspaceName": "w", "resourceGroupName": "rg-other"}, None, None,
      {"workspaceName": "w", "resourceGroupName": "rg-other", "location": U}),
+    # a group this preview creates: the ARM GET finds none and `location` stays out (not required for a workspace)
+    (NATIVE + "Workspace", WS_URN, {"workspaceName": "w", "resourceGroupName": "rg-new"}, None, None,
+     {"workspaceName": "w", "resourceGroupName": "rg-new"}),
     (NATIVE + "Workspace", WS_URN, {"workspaceName": "w", "resourceGroupName": "rg", "location": U}, None, "x",
      {"workspaceName": "w", "resourceGroupName": "rg", "location": U}),  # an unknown location is a value
     # no location in the type's body, or AutoLocationDisabled: none added
@@ -99,9 +103,15 @@ def group_at(group: str) -> Any:
     ("azure:machinelearning/computeCluster:ComputeCluster",
      "urn:pulumi:dev::p::azure:machinelearning/computeCluster:ComputeCluster::c", {"name": "c"}, None, "x",
      {"name": "c"}),
+    # classic: a group Azure does not have yet gives unknown (the bridge's refresh finds no state), not none
+    ("azure:machinelearning/workspace:Workspace", "urn:pulumi:dev::p::azure:machinelearning/workspace:Workspace::w",
+     {"name": "w", "resourceGroupName": "rg-new"}, None, None,
+     {"name": "w", "resourceGroupName": "rg-new", "location": U}),
 ], ids=["random-name", "copy-name", "uuid-name", "given-name", "unknown-name", "old-name", "old-location",
-        "provider-location", "unknown-group", "group-location", "group-unknown-offline", "unknown-location",
-        "no-location-in-body", "auto-location-disabled", "classic-unknown-group", "classic-group", "classic-no-group"])
+        "provider-location", "unknown-group", "group-location", "group-unknown-offline", "group-created-here",
+        "unknown-location",
+        "no-location-in-body", "auto-location-disabled", "classic-unknown-group", "classic-group", "classic-no-group",
+        "classic-group-created-here"])
 def test_checked(type_token, urn, inputs, olds, provider, expected):
     if type_token.startswith("azure-native:"):
         expected = {**expected, "azureApiVersion": VERSIONS[type_token]}
@@ -133,5 +143,38 @@ def test_a_given_api_version_is_kept_and_an_old_one_is_not_reused():
 def test_the_suffix_derives_from_the_urn_only():
     assert suffix(RG_URN, 8) == suffix(RG_URN, 8) != suffix(WS_URN, 8)
     assert len(suffix(RG_URN, 8)) == 8 and int(suffix(RG_URN, 8), 16) >= 0
-    assert checked("azure-native:resources:ResourceGroup", RG_URN, {}, None, None, unknown_group) == checked(
-        "azure-native:resources:ResourceGroup", RG_URN, {}, None, None, unknown_group)
+    assert checked("azure-native:resources:ResourceGroup", RG_URN, {}, None, "x", unknown_group) == checked(
+        "azure-native:resources:ResourceGroup", RG_URN, {}, None, "x", unknown_group)
+
+
+HINT = "Either set it explicitly or configure it with 'pulumi config set {}:location <value>'"
+
+
+@pytest.mark.parametrize(("type_token", "inputs", "olds", "message"), [
+    # a resource group's own Check reads a group that does not exist yet: no location, and it requires one
+    ("azure-native:resources:ResourceGroup", {}, None,
+     "azure-native:resources:ResourceGroup resource 'rg' has a problem: missing required property 'location'. "
+     + HINT.format("azure-native") + "."),
+    ("azure-native:resources:ResourceGroup", {"resourceGroupName": "rg-shared"}, None,
+     "azure-native:resources:ResourceGroup resource 'rg' has a problem: missing required property 'location'. "
+     + HINT.format("azure-native") + "."),
+    ("azure:core/resourceGroup:ResourceGroup", {"name": "rg-ml"}, None,
+     "azure:core/resourceGroup:ResourceGroup resource 'rg' has a problem: Missing required property 'location'. "
+     + HINT.format("azure")),
+], ids=["native-group", "native-group-named", "classic-group"])
+def test_a_required_location_no_default_gives_fails_check(type_token, inputs, olds, message):
+    from amlkit.review.run.classic import CheckError
+
+    with pytest.raises(CheckError) as failed:
+        checked(type_token, f"urn:pulumi:dev::p::{type_token}::rg", inputs, olds, None, group_at)
+    assert str(failed.value) == message
+
+
+@pytest.mark.parametrize(("type_token", "inputs", "olds", "location"), [
+    ("azure-native:resources:ResourceGroup", {}, {"location": "westeurope"}, "westeurope"),  # the old location
+    ("azure-native:resources:ResourceGroup", {"location": U}, None, U),  # an unknown location is a value
+    (NATIVE + "Workspace", {"workspaceName": "w", "resourceGroupName": "rg-new"}, None, None),  # not required
+], ids=["old-location", "unknown-location", "workspace"])
+def test_no_failure_where_a_location_is_given_or_not_required(type_token, inputs, olds, location):
+    found = checked(type_token, f"urn:pulumi:dev::p::{type_token}::x", inputs, olds, None, group_at)
+    assert found.get("location") == location

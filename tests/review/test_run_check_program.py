@@ -107,3 +107,31 @@ def test_against_a_state_a_deployed_resource_keeps_its_old_name_and_location(tmp
     assert inputs["rg"]["resourceGroupName"] == "rg" + suffix(RG, 8)  # its own old name, the deployed run's
     (stack,) = review(PROGRAM, ["dev"], options=ReviewOptions(states=[path])).stacks
     assert stack.plan is not None and {step.op for step in stack.plan.steps} == {"same"}
+
+
+LITERAL = FIXTURES / "group_literal"
+
+
+def literal_request(stack: str) -> dict[str, Any]:
+    config = {"group-literal:bare": "true"} if stack == "bare" else {}
+    return {"program": str(LITERAL), "project": "group-literal", "stack": stack, "config": config, "secret_keys": []}
+
+
+def test_a_group_created_in_the_same_preview_gives_no_location():
+    """Check's ARM GET of a group this preview creates finds none: `location` stays out (a workspace does not
+    require it); a workspace linked by `group.name` has an unknown group name, so an unknown location."""
+    records = run_runner(literal_request("dev"))["resources"]
+    inputs = shown(records, "inputs")
+    assert inputs["mlw"] == {"resourceGroupName": "rg-literal", "workspaceName": "mlw-literal"}
+    assert inputs["mlw-linked"] == {"resourceGroupName": U, "workspaceName": "mlw-linked", "location": U}
+    assert shown(records, "outputs")["mlw"] == {"name": U, "location": U}  # a response property, unknown
+
+
+def test_a_resource_group_without_a_location_fails_the_stack_as_check_fails_the_preview():
+    dev, bare = review(LITERAL, ["dev", "bare"]).stacks
+    assert dev.error is None
+    assert bare.error == (
+        "stack bare: the program failed: CheckError: azure-native:resources:ResourceGroup resource 'rg-bare' has a "
+        "problem: missing required property 'location'. Either set it explicitly or configure it with 'pulumi config "
+        "set azure-native:location <value>'.")
+    assert bare.error_kind == "program"

@@ -42,7 +42,7 @@ VIOLATIONS = {
     ("aml-workspace-user-assigned-identity", "advisory", "ws"),
 }
 LOCATIONS = ("compute cluster 'cpu': location can't be known during preview; workspace 'ws': location can't be known "
-             "during preview; resource group 'rg': location can't be known during preview; and 1 more")
+             "during preview; storage account 'speech': location can't be known during preview")
 KIND = "cannot tell: workspace 'ws': kind can't be known during preview."
 
 

@@ -21,8 +21,10 @@ azure-native (pulumi/pulumi-azure-native `provider/pkg/provider/provider.go`, `C
   except the `AutoLocationDisabled` paths: the first of (1) the old inputs' `location`, (2) the provider's
   `location` config (the default provider's is the stack's `azure-native:location`; an explicit provider's is its
   own `location` input only), (3) unknown when `resourceGroupName` is unknown, (4) the group's location read from
-  ARM. Offline (4) is the group's deployed location when the state holds it, else unknown: the review cannot
-  read Azure (the CLI reads it when the group exists, and leaves `location` out when it does not).
+  ARM. Offline (4) is the group's deployed location when the state holds it; none for a group that does not exist
+  (the group a ResourceGroup's own Check reads, or one this program registered without a deployed state: the CLI's
+  GET fails and `location` stays out); else unknown: the review cannot read Azure. A type that requires `location`
+  (`REQUIRED_LOCATION`) and gets none fails Check (`CheckError`), and so the preview.
 
 - The API version (`applyDefaults`, azure-native 3.x): an omitted `azureApiVersion` input becomes the type's API
   version from the provider's metadata (none for a few types, e.g. storage:Blob). Offline it is the version the
@@ -46,12 +48,15 @@ from typing import Any
 from pulumi.runtime import rpc
 
 from amlkit.review.arm import arm_path, type_key
-from amlkit.review.run.classic import classic_defaults, suffix
+from amlkit.review.run.classic import GROUP as CLASSIC_GROUP
+from amlkit.review.run.classic import LOCATION_CONFIG as CLASSIC_LOCATION_CONFIG
+from amlkit.review.run.classic import CheckError, classic_defaults, suffix
 from amlkit.review.run.sdk import api_version, input_names
 from amlkit.tokens import type_parts
 
 __all__ = [
-    "API_VERSION", "AUTO_LOCATION_DISABLED", "CREATE_BEFORE_DELETE", "LOCATION_CONFIG", "autoname", "checked", "suffix",
+    "API_VERSION", "AUTO_LOCATION_DISABLED", "CREATE_BEFORE_DELETE", "GROUP", "LOCATION_CONFIG", "REQUIRED_LOCATION",
+    "autoname", "checked", "suffix",
 ]
 
 CREATE_BEFORE_DELETE = "__createBeforeDelete"
@@ -67,8 +72,17 @@ AUTO_LOCATION_DISABLED = frozenset({
 """azure-native types `AutoLocationDisabled` (resources.go) leaves without a default location: template deployments,
 load balancer backend pools, Cosmos DB child resources."""
 
+GROUP = "resources:ResourceGroup"
+REQUIRED_LOCATION = frozenset({GROUP})
+"""azure-native types whose PUT body requires `location`, so Check fails when no default gives one (provider.go
+`validateType`: "missing required property 'location'"). The requirement is the provider's metadata, which the SDK
+does not carry (it makes every auto-located `location` optional); this table holds the types the review knows it of:
+a resource group (Microsoft.Resources/resourceGroups: `location` "string (required)", the ARM template reference,
+learn.microsoft.com/azure/templates/microsoft.resources/resourcegroups)."""
+
 GroupLocation = Callable[[str], Any]
-"""The location of a resource group by name, as step (4) reads it: a string, or the engine's unknown."""
+"""The location of a resource group by name, as step (4) reads it: a string, the engine's unknown, or None when
+the group does not exist (one this preview creates)."""
 
 
 def autoname(type_token: str) -> tuple[str, str] | None:
@@ -130,10 +144,33 @@ def checked(type_token: str, urn: str, inputs: Mapping[str, Any], olds: Mapping[
     if version is not None and not _has(news, API_VERSION):
         news[API_VERSION] = version
     if not _has(news, "location") and _auto_located(type_token, native):
-        location = _default_location(news, olds, provider_location if native else None, group_location)
+        if type_key(type_token) == GROUP:  # step (4) reads the group being checked: it does not exist yet
+            group_location = _no_group
+        location = _default_location(news, olds, provider_location if native else None, group_location, native)
         if location is not None:
             news["location"] = location
+    _refuse_missing_location(type_token, urn, news, native)
     return news
+
+
+def _no_group(group: str) -> Any:
+    return None
+
+
+def _refuse_missing_location(type_token: str, urn: str, news: Mapping[str, Any], native: bool) -> None:
+    """Check's failure for a `location` its type requires and no default gave (azure-native `validateType`; the
+    bridge's `missingRequiredKey`): the engine fails the preview with `<type> resource '<name>' has a problem:`."""
+    if _has(news, "location"):
+        return
+    if native and type_key(type_token) in REQUIRED_LOCATION:
+        reason = ("missing required property 'location'. Either set it explicitly or configure it with "
+                  f"'pulumi config set {LOCATION_CONFIG} <value>'.")
+    elif type_token == CLASSIC_GROUP:
+        reason = ("Missing required property 'location'. Either set it explicitly or configure it with "
+                  f"'pulumi config set {CLASSIC_LOCATION_CONFIG} <value>'")
+    else:
+        return
+    raise CheckError(f"{type_token} resource '{urn.rsplit('::', 1)[-1]}' has a problem: {reason}")
 
 
 def _auto_located(type_token: str, native: bool) -> bool:
@@ -144,8 +181,9 @@ def _auto_located(type_token: str, native: bool) -> bool:
 
 
 def _default_location(news: Mapping[str, Any], olds: Mapping[str, Any], provider_location: Any,
-                      group_location: GroupLocation) -> Any:
-    """getDefaultLocation's steps (1) to (4); None when it gives no location."""
+                      group_location: GroupLocation, native: bool) -> Any:
+    """getDefaultLocation's steps (1) to (4); None when it gives no location. A group that does not exist gives
+    azure-native none (its ARM GET fails), the classic provider unknown (`defaultAzureLocation`: no state)."""
     if "location" in olds:
         return olds["location"]
     if provider_location is not None:
@@ -155,4 +193,5 @@ def _default_location(news: Mapping[str, Any], olds: Mapping[str, Any], provider
         return None
     if _unknown(group) or not isinstance(group, str):
         return rpc.UNKNOWN
-    return group_location(group)
+    found = group_location(group)
+    return rpc.UNKNOWN if found is None and not native else found

@@ -244,12 +244,14 @@ class RecordingMonitor(MockMonitor):
         return get_config(LOCATION_CONFIG if type_token.startswith(f"{NATIVE}:") else CLASSIC_LOCATION_CONFIG)
 
     def group_location(self, group: str) -> Any:
-        """A resource group's location as Check reads it from Azure: unknown offline; in a deployed run (tests'
-        state exports), the group's as registered, else where DeployedMocks puts every resource."""
+        """A resource group's location as Check reads it from Azure: None for a group this program registered (in a
+        preview without a state every resource is created, so Azure has no such group yet), else unknown offline; in
+        a deployed run (tests' state exports), the group's as registered, else where DeployedMocks puts every
+        resource."""
         if isinstance(self.azure, DeployedMocks):
             location = self.groups.get(group)
             return location if isinstance(location, str) else DEFAULT_LOCATION
-        return rpc.UNKNOWN
+        return None if group in self.groups else rpc.UNKNOWN
 
     def Invoke(self, request: Any) -> Any:  # noqa: N802 - the gRPC method name
         if request.tok == "pulumi:pulumi:getResource":
