@@ -14,7 +14,9 @@ Three ways to run one, each a plain `ResourceCheck` / `StackCheck` for `Rule`:
 - `workspace_check(value)`: every workspace, subject `Workspace '<name>'`;
 - `workspace_stack_check(setting, value)`: a workspace setting a project takes from its hub
   (`amlkit.policies.hubs.deciding_workspaces`): the hub decides for its projects, and a project whose hub is
-  not in the stack cannot be told.
+  not in the stack cannot be told. A workspace whose setting is unknown in a preview (an omitted classic
+  `high_business_impact` is an output the provider computes) is that workspace's unknown (`workspace 'mlw': HBI
+  setting can't be known during preview`), and the other workspaces are judged.
 
 A rule whose judgement needs more than one field, a precondition or an explanation of its own keeps its own
 check: this base is for the rules it makes shorter and clearer.
@@ -31,11 +33,21 @@ from amlkit.policies.azure import (
     WorkspaceView,
     compute_of,
     compute_subject,
+    read_known,
     same_value,
     workspace_props,
     workspace_view,
 )
-from amlkit.policies.framework import Finding, ResourceCheck, ResourceInput, StackCheck, StackResource, as_written, must
+from amlkit.policies.framework import (
+    Finding,
+    ResourceCheck,
+    ResourceInput,
+    StackCheck,
+    StackResource,
+    as_written,
+    cannot_tell,
+    must,
+)
 from amlkit.policies.hubs import deciding_workspaces
 
 __all__ = ["V", "ValueCheck", "compute_check", "workspace_check", "workspace_stack_check"]
@@ -123,8 +135,12 @@ def workspace_stack_check(setting: str, value: ValueCheck[WorkspaceView]) -> Sta
             if unknown is not None:
                 yield unknown
                 continue
-            found = value.found(workspace_props(workspace), config)
-            if found is not None:
+            props = workspace_props(workspace)
+            known, found = read_known(lambda: value.found(props, config))  # noqa: B023 - called at once
+            if not known:  # this workspace's verdict is unknown, not the rule's: the others are judged
+                reason = f"workspace '{workspace.name}': {setting} can't be known during preview"
+                yield cannot_tell(f"Workspace '{workspace.name}'", expectation, reason, workspace.urn)
+            elif found is not None:
                 yield Finding(must(f"Workspace '{workspace.name}'", expectation, found), workspace.urn)
 
     return check_stack

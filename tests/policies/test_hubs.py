@@ -175,3 +175,27 @@ def test_an_unknown_kind_leaves_other_rules_deciding_the_other_workspaces():
     found = messages(aml_compute_network_isolated.RULE, [known, unsure, *clusters])
     assert [(name, unknown) for name, _, unknown in found] == [("cpu-known", False), ("cpu-unsure", True)]
     assert found[1][1].endswith("cannot tell: workspace 'unsure': kind can't be known during preview.")
+
+
+# --- a workspace whose setting itself preview cannot know: only its own verdict is unknown -----------------------
+
+SETTINGS = {"publicNetworkAccess": "public network access", "hbiWorkspace": "HBI setting",
+            "managedNetwork": "managed network"}
+
+
+@pytest.mark.parametrize(("rule", "expectation", "found", "key"), [
+    (aml_workspace_managed_network.RULE, "have managedNetwork.isolationMode AllowOnlyApprovedOutbound",
+     "AllowInternetOutbound", "managedNetwork"),
+    (aml_workspace_public_network_disabled.RULE, "have publicNetworkAccess Disabled", "Enabled", "publicNetworkAccess"),
+    (aml_workspace_hbi.RULE, "have hbiWorkspace true", "false", "hbiWorkspace"),
+], ids=["network", "public", "hbi"])
+def test_an_unknown_setting_makes_only_that_workspace_unknown(rule, expectation, found, key):
+    """E.g. a classic workspace that leaves `high_business_impact` out: an output the provider computes."""
+    known = resource("known", workspace_props(workspaceName="known", **OFFENDING), WORKSPACE_TYPE)
+    unsure = resource("unsure", unknown_checking_proxy(workspace_props(
+        workspaceName="unsure", **{**OFFENDING, key: UNKNOWN_STRING_VALUE})), WORKSPACE_TYPE)
+    assert messages(rule, [known, unsure]) == [
+        ("known", f"Workspace 'known' must {expectation}; found {found}.", False),
+        ("unsure", f"Workspace 'unsure' must {expectation}; cannot tell: workspace 'unsure': {SETTINGS[key]} can't "
+                   "be known during preview.", True),
+    ]

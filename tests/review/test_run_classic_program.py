@@ -99,3 +99,12 @@ def test_against_a_state_a_deployed_resource_keeps_its_old_name(tmp_path: Path):
     assert inputs["RG-ML"] == {"name": GROUP, "location": "swedencentral"}
     (stack,) = review(PROGRAM, ["dev"], options=ReviewOptions(states=[path])).stacks
     assert stack.plan is not None and {step.op for step in stack.plan.steps} == {"same"}
+
+
+def test_the_workspace_s_omitted_settings_are_its_own_unknowns():
+    """A classic workspace leaves `high_business_impact` out: an output the provider computes, unknown while it is
+    created. The rule reports that workspace as unknown, by name, and would judge the others."""
+    (stack,) = review(PROGRAM, ["dev"]).stacks
+    unknown = {u.policy: u.message.split(" during preview: ", 1)[1] for u in stack.unknown}
+    assert unknown["aml-workspace-hbi"] == ("Workspace 'mlw' must have hbiWorkspace true; cannot tell: workspace "
+                                            "'mlw': HBI setting can't be known during preview.")
