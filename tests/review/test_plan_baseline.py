@@ -136,7 +136,7 @@ def test_runner_imports_a_package_from_the_base_tree(tmp_path: Path) -> None:
     program.mkdir()
     (program / "__main__.py").write_text(
         "from pulumi_azure_native import resources\nfrom amlkit.components import naming\n"
-        "resources.ResourceGroup(naming.PREFIX, resource_group_name='rg')\n")
+        "resources.ResourceGroup(naming.PREFIX, resource_group_name='rg', location='westeurope')\n")
     result = run_runner({"program": str(program), "project": "p", "stack": "dev", "config": {}, "secret_keys": [],
                          "packages": {"amlkit.components": str(package)}})
     assert [r["name"] for r in result["resources"]] == ["from-base"]
