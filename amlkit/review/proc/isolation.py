@@ -30,6 +30,7 @@ of an installed package, a class attribute), a child process or a variable set w
 from __future__ import annotations
 
 import atexit
+import functools
 import gc
 import logging
 import os
@@ -98,6 +99,7 @@ def _hooks() -> tuple[Any, ...]:
 
 
 def capture() -> Baseline:
+    _installed_roots()  # before the snapshot: sysconfig fills its own module globals on first use
     modules = dict(sys.modules)
     saved = {name: dict(vars(module)) for name, module in modules.items() if _has_dict(module)}
     gc.freeze()
@@ -169,6 +171,7 @@ def _drop_program_modules(base: Baseline, program: Path) -> None:
             continue
         filename = getattr(module, "__file__", None)
         if filename is not None and any(os.path.realpath(filename).startswith(top) for top in installed):
+            base.modules[name] = module  # it stays: the next stacks need not resolve its path again
             continue
         if filename is None and name.partition(".")[0] not in base.modules or filename is not None and (
                 os.path.abspath(filename).startswith(root) or os.path.realpath(filename).startswith(root)):
@@ -178,6 +181,7 @@ def _drop_program_modules(base: Baseline, program: Path) -> None:
                 delattr(sys.modules[parent], child)
 
 
+@functools.cache
 def _installed_roots() -> list[str]:
     """The directories installed packages are imported from (site-packages), resolved, each ending in a separator."""
     import sysconfig
