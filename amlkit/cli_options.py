@@ -72,17 +72,40 @@ def lazy_coercion() -> bool:
 
 
 _NEEDS_TYPER = object()
+
+
+def _choice(kind: Any, info: Any, values: list[Any], ctx: Any) -> list[Any]:
+    """Each value as typer's choice adapter returns it (`coerce_cli_choice`, what the adapter calls), or
+    `_NEEDS_TYPER` where that refuses it (typer's adapter then words the error)."""
+    coerce = getattr(_param_types, "coerce_cli_choice", None)
+    found: list[Any] = []
+    for value in values:
+        if any(value is member for member in kind):
+            found.append(value)
+            continue
+        try:
+            found.append(_NEEDS_TYPER if coerce is None else coerce(
+                value, choices=list(kind), case_sensitive=info.case_sensitive, ctx=ctx))
+        except ValueError:
+            found.append(_NEEDS_TYPER)
+    return found
 _param_types: Any = None  # typer's path checks (typer._param_types), when lazy_coercion found them
 
 
 def _as_typer_returns(kind: Any, info: Any, value: Any, param: Any, ctx: Any) -> Any:
-    """What typer's adapter returns for `value` where that is plain, else `_NEEDS_TYPER`: an enum member itself; a
+    """What typer's adapter returns for `value` where that is plain, else `_NEEDS_TYPER`: an enum member itself, an
+    enum's name or value (one, or a list of them) through typer's own choice coercion; a
     bool or str of exactly that type itself; a Path, or a non-empty str as its Path, through typer's own path checks
     (what its path adapter calls, without pydantic for a Path); an int or float of exactly
     its type within its range (not clamped) itself; a list or tuple of strings for `list[str]` as a list. A review's
     `-s dev`, `-C DIR` and `--timeout` default then build no adapter (its start-up would import pydantic for them)."""
     if isinstance(kind, type) and issubclass(kind, Enum):
-        return value if any(value is member for member in kind) else _NEEDS_TYPER
+        return _choice(kind, info, [value], ctx)[0]
+    if typing.get_origin(kind) is list and len(typing.get_args(kind)) == 1 and isinstance(
+            typing.get_args(kind)[0], type) and issubclass(typing.get_args(kind)[0], Enum) and isinstance(
+            value, (list, tuple)):  # `-f json -f sarif`
+        found = _choice(typing.get_args(kind)[0], info, list(value), ctx)
+        return _NEEDS_TYPER if _NEEDS_TYPER in found else found
     if kind is Path:  # typer's path adapter runs typer's own path checks (exists, dir_okay...) on a Path
         check = getattr(_param_types, "coerce_cli_path", None)
         if check is None or info.path_type not in (None, Path) or not (

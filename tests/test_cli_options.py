@@ -47,6 +47,11 @@ CASES = [
     ("int given a bool", int, typer.Option(), True),
     ("float given an int", float, typer.Option(), 3),
     ("bool", bool, typer.Option(), False),
+    ("list of enum", list[ReportFormat], typer.Option(), ["json", "sarif"]),
+    ("list of enum, any case", list[ReportFormat], typer.Option(case_sensitive=False), ("JSON",)),
+    ("list of enum, one bad", list[ReportFormat], typer.Option(), ["json", "yaml"]),
+    ("list of enum members", list[ReportFormat], typer.Option(), [ReportFormat.table]),
+    ("enum by value, any case", ReportFormat, typer.Option(case_sensitive=False), "Markdown"),
 ]
 
 
