@@ -22,6 +22,7 @@ from amlkit.policies.pack import _Effective
 from amlkit.review.pack import snapshot
 from amlkit.review.plan.stream import StateStream
 from amlkit.review.secrets import SECRET_SIG, SECRET_SIG_KEY, UNKNOWN
+from tests.benchmods import platform_state
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPUTE = "azure-native:machinelearningservices:Compute"
@@ -51,13 +52,7 @@ def _edge_requests() -> list[analyzer_pb2.AnalyzeRequest]:
 
 def _state_requests(tmp_path: Path) -> list[analyzer_pb2.AnalyzeRequest]:
     """The Analyze requests `amlkit check --state` sends for a generated ML platform state (with providers)."""
-    sys.path.insert(0, str(ROOT / "bench"))
-    try:
-        import auditstate
-    finally:
-        sys.path.remove(str(ROOT / "bench"))
-    state = tmp_path / "state.json"
-    auditstate.write(state, 2 + ENVIRONMENTS * auditstate.PER_ENVIRONMENT)
+    state = platform_state(tmp_path / "state.json", ENVIRONMENTS)
     providers: dict[str, Any] = {}
     requests = []
     for resource in StateStream(state).resources():

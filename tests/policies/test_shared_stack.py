@@ -19,6 +19,7 @@ from amlkit.policies import ALL_RULES
 from amlkit.review.pack import snapshot
 from amlkit.review.plan.stream import StateStream
 from amlkit.review.secrets import SECRET_SIG, SECRET_SIG_KEY
+from tests.benchmods import platform_state
 
 ROOT = Path(__file__).resolve().parents[2]
 STACK = "urn:pulumi:prod::acme-ml::pulumi:pulumi:Stack::acme-ml-prod"
@@ -65,13 +66,7 @@ def _edge_cases() -> list[dict[str, Any]]:
 
 def _state_request(tmp_path: Path) -> analyzer_pb2.AnalyzeStackRequest:
     """The AnalyzeStack request `amlkit check --state` sends for a generated 5-environment ML platform state."""
-    sys.path.insert(0, str(ROOT / "bench"))
-    try:
-        import auditstate
-    finally:
-        sys.path.remove(str(ROOT / "bench"))
-    state = tmp_path / "state.json"
-    auditstate.write(state, 2 + 5 * auditstate.PER_ENVIRONMENT)
+    state = platform_state(tmp_path / "state.json", 5)
     providers: dict[str, Any] = {}
     request = analyzer_pb2.AnalyzeStackRequest()
     for resource in StateStream(state).resources():

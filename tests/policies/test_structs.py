@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,8 +20,7 @@ from amlkit.policies.structs import message_to_dict, struct_to_dict
 from amlkit.review.pack import snapshot, wire
 from amlkit.review.plan.stream import StateStream
 from amlkit.review.secrets import SECRET_SIG, SECRET_SIG_KEY, UNKNOWN
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.benchmods import bench_module, platform_state
 
 
 def _struct(value: dict[str, Any]) -> struct_pb2.Struct:
@@ -99,13 +96,7 @@ def test_any_struct_converts_as_message_to_dict_converts_it(value):
 
 def test_a_generated_states_requests_convert_as_message_to_dict_converts_them(tmp_path):
     """Every Struct `amlkit check --state` sends for a generated ML platform state: inputs, outputs, providers."""
-    sys.path.insert(0, str(ROOT / "bench"))
-    try:
-        import auditstate
-    finally:
-        sys.path.remove(str(ROOT / "bench"))
-    state = tmp_path / "state.json"
-    auditstate.write(state, 2 + 3 * auditstate.PER_ENVIRONMENT)
+    state = platform_state(tmp_path / "state.json", 3)
     providers: dict[str, analyzer_pb2.AnalyzerProviderResource] = {}
     structs = []
     for resource in StateStream(state).resources():
@@ -113,7 +104,7 @@ def test_a_generated_states_requests_convert_as_message_to_dict_converts_them(tm
             providers[resource.urn] = snapshot._provider(resource)
         request = snapshot._request(resource, snapshot.blind(resource.inputs), providers)
         structs += [request.properties, request.provider.properties, wire.to_struct(snapshot.blind(resource.outputs))]
-    assert len(structs) == 3 * (2 + 3 * auditstate.PER_ENVIRONMENT)
+    assert len(structs) == 3 * (2 + 3 * bench_module("auditstate").PER_ENVIRONMENT)
     for struct in structs:
         _same(struct)
 

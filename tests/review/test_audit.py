@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ from amlkit.review.pack.snapshot import blind
 from amlkit.review.plan.state import ENCRYPTED
 from amlkit.review.secrets import SECRET_SIG, SECRET_SIG_KEY
 from amlkit.review.state_audit import audit
+from tests.benchmods import platform_state
 from tests.review import auditstates as states
 from tests.review.helpers import PACKS
 
@@ -364,14 +364,7 @@ def test_an_audit_reports_the_same_with_the_stack_converted_once_as_per_policy(t
 
 def _platform_state(tmp_path, environments: int):
     """A generated ML platform state (bench/auditstate.py): 20 resources per environment, and the stack and provider."""
-    bench = str(ROOT / "bench")
-    sys.path.insert(0, bench)
-    try:
-        import auditstate
-    finally:
-        sys.path.remove(bench)
-    auditstate.write(tmp_path / "prod.json", 2 + environments * auditstate.PER_ENVIRONMENT)
-    return tmp_path / "prod.json"
+    return platform_state(tmp_path / "prod.json", environments)
 
 
 def _answered_by(monkeypatch) -> list[int]:

@@ -25,6 +25,7 @@ from amlkit.review.model import Review
 from amlkit.review.report import json as report_json
 from amlkit.review.report import markdown, sarif, shardfile, table
 from amlkit.review.shard import SPEC_FORM, Shard, assign, bound, parse_spec
+from tests.benchmods import bench_module
 from tests.data.reviews import (
     config_error_stack,
     dev_stack,
@@ -280,10 +281,5 @@ def test_the_platform_example_workflow_shards_and_merges(tmp_path: Path) -> None
 
 @pytest.mark.slow
 def test_merged_equals_unsharded_on_200_generated_stacks(tmp_path: Path) -> None:
-    sys.path.insert(0, str(ROOT / "bench"))
-    try:
-        from environments import write_environments
-    finally:
-        sys.path.remove(str(ROOT / "bench"))
-    project, _, _ = write_environments(tmp_path / "gen", 200, None)
+    project, _, _ = bench_module("environments").write_environments(tmp_path / "gen", 200, None)
     _assert_merged_is_unsharded(project, 4, tmp_path, "--jobs", "2")
