@@ -59,7 +59,10 @@ def hub_of(project: StackResource, resources: Sequence[StackResource]) -> StackR
 
 def managed_network_of(workspace: StackResource, resources: Sequence[StackResource]) -> StackResource | None:
     """The workspace whose managed network `workspace` runs in: itself, or a project's hub (in the stack); None
-    without a managed network or when a project's hub is not in the stack (see `hub_of`)."""
+    without a managed network or when a project's hub is not in the stack (see `hub_of`). A workspace whose `kind`
+    is unknown (`kind_unknown`) stands for its own network: the callers report its verdict as unknown."""
+    if kind_unknown(workspace) is not None:
+        return workspace
     if is_project(workspace):
         hub = hub_of(workspace, resources)
         if hub is None:

@@ -52,8 +52,8 @@ def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -
             name = workspaces.stack.compute_ref(resource).name.shown()
             found = f"no subnet, and its workspace '{name}' is not in this stack"
             yield Finding(must(subject, EXPECTATION, found), resource.urn)
-        elif kind_unknown(workspace) is not None:
-            yield cannot_tell(subject, EXPECTATION, str(kind_unknown(workspace)), resource.urn)
+        elif (kind := kind_unknown(workspace)) is not None:
+            yield cannot_tell(subject, EXPECTATION, kind, resource.urn)
         elif not is_project(workspace):
             mode = _mode(workspace)
             if mode is not None:

@@ -54,22 +54,20 @@ def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -
             yield cannot_tell(compute_subject(resource.name, compute), EXPECTATION, unknown, resource.urn)
         if workspace is None:
             continue
-        kind = kind_unknown(workspace)
-        if kind is not None:  # a project shares its hub's network: unknown where the compute would breach one
-            if list(_breaches(resource, compute, workspace, workspace, workspaces.stack)):
-                yield cannot_tell(compute_subject(resource.name, compute), EXPECTATION, kind, resource.urn)
-            continue
-        network = managed_network_of(workspace, resources)
+        # a project shares its hub's network: with its kind unknown or its hub elsewhere, unknown where the compute
+        # would breach one
+        reason = kind_unknown(workspace)
+        network = managed_network_of(workspace, resources) if reason is None else None
         if network is not None:
             yield from (Finding(message, resource.urn)
                         for message in _breaches(resource, compute, workspace, network, workspaces.stack))
-        elif is_project(workspace) and hub_of(workspace, resources) is None:
-            # a project shares its hub's managed network; with the hub elsewhere, what would breach is unknown
-            would = list(_breaches(resource, compute, workspace, workspace, workspaces.stack))
-            if would:
-                yield cannot_tell(compute_subject(resource.name, compute), EXPECTATION,
-                                  f"its workspace '{workspace.name}' is a project, which shares its hub's managed "
-                                  f"network, and its hub {hub_text(workspace)} is not in this stack", resource.urn)
+            continue
+        if reason is None and is_project(workspace) and hub_of(workspace, resources) is None:
+            reason = (f"its workspace '{workspace.name}' is a project, which shares its hub's managed network, and "
+                      f"its hub {hub_text(workspace)} is not in this stack")
+        if reason is not None and any(True for _ in _breaches(resource, compute, workspace, workspace,
+                                                              workspaces.stack)):
+            yield cannot_tell(compute_subject(resource.name, compute), EXPECTATION, reason, resource.urn)
 
 
 EXPECTATION = ("stay within what a managed network supports (its workspace's region, no subnet, no attached "

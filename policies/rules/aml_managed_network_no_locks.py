@@ -57,7 +57,7 @@ def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -
     stack = Stack(list(resources))
     for workspace in stack.workspaces:
         kind = kind_unknown(workspace)  # a project is under its hub's network: unknown where a lock would hit it
-        network = workspace if kind is not None else managed_network_of(workspace, resources)
+        network = managed_network_of(workspace, resources)
         if network is None:
             continue
         protected, groups = _protected(workspace, stack)

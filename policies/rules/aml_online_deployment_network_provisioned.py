@@ -44,7 +44,7 @@ def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -
             continue
         workspace = _workspace(resource, workspaces)
         kind = kind_unknown(workspace) if workspace is not None else None
-        network = workspace if kind is not None else managed_network_of(workspace, resources) if workspace else None
+        network = managed_network_of(workspace, resources) if workspace is not None else None
         if network is None or workspace_props(network).provision_network_now:
             continue
         if _after_an_instance(resource, network, resources, workspaces):
@@ -75,7 +75,7 @@ def _after_an_instance(resource: StackResource, network: StackResource, resource
         if candidate.urn not in built_from or compute_of(candidate.type, candidate.props, INSTANCE) is None:
             continue
         owner = workspace_of(candidate, workspaces)
-        if owner is not None and (owner if kind_unknown(owner) else managed_network_of(owner, resources)) is network:
+        if owner is not None and managed_network_of(owner, resources) is network:
             return True
     return False
 

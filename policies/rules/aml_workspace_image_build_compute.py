@@ -23,7 +23,7 @@ from typing import Any
 from amlkit.policies.arm import parse_arm_id
 from amlkit.policies.azure import MANAGED, compute_view, read_known, registry_view, workspace_props
 from amlkit.policies.framework import Finding, Rule, StackResource, cannot_tell, must
-from amlkit.policies.hubs import kind_unknown
+from amlkit.policies.hubs import is_project, kind_unknown
 from amlkit.policies.links import Name, Stack, Workspaces, both, is_compute, is_group, linked, workspaces_by_key
 
 __all__ = ["EXPECTATION", "RULE", "SOURCE", "check_stack"]
@@ -37,7 +37,7 @@ def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -
     registries = [r for r in resources if registry_view(r.type, r.props) is not None]
     for workspace in workspaces.values():
         kind = kind_unknown(workspace)
-        if kind is None and workspace_props(workspace).kind.lower() == "project":
+        if kind is None and is_project(workspace):
             continue  # a project builds its images with its hub's settings
         found = list(_judged(workspace, resources, registries, workspaces))
         if kind is not None and found:  # judged as a workspace of its own, unless it is a project

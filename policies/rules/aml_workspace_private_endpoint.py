@@ -50,7 +50,7 @@ from amlkit.policies.framework import (
     mcsb,
     must,
 )
-from amlkit.policies.hubs import kind_unknown
+from amlkit.policies.hubs import is_project, kind_unknown
 from amlkit.policies.links import Stack
 
 __all__ = ["EXPECTATION", "RULE", "check_stack"]
@@ -69,7 +69,7 @@ def check_stack(resources: Sequence[StackResource], config: Mapping[str, Any]) -
         if view.public_network_access.lower() != "disabled":
             continue
         kind = kind_unknown(workspace)
-        if kind is None and view.kind.lower() == "project":
+        if kind is None and is_project(workspace):
             continue
         served, unknown = _served(workspace, endpoints, others - {workspace.urn}, stack)
         if served:
