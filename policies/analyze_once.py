@@ -39,7 +39,7 @@ SETTINGS_ENV = ("PULUMI_CONFIG", "PULUMI_PROJECT", "PULUMI_STACK", "PULUMI_DRY_R
 
 _MARK = "_amlkit_own_resource_policy"
 _OWN = "_amlkit_own_pack"  # cached on the servicer: its policies never change after it is built
-_local = threading.local()  # per gRPC worker thread: the settings it configured for; the request it serves
+_local = threading.local()  # per gRPC worker thread: the settings it configured for
 _Policy = TypeVar("_Policy")
 
 

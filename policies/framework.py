@@ -138,8 +138,6 @@ class Equivalent:
     url: str = ""
 
 
-EQUIVALENT_TOOLS = ("Azure Policy", "PSRule for Azure", "Checkov", "Azure Landing Zones")
-
 MCSB = "Microsoft cloud security benchmark"
 MCSB_VERSION = "v1"
 MCSB_URL = "https://learn.microsoft.com/security/benchmark/azure/"
@@ -159,6 +157,7 @@ _EQUIVALENT_URLS: dict[str, Callable[[str, str], str]] = {
     "Checkov": lambda id_, title: "https://www.checkov.io/5.Policy%20Index/terraform.html",
     "Azure Landing Zones": lambda id_, title: "https://github.com/Azure/Enterprise-Scale/wiki/ALZ-Policies",
 }
+EQUIVALENT_TOOLS = tuple(_EQUIVALENT_URLS)
 
 
 def equivalent(tool: str, id_: str, title: str = "") -> Equivalent:

@@ -4,6 +4,7 @@ name comparisons. The views are in compute_views and resource_views; amlkit.poli
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Mapping
 from typing import Any, Generic, TypeVar, overload
@@ -36,19 +37,11 @@ CLASSIC_COMPUTES = {
 CLASSIC_WORKSPACE = "azure:machinelearning/workspace:Workspace"
 
 
+@functools.lru_cache(maxsize=4096)  # every rule asks of every resource; a stack has few distinct types
 def is_type(type_token: str, kind: str) -> bool:
     """True for `azure-native:<module>:<Name>` and its explicit-version variants, e.g. kind=COMPUTE."""
-    key = (type_token, kind)
-    known = _IS_TYPE.get(key)
-    if known is None:
-        parts = type_parts(type_token)
-        known = parts is not None and f"{parts[0]}:{parts[2]}" == kind
-        if len(_IS_TYPE) < 4096:  # every rule asks of every resource; a stack has few distinct types
-            _IS_TYPE[key] = known
-    return known
-
-
-_IS_TYPE: dict[tuple[str, str], bool] = {}
+    parts = type_parts(type_token)
+    return parts is not None and f"{parts[0]}:{parts[2]}" == kind
 
 
 def provider_of(type_token: str) -> str:
@@ -139,17 +132,15 @@ class Input(Generic[T]):
 def _at(props: Any, path: str, default: Any = None) -> Any:
     """The input at a dotted `path`, read one key at a time; `default` when it (or an object above it) is
     omitted or null."""
-    keys = _PATHS.get(path)
-    if keys is None:
-        keys = tuple(path.split("."))
-        if len(_PATHS) < 4096:  # the accessors' paths: a fixed, small set
-            _PATHS[path] = keys
+    keys = _keys(path)
     for key in keys[:-1]:
         props = _get(props, key, {})
     return _get(props, keys[-1], default)
 
 
-_PATHS: dict[str, tuple[str, ...]] = {}
+@functools.lru_cache(maxsize=4096)  # the accessors' paths: a fixed, small set
+def _keys(path: str) -> tuple[str, ...]:
+    return tuple(path.split("."))
 
 
 def absent(value: V) -> Input[V]:
