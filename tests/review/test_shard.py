@@ -116,6 +116,12 @@ def _shard_reports(review: Review, tmp_path: Path, count: int, setup: dict[str, 
     return paths
 
 
+def test_a_shard_file_is_the_json_modules_indented_text(tmp_path: Path) -> None:
+    for path in _shard_reports(_review(), tmp_path, 3):
+        text = path.read_text(encoding="utf-8")
+        assert text == json.dumps(json.loads(text), indent=2, ensure_ascii=False) + "\n"
+
+
 @pytest.mark.parametrize("count", [1, 2, 3, 5])
 def test_merged_review_renders_as_the_unsharded_one(tmp_path: Path, count: int) -> None:
     review = _review()

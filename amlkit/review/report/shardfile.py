@@ -48,7 +48,7 @@ def render(review: Review, shard: Shard) -> str:
         "count": shard.count, "project_dir": shard.project_dir, "stacks": shard.stacks, "setup": shard.setup,
         "packs": [json.loads(text) for text in packs], "review": stacks,
     }
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    return report_json.indented(data) + "\n"
 
 
 def _stack(stack: StackReview, packs: dict[str, int]) -> dict[str, Any]:

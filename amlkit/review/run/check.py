@@ -113,12 +113,6 @@ def _has(inputs: Mapping[str, Any], key: str) -> bool:
     return inputs.get(key) is not None
 
 
-def _unknown(value: Any) -> bool:
-    if isinstance(value, dict):
-        return any(_unknown(item) for item in value.values())
-    return bool(value == rpc.UNKNOWN)
-
-
 def checked(type_token: str, urn: str, inputs: Mapping[str, Any], olds: Mapping[str, Any] | None,
             provider_location: Any, group_location: GroupLocation) -> dict[str, Any]:
     """The inputs as the provider's Check returns them (wire form): `inputs` with the defaults above.
@@ -191,7 +185,7 @@ def _default_location(news: Mapping[str, Any], olds: Mapping[str, Any], provider
     group = news.get("resourceGroupName")
     if group is None:
         return None
-    if _unknown(group) or not isinstance(group, str):
+    if not isinstance(group, str) or group == rpc.UNKNOWN:
         return rpc.UNKNOWN
     found = group_location(group)
     return rpc.UNKNOWN if found is None and not native else found

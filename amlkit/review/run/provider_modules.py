@@ -28,7 +28,7 @@ import types
 from pathlib import Path
 from typing import Any
 
-__all__ = ["MemberModule", "PACKAGE", "install", "installed"]
+__all__ = ["MemberModule", "PACKAGE", "install"]
 
 PACKAGE = "pulumi_azure_native"
 _LOCK = threading.RLock()  # the SDK registers resources on several threads
@@ -151,11 +151,6 @@ def _exported(path: Path) -> list[str] | None:
 
 
 _ORIGINAL: dict[str, Any] = {}
-
-
-def installed() -> bool:
-    """Whether `install()` ran in this process."""
-    return bool(_ORIGINAL)
 
 
 def install() -> None:
