@@ -81,16 +81,15 @@ def own_config(config: Path | None = None, project_dir: Path | None = None) -> d
 def rule_baseline(config: dict[str, Any], file: str | None) -> dict[str, Any]:
     """amlkit's pack config (name -> PolicyConfig) with its rule baseline applied, as the pack applies it (levels and
     config values); a baseline naming no release of the pack is a ConfigError."""
-    from amlkit.errors import ConfigError
     from amlkit.policies import all_rules
     from amlkit.policies.rule_baseline import BASELINE_POLICY, BaselineError, rebase
     from amlkit.review.pack.config import PolicyConfig
+    from amlkit.review.pack.levels import baseline_error
 
     try:
         rebased = rebase(all_rules(), {name: (entry.level, entry.properties) for name, entry in config.items()})
     except BaselineError as error:
-        key, _, message = str(error).partition(": ")
-        raise ConfigError(file, key, message, (config[BASELINE_POLICY].properties or {}).get("version")) from None
+        raise baseline_error(error, file, (config[BASELINE_POLICY].properties or {}).get("version")) from None
     return {name: PolicyConfig(level, properties) for name, (level, properties) in rebased.items()}
 
 

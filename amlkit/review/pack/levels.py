@@ -18,7 +18,7 @@ from amlkit.policies.metadata import read_tags
 from amlkit.policies.rule_baseline import BASELINE_POLICY, BaselineError, check_release, level_at_baseline
 from amlkit.review.pack.config import PolicyConfig, PolicySchema
 
-__all__ = ["at_baseline"]
+__all__ = ["at_baseline", "baseline_error"]
 
 
 def at_baseline(config: dict[str, PolicyConfig], policies: Sequence[Any], schemas: Sequence[PolicySchema],
@@ -34,8 +34,7 @@ def at_baseline(config: dict[str, PolicyConfig], policies: Sequence[Any], schema
     try:
         baseline = check_release(version)
     except BaselineError as error:
-        key, _, message = str(error).partition(": ")
-        raise ConfigError(file, key, message, version) from None
+        raise baseline_error(error, file, version) from None
     result = dict(config)
     defaults = {schema.name: schema.level for schema in schemas}
     for policy in policies:
@@ -46,3 +45,9 @@ def at_baseline(config: dict[str, PolicyConfig], policies: Sequence[Any], schema
         level = level_at_baseline(meta.since, meta.levels_before, defaults[policy.name], baseline, given.level)
         result[policy.name] = PolicyConfig(level, given.properties)
     return result
+
+
+def baseline_error(error: BaselineError, file: str | None, version: Any) -> ConfigError:
+    """The ConfigError for a baseline the pack would refuse (`<key>: <message>`), naming `file` and the version."""
+    key, _, message = str(error).partition(": ")
+    return ConfigError(file, key, message, version)
