@@ -86,3 +86,41 @@ def test_workers_review_every_program_byte_for_byte_as_fresh_processes(
             if _json(directory, monkeypatch, "1", jobs, timeout) != fresh:
                 differ[label] = jobs
     assert differ == {}
+
+
+class _FakeProcess:
+    pid = 4242
+
+    def poll(self) -> None:
+        return None
+
+
+class _FakeWorker(workers.Worker):
+    """A worker whose process looks alive; `gone`: its end of the socket is closed (it exited after it was taken)."""
+
+    def __init__(self, program: Path, cwd: Path, gone: bool = False) -> None:
+        import socket
+
+        self.program, self.leaks, self.closed = program, [], False
+        self.sock, self.peer = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.process = _FakeProcess()  # type: ignore[assignment]
+        if gone:
+            self.peer.close()
+
+    def close(self) -> None:
+        self.closed = True
+        self.sock.close()
+
+
+def test_a_worker_that_exits_after_it_is_taken_gives_the_stack_a_fresh_one(tmp_path, monkeypatch):
+    program = tmp_path / "__main__.py"
+    gone = _FakeWorker(program, tmp_path, gone=True)
+    fresh: list[_FakeWorker] = []
+    monkeypatch.setattr(workers, "_take", lambda wanted: gone if wanted == program else None)
+    monkeypatch.setattr(workers, "Worker", lambda *args: fresh.append(_FakeWorker(*args)) or fresh[-1])
+    with open(tmp_path / "stderr", "w+b") as stderr:
+        run = workers.start(program, tmp_path, stderr, {"stack": "dev"})
+        run.stdout.close()
+    assert (gone.closed, len(fresh), run.worker is fresh[0], fresh[0].closed) == (True, 1, True, False)
+    fresh[0].close()
+    fresh[0].peer.close()

@@ -101,8 +101,15 @@ _SESSIONS = 0
 def start(program: Path, cwd: Path, stderr: Any, request: dict[str, Any]) -> StackRun:
     """Run `request` (the runner's, amlkit.review.run.runner) in an idle worker of `program`, or a new one."""
     worker = _take(program)
-    if worker is None:
-        worker = Worker(program, cwd)
+    if worker is not None:  # alive when taken, it may still exit before it reads: the stack then gets a fresh one
+        with contextlib.suppress(OSError):
+            return _send(worker, cwd, stderr, request)
+    return _send(Worker(program, cwd), cwd, stderr, request)
+
+
+def _send(worker: Worker, cwd: Path, stderr: Any, request: dict[str, Any]) -> StackRun:
+    """The stack's request to `worker`, with its result pipe and stderr; OSError (the worker is closed) when the
+    worker cannot take it."""
     read, write = os.pipe()
     try:
         send(worker.sock, {"cwd": str(cwd), "env": dict(os.environ), "umask": environment.umask(),

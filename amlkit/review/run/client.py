@@ -59,16 +59,26 @@ class Runner:
         self.program = project.main
         self.types: set[str] = set()  # the resource types registered (amlkit.review.proc.learned)
         self.finished = False  # the runner said done or error
-        self.process: warm.WarmChild | workers.StackRun
-        if workers.enabled() and not request.get("packages"):  # `--base` replaces amlkit.components: fresh
-            self.process = workers.start(project.main, project.dir, self.stderr, request)
-        else:  # `python -P -m amlkit.review.run.runner` (cwd = project dir), forked warm
-            self.process = warm.spawn_runner(project.dir, self.stderr)
-            assert self.process.stdin is not None
-            self.process.stdin.write(json.dumps(request).encode())
-            self.process.stdin.close()
+        try:
+            self.process = self._start(project, request)
+        except BaseException:
+            self.stderr.close()
+            raise
         self.stack_outputs: dict[str, Any] = {}  # what the program exports, wire form
         self.deadline = time.monotonic() + timeout
+
+    def _start(self, project: Project, request: dict[str, Any]) -> warm.WarmChild | workers.StackRun:
+        if workers.enabled() and not request.get("packages"):  # `--base` replaces amlkit.components: fresh
+            return workers.start(project.main, project.dir, self.stderr, request)
+        process = warm.spawn_runner(project.dir, self.stderr)  # `python -P -m amlkit.review.run.runner`, forked warm
+        assert process.stdin is not None
+        try:
+            process.stdin.write(json.dumps(request).encode())
+            process.stdin.close()
+        except BaseException:
+            processes.kill(process)
+            raise
+        return process
 
     def close(self) -> None:
         learned.note(self.program, [*self.types, *(lookup.get("token", "") for lookup in self.lookups)])
