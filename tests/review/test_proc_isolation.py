@@ -69,6 +69,15 @@ def _thread(base: isolation.Baseline) -> object:
     return isolation.restore(base, PROGRAM, failed=False)
 
 
+def _ending_thread(base: isolation.Baseline) -> object:
+    """A thread told to stop that is still leaving when the stack returns (an executor the SDK shut down)."""
+    import threading
+    import time
+
+    threading.Thread(target=time.sleep, args=(0.05,), daemon=True).start()
+    return isolation.restore(base, PROGRAM, failed=False)
+
+
 def _open_file(base: isolation.Baseline) -> object:
     kept = open(os.devnull)  # noqa: SIM115 - left open on purpose
     leaks = isolation.restore(base, PROGRAM, failed=False)
@@ -129,6 +138,10 @@ def test_an_installed_module_under_the_programs_directory_is_not_the_programs():
 
 def test_nothing_left_behind_is_no_leak():
     assert _in_child(_leaves_nothing) == []
+
+
+def test_a_thread_still_ending_when_the_stack_returns_is_no_leak():
+    assert _in_child(_ending_thread) == []
 
 
 def test_pulumi_and_amlkit_globals_path_argv_and_the_programs_modules_are_reset():

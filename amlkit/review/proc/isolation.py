@@ -36,6 +36,7 @@ import logging
 import os
 import signal
 import sys
+import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,6 +45,8 @@ from typing import Any
 
 __all__ = ["Baseline", "RESET_PACKAGES", "capture", "open_fds", "restore"]
 
+THREAD_SETTLE_S = 0.25
+"""How long a stack's ending threads may take to leave before they count as left running."""
 RESET_PACKAGES = ("pulumi", "amlkit")  # their module globals are restored after each stack
 
 
@@ -121,7 +124,7 @@ def restore(base: Baseline, program: Path, failed: bool) -> list[str]:
     sys.path[:] = base.path
     _drop_program_modules(base, program)
     leaks += _module_globals(base)
-    threads = _thread_count()
+    threads = _settled_thread_count(base.threads)
     if threads > base.threads:  # a worker has one (a forked test process may have gRPC's too)
         leaks.append(f"{threads - base.threads} thread(s) still running")
     gc.collect()  # an event loop the SDK opened in an executor thread closes when collected
@@ -148,6 +151,18 @@ def _fd_names(fds: set[int]) -> list[str]:
         except OSError:
             names.append(str(fd))
     return names
+
+
+def _settled_thread_count(base: int, wait: float = THREAD_SETTLE_S) -> int:
+    """The threads alive once those already ending have ended: a thread the SDK shut down (an executor's worker
+    told to stop) can still be leaving the kernel when the stack returns, and counting it then would end a clean
+    worker. Waits only while there are more threads than `base`, and at most `wait` seconds."""
+    deadline = time.monotonic() + wait
+    threads = _thread_count()
+    while threads > base and time.monotonic() < deadline:
+        time.sleep(0.005)
+        threads = _thread_count()
+    return threads
 
 
 def _thread_count() -> int:
