@@ -52,13 +52,8 @@ def record_secrets() -> bool:
 
 
 def _recording(method: Callable[..., Any], resources: Callable[[Any], list[Any]]) -> Callable[..., Any]:
-    from google.protobuf import json_format
-
     def serve(self: Any, request: Any, context: Any) -> Any:
-        # a resource whose serialized properties hold no secret signature has no secret path: not converted
-        _local.paths = {r.urn: frozenset(_secret_paths(json_format.MessageToDict(r.properties), ()))
-                        if _SECRET_SIG_BYTES in r.properties.SerializeToString() else frozenset()
-                        for r in resources(request)}
+        _local.paths = _paths(resources(request))
         try:
             return method(self, request, context)
         finally:
@@ -66,6 +61,23 @@ def _recording(method: Callable[..., Any], resources: Callable[[Any], list[Any]]
 
     serve.__name__, serve.__doc__ = method.__name__, method.__doc__
     return serve
+
+
+def _paths(resources: list[Any]) -> dict[str, frozenset[Path]]:
+    """{urn: its secret input paths}, only for the URNs that have some (`secret_paths`' default is none); of a URN
+    given twice, the last resource's, as a dict of every URN would keep. A resource whose serialized properties
+    hold no secret signature has no secret path: not converted."""
+    from google.protobuf import json_format
+
+    paths: dict[str, frozenset[Path]] = {}
+    for r in resources:
+        found = frozenset(_secret_paths(json_format.MessageToDict(r.properties), ())) \
+            if _SECRET_SIG_BYTES in r.properties.SerializeToString() else frozenset()
+        if found:
+            paths[r.urn] = found
+        else:
+            paths.pop(r.urn, None)
+    return paths
 
 
 def _secret_paths(value: Any, path: Path) -> Iterator[Path]:

@@ -78,3 +78,29 @@ REDACTED = [
 @pytest.mark.parametrize(("finding", "expected"), [r[1:] for r in REDACTED], ids=[r[0] for r in REDACTED])
 def test_redacted_keeps_subject_and_expectation_only(finding, expected) -> None:
     assert redacted(finding) == expected
+
+
+def _resource(urn: str, properties: dict[str, Any]) -> Any:
+    from pulumi.runtime.proto import analyzer_pb2
+
+    from amlkit.review.pack import wire
+
+    return analyzer_pb2.AnalyzerResource(urn=urn, properties=wire.to_struct(properties))
+
+
+def test_the_secret_paths_of_a_request_are_kept_only_for_resources_with_secrets_the_last_of_a_urn_counting() -> None:
+    from amlkit.policies.secret_reads import _paths
+    from amlkit.review.secrets import SECRET_SIG, SECRET_SIG_KEY
+
+    secret = {SECRET_SIG_KEY: SECRET_SIG, "value": "hunter2"}
+    resources = [
+        _resource("a", {"key": secret, "plain": 1}),
+        _resource("b", {"plain": "x", "list": [1, 2]}),  # no secret: nothing kept
+        _resource("c", {"nested": {"list": ["x", secret]}, "creds": secret}),
+        _resource("d", {"pw": secret}),
+        _resource("d", {"pw": "now plain"}),  # the same URN again: the last one's paths (none), as {urn: ...} kept
+        _resource("e", {"plain": 1}),
+        _resource("e", {"token": secret}),
+    ]
+    assert _paths(resources) == {"a": frozenset({("key",)}), "c": frozenset({("nested", "list", 1), ("creds",)}),
+                                 "e": frozenset({("token",)})}

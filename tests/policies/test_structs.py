@@ -109,6 +109,31 @@ def test_a_generated_states_requests_convert_as_message_to_dict_converts_them(tm
         _same(struct)
 
 
+def _strings(value: Any) -> list[str]:
+    """Every key and string value of a converted dict, in order."""
+    if isinstance(value, dict):
+        return [text for key, item in value.items() for text in (key, *_strings(item))]
+    if isinstance(value, list):
+        return [text for item in value for text in _strings(item)]
+    return [value] if isinstance(value, str) else []
+
+
+def test_conversions_sharing_strings_give_the_same_dicts_with_one_object_per_distinct_string():
+    first = _struct({"location": "westeurope", "tags": {"env": "prod"}, "list": ["westeurope", {"env": "x"}]})
+    second = _struct({"location": "westeurope", "env": "prod", "n": 1})
+    strings: dict[str, str] = {}
+    converted = [struct_to_dict(first, strings), message_to_dict(json_format.MessageToDict, strings)(second)]
+    assert [repr(d) for d in converted] == [repr(json_format.MessageToDict(s)) for s in (first, second)]
+    found = _strings(converted)
+    assert sorted(found) == ["env", "env", "env", "list", "location", "location", "n", "prod", "prod", "tags",
+                             "westeurope", "westeurope", "westeurope", "x"]
+    assert all(text is strings[text] for text in found)  # each equal string is the one object the pool holds
+    assert sorted(strings) == ["env", "list", "location", "n", "prod", "tags", "westeurope", "x"]
+    # without a pool, protobuf's reads give a new object each time
+    apart = [struct_to_dict(first), struct_to_dict(second)]
+    assert apart == converted and apart[0]["location"] is not apart[1]["location"]
+
+
 def test_message_to_dict_takes_a_plain_struct_and_hands_anything_else_to_the_original():
     calls = []
 

@@ -75,16 +75,34 @@ def test_a_deployed_cluster_at_min_2_and_an_rg_lock_are_flagged_without_the_prog
 
 
 def _sent_stack(monkeypatch) -> dict[str, list[Any]]:
-    """The AnalyzeStack requests an audit sends (serialized: snapshot._send_stack), parsed."""
+    """The AnalyzeStack requests an audit sends (serialized: what gRPC takes to send, snapshot.StackRequest), parsed."""
     sent: dict[str, list[Any]] = {}
-    send = snapshot._send_stack
+    take = snapshot.StackRequest.take
 
-    def recording(pack, request: bytes):
-        sent.setdefault("AnalyzeStack", []).append(analyzer_pb2.AnalyzeStackRequest.FromString(request))
-        return send(pack, request)
+    def recording(request: snapshot.StackRequest) -> bytes:
+        data = take(request)
+        sent.setdefault("AnalyzeStack", []).append(analyzer_pb2.AnalyzeStackRequest.FromString(data))
+        return data
 
-    monkeypatch.setattr(snapshot, "_send_stack", recording)
+    monkeypatch.setattr(snapshot.StackRequest, "take", recording)
     return sent
+
+
+def test_every_pack_gets_the_same_stack_request(tmp_path, monkeypatch):
+    sent = _sent_stack(monkeypatch)
+    state = states.write(tmp_path / "prod.json", states.resources())
+    [stack] = audit([state], tmp_path, options=ReviewOptions(policy_pack=[PROBE, PACKS / "echo"])).stacks
+    assert stack.error is None and {v.pack for v in stack.violations} == {"fixture-audit-probe", "fixture-echo"}
+    first, second = sent["AnalyzeStack"]
+    assert first == second and sorted(r.name for r in first.resources) == [
+        "acme-ml-prod", "cpu", "default_3_29_0", "ml-rg", "mlw", "rg-lock"]
+
+
+def test_the_stack_request_goes_to_each_call_and_the_last_one_takes_it():
+    request = snapshot.StackRequest(b"serialized", 2)
+    assert (request.size, request.take(), request.take()) == (10, b"serialized", b"serialized")
+    with pytest.raises(RuntimeError, match="taken by more calls than it was made for"):
+        request.take()  # nothing left here once the last call has it
 
 
 def test_a_compliant_state_passes(tmp_path):

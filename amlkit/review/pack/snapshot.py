@@ -13,10 +13,11 @@ what the report needs; the whole audit of the file, reading included, has one de
 from __future__ import annotations
 
 import dataclasses
+import io
 import math
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import grpc
@@ -31,7 +32,8 @@ from amlkit.review.plan.stream import StateStream
 from amlkit.review.secrets import REDACTED, SECRET_SIG, SECRET_SIG_KEY, Secrets, is_secret
 from amlkit.review.urns import STACK_TYPE, stack_urn
 
-__all__ = ["HELPERS_AFTER", "MAX_STACK_REQUEST", "Deadline", "Helpers", "Seen", "analyze_state", "blind"]
+__all__ = ["HELPERS_AFTER", "MAX_STACK_REQUEST", "Deadline", "Helpers", "Seen", "StackRequest", "analyze_state",
+           "blind"]
 
 MAX_STACK_REQUEST = 400 * 2**20  # pulumi_policy/policy.py _MAX_RPC_MESSAGE_SIZE: the pack's gRPC receive limit
 _STACK_RESOURCES_TAG = b"\x0a"  # AnalyzeStackRequest.resources: field 1, length-delimited
@@ -150,11 +152,32 @@ def analyze_state(packs: Sequence[process.PackProcess], configs: Sequence[tuple[
             for helper in side.workers[1:]:
                 helper.close()
             del side.workers[1:]
-    request = bytes(stack_request)  # as sent: never parsed and serialized again (`_send_stack`)
+    request = StackRequest(stack_request.getvalue(), len(sides))  # the buffer itself, not a copy
+    stack_request.close()
     del stack_request
     for side in sides:
         _analyze_stack(side, request, seen, project, stack, deadline)
     return [side.analysis for side in sides]
+
+
+class StackRequest:
+    """The serialized AnalyzeStack request (never parsed and serialized again: `_send_stack`), held in one place: the
+    last pack's call takes it (`take`), so it is freed once gRPC has sent it, while that pack still works on it (at
+    100,000 resources, 150 MB here and as much again in gRPC's copy, during the pack's whole `AnalyzeStack`)."""
+
+    def __init__(self, data: bytes, calls: int) -> None:
+        self.size = len(data)
+        self._data: bytes | None = data
+        self._calls = calls
+
+    def take(self) -> bytes:
+        """The request for one call; the last call's take leaves no reference here."""
+        data, self._calls = self._data, self._calls - 1
+        if self._calls <= 0:
+            self._data = None
+        if data is None:
+            raise RuntimeError("the AnalyzeStack request was taken by more calls than it was made for")
+        return data
 
 
 def _configure(pack: process.PackProcess, project: str, stack: str, config: Any, name: str | None,
@@ -170,10 +193,10 @@ def _configure(pack: process.PackProcess, project: str, stack: str, config: Any,
 
 
 def _each_resource(sides: list[_Pack], stream: StateStream, deadline: Deadline, seen: Seen, project: str,
-                   stack: str) -> bytearray:
+                   stack: str) -> io.BytesIO:
     """Read the state, send each live resource to every pack, keep its AnalyzeStack entry (serialized)."""
     providers: dict[str, analyzer_pb2.AnalyzerProviderResource] = {}
-    stack_request = bytearray()
+    stack_request = io.BytesIO()  # getvalue() hands over its buffer without a copy (CPython's BytesIO)
     for number, resource in enumerate(stream.resources()):
         deadline.remaining()
         if number == HELPERS_AFTER:
@@ -199,7 +222,7 @@ def _each_resource(sides: list[_Pack], stream: StateStream, deadline: Deadline, 
         deadline.analysed = min(side.settled for side in sides)
         outputs = _blind(resource.outputs) if secret_outputs else resource.outputs
         entry = _stack_resource(resource, request, outputs).SerializeToString()
-        stack_request += _STACK_RESOURCES_TAG + _varint(len(entry)) + entry
+        stack_request.write(_STACK_RESOURCES_TAG + _varint(len(entry)) + entry)
     deadline.read_all = True
     for side in sides:
         while side.pending:
@@ -313,12 +336,12 @@ def _remediations(pack: process.PackProcess, analysis: diagnostics.Analysis, res
                                                       message))
 
 
-def _analyze_stack(side: _Pack, stack_request: bytes, seen: Seen, project: str, stack: str,
+def _analyze_stack(side: _Pack, stack_request: StackRequest, seen: Seen, project: str, stack: str,
                    deadline: Deadline) -> None:
     analysis = side.analysis
     first = len(analysis.diagnostics)
-    if len(stack_request) > MAX_STACK_REQUEST:
-        size = len(stack_request) / 2**20
+    if stack_request.size > MAX_STACK_REQUEST:
+        size = stack_request.size / 2**20
         raise ReviewFailed(f"the stack policies' AnalyzeStack request is {size:,.1f} MiB, over the "
                            f"{MAX_STACK_REQUEST / 2**20:,.1f} MiB a Python policy pack accepts (pulumi-policy's "
                            "_MAX_RPC_MESSAGE_SIZE; `pulumi policy analyze` cannot send it either)")
@@ -330,18 +353,27 @@ def _analyze_stack(side: _Pack, stack_request: bytes, seen: Seen, project: str, 
                                     for d in analysis.diagnostics[first:]]
 
 
-def _send_stack(pack: process.PackProcess, request: bytes) -> analyzer_pb2.AnalyzeResponse:
+def _send_stack(pack: process.PackProcess, request: StackRequest) -> analyzer_pb2.AnalyzeResponse:
     """AnalyzeStack with its request as serialized: the bytes the stub would send (`AnalyzerStub.AnalyzeStack`),
     without parsing them into a message and serializing it again (at 100,000 resources those two copies were ~40%
-    of amlkit's peak memory)."""
+    of amlkit's peak memory).
+
+    The call goes out as a client stream of that one message: on the wire the same call (the method's path, the
+    message, then the end of the stream; gRPC does not tell the server how the client made it), but gRPC
+    completes sending the message before the answer, and drops its copy and this request's then (a unary call
+    holds both until the answer arrives)."""
     stub = pack.stub  # connected
     assert pack.channel is not None and stub is not None
-    call: grpc.UnaryUnaryMultiCallable[bytes, analyzer_pb2.AnalyzeResponse] = pack.channel.unary_unary(
+    call: grpc.StreamUnaryMultiCallable[bytes, analyzer_pb2.AnalyzeResponse] = pack.channel.stream_unary(
         _ANALYZE_STACK, request_serializer=None, response_deserializer=analyzer_pb2.AnalyzeResponse.FromString)
     try:
-        return call(request, timeout=pack.timeout)
+        return call(_one(request), timeout=pack.timeout)
     except grpc.RpcError as error:
         raise pack.failure(error, "AnalyzeStack") from None
+
+
+def _one(request: StackRequest) -> Iterator[bytes]:
+    yield request.take()  # not kept in this frame once yielded
 
 
 def blind(value: Any) -> Any:
