@@ -75,6 +75,9 @@ def test_cli_imports_the_engine_for_a_review(tmp_path):
     assert {"grpc", "amlkit.review.engine", "amlkit.review.pack.session"} <= set(loaded)
     # `-s NAME`, `-C DIR` and the --timeout default coerce without typer's pydantic adapters (cli_options._already)
     assert "pydantic" not in loaded
+    # its side of the analyzer protocol needs only pulumi's protobufs (amlkit.review.pack.proto), and the start-up
+    # canary runs in a child of the fork server (amlkit.review.pack.canary): no pulumi/__init__ in this process
+    assert not {"pulumi", "pulumi_policy", "pulumi_azure_native"} & set(loaded)
 
 
 @pytest.mark.parametrize("args", [["rules"], ["sizes", "--approved"], ["init", "--help"]],

@@ -247,6 +247,7 @@ def _review_one(project: Project, config: StackConfig | _BadStackFile, setup: _S
         if setup.prefork:  # before this process imports the pack side below (grpc, pulumi's protobufs)
             for spec in setup.packs:
                 warm.prefork_pack(spec.directory, project.name, config.stack, config.values)
+        canary.start()  # once per process: its child runs beside the stacks' (checked when the review returns)
         from amlkit.review.pack.findings import resource_record, stable, unanswered_lookups  # after the fork
         from amlkit.review.pack.session import SessionParams
 

@@ -92,3 +92,74 @@ def test_check_fails_with_exit_3_and_no_report_when_the_wording_changed(pulumi_p
     assert result.exit_code == 3
     assert result.stderr.splitlines()[0] == f"amlkit: error: start-up canary: {PREFIX}{RESOURCE_SAID}{SUFFIX}"
     assert result.stdout == ""  # the stacks ran, but no report is written
+
+
+CHILD_ANSWERS = {
+    "as verified": ((0, b'{"reason": null}\n', b""), None),
+    "reworded": ((0, b'{"reason": "pulumi-policy 9 no longer says"}\n', b""), "pulumi-policy 9 no longer says"),
+    "crashed": ((1, b"", b"Traceback (most recent call last):\nImportError: no pulumi_policy\n"),
+                f"pulumi-policy {VERSION}: the canary could not run (its process: exit code 1: ImportError: no "
+                "pulumi_policy)"),
+    "said something else": ((0, b"hello\n", b""),
+                            f"pulumi-policy {VERSION}: the canary could not run (its process: exit code 0: stdout "
+                            "b'hello\\n')"),
+    "another shape": ((0, b'{"reason": 3}\n', b""),
+                      f"pulumi-policy {VERSION}: the canary could not run (its process: exit code 0: stdout "
+                      "b'{\"reason\": 3}\\n')"),
+    "hung": ((None, b"", b""),
+             f"pulumi-policy {VERSION}: the canary could not run (its process: did not answer within 120s)"),
+}
+
+
+@pytest.mark.parametrize("answer, reason", list(CHILD_ANSWERS.values()), ids=list(CHILD_ANSWERS))
+def test_what_the_canary_s_child_said(answer, reason):
+    assert canary.child_answer(*answer) == reason
+
+
+def test_the_canary_s_child_answers_what_the_canary_answers_in_process():
+    from amlkit.review.proc import processes, warm
+
+    child = warm.spawn_canary()
+    try:
+        code = child.wait(timeout=120)
+        assert canary.child_answer(code, child.stdout.read(), child.stderr.read()) is None
+    finally:
+        processes.kill(child)
+    assert canary.unknown_canary() is None
+
+
+@pytest.fixture
+def canary_child_says(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[bytes], None]]:
+    """A review whose canary runs in a child (as in a CLI parent that never imported pulumi-policy), the child
+    printing `said`."""
+    import subprocess
+    import sys
+
+    from amlkit.review.proc import warm
+
+    def says(said: bytes) -> None:
+        monkeypatch.setattr(canary, "_in_process", lambda: False)
+        monkeypatch.setattr(warm, "spawn_canary", lambda: subprocess.Popen(
+            [sys.executable, "-c", f"import sys; sys.stdout.buffer.write({said!r})"], stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE))
+
+    canary._from_child.cache_clear()
+    canary._CHILD.clear()
+    yield says
+    canary._from_child.cache_clear()
+    canary._CHILD.clear()
+
+
+def test_a_review_fails_with_exit_3_and_no_report_when_the_canary_s_child_says_so(canary_child_says):
+    canary_child_says(b'{"reason": "pulumi-policy 9 reworded it"}\n')
+    result = CliRunner().invoke(cli.app, ["check", "--project-dir", str(RAW), "-s", "dev"])
+    assert result.exit_code == 3
+    assert result.stderr.splitlines()[0] == "amlkit: error: start-up canary: pulumi-policy 9 reworded it"
+    assert result.stdout == ""
+
+
+def test_a_review_passes_when_the_canary_s_child_finds_it_as_verified(canary_child_says):
+    canary_child_says(b'{"reason": null}\n')
+    result = CliRunner().invoke(cli.app, ["check", "--project-dir", str(RAW), "-s", "dev"])
+    assert result.exit_code in (0, 1), result.stderr
+    assert "canary" not in result.stderr

@@ -293,6 +293,10 @@ def _run(message: dict[str, Any]) -> int:
 
         sys.argv = [runner.__file__]
         return worker.serve(socket.socket(fileno=0), _fresh_stdio)
+    if message["kind"] == "canary":  # the start-up canary: amlkit.review.pack.canary
+        from amlkit.review.pack import canary
+
+        return canary.main()
     if message["kind"] == "pack":
         sys.argv = ["-m", *message["argv"]]  # run_module puts the module's path first, as -m does
         runpy.run_module("pulumi.policy", run_name="__main__", alter_sys=True)

@@ -8,19 +8,33 @@ the installed pulumi-policy's own servicer (in process: no gRPC server, channel 
 parent stays safe to start children) analyzes one resource whose only property is unknown, with one
 resource policy and one stack policy that read it; each diagnostic must classify as unknown. Otherwise the
 review fails (exit 3) and says what pulumi-policy now sends.
+
+It runs where pulumi is already imported: in this process when it imported pulumi-policy already (the library, the
+tests), else in a child of the review's fork server (amlkit.review.proc.warm; the server has imported pulumi
+before it forks anything), started beside the first stack's children (`start`) and read when the review is about
+to return (`check_unknowns`). A one-stack CLI review's parent then never imports pulumi (its side of the protocol
+needs only the protobufs, amlkit.review.pack.proto). A child that fails, or answers anything but the canary's
+answer, fails the review, as a canary that cannot run in process does.
 """
 
 from __future__ import annotations
 
 import functools
+import json
+import subprocess
+import sys
+import threading
 from importlib import metadata
 from typing import Any
 
 from amlkit.errors import ReviewFailed
 
-__all__ = ["POLICIES", "check_unknowns", "unknown_canary"]
+__all__ = ["CHILD_TIMEOUT", "POLICIES", "check_unknowns", "child_answer", "main", "start", "unknown_canary"]
 
 POLICIES = ("amlkit-canary-resource", "amlkit-canary-stack")
+CHILD_TIMEOUT = 120.0  # seconds for the canary's child to answer (it runs in ~20 ms)
+_LOCK = threading.Lock()
+_CHILD: list[Any] = []  # the canary's child (a warm.WarmChild), once started
 
 
 @functools.cache
@@ -74,9 +88,62 @@ def unknown_canary() -> str | None:
 
 def check_unknowns() -> None:
     """Raise ReviewFailed (exit 3) when the canary fails."""
-    reason = unknown_canary()
+    reason = unknown_canary() if _in_process() else _from_child()
     if reason is not None:
         raise ReviewFailed(f"start-up canary: {reason}")
+
+
+def start() -> None:
+    """Fork the canary's child now (once per process), unless it runs in process (see the module doc)."""
+    if _in_process():
+        return
+    with _LOCK:
+        if not _CHILD:
+            from amlkit.review.proc import warm
+
+            _CHILD.append(warm.spawn_canary())
+
+
+def _in_process() -> bool:
+    return "pulumi_policy" in sys.modules
+
+
+@functools.cache
+def _from_child() -> str | None:
+    start()
+    child = _CHILD[0]
+    try:
+        code = child.wait(timeout=CHILD_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        code = None
+    from amlkit.review.proc import processes
+
+    out = child.stdout.read() if code is not None else b""
+    err = child.stderr.read() if code is not None else b""
+    processes.kill(child)
+    return child_answer(code, out, err)
+
+
+def child_answer(code: int | None, out: bytes, err: bytes) -> str | None:
+    """What the canary's child said (`main`'s one JSON line on stdout, exit code 0), or why it said nothing usable."""
+    if code == 0:
+        try:
+            answer = json.loads(out)
+        except ValueError:
+            answer = None
+        if isinstance(answer, dict) and set(answer) == {"reason"} and isinstance(answer["reason"], (str, type(None))):
+            return answer["reason"]
+    lines = [line.strip() for line in err.decode(errors="replace").splitlines() if line.strip()]
+    said = lines[-1] if lines else f"stdout {out[:200]!r}"
+    what = f"did not answer within {CHILD_TIMEOUT:g}s" if code is None else f"exit code {code}: {said}"
+    return f"{_version()}: the canary could not run (its process: {what})"
+
+
+def main() -> int:
+    """The canary's child (`python -m amlkit.review.pack.canary`, forked by amlkit.review.proc.warm): print
+    `{"reason": unknown_canary()}` as one JSON line."""
+    print(json.dumps({"reason": unknown_canary()}))
+    return 0
 
 
 def _version() -> str:
@@ -84,3 +151,7 @@ def _version() -> str:
         return f"pulumi-policy {metadata.version('pulumi-policy')}"
     except metadata.PackageNotFoundError:
         return "pulumi-policy (not installed)"
+
+
+if __name__ == "__main__":  # pragma: no cover - run as a fork server's child (amlkit.review.children.fork_server)
+    sys.exit(main())

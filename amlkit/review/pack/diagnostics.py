@@ -7,10 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from pulumi.runtime.proto import analyzer_pb2
-
 from amlkit.review.model import Severity
 from amlkit.review.pack.config import PolicyConfig
+from amlkit.review.pack.proto import analyzer_pb2
 
 __all__ = [
     "Analysis", "Diagnostic", "NotApplicable", "collect", "is_unknown", "one_version", "policy_severities",

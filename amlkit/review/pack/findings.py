@@ -8,8 +8,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal, cast
 
-from pulumi.runtime.proto import analyzer_pb2
-
 from amlkit.errors import ReviewFailed
 from amlkit.policies.framework import PACK_NAME
 from amlkit.policies.metadata import read_tags
@@ -17,6 +15,7 @@ from amlkit.policies.waivers import WaiverContractError, parse_waived
 from amlkit.review.model import Lookup, PackInfo, PolicyInfo, ResourceRecord, StackReview, Unknown, Violation
 from amlkit.review.pack import diagnostics
 from amlkit.review.pack.config import PolicyConfig
+from amlkit.review.pack.proto import analyzer_pb2
 from amlkit.review.pack.unknowns import what_is_unknown
 from amlkit.review.secrets import Secrets
 from amlkit.review.urns import STACK_TYPE, stack_urn, urn_name, urn_type

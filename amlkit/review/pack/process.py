@@ -16,10 +16,10 @@ from typing import Any
 
 import grpc
 from google.protobuf import empty_pb2
-from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc
 
 from amlkit.errors import ReviewFailed
 from amlkit.review.pack.config import PolicyConfig, PolicySchema
+from amlkit.review.pack.proto import analyzer_pb2, analyzer_pb2_grpc
 from amlkit.review.pack.wire import parsed_schemas
 from amlkit.review.proc import environment, processes, warm
 from amlkit.review.proc.warm import ENGINE_ADDRESS, MAX_ENV_VALUE, config_env

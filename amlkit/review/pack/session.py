@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-from pulumi.runtime.proto import analyzer_pb2
 
 from amlkit.policies.framework import PACK_NAME
 from amlkit.policies.rule_baseline import BASELINE_POLICY
@@ -25,6 +24,7 @@ from amlkit.review.pack.diagnostics import Analysis, collect
 from amlkit.review.pack.info import pack_version
 from amlkit.review.pack.levels import at_baseline
 from amlkit.review.pack.process import ENGINE_ADDRESS, PackProcess
+from amlkit.review.pack.proto import analyzer_pb2
 from amlkit.review.pack.reconciled import reconciled
 from amlkit.review.pack.wire import analyze_request, policy_config_message, stack_resource, stack_tags
 

@@ -22,11 +22,11 @@ from typing import Any
 
 import grpc
 from google.protobuf import json_format
-from pulumi.runtime.proto import analyzer_pb2
 
 from amlkit.errors import ReviewFailed
 from amlkit.review.model import NAME_INPUTS, ResourceRecord
 from amlkit.review.pack import diagnostics, process, session, wire
+from amlkit.review.pack.proto import analyzer_pb2
 from amlkit.review.plan.state import ENCRYPTED, StateResource
 from amlkit.review.plan.stream import StateStream
 from amlkit.review.secrets import REDACTED, SECRET_SIG, SECRET_SIG_KEY, Secrets, is_secret

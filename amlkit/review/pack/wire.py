@@ -8,9 +8,9 @@ import functools
 from typing import Any, cast
 
 from google.protobuf import json_format, struct_pb2
-from pulumi.runtime.proto import analyzer_pb2
 
 from amlkit.review.pack.config import PolicyConfig, PolicySchema
+from amlkit.review.pack.proto import analyzer_pb2
 from amlkit.review.urns import alias_urns
 
 __all__ = [

@@ -48,7 +48,7 @@ from amlkit.review.proc.wire import receive, send
 __all__ = [
     "BASE_MODULES", "DEVNULL", "ENGINE_ADDRESS", "ForkServer", "MAX_ENV_VALUE", "PACK_MODULES", "PIPE", "REPLY_TIMEOUT",
     "WarmChild", "config_env", "drop_parked", "eager", "pack_env", "prefork_pack", "prestart", "server",
-    "server_cpu_seconds", "spawn_pack", "spawn_runner", "spawn_worker", "stop",
+    "server_cpu_seconds", "spawn_canary", "spawn_pack", "spawn_runner", "spawn_worker", "stop",
 ]
 
 PIPE = subprocess.PIPE
@@ -307,6 +307,11 @@ def server_cpu_seconds() -> float:
 def spawn_runner(cwd: Path, stderr: Any) -> WarmChild:
     """The program's child: what `python -P -m amlkit.review.run.runner` (cwd = project dir) runs."""
     return _fork("runner", cwd, (PIPE, PIPE, stderr))
+
+
+def spawn_canary() -> WarmChild:
+    """The start-up canary's child: what `python -m amlkit.review.pack.canary` runs (amlkit.review.pack.canary)."""
+    return _fork("canary", Path("/"), (DEVNULL, PIPE, PIPE))
 
 
 def spawn_worker(cwd: Path, sock: Any) -> WarmChild:
