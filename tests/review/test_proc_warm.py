@@ -126,6 +126,21 @@ def test_azure_modules_come_from_the_program_and_from_amlkit_when_it_uses_amlkit
             "pulumi_azure_native.storage"} <= set(sample)
 
 
+def test_reading_a_program_s_imports_imports_none_of_them():
+    """The fork server reads the program's imports before it can answer a fork: amlkit's modules are found by their
+    files (importlib's find_spec of `amlkit.program.x` would import amlkit.program, pydantic and the schema)."""
+    code = ("import json, sys; from pathlib import Path; from amlkit.review.proc import preload;"
+            " before = set(sys.modules);"
+            f" names = preload.program_modules(Path({str(ROOT / '__main__.py')!r}));"
+            " print(json.dumps([names, sorted(set(sys.modules) - before)]))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    names, imported = json.loads(done.stdout)
+    assert names == preload.program_modules(ROOT / "__main__.py")
+    assert names[-3:] == list(preload.AMLKIT_PROGRAM_MODULES)
+    assert [name for name in imported if name.startswith(("amlkit", "pulumi", "pydantic", "components"))] == []
+
+
 def test_azure_modules_reached_through_a_package_alias(tmp_path):
     (tmp_path / "__main__.py").write_text(
         "import pulumi_azure_native as azn\nfrom pulumi_azure_native import network\n"

@@ -5,6 +5,7 @@ found by reading the program's files (never running them), and the pack's own mo
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import importlib.util
 import re
@@ -122,11 +123,22 @@ def _source_of(name: str, root: Path) -> list[Path]:
     parts = name.split(".")
     if parts[0] != "amlkit":
         return _file_under(root, parts)
+    # find_spec of `amlkit.x.y` would import amlkit.x (amlkit.program: pydantic and the schema, ~0.3 s in the fork
+    # server before its first fork); `amlkit.x` is found without importing it, and what lies below by its files
+    origin, locations = _amlkit_spec(".".join(parts[:2]))
+    if len(parts) <= 2:
+        return [Path(origin)] if origin and origin.endswith(".py") else []
+    return _file_under(Path(locations[0]), parts[2:]) if locations else []
+
+
+@functools.cache
+def _amlkit_spec(name: str) -> tuple[str | None, list[str]]:
+    """The file and package directories of `amlkit` or of `amlkit.<x>` (amlkit is imported: it imports nothing)."""
     try:
         spec = importlib.util.find_spec(name)
     except (ImportError, ValueError):
-        return []
-    return [Path(spec.origin)] if spec and spec.origin and spec.origin.endswith(".py") else []
+        return None, []
+    return (spec.origin, list(spec.submodule_search_locations or [])) if spec else (None, [])
 
 
 def _file_under(directory: Path, parts: list[str]) -> list[Path]:
