@@ -141,7 +141,10 @@ def _package_dir(name: str) -> Path | None:
 
 def load(program: Path) -> list[str] | None:
     """The learned provider modules of `program`, or None (never learned, or its fingerprint changed)."""
-    data = _read(program)
+    return _modules_in(_read(program))
+
+
+def _modules_in(data: dict[str, Any] | None) -> list[str] | None:
     return None if data is None else sorted(name for name in data["modules"] if isinstance(name, str) and
                                              _installed(name))
 
@@ -149,7 +152,10 @@ def load(program: Path) -> list[str] | None:
 def load_types(program: Path) -> list[str]:
     """The learned resource type and function tokens of `program` whose provider module is installed (none when
     never learned or its fingerprint changed): what the fork server warms (amlkit.review.run.typecache)."""
-    data = _read(program)
+    return _types_in(_read(program))
+
+
+def _types_in(data: dict[str, Any] | None) -> list[str]:
     types = data.get("types") if data is not None else None
     if not isinstance(types, list):
         return []
@@ -157,12 +163,13 @@ def load_types(program: Path) -> list[str]:
     return sorted(token for token in wanted if all(_installed(name) for name in modules_of([token])))
 
 
-def _read(program: Path) -> dict[str, Any] | None:
+def _read(program: Path, stamp: str | None = None) -> dict[str, Any] | None:
+    """The cache file's data when its fingerprint is the program's (`stamp`, when the caller computed it)."""
     try:
         data = json.loads(cache_file(program).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if not isinstance(data, dict) or data.get("fingerprint") != fingerprint(program):
+    if not isinstance(data, dict) or data.get("fingerprint") != (stamp or fingerprint(program)):
         return None
     return data if isinstance(data.get("modules"), list) else None
 
@@ -180,12 +187,13 @@ def save(program: Path, modules: Iterable[str], tokens: Iterable[str] = ()) -> N
     fails a review."""
     wanted = {name for name in modules if is_provider_module(name)}
     types = {token for token in tokens if _TOKEN.fullmatch(token)}
-    known = load(program) or []
-    known_types = load_types(program)
-    if not wanted or (wanted <= set(known) and types <= set(known_types)):
-        return
-    stamp = fingerprint(program)
+    stamp = fingerprint(program) if wanted else None  # once: it walks the program's tree and the SDKs' files
     if stamp is None:
+        return
+    data = _read(program, stamp)
+    known = _modules_in(data) or []
+    known_types = _types_in(data)
+    if wanted <= set(known) and types <= set(known_types):
         return
     target = cache_file(program)
     with contextlib.suppress(OSError):
