@@ -190,9 +190,9 @@ def save(program: Path, modules: Iterable[str], tokens: Iterable[str] = ()) -> N
     stamp = fingerprint(program) if wanted else None  # once: it walks the program's tree and the SDKs' files
     if stamp is None:
         return
-    data = _read(program, stamp)
-    known = _modules_in(data) or []
-    known_types = _types_in(data)
+    learned = _read(program, stamp)
+    known = _modules_in(learned) or []
+    known_types = _types_in(learned)
     if wanted <= set(known) and types <= set(known_types):
         return
     target = cache_file(program)
