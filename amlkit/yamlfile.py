@@ -147,14 +147,53 @@ def dump_yaml(document: Any, **options: Any) -> str:
 
 
 def read_yaml(path: Path) -> Any:
-    """Parse one YAML document safely, or raise ConfigError naming the file and the problem."""
-    return read_yaml_positions(path)[0]
+    """Parse one YAML document safely, or raise ConfigError naming the file and the problem.
+
+    A document that libyaml (PyYAML's C parser) composes and the checks accept is built from libyaml's nodes;
+    anything else, whatever failed, is read again with the pure-Python parser, whose errors (and their
+    positions) are the ones reported. The same checks and the same constructor run on both: the value is the
+    same (tests/test_yamlfile.py compares the two readers)."""
+    file = str(path)
+    text = read_text(path, MAX_FILE_BYTES)
+    fast = read_fast(file, text)
+    return _read(file, text)[0] if fast is NOT_READ else fast
+
+
+NOT_READ = object()
+"""What `read_fast` returns for a document it leaves to the pure-Python parser."""
+_PURE_ONLY = ("\t", "!", "|", ">", "%", "@", "`", "\ufeff", "\x85", "\u2028", "\u2029")
+"""Where libyaml and the pure-Python parser disagree (found by tests/test_yamlfile.py's fuzzing): libyaml reads
+`a: x<TAB>y` as a value (the pure-Python parser refuses the tab), a bare `!` tag as '' (pure: null), a byte
+order mark after the start and the non-ASCII line breaks differently. A text holding one is read only by the
+pure-Python parser."""
+
+
+def read_fast(file: str, text: str) -> Any:
+    """`text` read with libyaml and the same checks, or NOT_READ: no libyaml, anything failed, or a text with a
+    character where the two parsers were seen to differ (`_PURE_ONLY`)."""
+    if not yaml.__with_libyaml__ or any(character in text for character in _PURE_ONLY):
+        return NOT_READ
+    loader = yaml.CSafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _Walk(file).visit(node, (), frozenset())
+        return loader.construct_document(node)
+    except Exception:  # noqa: BLE001 - the pure-Python parser reads it again and reports what is wrong
+        return NOT_READ
+    finally:
+        loader.dispose()
 
 
 def read_yaml_positions(path: Path) -> tuple[Any, dict[tuple[Any, ...], Position]]:
-    """`read_yaml`, plus where each key path is: (line, column) of a mapping key or a list item."""
+    """`read_yaml`, plus where each key path is: (line, column) of a mapping key or a list item (always through
+    the pure-Python parser, whose marks the messages use)."""
     file = str(path)
-    text = read_text(path, MAX_FILE_BYTES)
+    return _read(file, read_text(path, MAX_FILE_BYTES))
+
+
+def _read(file: str, text: str) -> tuple[Any, dict[tuple[Any, ...], Position]]:
     loader: _Loader | None = None
     try:
         loader = _Loader(text)
