@@ -97,6 +97,18 @@ def test_pack_version_comes_from_pulumipolicy_yaml(tmp_path):
     assert pack_version(tmp_path, "0.0.1") == "0.0.1"
 
 
+@pytest.mark.parametrize(("text", "shown"), [
+    ("name: p\nversion: 1.2.3\n", "1.2.3"), ("version: 2\n", "2"), ("version: ''\n", "0.0.1"), ("- a\n", "0.0.1"),
+    ("", "0.0.1"), ("version: [\n", "0.0.1")])
+def test_a_changed_pulumipolicy_yaml_is_read_again(tmp_path, text, shown):
+    assert pack_version(tmp_path, "0.0.1") == "0.0.1"
+    (tmp_path / "PulumiPolicy.yaml").write_text(text, encoding="utf-8")
+    assert pack_version(tmp_path, "0.0.1") == shown
+    assert pack_version(tmp_path, "0.0.1") == shown  # the second read is the parse remembered for this text
+    (tmp_path / "PulumiPolicy.yaml").write_text("version: 7.0.0\n", encoding="utf-8")
+    assert pack_version(tmp_path, "0.0.1") == "7.0.0"
+
+
 def test_the_pack_version_is_amlkits_version_in_every_place_it_is_written():
     import tomllib
 

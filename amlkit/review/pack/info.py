@@ -7,7 +7,9 @@ entry point's business (`amlkit.packs`, for `amlkit rules` and `amlkit fix`).
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -20,11 +22,18 @@ def pack_version(pack_dir: Path, reported: str) -> str:
     """The version to display: PulumiPolicy.yaml's `version` (Python packs report 0.0.1 themselves)."""
     path = pack_dir / "PulumiPolicy.yaml"
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        version = _version(path.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError):
         return reported
-    version = data.get("version") if isinstance(data, dict) else None
     return str(version) if version else reported
+
+
+@functools.lru_cache(maxsize=16)
+def _version(text: str) -> Any:
+    """PulumiPolicy.yaml's `version`, parsed once per distinct text (each stack's session asks; a failure is not
+    cached)."""
+    data = yaml.safe_load(text) or {}
+    return data.get("version") if isinstance(data, dict) else None
 
 
 PYTHON_PACK_VERSION = "0.0.1"  # what pulumi-policy's PolicyPack reports as its version

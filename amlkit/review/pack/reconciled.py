@@ -8,7 +8,6 @@ whole reconciled config, as the engine's protocol requires; a config that fails 
 
 from __future__ import annotations
 
-import copy
 import pickle
 from typing import Any
 
@@ -16,17 +15,19 @@ from amlkit.review.pack.config import PolicyConfig, PolicySchema, reconcile
 
 __all__ = ["reconciled"]
 
-_CACHE: dict[tuple[bytes, bytes, str | None], dict[str, PolicyConfig]] = {}
+_CACHE: dict[tuple[bytes, bytes, str | None], bytes] = {}  # the reconciled config, pickled
 _MAX = 8  # distinct (pack, config file) pairs kept, as wire.parsed_schemas keeps distinct packs
 
 
 def reconciled(info: bytes, schemas: list[PolicySchema], initial: dict[str, PolicyConfig],
                config_file: dict[str, PolicyConfig] | None, name: str | None) -> dict[str, Any]:
-    """The reconciled config as the engine sends it in Configure, a fresh copy per call."""
+    """The reconciled config as the engine sends it in Configure, a fresh copy per call (unpickled: a deep copy,
+    several times cheaper than `copy.deepcopy` of the same dicts)."""
     key = (info, pickle.dumps(config_file), name)
     if key not in _CACHE:
         config = reconcile(schemas, initial, config_file, name)
         if len(_CACHE) >= _MAX:
             _CACHE.pop(next(iter(_CACHE)))
-        _CACHE[key] = config
-    return copy.deepcopy(_CACHE[key])
+        _CACHE[key] = pickle.dumps(config)
+    fresh: dict[str, Any] = pickle.loads(_CACHE[key])  # noqa: S301 - bytes this module pickled itself
+    return fresh
