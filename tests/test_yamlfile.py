@@ -139,10 +139,10 @@ def test_libyaml_reads_a_stack_file(tmp_path):
         "config": {"azure-native:location": "westeurope", "amlkit:when": datetime.date(2001, 12, 14)}}
 
 
-YAMLISH = st.lists(st.sampled_from([*"ab1 .:-?,[]{}#&*!|>'\"%@`\\\n\t\r~0xe+_\u0085\u00e9\ufeff", "\r\n", "  ", "- ",
-                                     ": ", "a: ", "\n  ", "&x ", "*x", "!!str ", "<<: ", "---", "...", "\\x4", "\\u00e", "\\N",
-                                     "''", "0o", "e3", ".5", "2001-12-14", " #", "\u2028", "\x01", "\U0001f642"]),
-                    max_size=40).map("".join)
+YAMLISH = st.lists(st.sampled_from([
+    *"ab1 .:-?,[]{}#&*!|>'\"%@`\\\n\t\r~0xe+_\u0085\u00e9\ufeff", "\r\n", "  ", "- ", ": ", "a: ", "\n  ", "&x ", "*x",
+    "!!str ", "<<: ", "---", "...", "\\x4", "\\u00e", "\\N", "''", "0o", "e3", ".5", "2001-12-14", " #", "\u2028",
+    "\x01", "\U0001f642"]), max_size=40).map("".join)
 
 
 @settings(max_examples=int(os.environ.get("S33D_N", "300")), deadline=None)
