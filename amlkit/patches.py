@@ -69,6 +69,15 @@ PATCHES = {
                "pulumi_policy.policy:_PolicyAnalyzerServicer.AnalyzeStack",
                "pulumi_policy.policy:_PolicyAnalyzerServicer._get_provider_resource"),
               frozenset({"5125527e0e10fa827c2ff39758deab409e7ccff6cb671b2deef900fa5874a61b"})),  # pulumi-policy 1.21.0
+        Patch("raw-stack-request", "the parsed AnalyzeStack request held beside the converted stack", "pulumi",
+              # amlkit.policies.raw_stack: AnalyzeStack's handler is the generated one with another deserializer
+              # (a method handler's _replace), added through the same two server calls
+              ("pulumi.runtime.proto.analyzer_pb2_grpc:add_AnalyzerServicer_to_server",
+               "grpc._utilities:RpcMethodHandler", "grpc._utilities:DictionaryGenericHandler"),
+              # PolicyPack registers its servicer through its module's name analyzer_pb2_grpc
+              ("pulumi_policy.policy:PolicyPack.__init__",),
+              # pulumi 3.272.0, grpcio 1.85.3, pulumi-policy 1.21.0
+              frozenset({"1d046c7ecc34635fe63417e3d2befb04a8e22c541ffc84d0aefd4e97bd1a921e"})),
         Patch("struct-to-dict", "json_format's descriptor walk per value when the pack converts a Struct",
               "protobuf",
               # amlkit.policies.structs does for a Struct what this printer does, value for value

@@ -24,7 +24,7 @@ from pulumi_policy import (
 )
 from pulumi_policy.proxy import UnknownValueError
 
-from amlkit.policies import analyze_once, shared_stack
+from amlkit.policies import analyze_once, raw_stack, shared_stack
 from amlkit.policies.framework import PACK_NAME, CannotLink, Finding, ResourceInput, Rule, StackResource, review_date
 from amlkit.policies.metadata import policy_tags
 from amlkit.policies.outputs import stack_props
@@ -298,6 +298,7 @@ def convert_each_request_once() -> bool:
     from pulumi.runtime.proto import analyzer_pb2
 
     servicer.AnalyzeStack = shared_stack.sharing(servicer.AnalyzeStack, analyzer_pb2.AnalyzeStackRequest)
+    raw_stack.install(servicer_module)  # AnalyzeStack's request read one resource at a time (where verified)
     servicer._amlkit_memo = True
     return True
 

@@ -46,12 +46,12 @@ def record_secrets() -> bool:
         return False
     if not getattr(servicer, "_amlkit_secrets", False):
         servicer.Analyze = _recording(servicer.Analyze, lambda request: [request])
-        servicer.AnalyzeStack = _recording(servicer.AnalyzeStack, lambda request: list(request.resources))
+        servicer.AnalyzeStack = _recording(servicer.AnalyzeStack, lambda request: request.resources)
         servicer._amlkit_secrets = True
     return True
 
 
-def _recording(method: Callable[..., Any], resources: Callable[[Any], list[Any]]) -> Callable[..., Any]:
+def _recording(method: Callable[..., Any], resources: Callable[[Any], Iterable[Any]]) -> Callable[..., Any]:
     def serve(self: Any, request: Any, context: Any) -> Any:
         _local.paths = _paths(resources(request))
         try:
@@ -63,7 +63,7 @@ def _recording(method: Callable[..., Any], resources: Callable[[Any], list[Any]]
     return serve
 
 
-def _paths(resources: list[Any]) -> dict[str, frozenset[Path]]:
+def _paths(resources: Iterable[Any]) -> dict[str, frozenset[Path]]:
     """{urn: its secret input paths}, only for the URNs that have some (`secret_paths`' default is none); of a URN
     given twice, the last resource's, as a dict of every URN would keep. A resource whose serialized properties
     hold no secret signature has no secret path: not converted."""

@@ -31,6 +31,7 @@ from typing import Any, TypeVar
 
 from amlkit.policies.framework import StackResource
 from amlkit.policies.outputs import stack_props
+from amlkit.policies.raw_stack import RawStackRequest
 from amlkit.policies.secret_reads import Taint, secret_paths, tracked
 from amlkit.policies.structs import message_to_dict
 from amlkit.policies.waivers import ANALYZED_NAMES, Subject, azure_names
@@ -61,8 +62,8 @@ def sharing(method: Callable[..., Any], empty: Callable[[], Any]) -> Callable[..
 
     def serve(self: Any, request: Any, context: Any) -> Any:
         if not _all_marked(getattr(self, "_PolicyAnalyzerServicer__policies", None)):
-            return method(self, request, context)
-        _local.stack = SharedStack(request.resources)
+            return method(self, request.message() if isinstance(request, RawStackRequest) else request, context)
+        _local.stack = SharedStack(request)
         try:
             return method(self, empty(), context)
         finally:
@@ -82,10 +83,12 @@ def _all_marked(policies: Iterable[Any] | None) -> bool:
 
 
 class SharedStack:
-    """The request's resources as amlkit's stack policies read them, converted once, on first use."""
+    """The request's resources as amlkit's stack policies read them, converted once, on first use. `request`: the
+    AnalyzeStackRequest, or a `RawStackRequest` (its resources parsed one at a time, its bytes let go once
+    converted)."""
 
-    def __init__(self, resources: Any) -> None:
-        self._request_resources = resources
+    def __init__(self, request: Any) -> None:
+        self._request = request
         self._resources: list[StackResource] | None = None
         self._secret: list[tuple[int, frozenset[Any]]] = []  # (index, secret paths) of resources with secrets
         self._by_urn: dict[str, StackResource] = {}
@@ -119,9 +122,9 @@ class SharedStack:
         same = strings.setdefault
         # not the servicer's memo: nothing is converted twice
         to_dict = message_to_dict(json_format.MessageToDict, strings)
-        urns = {same(r.urn, r.urn) for r in self._request_resources}
+        urns = {same(r.urn, r.urn) for r in self._request.resources}
         converted = []
-        for index, r in enumerate(self._request_resources):
+        for index, r in enumerate(self._request.resources):
             urn = strings[r.urn]
             props = stack_props(r.type, proxy(deserialize_properties(to_dict(r.properties))))
             dependencies = {same(key, key): tuple(strings[u] for u in value.urns if u in urns)
@@ -134,5 +137,7 @@ class SharedStack:
             paths = secret_paths(urn)
             if paths:
                 self._secret.append((index, paths))
-        self._request_resources = None  # converted: the request is not read again
+        if isinstance(self._request, RawStackRequest):
+            self._request.release()
+        self._request = None  # converted: the request is not read again
         return converted
