@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from amlkit.prestart import audits, prestart, project_hint, reviews
+from amlkit.prestart import audits, exit_quickly, prestart, project_hint, reviews
 
 __all__ = ["audits", "main", "prestart", "project_hint", "reviews"]
 
@@ -26,7 +26,12 @@ def main() -> None:
     prestart(args)
     from amlkit.cli import main as cli_main
 
-    cli_main()
+    try:
+        cli_main()
+    except SystemExit as done:
+        if not reviews(args):
+            raise
+        exit_quickly(done.code)  # a review's process ends without the interpreter's teardown
 
 
 if __name__ == "__main__":  # pragma: no cover

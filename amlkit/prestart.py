@@ -3,9 +3,14 @@
 
 from __future__ import annotations
 
+import atexit
+import os
+import sys
+import threading
 from pathlib import Path
+from typing import NoReturn
 
-__all__ = ["audits", "prestart", "project_hint", "reviews"]
+__all__ = ["audits", "exit_quickly", "prestart", "project_hint", "reviews"]
 
 
 def prestart(args: list[str]) -> None:
@@ -40,3 +45,33 @@ def audits(args: list[str]) -> bool:
     command = next((a for a in args if not a.startswith("-")), None)
     return command == "analyze" or (command == "check" and any(a == "--state" or a.startswith("--state=")
                                                                 for a in args))
+
+
+def exit_quickly(code: str | int | None) -> NoReturn:
+    """End a review's process with `code` (as `sys.exit(code)` would) without the interpreter's teardown, which frees
+    every module and object the review loaded (grpc, protobuf, the engine; measured 0.03-0.3 s of wall time after
+    the report is written, more under load). What the teardown would do that anyone sees is done first: the atexit
+    handlers (children and the fork server killed, temporary directories removed, logging flushed), then stdout and
+    stderr flushed. A process with a thread still running that is not a daemon exits the usual way (the interpreter
+    waits for it)."""
+    if any(not thread.daemon for thread in threading.enumerate() if thread is not threading.main_thread()):
+        sys.exit(code)
+    status = _status(code)
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed or broken pipe: the usual exit would fail to flush it too
+            status = status or 120  # what the interpreter exits with when it cannot flush stdout
+    os._exit(status)
+
+
+def _status(code: str | int | None) -> int:
+    """The exit status `sys.exit(code)` gives: None is 0, an int is itself (the OS keeps its low byte), anything else
+    is printed to stderr and gives 1."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    print(code, file=sys.stderr)
+    return 1
