@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -118,3 +119,25 @@ def test_a_type_of_no_installed_provider_module_or_no_token_is_not_warmed(progra
     del data["types"]  # a file from before 0.3.0's warm caches: modules only
     cache.write_text(json.dumps(data))
     assert (learned.load(program), learned.load_types(program)) == (["pulumi_azure_native.resources"], [])
+
+
+def test_the_providers_are_the_pulumi_packages_pkgutil_lists(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """learned._providers reads sys.path's directories by name; pkgutil.iter_modules lists the same packages."""
+    import pkgutil
+
+    packages = {"pulumi_a": ["__init__.py"], "pulumi_b": ["core.py"], "pulumi_d": ["__init__.pyc"],
+                "pulumi_policy": ["__init__.py"], "pulumi_c": ["__init__.py"], "other": ["__init__.py"]}
+    for name, files in packages.items():
+        (tmp_path / "first" / name).mkdir(parents=True)
+        for file in files:
+            (tmp_path / "first" / name / file).write_text("")
+    (tmp_path / "first" / "pulumi_e.py").write_text("")  # a module, not a package
+    (tmp_path / "second" / "pulumi_e").mkdir(parents=True)  # shadowed by the module before it on sys.path
+    (tmp_path / "second" / "pulumi_e" / "__init__.py").write_text("")
+    (tmp_path / "second" / "pulumi_f").mkdir()
+    (tmp_path / "second" / "pulumi_f" / "__init__.py").write_text("")
+    path = [str(tmp_path / "first"), str(tmp_path / "missing.zip"), str(tmp_path / "second")]
+    monkeypatch.setattr(sys, "path", path)
+    listed = sorted(m.name for m in pkgutil.iter_modules(path) if m.ispkg and m.name.startswith("pulumi_")
+                    and m.name != "pulumi_policy")
+    assert learned._providers() == listed == ["pulumi_a", "pulumi_c", "pulumi_d", "pulumi_f"]

@@ -23,6 +23,7 @@ import importlib.util
 import json
 import os
 import re
+import sys
 import tempfile
 import threading
 from collections.abc import Iterable
@@ -123,11 +124,51 @@ def _python_files(directory: Path) -> list[Path] | None:
 
 
 def _providers() -> list[str]:
-    """The installed provider SDK packages (top-level `pulumi_*` packages but pulumi_policy)."""
-    import pkgutil
+    """The installed provider SDK packages (top-level `pulumi_*` packages but pulumi_policy): what
+    `pkgutil.iter_modules()` lists, read from the directories on sys.path by name (iter_modules looks at every
+    module of every entry: ~20 ms, run after every review)."""
+    seen: dict[str, bool] = {}  # name -> a package (the first entry of sys.path that has it wins)
+    for entry in sys.path:
+        directory = entry or "."
+        if not os.path.exists(directory):  # no module there (python3XX.zip, usually)
+            continue
+        if not os.path.isdir(directory):  # a zip file or another importer: pkgutil's own listing
+            import pkgutil
 
-    return sorted(module.name for module in pkgutil.iter_modules()
-                  if module.ispkg and module.name.startswith("pulumi_") and module.name != "pulumi_policy")
+            for module in pkgutil.iter_modules([entry]):
+                seen.setdefault(module.name, module.ispkg)
+            continue
+        with contextlib.suppress(OSError):
+            for name in sorted(os.listdir(directory)):
+                found = _module(directory, name) if name.startswith("pulumi_") else None
+                if found is not None:
+                    seen.setdefault(*found)
+    return sorted(name for name, package in seen.items() if package and name != "pulumi_policy")
+
+
+def _module(directory: str, name: str) -> tuple[str, bool] | None:
+    """The top-level module (its name, whether a package) that file `name` of `directory` is, as pkgutil lists
+    them (a directory is a package when it holds an `__init__` module), else None."""
+    path = os.path.join(directory, name)
+    if not os.path.isdir(path):
+        module = _module_name(name)
+        return (module, False) if module and module != "__init__" and "." not in module else None
+    if _module_name(name) is not None or "." in name:
+        return None
+    with contextlib.suppress(OSError):
+        if any(_module_name(entry) == "__init__" for entry in os.listdir(path)):
+            return name, True
+    return None
+
+
+def _module_name(file: str) -> str | None:
+    """inspect.getmodulename (inspect itself takes ~20 ms to import): the name without its longest module suffix."""
+    import importlib.machinery
+
+    for suffix in sorted(importlib.machinery.all_suffixes(), key=len, reverse=True):
+        if file.endswith(suffix):
+            return file[:-len(suffix)]
+    return None
 
 
 def _package_dir(name: str) -> Path | None:
