@@ -66,7 +66,7 @@ class Baseline:
     fds: set[int]
     hooks: tuple[Any, ...]
     threads: int
-    shapes: dict[str, tuple[tuple[str, ...], tuple[Any, ...]]] = field(default_factory=dict)
+    shapes: dict[str, dict[str, Any]] = field(default_factory=dict)  # module globals as last seen unchanged
 
 
 def _signals() -> dict[int, Any]:
@@ -107,7 +107,7 @@ def capture() -> Baseline:
     saved = {name: dict(vars(module)) for name, module in modules.items() if _has_dict(module)}
     gc.freeze()
     return Baseline(modules, saved, list(sys.path), sys.argv, _signals(), open_fds(), _hooks(), _thread_count(),
-                    {name: _shape(names) for name, names in saved.items()})
+                    {name: dict(names) for name, names in saved.items()})
 
 
 def _has_dict(module: Any) -> bool:
@@ -181,9 +181,8 @@ def _drop_program_modules(base: Baseline, program: Path) -> None:
     classes while the next stack imports the file anew."""
     root = os.path.join(str(program.resolve()), "")
     installed = _installed_roots()
-    for name, module in list(sys.modules.items()):
-        if base.modules.get(name) is module:
-            continue
+    known = base.modules
+    for name, module in [(name, module) for name, module in list(sys.modules.items()) if known.get(name) is not module]:
         filename = getattr(module, "__file__", None)
         if filename is not None and any(os.path.realpath(filename).startswith(top) for top in installed):
             base.modules[name] = module  # it stays: the next stacks need not resolve its path again
@@ -216,7 +215,7 @@ def _module_globals(base: Baseline) -> list[str]:
         if saved is None or base.modules.get(name) is not module:
             if _has_dict(module):
                 base.modules[name], base.globals[name] = module, dict(vars(module))
-                base.shapes[name] = _shape(vars(module))
+                base.shapes[name] = dict(vars(module))
             continue
         now = vars(module)
         if _same(now, base.shapes.get(name)):
@@ -235,10 +234,11 @@ def _module_globals(base: Baseline) -> list[str]:
         elif changed:
             leaks.append(f"module {name}: {', '.join(changed[:5])}{' ...' if len(changed) > 5 else ''} changed")
         if not changed:
-            base.shapes[name] = _shape(now)  # a submodule added, or a per-stack name: compare with it next time
+            base.shapes[name] = dict(now)  # a submodule added, or a per-stack name: compare with it next time
     return leaks
 
 
+@functools.cache
 def _provider_types(name: str) -> bool:
     """A provider SDK's generated module (`pulumi_azure_native.network`, its types): not compared, for speed
     (thousands of classes); the package itself and its `config` module are."""
@@ -246,16 +246,13 @@ def _provider_types(name: str) -> bool:
     return top.startswith("pulumi_") and top != "pulumi_policy" and bool(rest) and rest.split(".")[0] != "config"
 
 
-def _shape(names: dict[str, Any]) -> tuple[tuple[str, ...], tuple[Any, ...]]:
-    return tuple(names), tuple(names.values())
-
-
-def _same(now: dict[str, Any], shape: tuple[tuple[str, ...], tuple[Any, ...]] | None) -> bool:
-    """Whether a module's globals are bound as in `shape` (tuples compare by identity first, in C)."""
-    if shape is None or len(now) != len(shape[0]):
+def _same(now: dict[str, Any], shape: dict[str, Any] | None) -> bool:
+    """Whether a module's globals are bound as in `shape` (a dict compares each value by identity first, in C,
+    without building a copy of either side)."""
+    if shape is None or len(now) != len(shape):
         return False
     try:
-        return tuple(now.values()) == shape[1] and tuple(now) == shape[0]
+        return now == shape
     except Exception:  # noqa: BLE001 - a value whose == raises was rebound: compare name by name
         return False
 
