@@ -134,14 +134,12 @@ class _Server:
         from amlkit.review.run import provider_modules
 
         provider_modules.install()  # before any azure-native module is imported: each loads member by member
-        if self.hint is not None:  # imported one by one while no fork is asked for
-            program = project_program(self.hint)
-            self.program, self.warm_due = program, program is not None
-            pack = default_pack()
-            self.idle = [*(program_preload(program) if program else []), *PACK_MODULES,
-                         *(pack_modules(pack) if pack else [])]
         while True:
-            ready, _, _ = select.select([self.sock.fileno(), self.wake], [], [], 0 if self.idle else None)
+            waiting = self.idle or self.hint is not None
+            ready, _, _ = select.select([self.sock.fileno(), self.wake], [], [], 0 if waiting else None)
+            if not ready and self.hint is not None:  # nobody waits for a fork: what to import meanwhile
+                self.read_hint()
+                continue
             if not ready:
                 self.loaded += import_all([self.idle.pop(0)])
                 if not self.idle:
@@ -159,9 +157,22 @@ class _Server:
                     return  # the parent is gone
                 send(self.sock, self.handle(message, fds), [])
 
+    def read_hint(self) -> None:
+        """The modules to import one by one while no fork is asked for: the hinted project's program's, then the
+        pack's. Read only while nobody waits (reading the program's imports and what it learned takes ~30-50 ms),
+        and never once a review has said what it forks (its plan names what to import)."""
+        hint, self.hint = self.hint, None
+        assert hint is not None
+        program = project_program(hint)
+        self.program, self.warm_due = program, program is not None
+        pack = default_pack()
+        self.idle = [*(program_preload(program) if program else []), *PACK_MODULES,
+                     *(pack_modules(pack) if pack else [])]
+
     def handle(self, message: dict[str, Any], fds: list[int]) -> dict[str, Any]:
         op = message.get("op")
         if op == "plan":
+            self.hint = None  # the plan says what this review forks: the hint is no longer needed
             self.planned = message
             if message.get("eager"):  # a one-shot command with one stack: fork at once (see warm.prestart)
                 self.planned, self.wanted, self.idle, self.program = None, {}, [], None
