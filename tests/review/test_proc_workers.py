@@ -124,3 +124,26 @@ def test_a_worker_that_exits_after_it_is_taken_gives_the_stack_a_fresh_one(tmp_p
     assert (gone.closed, len(fresh), run.worker is fresh[0], fresh[0].closed) == (True, 1, True, False)
     fresh[0].close()
     fresh[0].peer.close()
+
+
+@pytest.mark.parametrize("one_shot, stacks, waits", [(True, 1, False), (True, 2, True), (False, 1, True)],
+                         ids=["one-shot-one-stack", "one-shot-two-stacks", "library-one-stack"])
+def test_only_a_one_shot_review_of_one_stack_closes_its_worker_without_its_verdict(tmp_path, monkeypatch, one_shot,
+                                                                                   stacks, waits):
+    """A one-shot command's only stack (warm.eager): its worker never runs another stack, so the parent does not
+    wait for the worker's check of what the stack left behind; otherwise it waits and keeps a clean worker."""
+    import os
+
+    from amlkit.review.proc import warm, wire
+
+    monkeypatch.setattr(warm, "_ONE_SHOT", one_shot)
+    worker = _FakeWorker(tmp_path / "__main__.py", tmp_path)
+    wire.send(worker.peer, {"reuse": True, "leaks": []}, [])  # the worker's verdict, ready to be read
+    read, write = os.pipe()
+    os.close(write)
+    run = workers.StackRun(worker, open(read, "rb"))  # noqa: SIM115 - finish() closes it
+    with workers.review_session(None, None, stacks):
+        workers.finish(run, complete=True)
+        closed, kept = worker.closed, worker in workers._IDLE
+    assert (closed, kept) == ((False, True) if waits else (True, False))
+    worker.peer.close()

@@ -96,6 +96,9 @@ class StackRun:
 _IDLE: list[Worker] = []
 _LOCK = threading.Lock()
 _SESSIONS = 0
+# True while a one-shot command reviews its one stack (warm.eager): its worker never runs another stack, so it is
+# closed after the stack without waiting for its own check of what the stack left behind (amlkit.review.proc.isolation)
+_LAST = [False]
 
 
 def start(program: Path, cwd: Path, stderr: Any, request: dict[str, Any]) -> StackRun:
@@ -129,7 +132,7 @@ def finish(run: StackRun, complete: bool) -> None:
     with contextlib.suppress(OSError):
         run.stdout.close()
     reuse = False
-    if complete:  # a worker that leaked exits right after its answer: read it even then
+    if complete and not _LAST[0]:  # a worker that leaked exits right after its answer: read it even then
         try:
             worker.sock.settimeout(FINISH_TIMEOUT)
             reply, _ = receive(worker.sock)
@@ -186,10 +189,12 @@ def review_session(program: Path | None, pack: Path | None, stacks: int) -> Iter
     """
     server = warm.server()
     server.plan(program, pack, stacks)
+    _LAST[0] = warm.eager(stacks)
     try:
         with session():
             yield server
     finally:
+        _LAST[0] = False
         warm.drop_parked()  # a pack child forked ahead that no stack took (warm.prefork_pack)
     if program is not None:  # the provider modules its stacks used: preloaded for its next review
         learned.keep(program)
