@@ -4,6 +4,7 @@ typer's value coercion made lazy (`lazy_coercion`)."""
 from __future__ import annotations
 
 import dataclasses
+import re
 import typing
 from enum import Enum, StrEnum
 from pathlib import Path
@@ -72,6 +73,9 @@ def lazy_coercion() -> bool:
 
 
 _NEEDS_TYPER = object()
+# command-line text whose number is plain: digits, and for a float a decimal point and digits (anything else, such
+# as ` 12`, `1e3` or `inf`, goes through typer's adapter)
+_DECIMAL = {int: re.compile(r"[0-9]{1,15}"), float: re.compile(r"[0-9]{1,15}(\.[0-9]{1,15})?")}
 
 
 def _choice(kind: Any, info: Any, values: list[Any], ctx: Any) -> list[Any]:
@@ -97,8 +101,9 @@ def _as_typer_returns(kind: Any, info: Any, value: Any, param: Any, ctx: Any) ->
     enum's name or value (one, or a list of them) through typer's own choice coercion; a
     bool or str of exactly that type itself; a Path, or a non-empty str as its Path, through typer's own path checks
     (what its path adapter calls, without pydantic for a Path); an int or float of exactly
-    its type within its range (not clamped) itself; a list or tuple of strings for `list[str]` as a list. A review's
-    `-s dev`, `-C DIR` and `--timeout` default then build no adapter (its start-up would import pydantic for them)."""
+    its type within its range (not clamped) itself, and so is plain decimal text of one (`--timeout 600`); a list or
+    tuple of strings for `list[str]` as a list. A review's `-s dev`, `-C DIR` and `--timeout` then build no adapter
+    (its start-up would import pydantic for them)."""
     if isinstance(kind, type) and issubclass(kind, Enum):
         return _choice(kind, info, [value], ctx)[0]
     if typing.get_origin(kind) is list and len(typing.get_args(kind)) == 1 and isinstance(
@@ -115,6 +120,8 @@ def _as_typer_returns(kind: Any, info: Any, value: Any, param: Any, ctx: Any) ->
     if kind in (bool, str):
         return value if type(value) is kind else _NEEDS_TYPER
     if kind in (int, float):
+        if type(value) is str and _DECIMAL[kind].fullmatch(value):  # `--timeout 600`, as typer's adapter reads it
+            value = kind(value)
         plain = (type(value) is kind and not getattr(info, "clamp", False)
                  and (info.min is None or value >= info.min) and (info.max is None or value <= info.max))
         return value if plain else _NEEDS_TYPER

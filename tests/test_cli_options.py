@@ -52,6 +52,19 @@ CASES = [
     ("list of enum, one bad", list[ReportFormat], typer.Option(), ["json", "yaml"]),
     ("list of enum members", list[ReportFormat], typer.Option(), [ReportFormat.table]),
     ("enum by value, any case", ReportFormat, typer.Option(case_sensitive=False), "Markdown"),
+    ("float from text", float, typer.Option(min=1.0), "600"),
+    ("float from decimal text", float, typer.Option(min=1.0), "2.5"),
+    ("float from text with zeros", float, typer.Option(min=1.0), "0120.50"),
+    ("float from text below range", float, typer.Option(min=1.0), "0.99"),
+    ("float from text, clamped", float, typer.Option(min=1.0, clamp=True), "0.5"),
+    ("float from text with spaces", float, typer.Option(), " 12 "),
+    ("float from text with an exponent", float, typer.Option(), "1e3"),
+    ("float from text, infinite", float, typer.Option(min=1.0), "inf"),
+    ("float from text, negative", float, typer.Option(), "-3"),
+    ("int from text in range", int, typer.Option(min=1), "4"),
+    ("int from text with zeros", int, typer.Option(min=1), "004"),
+    ("int from text below range", int, typer.Option(min=1), "0"),
+    ("int from decimal text", int, typer.Option(), "4.0"),
 ]
 
 
