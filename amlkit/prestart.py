@@ -53,16 +53,16 @@ def exit_quickly(code: str | int | None) -> NoReturn:
     the report is written, more under load). What the teardown would do that anyone sees is done first: the atexit
     handlers (children and the fork server killed, temporary directories removed, logging flushed), then stdout and
     stderr flushed. A process with a thread still running that is not a daemon exits the usual way (the interpreter
-    waits for it)."""
+    waits for it), and so does one whose output cannot be flushed (the interpreter reports it and exits 120)."""
     if any(not thread.daemon for thread in threading.enumerate() if thread is not threading.main_thread()):
         sys.exit(code)
     status = _status(code)
-    atexit._run_exitfuncs()
+    atexit._run_exitfuncs()  # runs each handler once: the usual exit below finds none left
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
-        except (OSError, ValueError):  # a closed or broken pipe: the usual exit would fail to flush it too
-            status = status or 120  # what the interpreter exits with when it cannot flush stdout
+        except (OSError, ValueError):  # a reader gone or a stream closed: the interpreter's own exit reports it
+            sys.exit(code)  # (`Exception ignored in: <stdout>`) and exits 120, whatever the status was
     os._exit(status)
 
 

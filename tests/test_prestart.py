@@ -64,3 +64,29 @@ def test_a_review_run_by_the_console_script_exits_with_its_status_and_its_whole_
     in_process = CliRunner().invoke(cli.app, args)
     assert done.returncode == in_process.exit_code
     assert json.loads(done.stdout) == json.loads(in_process.stdout)
+
+
+def _to_closed_pipe(code: str) -> subprocess.CompletedProcess[str]:
+    """`code` run with its stdout a pipe nobody reads any more (`amlkit check | head -0`)."""
+    import os
+
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        env = {key: value for key, value in os.environ.items() if key != "PYTHONUNBUFFERED"}  # output stays buffered
+        return subprocess.run([sys.executable, "-c", code], stdout=write, stderr=subprocess.PIPE, text=True,
+                              timeout=60, env=env)
+    finally:
+        os.close(write)
+
+
+@pytest.mark.parametrize("code", [0, 1, 3])
+def test_output_that_cannot_be_written_ends_with_the_interpreters_status(code):
+    """A stdout whose reader has gone: the interpreter's own exit fails to flush it and exits 120 whatever the status
+    was, so exit_quickly does the same."""
+    usual = _to_closed_pipe(f"import atexit, sys\natexit.register(print, 'atexit ran', file=sys.stderr)\n"
+                            f"print('report')\nsys.exit({code})\n")
+    quick = _to_closed_pipe(f"import atexit, sys\natexit.register(print, 'atexit ran', file=sys.stderr)\n"
+                            f"print('report')\nfrom amlkit.prestart import exit_quickly\nexit_quickly({code})\n")
+    assert (quick.returncode, quick.stderr) == (usual.returncode, usual.stderr)
+    assert usual.returncode == 120 and usual.stderr.startswith("atexit ran\nException ignored in: <_io.TextIOWrapper")
